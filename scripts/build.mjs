@@ -1,0 +1,52 @@
+// Bundles the extension host, the CLI, the analysis worker and the webviews with esbuild.
+// `vscode` and native modules stay external; type-checking is `npm run typecheck` (tsc --noEmit).
+import { build, context } from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const nodeExternals = ['vscode', 'onnxruntime-node', 'koffi'];
+
+/** @type {import('esbuild').BuildOptions[]} */
+const targets = [
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
+  { entryPoints: ['src/core/worker/analysisWorker.ts'], outfile: 'dist/analysisWorker.js' },
+  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
+]
+  .filter((t) => existsSync(t.entryPoints[0]))
+  .map((t) => ({
+    ...t,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: nodeExternals,
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'warning',
+  }));
+
+const webviews = [{ entryPoints: ['webview/timeline/main.ts'], outfile: 'dist/webview/timeline.js' }]
+  .filter((t) => existsSync(t.entryPoints[0]))
+  .map((t) => ({
+    ...t,
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'warning',
+    loader: { '.css': 'text' },
+  }));
+
+const all = [...targets, ...webviews];
+if (watch) {
+  for (const options of all) {
+    const ctx = await context(options);
+    await ctx.watch();
+  }
+} else {
+  await Promise.all(all.map((options) => build(options)));
+}

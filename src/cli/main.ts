@@ -1,0 +1,50 @@
+/**
+ * The `vram-lens` command line: the same core as the extension, for terminals and CI.
+ * Errors go to stderr with a non-zero exit (1: bad input, 2: bad usage).
+ */
+import type { ParsedArgs } from './args';
+import { UsageError, parseArgs } from './args';
+import { analyzeCommand, analyzeOptions, analyzeUsage } from './commands/analyze';
+import type { CliIO } from './io';
+import { InputError, processIO } from './io';
+
+interface CommandSpec {
+  readonly usage: string;
+  readonly options: { readonly valued: readonly string[]; readonly flags: readonly string[] };
+  readonly run: (args: ParsedArgs, io: CliIO) => Promise<number>;
+}
+
+const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  analyze: { usage: analyzeUsage, options: analyzeOptions, run: analyzeCommand },
+};
+
+function help(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}`);
+  return `VRAM Lens: where a PyTorch program's GPU memory goes, line by line.\n\nusage:\n${lines.join('\n')}\n`;
+}
+
+export async function main(argv: readonly string[], io: CliIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    io.out(help());
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!Object.hasOwn(COMMANDS, name) || command === undefined) {
+    io.err(`vram-lens: unknown command '${name}'\n\n${help()}`);
+    return 2;
+  }
+  try {
+    return await command.run(parseArgs(rest, command.options.valued, command.options.flags), io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`vram-lens: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof InputError) {
+      io.err(`vram-lens: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,56 @@
+/** Plain-text rendering of an analysis for terminals: a summary and a table of the top lines. */
+import type { Analysis } from '../core/analysis/analyze';
+import { summarizeDevice, topLines } from '../core/analysis/summary';
+import { formatBytes } from '../core/format';
+
+function pad(text: string, width: number, right = false): string {
+  return right ? text.padStart(width) : text.padEnd(width);
+}
+
+export function shortPath(file: string, max = 60): string {
+  return file.length <= max ? file : `…${file.slice(file.length - max + 1)}`;
+}
+
+export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number }): string {
+  const out: string[] = [];
+  const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
+  out.push(`${name}`);
+  out.push(`  layout: ${analysis.snapshot.layout}; devices: ${analysis.devices.map((d) => d.device).join(', ') || 'none'}`);
+  if (analysis.devices.length === 0) {
+    out.push('  The snapshot holds no segments and no trace events: nothing was recorded.');
+    return out.join('\n') + '\n';
+  }
+  for (const device of devices) {
+    const s = summarizeDevice(analysis, device);
+    out.push('');
+    out.push(`device ${s.device}: ${s.events} events, ${s.allocations} allocations`);
+    const where = s.peakLine ? ` at ${shortPath(s.peakLine.file)}:${String(s.peakLine.line)}` : '';
+    const when = s.peakEventIndex < 0 ? 'before the first event' : `event ${s.peakEventIndex}`;
+    out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
+    out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
+    out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);
+    if (s.oomCount > 0) {
+      for (const oom of device.ooms) {
+        const free = oom.deviceFreeBytes === undefined ? '' : `, ${formatBytes(oom.deviceFreeBytes)} free on the device`;
+        out.push(`  OUT OF MEMORY   event ${oom.eventIndex}: ${formatBytes(oom.requestedBytes)} requested${free}`);
+      }
+    }
+    const rows = topLines(device, options.top).filter((l) => l.liveAtPeakBytes > 0 || l.allocBytes > 0);
+    if (rows.length === 0) {
+      out.push('  No allocation in this trace has a frame in your code (only library or C++ frames, or no stacks).');
+      continue;
+    }
+    out.push('');
+    out.push(`  ${pad('live@peak', 11, true)} ${pad('incl@peak', 11, true)} ${pad('allocated', 11, true)} ${pad('count', 7, true)}  line`);
+    for (const l of rows) {
+      out.push(
+        `  ${pad(formatBytes(l.liveAtPeakBytes), 11, true)} ${pad(formatBytes(l.inclusiveLiveAtPeakBytes), 11, true)} ${pad(
+          formatBytes(l.allocBytes),
+          11,
+          true,
+        )} ${pad(String(l.allocCount), 7, true)}  ${shortPath(l.file)}:${String(l.line)}`,
+      );
+    }
+  }
+  return out.join('\n') + '\n';
+}

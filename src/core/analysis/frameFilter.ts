@@ -1,0 +1,46 @@
+/**
+ * Which frames are the user's own code (the spec's "user frames"), and the lines they name.
+ * Default rule: a source frame (`.py`, line > 0) that is not a library frame (site-packages,
+ * dist-packages, `<frozen ...>`, torch.compile output, the standard library).
+ */
+import type { Frame } from '../snapshot/model';
+
+export interface FrameFilterOptions {
+  /** Treat library frames as user frames too (annotate everything that is Python source). */
+  readonly includeLibraryFrames?: boolean;
+  /** Extra path fragments (case-insensitive, `\` read as `/`) that mark a frame as library code. */
+  readonly extraLibraryPaths?: readonly string[];
+}
+
+const POSIX_STDLIB = /\/lib\/python\d+(\.\d+)?\/(?!site-packages\/|dist-packages\/)/;
+const WINDOWS_STDLIB = /\/python\d+\/lib\/(?!site-packages\/|dist-packages\/)/;
+
+export function isSourceFrame(frame: Frame): boolean {
+  return frame.line > 0 && frame.filename.endsWith('.py');
+}
+
+/** Normalised form used by every path comparison: `\` as `/`, lower case. */
+export function normalisePath(filename: string): string {
+  return filename.replace(/\\/g, '/').toLowerCase();
+}
+
+export function isLibraryPath(filename: string, extraLibraryPaths: readonly string[] = []): boolean {
+  const path = normalisePath(filename);
+  if (path.startsWith('<')) return true;
+  if (path.includes('/site-packages/') || path.includes('/dist-packages/') || path.includes('/torchinductor_')) {
+    return true;
+  }
+  if (POSIX_STDLIB.test(path) || WINDOWS_STDLIB.test(path)) return true;
+  for (const extra of extraLibraryPaths) {
+    if (extra !== '' && path.includes(normalisePath(extra))) return true;
+  }
+  return false;
+}
+
+export type UserFramePredicate = (frame: Frame) => boolean;
+
+export function userFramePredicate(options: FrameFilterOptions = {}): UserFramePredicate {
+  const extra = options.extraLibraryPaths ?? [];
+  if (options.includeLibraryFrames) return isSourceFrame;
+  return (frame) => isSourceFrame(frame) && !isLibraryPath(frame.filename, extra);
+}

@@ -1,0 +1,77 @@
+/**
+ * The JSON contract of `vram-lens analyze --json` (spec: "JSON shape"). Integers beyond 2^53
+ * (line numbers PyTorch writes as 2^64-1) are printed exactly, never rounded.
+ */
+import type { LineNumber } from '../snapshot/model';
+import type { Analysis } from './analyze';
+
+export interface LineReport {
+  file: string;
+  line: LineNumber;
+  allocCount: number;
+  allocBytes: number;
+  freedBytes: number;
+  peakBytes: number;
+  liveAtPeakBytes: number;
+  inclusiveAllocBytes: number;
+  inclusivePeakBytes: number;
+  inclusiveLiveAtPeakBytes: number;
+}
+
+export interface DeviceReport {
+  device: number;
+  events: number;
+  initialActiveBytes: number;
+  peakBytes: number;
+  peakEventIndex: number;
+  finalActiveBytes: number;
+  initialReservedBytes: number;
+  peakReservedBytes: number;
+  finalReservedBytes: number;
+  oomCount: number;
+  lines: LineReport[];
+}
+
+export interface AnalysisReport {
+  layout: string;
+  devices: DeviceReport[];
+}
+
+export function toReport(analysis: Analysis, onlyDevice?: number): AnalysisReport {
+  const devices = analysis.devices
+    .filter((d) => onlyDevice === undefined || d.device === onlyDevice)
+    .map(
+      (d): DeviceReport => ({
+        device: d.device,
+        events: d.events,
+        initialActiveBytes: d.initialActiveBytes,
+        peakBytes: d.peakBytes,
+        peakEventIndex: d.peakEventIndex,
+        finalActiveBytes: d.finalActiveBytes,
+        initialReservedBytes: d.initialReservedBytes,
+        peakReservedBytes: d.peakReservedBytes,
+        finalReservedBytes: d.finalReservedBytes,
+        oomCount: d.ooms.length,
+        lines: d.lines.map((l) => ({
+          file: l.file,
+          line: l.line,
+          allocCount: l.allocCount,
+          allocBytes: l.allocBytes,
+          freedBytes: l.freedBytes,
+          peakBytes: l.peakBytes,
+          liveAtPeakBytes: l.liveAtPeakBytes,
+          inclusiveAllocBytes: l.inclusiveAllocBytes,
+          inclusivePeakBytes: l.inclusivePeakBytes,
+          inclusiveLiveAtPeakBytes: l.inclusiveLiveAtPeakBytes,
+        })),
+      }),
+    );
+  return { layout: analysis.snapshot.layout, devices };
+}
+
+/** JSON.stringify that writes bigint values as exact integer literals. */
+export function stringifyExact(value: unknown, indent?: number): string {
+  const marker = '\u0000bigint:';
+  const json = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${marker}${v.toString()}` : v), indent);
+  return json.replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
+}

@@ -1,0 +1,63 @@
+/**
+ * The facts a person reads first about a snapshot: per device the peak, where it was reached,
+ * reserved memory, OOMs, and the top lines by memory live at the peak. Shared by the CLI report and
+ * the editor's snapshot summary.
+ */
+import type { Analysis, DeviceAnalysis } from './analyze';
+import type { SourceLine } from './lineIndex';
+import { NO_LINE } from './lineIndex';
+import type { LineFigures } from './lines';
+import { NO_STACK } from '../snapshot/model';
+
+/** The user line whose allocation reached the device's peak, if the peak event has one. */
+export function peakLine(analysis: Analysis, device: DeviceAnalysis): SourceLine | undefined {
+  if (device.peakEventIndex < 0) return undefined;
+  const stack = analysis.snapshot.traces[device.device]?.stack[device.peakEventIndex] ?? NO_STACK;
+  if (stack === NO_STACK) return undefined;
+  const id = analysis.lineIndex.selfLine[stack];
+  return id === NO_LINE ? undefined : analysis.lineIndex.lines[id];
+}
+
+/** Lines ranked by bytes live at the peak (self, then inclusive), then by peak while allocating. */
+export function topLines(device: DeviceAnalysis, count: number): LineFigures[] {
+  return [...device.lines]
+    .sort(
+      (a, b) =>
+        b.liveAtPeakBytes - a.liveAtPeakBytes ||
+        b.inclusiveLiveAtPeakBytes - a.inclusiveLiveAtPeakBytes ||
+        b.allocBytes - a.allocBytes,
+    )
+    .slice(0, count);
+}
+
+export interface DeviceSummary {
+  readonly device: number;
+  readonly events: number;
+  readonly peakBytes: number;
+  readonly peakEventIndex: number;
+  readonly peakLine: SourceLine | undefined;
+  readonly peakReservedBytes: number;
+  readonly finalReservedBytes: number;
+  readonly initialActiveBytes: number;
+  readonly finalActiveBytes: number;
+  readonly oomCount: number;
+  readonly allocations: number;
+  readonly linesWithFigures: number;
+}
+
+export function summarizeDevice(analysis: Analysis, device: DeviceAnalysis): DeviceSummary {
+  return {
+    device: device.device,
+    events: device.events,
+    peakBytes: device.peakBytes,
+    peakEventIndex: device.peakEventIndex,
+    peakLine: peakLine(analysis, device),
+    peakReservedBytes: device.peakReservedBytes,
+    finalReservedBytes: device.finalReservedBytes,
+    initialActiveBytes: device.initialActiveBytes,
+    finalActiveBytes: device.finalActiveBytes,
+    oomCount: device.ooms.length,
+    allocations: device.allocations.count,
+    linesWithFigures: device.lines.length,
+  };
+}

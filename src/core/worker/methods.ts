@@ -1,0 +1,40 @@
+/** The implementations of `WorkerMethods`, over the worker's one `SnapshotSession`. */
+import { snapshotFromBytes } from '../load';
+import type { MethodName, ParamsOf, ResultOf } from './protocol';
+import { SnapshotSession } from './session';
+
+export interface MethodContext {
+  session: SnapshotSession | undefined;
+  progress(message: string): void;
+}
+
+type Implementations = { [M in MethodName]: (params: ParamsOf<M>, ctx: MethodContext) => ResultOf<M> };
+
+function requireSession(ctx: MethodContext): SnapshotSession {
+  if (!ctx.session) throw new Error('no snapshot is loaded in this worker');
+  return ctx.session;
+}
+
+export const methods: Implementations = {
+  load({ bytes, filter }, ctx) {
+    ctx.progress('Decoding the snapshot');
+    const snapshot = snapshotFromBytes(bytes);
+    ctx.progress('Attributing memory to lines');
+    ctx.session = new SnapshotSession(snapshot, bytes.byteLength, filter);
+    return ctx.session.info();
+  },
+  setFilter({ filter }, ctx) {
+    const session = requireSession(ctx);
+    session.setFilter(filter);
+    return session.info();
+  },
+  lines({ device }, ctx) {
+    return requireSession(ctx).device(device).lines;
+  },
+};
+
+export function dispatch<M extends MethodName>(method: M, params: ParamsOf<M>, ctx: MethodContext): ResultOf<M> {
+  if (!Object.hasOwn(methods, method)) throw new Error(`unknown method ${String(method)}`);
+  const impl = methods[method] as (p: ParamsOf<M>, c: MethodContext) => ResultOf<M>;
+  return impl(params, ctx);
+}

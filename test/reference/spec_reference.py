@@ -1,0 +1,403 @@
+#!/usr/bin/env python3
+"""Reference implementation (test oracle) of shared/spec/analysis.md.
+
+Written from the text of the spec only, step by step, in plain Python 3.11
+(standard library only). It is deliberately simple and is NOT derived from the
+TypeScript implementation: the TypeScript analysis is tested against it.
+
+Usage:
+    python3 test/reference/spec_reference.py FILE [FILE ...]
+
+Prints one JSON object mapping each given path (exactly as given) to the
+analysis JSON in the spec's shape, plus these extra per-device keys used by
+the tests:
+    oomCount                 number of `oom` trace entries of the device
+    liveBlocksAtEnd          number of blocks in the device's segments whose
+                             state is active_allocated or active_pending_free
+    activeTimelineChecksum   sum over events i of active bytes right after i
+    reservedTimelineChecksum sum over events i of reserved bytes right after i
+"""
+
+import json
+import pickle
+import re
+import sys
+
+# ---------------------------------------------------------------------------
+# Loading: plain data only.
+# ---------------------------------------------------------------------------
+
+
+class PlainDataUnpickler(pickle.Unpickler):
+    """An unpickler that refuses every class or function reference.
+
+    Snapshot pickles hold only dict, list, tuple, str, int, float, bool and
+    None, none of which needs `find_class`. Anything that asks for a global
+    (GLOBAL / STACK_GLOBAL, hence also REDUCE / NEWOBJ / INST / OBJ on a
+    class) is refused. Persistent ids are refused by the base class already
+    (no persistent_load is defined), but we make that explicit too.
+    """
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(
+            "refusing to load %s.%s: snapshot pickles must hold plain data only"
+            % (module, name)
+        )
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("refusing persistent id in snapshot pickle")
+
+
+def load_snapshot(path):
+    with open(path, "rb") as f:
+        return PlainDataUnpickler(f).load()
+
+
+# ---------------------------------------------------------------------------
+# Input normalisation (spec: "Input").
+# ---------------------------------------------------------------------------
+
+LIVE_STATES = ("active_allocated", "active_pending_free")
+
+
+def get_segments_and_traces(data):
+    """A dict with `segments` and `device_traces`, or a bare list of segments."""
+    if isinstance(data, list):
+        return data, []
+    if isinstance(data, dict):
+        segments = data.get("segments") or []
+        traces = data.get("device_traces") or []
+        return segments, traces
+    raise ValueError("not a memory snapshot: top level is %s" % type(data).__name__)
+
+
+def segment_device(segment):
+    # A segment's device is its `device` key (0 if a segment somehow lacks it).
+    return segment.get("device", 0)
+
+
+def block_frames(block):
+    """Frames of a block: its `frames`, or (PyTorch 2.0) `history[0].frames`."""
+    if "frames" in block:
+        return block["frames"] or []
+    history = block.get("history") or []
+    if len(history) > 0:
+        return history[0].get("frames") or []
+    return []
+
+
+def blocks_with_addresses(segment):
+    """Yield (address, block) for every block of a segment.
+
+    A block's address is its `address` key, or (old dumps) the segment
+    address plus the sizes of the blocks before it.
+    """
+    offset = segment.get("address", 0)
+    for block in segment.get("blocks") or []:
+        if "address" in block:
+            address = block["address"]
+        else:
+            address = offset
+        yield address, block
+        offset += block.get("size", 0)
+
+
+def event_frames(event):
+    return event.get("frames") or []
+
+
+# ---------------------------------------------------------------------------
+# Frames (spec: "Frames").
+# ---------------------------------------------------------------------------
+
+# "matches the regular expression /lib/python\d+(\.\d+)?/ (POSIX) or
+#  /python\d+/lib/ (Windows) where the match is not followed by
+#  site-packages/ or dist-packages/"
+STDLIB_POSIX = re.compile(r"/lib/python\d+(\.\d+)?/(?!site-packages/|dist-packages/)", re.IGNORECASE)
+STDLIB_WINDOWS = re.compile(r"/python\d+/lib/(?!site-packages/|dist-packages/)", re.IGNORECASE)
+
+
+def is_source_frame(frame):
+    """A Python frame: line > 0 and a filename ending in `.py`."""
+    line = frame.get("line")
+    filename = frame.get("filename")
+    if not isinstance(line, int) or isinstance(line, bool):
+        return False
+    if not isinstance(filename, str):
+        return False
+    return line > 0 and filename.endswith(".py")
+
+
+_library_cache = {}
+
+
+def is_library_filename(filename):
+    """Library test on the filename of a source frame (see spec)."""
+    cached = _library_cache.get(filename)
+    if cached is not None:
+        return cached
+    # "with \ read as / ... and compared case-insensitively"
+    name = filename.replace("\\", "/").lower()
+    result = (
+        name.startswith("<")
+        or "/site-packages/" in name
+        or "/dist-packages/" in name
+        or "/torchinductor_" in name
+        or STDLIB_POSIX.search(name) is not None
+        or STDLIB_WINDOWS.search(name) is not None
+    )
+    _library_cache[filename] = result
+    return result
+
+
+def is_library_frame(frame):
+    return is_source_frame(frame) and is_library_filename(frame["filename"])
+
+
+def is_user_frame(frame):
+    return is_source_frame(frame) and not is_library_filename(frame["filename"])
+
+
+def self_line(frames):
+    """First (innermost) user frame as (filename, line), or None."""
+    for frame in frames:
+        if is_user_frame(frame):
+            return (frame["filename"], frame["line"])
+    return None
+
+
+def inclusive_lines(frames):
+    """All distinct (filename, line) of the user frames (first-seen order)."""
+    seen = {}
+    for frame in frames:
+        if is_user_frame(frame):
+            seen[(frame["filename"], frame["line"])] = True
+    return list(seen.keys())
+
+
+# ---------------------------------------------------------------------------
+# Per-line figures.
+# ---------------------------------------------------------------------------
+
+LINE_FIGURES = (
+    "allocCount",
+    "allocBytes",
+    "freedBytes",
+    "peakBytes",
+    "liveAtPeakBytes",
+    "inclusiveAllocBytes",
+    "inclusivePeakBytes",
+    "inclusiveLiveAtPeakBytes",
+)
+
+
+class LineTable:
+    def __init__(self):
+        self.rows = {}
+
+    def row(self, key):
+        row = self.rows.get(key)
+        if row is None:
+            row = {name: 0 for name in LINE_FIGURES}
+            self.rows[key] = row
+        return row
+
+    def to_json(self):
+        out = []
+        for (filename, line) in sorted(self.rows.keys()):
+            row = self.rows[(filename, line)]
+            if not any(row[name] != 0 for name in LINE_FIGURES):
+                continue
+            entry = {"file": filename, "line": line}
+            for name in LINE_FIGURES:
+                entry[name] = row[name]
+            out.append(entry)
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Analysis of one device (spec: "Replay", "Per-device figures", "Per-line").
+# ---------------------------------------------------------------------------
+
+
+def analyze_device(device, segments, trace):
+    """segments: this device's segments; trace: this device's trace entries."""
+
+    # Blocks live at the end, per `segments`: address -> block.
+    live_at_end_blocks = []  # list of (address, block)
+    for segment in segments:
+        for address, block in blocks_with_addresses(segment):
+            if block.get("state") in LIVE_STATES:
+                live_at_end_blocks.append((address, block))
+
+    # --- Pass 1: replay the live set to find the initial active bytes. -----
+    # "initialActiveBytes = sum of sizes of free_completed events whose
+    #  address has no earlier alloc in the trace (blocks allocated before
+    #  recording began), plus sizes of blocks live at the end (from
+    #  segments) whose address is not live at the end of the replay (never
+    #  allocated in the trace)."
+    addresses_allocated_so_far = set()
+    live = {}  # address -> True (replay live set)
+    freed_before_recording = 0
+    for event in trace:
+        action = event.get("action")
+        if action == "alloc":
+            addresses_allocated_so_far.add(event.get("addr"))
+            live[event.get("addr")] = True
+        elif action == "free_completed":
+            if event.get("addr") not in addresses_allocated_so_far:
+                freed_before_recording += event.get("size", 0)
+            live.pop(event.get("addr"), None)
+    live_at_end_not_in_replay = 0
+    for address, block in live_at_end_blocks:
+        if address not in live:
+            live_at_end_not_in_replay += block.get("size", 0)
+    initial_active = freed_before_recording + live_at_end_not_in_replay
+
+    # --- Reserved: initial from the final and the segment events. ----------
+    final_reserved = sum(segment.get("total_size", 0) for segment in segments)
+    reserved_added = 0
+    reserved_removed = 0
+    for event in trace:
+        action = event.get("action")
+        if action in ("segment_alloc", "segment_map"):
+            reserved_added += event.get("size", 0)
+        elif action in ("segment_free", "segment_unmap"):
+            reserved_removed += event.get("size", 0)
+    initial_reserved = final_reserved - reserved_added + reserved_removed
+
+    # --- Pass 2: the timeline, peaks and per-line alloc/free figures. ------
+    lines = LineTable()
+    active = initial_active
+    reserved = initial_reserved
+    peak = initial_active
+    peak_index = -1
+    peak_reserved = initial_reserved
+    active_checksum = 0
+    reserved_checksum = 0
+    oom_count = 0
+    for index, event in enumerate(trace):
+        action = event.get("action")
+        size = event.get("size", 0)
+        if action == "alloc":
+            active += size
+        elif action == "free_completed":
+            active -= size
+        elif action in ("segment_alloc", "segment_map"):
+            reserved += size
+        elif action in ("segment_free", "segment_unmap"):
+            reserved -= size
+        elif action == "oom":
+            oom_count += 1
+
+        # Peak: first event where the maximum is reached (strictly greater
+        # than everything before, the initial state included).
+        if active > peak:
+            peak = active
+            peak_index = index
+        if reserved > peak_reserved:
+            peak_reserved = reserved
+        active_checksum += active
+        reserved_checksum += reserved
+
+        if action == "alloc":
+            frames = event_frames(event)
+            own = self_line(frames)
+            if own is not None:
+                row = lines.row(own)
+                row["allocCount"] += 1
+                row["allocBytes"] += size
+                row["peakBytes"] = max(row["peakBytes"], active)
+            for key in inclusive_lines(frames):
+                row = lines.row(key)
+                row["inclusiveAllocBytes"] += size
+                row["inclusivePeakBytes"] = max(row["inclusivePeakBytes"], active)
+        elif action == "free_requested":
+            own = self_line(event_frames(event))
+            if own is not None:
+                lines.row(own)["freedBytes"] += size
+    final_active = active
+
+    # --- Pass 3: live at peak. ----------------------------------------------
+    # "Live at peak: the blocks live right after event peakEventIndex, each
+    #  attributed by the stack of the alloc event that created it ... If the
+    #  peak is the initial state (peakEventIndex = -1), the live blocks are
+    #  those live at the end per segments, attributed by their block frames."
+    if peak_index >= 0:
+        live_allocs = {}  # address -> alloc event that created the live block
+        for event in trace[: peak_index + 1]:
+            action = event.get("action")
+            if action == "alloc":
+                live_allocs[event.get("addr")] = event
+            elif action == "free_completed":
+                live_allocs.pop(event.get("addr"), None)
+        attributed = [(ev.get("size", 0), event_frames(ev)) for ev in live_allocs.values()]
+    else:
+        attributed = [(block.get("size", 0), block_frames(block)) for _, block in live_at_end_blocks]
+    for size, frames in attributed:
+        own = self_line(frames)
+        if own is not None:
+            lines.row(own)["liveAtPeakBytes"] += size
+        for key in inclusive_lines(frames):
+            lines.row(key)["inclusiveLiveAtPeakBytes"] += size
+
+    return {
+        "device": device,
+        "events": len(trace),
+        "initialActiveBytes": initial_active,
+        "peakBytes": peak,
+        "peakEventIndex": peak_index,
+        "finalActiveBytes": final_active,
+        "initialReservedBytes": initial_reserved,
+        "peakReservedBytes": peak_reserved,
+        "finalReservedBytes": final_reserved,
+        "lines": lines.to_json(),
+        "oomCount": oom_count,
+        "liveBlocksAtEnd": len(live_at_end_blocks),
+        "activeTimelineChecksum": active_checksum,
+        "reservedTimelineChecksum": reserved_checksum,
+    }
+
+
+def analyze_data(data):
+    segments, traces = get_segments_and_traces(data)
+
+    # "Devices: every device that has segments or a non-empty trace, in
+    #  ascending order." The index in device_traces is the device number.
+    devices = set()
+    for segment in segments:
+        devices.add(segment_device(segment))
+    for index, trace in enumerate(traces):
+        if trace:
+            devices.add(index)
+
+    result = []
+    for device in sorted(devices):
+        device_segments = [s for s in segments if segment_device(s) == device]
+        if 0 <= device < len(traces):
+            trace = traces[device] or []
+        else:
+            trace = []
+        result.append(analyze_device(device, device_segments, trace))
+    return {"devices": result}
+
+
+def analyze_file(path):
+    return analyze_data(load_snapshot(path))
+
+
+def main(argv):
+    paths = argv[1:]
+    if not paths:
+        sys.stderr.write("usage: spec_reference.py FILE [FILE ...]\n")
+        return 2
+    out = {}
+    for path in paths:
+        out[path] = analyze_file(path)
+    sys.stdout.write(json.dumps(out))
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
