@@ -123,11 +123,15 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     const a = addr[i];
     const s = size[i];
     switch (action[i]) {
-      case Action.Alloc:
+      case Action.Alloc: {
         activeDelta += s;
         everAllocated.add(a);
+        // An address allocated again without a free in between: the newer block replaces it.
+        const superseded = liveRecord.get(a);
+        if (superseded !== undefined) records.freeEvent[superseded] = i;
         liveRecord.set(a, records.add(a, s, i, NEVER_FREED, stack[i]));
         break;
+      }
       case Action.FreeCompleted: {
         activeDelta -= s;
         const live = liveRecord.get(a);

@@ -1,0 +1,17 @@
+/** Every command id the extension contributes, in one place (package.json must match). */
+export const Commands = {
+  openSnapshot: 'vramLens.openSnapshot',
+  switchSnapshot: 'vramLens.switchSnapshot',
+  clearAnnotations: 'vramLens.clearAnnotations',
+  closeSnapshot: 'vramLens.closeSnapshot',
+  showSummary: 'vramLens.showSummary',
+  showLineInTimeline: 'vramLens.showLineInTimeline',
+  openTimeline: 'vramLens.openTimeline',
+  profile: 'vramLens.profile',
+  openSample: 'vramLens.openSample',
+  runWorkload: 'vramLens.runWorkload',
+  profileOnnx: 'vramLens.profileOnnx',
+  compareSnapshots: 'vramLens.compareSnapshots',
+} as const;
+
+export type CommandId = (typeof Commands)[keyof typeof Commands];

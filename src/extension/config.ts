@@ -1,0 +1,26 @@
+/** Typed access to the `vramLens.*` settings. */
+import * as vscode from 'vscode';
+import type { FrameFilterOptions } from '../core/analysis/frameFilter';
+
+export const SECTION = 'vramLens';
+
+function section(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION);
+}
+
+export function frameFilter(): FrameFilterOptions {
+  const c = section();
+  return {
+    includeLibraryFrames: c.get<boolean>('annotateLibraryFrames', false),
+    extraLibraryPaths: c.get<string[]>('libraryPaths', []),
+  };
+}
+
+/** True when a configuration change touches one of our settings under `key`. */
+export function affects(event: vscode.ConfigurationChangeEvent, key: string): boolean {
+  return event.affectsConfiguration(`${SECTION}.${key}`);
+}
+
+export function setting<T>(key: string, fallback: T): T {
+  return section().get<T>(key, fallback);
+}

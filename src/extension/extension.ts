@@ -1,0 +1,32 @@
+/**
+ * Activation: builds the shared services and lets each feature register itself.
+ * Features live in their own modules and only meet through `Services`.
+ */
+import * as vscode from 'vscode';
+import { affects, frameFilter } from './config';
+import type { Feature, Services } from './services';
+import { SnapshotStore } from './snapshotStore';
+
+const features: Feature[] = [];
+
+export interface ExtensionApi {
+  readonly services: Services;
+}
+
+export function activate(context: vscode.ExtensionContext): ExtensionApi {
+  const log = vscode.window.createOutputChannel('VRAM Lens', { log: true });
+  const store = new SnapshotStore(vscode.Uri.joinPath(context.extensionUri, 'dist', 'analysisWorker.js').fsPath, frameFilter);
+  context.subscriptions.push(log, store);
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affects(e, 'annotateLibraryFrames') || affects(e, 'libraryPaths')) void store.refilter();
+    }),
+  );
+  const services: Services = { context, store, log };
+  for (const feature of features) feature(services);
+  return { services };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

@@ -1,0 +1,12 @@
+/** What every feature of the extension is given at activation: one instance of each shared service. */
+import type * as vscode from 'vscode';
+import type { SnapshotStore } from './snapshotStore';
+
+export interface Services {
+  readonly context: vscode.ExtensionContext;
+  readonly store: SnapshotStore;
+  readonly log: vscode.LogOutputChannel;
+}
+
+/** A feature registers its commands, views and listeners, pushing every disposable on `context.subscriptions`. */
+export type Feature = (services: Services) => void;

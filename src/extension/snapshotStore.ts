@@ -1,0 +1,153 @@
+/**
+ * The snapshots loaded in this window: each lives in its own worker thread (parsing never blocks
+ * the extension host, and cancelling a load ends only that worker). One is active for annotations.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { FrameFilterOptions } from '../core/analysis/frameFilter';
+import type { LineFigures } from '../core/analysis/lines';
+import { CancelledError, SnapshotWorker } from '../core/worker/client';
+import type { SnapshotInfo } from '../core/worker/protocol';
+
+export type SnapshotOrigin = 'file' | 'profile' | 'workload';
+
+export interface LoadedSnapshot {
+  readonly id: string;
+  readonly label: string;
+  readonly uri: vscode.Uri | undefined;
+  readonly origin: SnapshotOrigin;
+  readonly worker: SnapshotWorker;
+  info: SnapshotInfo;
+  /** The device whose figures are shown (the one with the highest peak by default). */
+  device: number;
+}
+
+export interface LoadRequest {
+  readonly label?: string;
+  readonly origin?: SnapshotOrigin;
+  /** Bytes already in memory (an instrumented run); otherwise the file is read through workspace.fs. */
+  readonly bytes?: Uint8Array;
+  readonly makeActive?: boolean;
+}
+
+export class SnapshotStore implements vscode.Disposable {
+  private readonly snapshots = new Map<string, LoadedSnapshot>();
+  private readonly lineCache = new Map<string, Promise<readonly LineFigures[]>>();
+  private activeId: string | undefined;
+  private counter = 0;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when a snapshot is added, removed, made active, or its device or filter changes. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly workerScript: string,
+    private readonly filter: () => FrameFilterOptions,
+  ) {}
+
+  get active(): LoadedSnapshot | undefined {
+    return this.activeId === undefined ? undefined : this.snapshots.get(this.activeId);
+  }
+
+  list(): LoadedSnapshot[] {
+    return [...this.snapshots.values()];
+  }
+
+  get(id: string): LoadedSnapshot | undefined {
+    return this.snapshots.get(id);
+  }
+
+  /** Loads with a cancellable progress notification. Resolves undefined when the user cancels. */
+  async load(uri: vscode.Uri | undefined, request: LoadRequest = {}): Promise<LoadedSnapshot | undefined> {
+    const label = request.label ?? (uri ? path.basename(uri.path) : 'snapshot');
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${label}`, cancellable: true },
+      async (progress, token) => {
+        const abort = new AbortController();
+        const subscription = token.onCancellationRequested(() => abort.abort());
+        const worker = new SnapshotWorker(this.workerScript);
+        try {
+          progress.report({ message: 'reading the file' });
+          const bytes = request.bytes ?? (await vscode.workspace.fs.readFile(uri!));
+          if (abort.signal.aborted) throw new CancelledError();
+          const info = await worker.call(
+            'load',
+            { bytes, filter: this.filter() },
+            { signal: abort.signal, onProgress: (message) => progress.report({ message }) },
+          );
+          const loaded: LoadedSnapshot = {
+            id: `s${++this.counter}`,
+            label,
+            uri,
+            origin: request.origin ?? 'file',
+            worker,
+            info,
+            device: defaultDevice(info),
+          };
+          this.snapshots.set(loaded.id, loaded);
+          if (request.makeActive !== false) this.activeId = loaded.id;
+          this.changed.fire();
+          return loaded;
+        } catch (e) {
+          await worker.dispose();
+          if (e instanceof CancelledError) return undefined;
+          throw e;
+        } finally {
+          subscription.dispose();
+        }
+      },
+    );
+  }
+
+  setActive(id: string | undefined): void {
+    if (id !== undefined && !this.snapshots.has(id)) return;
+    this.activeId = id;
+    this.changed.fire();
+  }
+
+  setDevice(id: string, device: number): void {
+    const s = this.snapshots.get(id);
+    if (!s || s.device === device) return;
+    s.device = device;
+    this.changed.fire();
+  }
+
+  /** Lines with figures for the snapshot's selected device (cached per snapshot and device). */
+  lines(snapshot: LoadedSnapshot): Promise<readonly LineFigures[]> {
+    const key = `${snapshot.id}:${snapshot.device}`;
+    let cached = this.lineCache.get(key);
+    if (!cached) {
+      cached = snapshot.worker.call('lines', { device: snapshot.device });
+      this.lineCache.set(key, cached);
+    }
+    return cached;
+  }
+
+  /** Re-attributes every snapshot after a change to the user-frame filter settings. */
+  async refilter(): Promise<void> {
+    this.lineCache.clear();
+    for (const s of this.snapshots.values()) s.info = await s.worker.call('setFilter', { filter: this.filter() });
+    this.changed.fire();
+  }
+
+  async remove(id: string): Promise<void> {
+    const s = this.snapshots.get(id);
+    if (!s) return;
+    this.snapshots.delete(id);
+    for (const key of [...this.lineCache.keys()]) if (key.startsWith(`${id}:`)) this.lineCache.delete(key);
+    if (this.activeId === id) this.activeId = undefined;
+    this.changed.fire();
+    await s.worker.dispose();
+  }
+
+  dispose(): void {
+    for (const s of this.snapshots.values()) void s.worker.dispose();
+    this.snapshots.clear();
+    this.changed.dispose();
+  }
+}
+
+function defaultDevice(info: SnapshotInfo): number {
+  let best = info.devices[0];
+  for (const d of info.devices) if (best === undefined || d.peakBytes > best.peakBytes) best = d;
+  return best?.device ?? 0;
+}
