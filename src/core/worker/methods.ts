@@ -1,4 +1,6 @@
 /** The implementations of `WorkerMethods`, over the worker's one `SnapshotSession`. */
+import { lineDetail } from '../analysis/lineDetail';
+import { rangeFigures } from '../analysis/rangeFigures';
 import { snapshotFromBytes } from '../load';
 import type { MethodName, ParamsOf, ResultOf } from './protocol';
 import { SnapshotSession } from './session';
@@ -30,6 +32,14 @@ export const methods: Implementations = {
   },
   lines({ device }, ctx) {
     return requireSession(ctx).device(device).lines;
+  },
+  lineDetail({ device, file, line, maxSizes, maxStacks }, ctx) {
+    const session = requireSession(ctx);
+    return lineDetail(session.analysis, session.device(device), file, line, { maxSizes, maxStacks });
+  },
+  rangeFigures({ device, ranges }, ctx) {
+    const session = requireSession(ctx);
+    return rangeFigures(session.analysis, session.device(device), ranges);
   },
 };
 

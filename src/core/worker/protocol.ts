@@ -4,9 +4,11 @@
  * Add a method by extending `WorkerMethods` and implementing it in `methods.ts`.
  */
 import type { FrameFilterOptions } from '../analysis/frameFilter';
+import type { LineDetail } from '../analysis/lineDetail';
 import type { LineFigures } from '../analysis/lines';
+import type { LineRange, RangeFigures } from '../analysis/rangeFigures';
 import type { DeviceSummary } from '../analysis/summary';
-import type { SnapshotLayout } from '../snapshot/model';
+import type { LineNumber, SnapshotLayout } from '../snapshot/model';
 
 export interface SnapshotInfo {
   readonly layout: SnapshotLayout;
@@ -26,6 +28,13 @@ export interface WorkerMethods {
   setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Every line with figures on one device, sorted by file then line. */
   lines: { params: { device: number }; result: readonly LineFigures[] };
+  /** What a hover shows about one line: its allocation sizes, largest allocation, stacks through it. */
+  lineDetail: {
+    params: { device: number; file: string; line: LineNumber; maxSizes?: number; maxStacks?: number };
+    result: LineDetail;
+  };
+  /** Inclusive figures of blocks of lines (function bodies), each allocation counted once per block. */
+  rangeFigures: { params: { device: number; ranges: readonly LineRange[] }; result: RangeFigures[] };
 }
 
 export type MethodName = keyof WorkerMethods;

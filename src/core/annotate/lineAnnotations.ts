@@ -1,0 +1,158 @@
+/**
+ * What the editor draws on each line of a source file: a heat bucket for the gutter mark, the quiet
+ * inline text, whether the line gets an overview-ruler mark, and whether it is stale. Pure and cheap
+ * (a 10,000-line file is benchmarked in bench/annotate.mjs), so the extension only turns the result
+ * into decoration ranges.
+ */
+import type { LineFigures } from '../analysis/lines';
+import { formatBytes, formatPercent } from '../format';
+
+/** Number of heat steps; the extension creates exactly one decoration type per step. */
+export const HEAT_BUCKETS = 10;
+
+/** The figures the inline text can show, in the order they appear. */
+export const INLINE_FIGURES = ['allocated', 'peak', 'liveAtPeak', 'share', 'freed'] as const;
+export type InlineFigure = (typeof INLINE_FIGURES)[number];
+
+export const DEFAULT_INLINE_FIGURES: readonly InlineFigure[] = ['allocated', 'peak', 'liveAtPeak'];
+
+export interface AnnotationOptions {
+  /** Which figures the inline text shows. */
+  readonly figures: readonly InlineFigure[];
+  /** Lines whose memory is below this fraction of the peak show nothing (0.01 = 1%). */
+  readonly thresholdFraction: number;
+  /** How many of the file's heaviest lines get an overview-ruler mark. */
+  readonly overviewLines: number;
+}
+
+export const DEFAULT_ANNOTATION_OPTIONS: AnnotationOptions = {
+  figures: DEFAULT_INLINE_FIGURES,
+  thresholdFraction: 0.01,
+  overviewLines: 5,
+};
+
+/** Where an original (recorded) line is now; undefined when it is gone. */
+export type Placement = (originalLine: number) => { readonly line: number; readonly stale: boolean } | undefined;
+
+export interface LineAnnotation {
+  /** 0-based line in the document as it is now. */
+  readonly line: number;
+  /** 0-based line as recorded in the snapshot. */
+  readonly originalLine: number;
+  /** 0 (coolest) .. HEAT_BUCKETS-1 (at the peak). */
+  readonly bucket: number;
+  readonly text: string;
+  readonly stale: boolean;
+  readonly overview: boolean;
+  readonly figures: LineFigures;
+}
+
+export interface FileAnnotations {
+  /** Every shown line, by ascending document line. */
+  readonly lines: readonly LineAnnotation[];
+  /** The same lines grouped by heat bucket (fresh lines only); index = bucket. */
+  readonly byBucket: readonly (readonly LineAnnotation[])[];
+  readonly stale: readonly LineAnnotation[];
+  /** Document lines that get an overview-ruler mark. */
+  readonly overview: readonly number[];
+}
+
+/** How much memory the line stands for: what it (and its callees) allocated, or held at the peak. */
+export function lineWeight(f: LineFigures): number {
+  return Math.max(f.inclusiveAllocBytes, f.inclusiveLiveAtPeakBytes);
+}
+
+/**
+ * Heat step of a line: its inclusive peak (the highest memory in use when it, or code it called,
+ * allocated) relative to the snapshot's peak. Snapshots without a trace have no allocation events;
+ * there the line's share of the memory live at the peak stands in.
+ */
+export function heatBucket(f: LineFigures, peakBytes: number): number {
+  if (peakBytes <= 0) return 0;
+  const value = f.inclusivePeakBytes > 0 ? f.inclusivePeakBytes : f.inclusiveLiveAtPeakBytes;
+  const step = Math.ceil((value / peakBytes) * HEAT_BUCKETS) - 1;
+  return Math.min(HEAT_BUCKETS - 1, Math.max(0, step));
+}
+
+/** The inline text, e.g. `+2.0 GiB (x3) · peak 7.9 GiB · 1.2 GiB live at peak`; empty when nothing applies. */
+export function inlineText(f: LineFigures, peakBytes: number, figures: readonly InlineFigure[]): string {
+  const parts: string[] = [];
+  for (const figure of INLINE_FIGURES) {
+    if (!figures.includes(figure)) continue;
+    switch (figure) {
+      case 'allocated':
+        if (f.allocBytes > 0) parts.push(f.allocCount > 1 ? `+${formatBytes(f.allocBytes)} (x${f.allocCount})` : `+${formatBytes(f.allocBytes)}`);
+        else if (f.inclusiveAllocBytes > 0) parts.push(`+${formatBytes(f.inclusiveAllocBytes)} in calls`);
+        break;
+      case 'peak':
+        if (f.inclusivePeakBytes > 0) parts.push(`peak ${formatBytes(f.inclusivePeakBytes)}`);
+        break;
+      case 'liveAtPeak':
+        if (f.inclusiveLiveAtPeakBytes > 0) parts.push(`${formatBytes(f.inclusiveLiveAtPeakBytes)} live at peak`);
+        break;
+      case 'share':
+        if (f.inclusiveLiveAtPeakBytes > 0) parts.push(`${formatPercent(f.inclusiveLiveAtPeakBytes, peakBytes)} of peak`);
+        break;
+      case 'freed':
+        if (f.freedBytes > 0) parts.push(`-${formatBytes(f.freedBytes)} freed`);
+        break;
+    }
+  }
+  return parts.join(' · ');
+}
+
+const IDENTITY: Placement = (line) => ({ line, stale: false });
+
+/**
+ * Builds the annotations of one file from its lines' figures. `lineCount` drops lines past the end
+ * of the document (a file that changed since the recording); `placement` follows edits.
+ */
+export function buildFileAnnotations(
+  figures: readonly LineFigures[],
+  peakBytes: number,
+  lineCount: number,
+  options: AnnotationOptions = DEFAULT_ANNOTATION_OPTIONS,
+  placement: Placement = IDENTITY,
+): FileAnnotations {
+  const minimum = options.thresholdFraction * peakBytes;
+  const byLine = new Map<number, LineAnnotation>();
+  for (const f of figures) {
+    if (typeof f.line !== 'number' || f.line < 1) continue;
+    const weight = lineWeight(f);
+    if (weight <= 0 || weight < minimum) continue;
+    const originalLine = f.line - 1;
+    const placed = placement(originalLine);
+    if (!placed || placed.line < 0 || placed.line >= lineCount) continue;
+    const existing = byLine.get(placed.line);
+    // Two recorded paths can map to one file: the heavier line wins.
+    if (existing && lineWeight(existing.figures) >= weight) continue;
+    const text = inlineText(f, peakBytes, options.figures);
+    byLine.set(placed.line, {
+      line: placed.line,
+      originalLine,
+      bucket: heatBucket(f, peakBytes),
+      text: placed.stale && text !== '' ? `${text} (stale)` : text,
+      stale: placed.stale,
+      overview: false,
+      figures: f,
+    });
+  }
+
+  const lines = [...byLine.values()].sort((x, y) => x.line - y.line);
+  const heaviest = new Set(
+    [...lines]
+      .sort((x, y) => y.figures.inclusiveLiveAtPeakBytes - x.figures.inclusiveLiveAtPeakBytes || lineWeight(y.figures) - lineWeight(x.figures))
+      .slice(0, Math.max(0, options.overviewLines))
+      .map((l) => l.line),
+  );
+  const byBucket: LineAnnotation[][] = Array.from({ length: HEAT_BUCKETS }, () => []);
+  const stale: LineAnnotation[] = [];
+  const all: LineAnnotation[] = [];
+  for (const l of lines) {
+    const annotation = heaviest.has(l.line) ? { ...l, overview: true } : l;
+    all.push(annotation);
+    if (annotation.stale) stale.push(annotation);
+    else byBucket[annotation.bucket].push(annotation);
+  }
+  return { lines: all, byBucket, stale, overview: all.filter((l) => l.overview).map((l) => l.line) };
+}
