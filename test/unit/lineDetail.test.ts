@@ -10,38 +10,34 @@ import { analyzeSnapshot } from '../../src/core/analysis/analyze';
 import { lineDetail } from '../../src/core/analysis/lineDetail';
 import { rangeFigures } from '../../src/core/analysis/rangeFigures';
 import { snapshotFromBytes } from '../../src/core/load';
-import type { Frame } from '../../src/core/snapshot/model';
+import { snapshotFromPickle } from '../../src/core/snapshot/fromPickle';
 import { corpusDir, corpusMissing, referenceAnalysis } from '../helpers/corpus';
-import { handSnapshot } from '../helpers/handSnapshot';
+import { ev, frame, rawSnapshot } from '../helpers/traces';
 
-const frames: Frame[] = [
-  { filename: '/p/model.py', line: 10, name: 'forward' },
-  { filename: '/p/model.py', line: 20, name: 'block' },
-  { filename: '/p/train.py', line: 5, name: 'main' },
-  { filename: '/venv/lib/python3.11/site-packages/torch/nn/functional.py', line: 100, name: 'linear' },
-  { filename: '??', line: 0, name: 'at::empty' },
-];
-const S0 = 0; // linear < forward:10 < block:20 < main:5
-const S1 = 1; // c++ < block:20 < main:5
-const S2 = 2; // c++ < linear < forward:10 < block:20 < main:5 (same Python frames as S0)
-const S3 = 3; // main:5
-const stacks = [
-  [3, 0, 1, 2],
-  [4, 1, 2],
-  [4, 3, 0, 1, 2],
-  [2],
-];
+const model10 = frame('/p/model.py', 10, 'forward');
+const model20 = frame('/p/model.py', 20, 'block');
+const train5 = frame('/p/train.py', 5, 'main');
+const linear = frame('/venv/lib/python3.11/site-packages/torch/nn/functional.py', 100, 'linear');
+const cpp = frame('??', 0, 'at::empty');
+const S0 = [linear, model10, model20, train5];
+const S1 = [cpp, model20, train5];
+const S2 = [cpp, linear, model10, model20, train5]; // the same Python frames as S0
+const S3 = [train5];
 // active after each event: 100, 400, 450, 450, 350, 1350 (the peak), 350, 550
-const snapshot = handSnapshot(frames, stacks, [
-  { action: 'alloc', addr: 1, size: 100, stack: S0 },
-  { action: 'alloc', addr: 2, size: 300, stack: S1 },
-  { action: 'alloc', addr: 3, size: 50, stack: S2 },
-  { action: 'free_requested', addr: 1, size: 100, stack: S0 },
-  { action: 'free_completed', addr: 1, size: 100, stack: S0 },
-  { action: 'alloc', addr: 4, size: 1000, stack: S3 },
-  { action: 'free_completed', addr: 4, size: 1000, stack: S3 },
-  { action: 'alloc', addr: 5, size: 200, stack: S0 },
-]);
+const snapshot = snapshotFromPickle(
+  rawSnapshot([
+    [
+      ev('alloc', 1, 100, S0),
+      ev('alloc', 2, 300, S1),
+      ev('alloc', 3, 50, S2),
+      ev('free_requested', 1, 100, S0),
+      ev('free_completed', 1, 100, S0),
+      ev('alloc', 4, 1000, S3),
+      ev('free_completed', 4, 1000, S3),
+      ev('alloc', 5, 200, S0),
+    ],
+  ]),
+);
 const analysis = analyzeSnapshot(snapshot);
 const device = analysis.devices[0];
 
@@ -69,7 +65,7 @@ describe('lineDetail on a hand-built snapshot', () => {
   it('falls back to the largest allocation made through a line that allocates nothing itself', () => {
     const d = lineDetail(analysis, device, '/p/train.py', 5);
     assert.deepEqual(d.largest && { event: d.largest.allocEvent, bytes: d.largest.bytes, self: d.largest.self }, { event: 5, bytes: 1000, self: true });
-    const framesOnly = handSnapshot(frames, [[0, 2]], [{ action: 'alloc', addr: 1, size: 64, stack: 0 }]);
+    const framesOnly = snapshotFromPickle(rawSnapshot([[ev('alloc', 1, 64, [model10, train5])]]));
     const a = analyzeSnapshot(framesOnly);
     const caller = lineDetail(a, a.devices[0], '/p/train.py', 5);
     assert.equal(caller.allocationCount, 0);
