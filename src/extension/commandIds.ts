@@ -6,6 +6,10 @@ export const Commands = {
   closeSnapshot: 'vramLens.closeSnapshot',
   showSummary: 'vramLens.showSummary',
   showLineInTimeline: 'vramLens.showLineInTimeline',
+  /** Opens the local file of a recorded frame at its line (hover and summary links). */
+  openFrame: 'vramLens.openFrame',
+  /** Forgets remembered "recorded folder -> local folder" path mappings. */
+  forgetPathMappings: 'vramLens.forgetPathMappings',
   openTimeline: 'vramLens.openTimeline',
   profile: 'vramLens.profile',
   openSample: 'vramLens.openSample',

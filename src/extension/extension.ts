@@ -4,6 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { affects, frameFilter } from './config';
+import type { EditorApi } from './editor/feature';
+import { registerEditor } from './editor/feature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
 
@@ -11,6 +13,7 @@ const features: Feature[] = [];
 
 export interface ExtensionApi {
   readonly services: Services;
+  readonly editor: EditorApi;
 }
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
@@ -24,7 +27,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   );
   const services: Services = { context, store, log };
   for (const feature of features) feature(services);
-  return { services };
+  return { services, editor: registerEditor(services) };
 }
 
 export function deactivate(): void {

@@ -19,7 +19,7 @@ export function peakLine(analysis: Analysis, device: DeviceAnalysis): SourceLine
 }
 
 /** Lines ranked by bytes live at the peak (self, then inclusive), then by peak while allocating. */
-export function topLines(device: DeviceAnalysis, count: number): LineFigures[] {
+export function topLines(device: Pick<DeviceAnalysis, 'lines'>, count: number): LineFigures[] {
   return [...device.lines]
     .sort(
       (a, b) =>

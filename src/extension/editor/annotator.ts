@@ -1,0 +1,277 @@
+/**
+ * Draws the active snapshot's figures on the visible editors whose files it recorded, and keeps
+ * them there: follows edits (lines shift, changed lines turn stale), redraws on editor, snapshot and
+ * settings changes (debounced; a document whose version did not change is not redrawn).
+ */
+import * as vscode from 'vscode';
+import type { LineFigures } from '../../core/analysis/lines';
+import type { FileAnnotations, LineAnnotation, Placement } from '../../core/annotate/lineAnnotations';
+import { buildFileAnnotations } from '../../core/annotate/lineAnnotations';
+import { GONE, LineTracker, isLineStale } from '../../core/annotate/lineTracker';
+import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
+import { AnnotationDecorations } from './decorations';
+import type { PathResolver } from './pathResolver';
+import { localKey } from './pathResolver';
+import type { EditorSettings } from './settings';
+import { affectsEditorSettings, readEditorSettings } from './settings';
+
+/** The files of one recorded snapshot as they map onto this machine. */
+export interface MappedFile {
+  /** Local path. */
+  readonly local: string;
+  /** The recorded paths that map here (usually one). */
+  readonly recorded: readonly string[];
+  readonly lines: readonly LineFigures[];
+}
+
+/** What is being annotated: one snapshot, one device. */
+export interface AnnotationState {
+  readonly snapshot: LoadedSnapshot;
+  readonly device: number;
+  readonly peakBytes: number;
+  /** By `localKey` of the local path. */
+  readonly files: ReadonlyMap<string, MappedFile>;
+  readonly unmapped: readonly string[];
+}
+
+interface Tracking {
+  readonly tracker: LineTracker;
+  readonly originalTexts: readonly string[];
+}
+
+interface CacheEntry {
+  readonly key: string;
+  readonly annotations: FileAnnotations;
+  readonly byLine: ReadonlyMap<number, LineAnnotation>;
+}
+
+const RENDER_DELAY_MS = 40;
+const EDIT_DELAY_MS = 120;
+
+export class Annotator implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly decorations = new AnnotationDecorations();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires after the annotations changed (snapshot, mapping, settings, shown or hidden). */
+  readonly onDidChange = this.changed.event;
+
+  private current: AnnotationState | undefined;
+  private hidden = false;
+  private generation = 0;
+  /** Bumped whenever what any document shows may have changed (not by edits: those bump its version). */
+  private revision = 0;
+  private settings: EditorSettings = readEditorSettings();
+  private trackedSnapshot: string | undefined;
+  private readonly tracking = new Map<string, Tracking>();
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly rendered = new WeakMap<vscode.TextEditor, string>();
+  private renderTimer: NodeJS.Timeout | undefined;
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly resolver: PathResolver,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(
+      this.decorations,
+      this.changed,
+      store.onDidChange(() => this.refresh()),
+      resolver.onDidChange(() => this.refresh()),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.scheduleRender(RENDER_DELAY_MS)),
+      vscode.workspace.onDidChangeTextDocument((e) => this.onEdit(e)),
+      vscode.workspace.onDidCloseTextDocument((d) => this.onClose(d)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!affectsEditorSettings(e)) return;
+        this.settings = readEditorSettings();
+        this.invalidate();
+      }),
+    );
+    this.refresh();
+  }
+
+  get state(): AnnotationState | undefined {
+    return this.hidden ? undefined : this.current;
+  }
+
+  get editorSettings(): EditorSettings {
+    return this.settings;
+  }
+
+  /** Removes the annotations until a snapshot is opened, switched to or shown again. */
+  hide(): void {
+    this.hidden = true;
+    this.invalidate();
+  }
+
+  show(): void {
+    if (!this.hidden) return;
+    this.hidden = false;
+    this.invalidate();
+  }
+
+  /** Resolves once the pending rebuild and redraw are done (tests wait on it). */
+  async settled(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.pending) {
+      seen = this.pending;
+      await seen;
+    }
+    if (this.renderTimer) {
+      clearTimeout(this.renderTimer);
+      this.renderTimer = undefined;
+      this.render();
+    }
+  }
+
+  /** The mapped file `document` is, under the active snapshot. */
+  fileOf(document: vscode.TextDocument): MappedFile | undefined {
+    const state = this.state;
+    if (!state || document.uri.scheme !== 'file') return undefined;
+    return state.files.get(localKey(document.uri.fsPath));
+  }
+
+  /** What `document` shows now (cached by document version). */
+  annotationsFor(document: vscode.TextDocument): FileAnnotations | undefined {
+    return this.entryFor(document)?.annotations;
+  }
+
+  annotationAt(document: vscode.TextDocument, line: number): LineAnnotation | undefined {
+    return this.entryFor(document)?.byLine.get(line);
+  }
+
+  /** Rebuilds the mapping of the active snapshot's files, then redraws. */
+  refresh(): void {
+    const generation = ++this.generation;
+    this.pending = this.pending.then(() => this.rebuild(generation)).catch((e: unknown) => this.log.error('Annotating failed:', e));
+  }
+
+  private async rebuild(generation: number): Promise<void> {
+    if (generation !== this.generation) return;
+    const snapshot = this.store.active;
+    if (snapshot?.id !== this.trackedSnapshot) {
+      this.tracking.clear();
+      this.trackedSnapshot = snapshot?.id;
+      if (snapshot) this.hidden = false;
+    }
+    let next: AnnotationState | undefined;
+    if (snapshot) {
+      const device = snapshot.device;
+      const lines = await this.store.lines(snapshot);
+      const byRecorded = new Map<string, LineFigures[]>();
+      for (const l of lines) {
+        let list = byRecorded.get(l.file);
+        if (!list) byRecorded.set(l.file, (list = []));
+        list.push(l);
+      }
+      const resolved = await this.resolver.resolve([...byRecorded.keys()]);
+      if (generation !== this.generation) return;
+      const files = new Map<string, MappedFile>();
+      for (const [recorded, local] of resolved.local) {
+        const key = localKey(local);
+        const existing = files.get(key);
+        const figures = byRecorded.get(recorded) ?? [];
+        files.set(
+          key,
+          existing
+            ? { local, recorded: [...existing.recorded, recorded], lines: [...existing.lines, ...figures] }
+            : { local, recorded: [recorded], lines: figures },
+        );
+      }
+      const peakBytes = snapshot.info.devices.find((d) => d.device === device)?.peakBytes ?? 0;
+      next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped };
+      this.log.info(`Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped, ${resolved.unmapped.length} not found.`);
+      if (resolved.unmapped.length > 0) void this.resolver.askAboutUnmapped(resolved.unmapped);
+    }
+    this.current = next;
+    this.invalidate();
+  }
+
+  /** Drops cached annotations and redraws everything now. */
+  private invalidate(): void {
+    this.revision++;
+    this.cache.clear();
+    void vscode.commands.executeCommand('setContext', 'vramLens.annotationsShown', this.state !== undefined);
+    this.render();
+    this.changed.fire();
+  }
+
+  private entryFor(document: vscode.TextDocument): CacheEntry | undefined {
+    const state = this.state;
+    const file = this.fileOf(document);
+    if (!state || !file) return undefined;
+    const uri = document.uri.toString();
+    const key = `${document.version}|${this.revision}`;
+    const cached = this.cache.get(uri);
+    if (cached?.key === key) return cached;
+    const annotations = buildFileAnnotations(file.lines, state.peakBytes, document.lineCount, this.settings.annotation, this.placement(document));
+    const entry: CacheEntry = { key, annotations, byLine: new Map(annotations.lines.map((l) => [l.line, l])) };
+    this.cache.set(uri, entry);
+    return entry;
+  }
+
+  /** Where recorded lines are now in `document`, and whether their text changed since first annotated. */
+  private placement(document: vscode.TextDocument): Placement {
+    const uri = document.uri.toString();
+    let tracking = this.tracking.get(uri);
+    if (!tracking) {
+      const originalTexts = document.getText().split(/\r?\n/);
+      tracking = { tracker: new LineTracker(originalTexts.keys()), originalTexts };
+      this.tracking.set(uri, tracking);
+    }
+    const { tracker, originalTexts } = tracking;
+    return (original) => {
+      const line = tracker.lineOf(original);
+      if (line === GONE || line >= document.lineCount) return undefined;
+      const before = originalTexts[original];
+      return { line, stale: before !== undefined && isLineStale(before, document.lineAt(line).text) };
+    };
+  }
+
+  private onEdit(event: vscode.TextDocumentChangeEvent): void {
+    const tracking = this.tracking.get(event.document.uri.toString());
+    if (!tracking || event.contentChanges.length === 0) return;
+    for (const change of event.contentChanges) {
+      const start = change.range.start;
+      const head = start.line < event.document.lineCount ? event.document.lineAt(start.line).text.slice(0, start.character) : '';
+      tracking.tracker.apply({
+        startLine: start.line,
+        startCharacter: start.character,
+        endLine: change.range.end.line,
+        endCharacter: change.range.end.character,
+        text: change.text,
+        headBlank: head.trim() === '',
+      });
+    }
+    if (this.fileOf(event.document)) this.scheduleRender(EDIT_DELAY_MS);
+  }
+
+  private onClose(document: vscode.TextDocument): void {
+    // Closed without saving: the file on disk no longer has the edits the tracker followed.
+    if (document.isDirty) this.tracking.delete(document.uri.toString());
+  }
+
+  private scheduleRender(delay: number): void {
+    if (this.renderTimer) clearTimeout(this.renderTimer);
+    this.renderTimer = setTimeout(() => {
+      this.renderTimer = undefined;
+      this.render();
+      this.changed.fire();
+    }, delay);
+  }
+
+  private render(): void {
+    for (const editor of vscode.window.visibleTextEditors) {
+      const entry = this.entryFor(editor.document);
+      const key = entry ? `${entry.key}|${this.settings.inline}` : 'none';
+      if (this.rendered.get(editor) === key) continue;
+      this.decorations.apply(editor, entry?.annotations, this.settings.inline);
+      this.rendered.set(editor, key);
+    }
+  }
+
+  dispose(): void {
+    if (this.renderTimer) clearTimeout(this.renderTimer);
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,147 @@
+/** The editor's commands: open, switch, close snapshots; clear annotations; open frames; the summary. */
+import * as vscode from 'vscode';
+import { formatBytes } from '../../core/format';
+import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
+import { unmappedRoots } from '../../core/paths/pathMapper';
+import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
+import type { Annotator } from './annotator';
+import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
+import type { PathResolver } from './pathResolver';
+import type { SummaryDeps } from './summaryView';
+import { showSummary, snapshotForUri } from './summaryView';
+
+export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
+  readonly store: SnapshotStore;
+  readonly annotator: Annotator;
+  readonly resolver: PathResolver;
+}
+
+function describeSnapshot(s: LoadedSnapshot): string {
+  const d = s.info.devices.find((x) => x.device === s.device);
+  return d ? `peak ${formatBytes(d.peakBytes)} on device ${d.device}` : 'no device';
+}
+
+/** `Open Snapshot...`: from the argument (a URI or a path: Explorer menu, tests) or a file picker. */
+export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | string): Promise<LoadedSnapshot | undefined> {
+  let uri = typeof target === 'string' ? vscode.Uri.file(target) : target instanceof vscode.Uri ? target : undefined;
+  if (!uri) {
+    const picked = await vscode.window.showOpenDialog({
+      canSelectMany: false,
+      openLabel: 'Open Snapshot',
+      title: 'Open a PyTorch memory snapshot',
+      filters: { 'PyTorch memory snapshots': ['pickle', 'pkl'], 'All files': ['*'] },
+    });
+    uri = picked?.[0];
+    if (!uri) return undefined;
+  }
+  const known = snapshotForUri(deps.store, uri);
+  if (known) {
+    deps.store.setActive(known.id);
+    deps.annotator.show();
+    return known;
+  }
+  let loaded: LoadedSnapshot | undefined;
+  try {
+    loaded = await deps.store.load(uri);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    deps.log.error(`Could not open ${uri.toString()}:`, e);
+    void vscode.window.showErrorMessage(`VRAM Lens: ${baseName(uri.path)} could not be read as a PyTorch memory snapshot: ${message}`);
+    return undefined;
+  }
+  if (!loaded) return undefined;
+  deps.annotator.show();
+  const device = loaded.info.devices.find((d) => d.device === loaded.device);
+  const goToPeak = 'Go to Peak Line';
+  const summary = 'Show Summary';
+  const where = device?.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';
+  const actions = device?.peakLine ? [goToPeak, summary] : [summary];
+  void vscode.window.showInformationMessage(`VRAM Lens: ${loaded.label}: ${describeSnapshot(loaded)}${where}.`, ...actions).then(async (choice) => {
+    if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
+    if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
+  });
+  return loaded;
+}
+
+interface SnapshotPick extends vscode.QuickPickItem {
+  readonly snapshot?: LoadedSnapshot;
+  readonly device?: number;
+  readonly open?: boolean;
+}
+
+/** `Switch Active Snapshot...`: every loaded snapshot, one entry per device where it has several. */
+export async function switchSnapshot(deps: CommandDeps): Promise<void> {
+  const items: SnapshotPick[] = [];
+  const active = deps.store.active;
+  for (const s of deps.store.list()) {
+    const devices = s.info.devices.length > 1 ? s.info.devices : s.info.devices.slice(0, 1);
+    for (const d of devices) {
+      const current = active?.id === s.id && s.device === d.device;
+      items.push({
+        label: `${current ? '$(check) ' : ''}${s.label}${s.info.devices.length > 1 ? ` · device ${d.device}` : ''}`,
+        description: `peak ${formatBytes(d.peakBytes)}${d.oomCount > 0 ? ` · ${d.oomCount} OOM` : ''}`,
+        detail: s.uri?.scheme === 'file' ? s.uri.fsPath : s.origin,
+        snapshot: s,
+        device: d.device,
+      });
+    }
+  }
+  items.push({ label: '$(folder-opened) Open Snapshot...', open: true });
+  const picked = await vscode.window.showQuickPick(items, { title: 'VRAM Lens: annotate the editors with', matchOnDetail: true });
+  if (!picked) return;
+  if (picked.open) {
+    await openSnapshot(deps);
+    return;
+  }
+  if (!picked.snapshot) return;
+  if (picked.device !== undefined) deps.store.setDevice(picked.snapshot.id, picked.device);
+  deps.store.setActive(picked.snapshot.id);
+  deps.annotator.show();
+}
+
+/** `Close Snapshot...`: unloads the chosen snapshots (their workers end). */
+export async function closeSnapshot(deps: CommandDeps): Promise<void> {
+  const loaded = deps.store.list();
+  if (loaded.length === 0) {
+    void vscode.window.showInformationMessage('VRAM Lens: no snapshot is loaded.');
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    loaded.map((s) => ({ label: s.label, description: describeSnapshot(s), detail: s.uri?.fsPath, picked: loaded.length === 1, snapshot: s })),
+    { title: 'VRAM Lens: close snapshots', canPickMany: true },
+  );
+  for (const p of picked ?? []) await deps.store.remove(p.snapshot.id);
+}
+
+/** `vramLens.openFrame`: opens the local file of a recorded path at a line, asking where its folder is if unknown. */
+export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefined): Promise<void> {
+  if (!args || typeof args.file !== 'string') return;
+  const line = Math.max(1, Number(args.line) || 1);
+  let resolved = await deps.resolver.resolve([args.file]);
+  if (!resolved.local.has(args.file)) {
+    const root = unmappedRoots([args.file])[0]?.root;
+    if (root && (await deps.resolver.askAbout(root, 1))) resolved = await deps.resolver.resolve([args.file]);
+  }
+  const local = resolved.local.get(args.file);
+  if (!local) {
+    void vscode.window.showWarningMessage(`VRAM Lens: ${normaliseRecordedPath(args.file)} was not found on this machine.`);
+    return;
+  }
+  try {
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(local));
+    const position = new vscode.Position(Math.min(line - 1, document.lineCount - 1), 0);
+    await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
+  } catch (e) {
+    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * `vramLens.showLineInTimeline` when no timeline view registered the command: the summary of the
+ * snapshot the link came from.
+ */
+export async function showLineInTimelineFallback(deps: SummaryDeps, args: ShowLineInTimelineArgs | undefined): Promise<void> {
+  const snapshot = (args && deps.store.get(args.snapshotId)) ?? deps.store.active;
+  if (!snapshot) return;
+  await showSummary(deps, snapshot);
+}

@@ -1,0 +1,76 @@
+/**
+ * The editor feature: annotations of the active snapshot on the source files (heat marks, inline
+ * figures, hovers, code lenses), the status bar item, the snapshot summary editor and the commands
+ * that open, switch and close snapshots.
+ */
+import * as vscode from 'vscode';
+import { Commands } from '../commandIds';
+import type { Services } from '../services';
+import type { LoadedSnapshot } from '../snapshotStore';
+import { Annotator } from './annotator';
+import { FunctionCodeLensProvider } from './codeLens';
+import type { CommandDeps } from './commands';
+import { closeSnapshot, openFrame, openSnapshot, showLineInTimelineFallback, switchSnapshot } from './commands';
+import { AnnotationHoverProvider } from './hover';
+import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
+import { PathResolver } from './pathResolver';
+import { SnapshotStatusBar } from './statusBar';
+import type { SummaryDeps } from './summaryView';
+import { SUMMARY_VIEW_TYPE, SnapshotSummaryEditorProvider, showSummary } from './summaryView';
+
+/** What the editor feature offers to tests (through the extension's API) and to other features. */
+export interface EditorApi {
+  readonly annotator: Annotator;
+  readonly resolver: PathResolver;
+  openSnapshot(target?: vscode.Uri | string): Promise<LoadedSnapshot | undefined>;
+}
+
+const PYTHON: vscode.DocumentSelector = [{ language: 'python' }, { pattern: '**/*.py' }];
+
+export function registerEditor(services: Services): EditorApi {
+  const { context, store, log } = services;
+  const resolver = new PathResolver(context.workspaceState, log);
+  const annotator = new Annotator(store, resolver, log);
+  const codeLens = new FunctionCodeLensProvider(annotator);
+  const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
+  const summaryDeps: SummaryDeps = { ...deps, openLine: (file, line) => openFrame(deps, { file, line }) };
+
+  const summaryOf = async (target?: string | vscode.Uri): Promise<void> => {
+    const snapshot = typeof target === 'string' ? store.get(target) : store.active;
+    if (target instanceof vscode.Uri) {
+      await vscode.commands.executeCommand('vscode.openWith', target, SUMMARY_VIEW_TYPE);
+      return;
+    }
+    if (snapshot) await showSummary(summaryDeps, snapshot);
+    else void vscode.window.showInformationMessage('VRAM Lens: open a snapshot first (VRAM Lens: Open Snapshot...).');
+  };
+
+  context.subscriptions.push(
+    resolver,
+    annotator,
+    codeLens,
+    new SnapshotStatusBar(store, annotator),
+    vscode.languages.registerHoverProvider(PYTHON, new AnnotationHoverProvider(annotator, log)),
+    vscode.languages.registerCodeLensProvider(PYTHON, codeLens),
+    vscode.window.registerCustomEditorProvider(SUMMARY_VIEW_TYPE, new SnapshotSummaryEditorProvider(summaryDeps), {
+      supportsMultipleEditorsPerDocument: true,
+    }),
+    vscode.commands.registerCommand(Commands.openSnapshot, (target?: vscode.Uri | string) => openSnapshot(deps, target)),
+    vscode.commands.registerCommand(Commands.switchSnapshot, () => switchSnapshot(deps)),
+    vscode.commands.registerCommand(Commands.closeSnapshot, () => closeSnapshot(deps)),
+    vscode.commands.registerCommand(Commands.clearAnnotations, () => annotator.hide()),
+    vscode.commands.registerCommand(Commands.showSummary, summaryOf),
+    vscode.commands.registerCommand(Commands.openFrame, (args?: OpenFrameArgs) => openFrame(deps, args)),
+    vscode.commands.registerCommand(Commands.forgetPathMappings, () => resolver.forgetMappings()),
+  );
+
+  // The timeline view registers `showLineInTimeline` when it is there; until then hover links open the summary.
+  void vscode.commands.getCommands(true).then((ids) => {
+    if (ids.includes(Commands.showLineInTimeline)) return;
+    context.subscriptions.push(
+      vscode.commands.registerCommand(Commands.showLineInTimeline, (args?: ShowLineInTimelineArgs) => showLineInTimelineFallback(summaryDeps, args)),
+    );
+  });
+
+  return { annotator, resolver, openSnapshot: (target) => openSnapshot(deps, target) };
+}

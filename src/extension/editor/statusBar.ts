@@ -1,0 +1,57 @@
+/** The status bar item: the active snapshot's peak and device; a click switches snapshots. */
+import * as vscode from 'vscode';
+import { formatBytes } from '../../core/format';
+import { baseName } from '../../core/paths/recordedPath';
+import { Commands } from '../commandIds';
+import type { SnapshotStore } from '../snapshotStore';
+import type { Annotator } from './annotator';
+
+export class SnapshotStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('vramLens.snapshot', vscode.StatusBarAlignment.Right, 100);
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly annotator: Annotator,
+  ) {
+    this.item.name = 'VRAM Lens Snapshot';
+    this.item.command = Commands.switchSnapshot;
+    this.subscriptions = [store.onDidChange(() => this.update()), annotator.onDidChange(() => this.update())];
+    this.update();
+  }
+
+  private update(): void {
+    const active = this.store.active;
+    const loaded = this.store.list().length;
+    if (!active) {
+      if (loaded === 0) {
+        this.item.hide();
+        return;
+      }
+      this.item.text = `$(pulse) VRAM: ${loaded} loaded`;
+      this.item.tooltip = 'VRAM Lens: no active snapshot. Click to choose one.';
+      this.item.show();
+      return;
+    }
+    const device = active.info.devices.find((d) => d.device === active.device);
+    const shown = this.annotator.state !== undefined;
+    this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · cuda:${active.device}${shown ? '' : ' (hidden)'}`;
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendMarkdown('**VRAM Lens** active snapshot\n\n');
+    tooltip.appendText(active.label);
+    if (device) {
+      tooltip.appendMarkdown('\n\n');
+      const where = device.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';
+      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on device ${device.device}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
+      if (device.oomCount > 0) tooltip.appendText(`; ${device.oomCount} out-of-memory event${device.oomCount === 1 ? '' : 's'}`);
+    }
+    tooltip.appendMarkdown(`\n\n${loaded > 1 ? `${loaded} snapshots loaded. ` : ''}Click to switch snapshots or devices.`);
+    this.item.tooltip = tooltip;
+    this.item.show();
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.item.dispose();
+  }
+}

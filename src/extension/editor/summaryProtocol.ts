@@ -1,0 +1,60 @@
+/**
+ * Messages between the snapshot summary webview (webview/summary) and the extension. Types only:
+ * both sides import it. Every string in a model is untrusted snapshot text; the page renders it
+ * with textContent only.
+ */
+
+export interface SummaryLine {
+  readonly file: string;
+  /** Line number as text (snapshots can hold numbers beyond 2^53). */
+  readonly line: string;
+  /** Whether the file was found on this machine (the line is a link). */
+  readonly mapped: boolean;
+  readonly allocCount: number;
+  readonly allocBytes: number;
+  readonly liveAtPeakBytes: number;
+  readonly inclusiveAllocBytes: number;
+  readonly inclusivePeakBytes: number;
+  readonly inclusiveLiveAtPeakBytes: number;
+}
+
+export interface SummaryDevice {
+  readonly device: number;
+  readonly events: number;
+  readonly allocations: number;
+  readonly peakBytes: number;
+  readonly peakEventIndex: number;
+  readonly peakLine: { readonly file: string; readonly line: string; readonly mapped: boolean } | undefined;
+  readonly peakReservedBytes: number;
+  readonly finalReservedBytes: number;
+  readonly initialActiveBytes: number;
+  readonly finalActiveBytes: number;
+  readonly oomCount: number;
+  readonly linesWithFigures: number;
+  readonly topLines: readonly SummaryLine[];
+}
+
+export interface SummaryModel {
+  readonly label: string;
+  readonly path: string | undefined;
+  readonly layout: string;
+  readonly byteLength: number;
+  readonly hasTimes: boolean;
+  /** This snapshot is the one annotating the editors. */
+  readonly active: boolean;
+  readonly selectedDevice: number;
+  readonly devices: readonly SummaryDevice[];
+  /** Recorded files with figures that were not found on this machine. */
+  readonly unmappedFiles: readonly string[];
+}
+
+export type HostToSummary =
+  | { readonly type: 'loading'; readonly label: string }
+  | { readonly type: 'summary'; readonly model: SummaryModel }
+  | { readonly type: 'error'; readonly message: string };
+
+export type SummaryToHost =
+  | { readonly type: 'ready' }
+  | { readonly type: 'annotate' }
+  | { readonly type: 'selectDevice'; readonly device: number }
+  | { readonly type: 'openLine'; readonly file: string; readonly line: string };

@@ -1,0 +1,188 @@
+/**
+ * The snapshot summary: a read-only custom editor for `*.pickle` / `*.pkl` files (offered with
+ * priority "option": not every pickle is a memory snapshot) and a panel for snapshots without a file.
+ * It shows devices, events, the peak and where it was reached, reserved memory, OOMs and the top
+ * lines, and offers to annotate the sources with it.
+ */
+import * as vscode from 'vscode';
+import { topLines } from '../../core/analysis/summary';
+import type { LineFigures } from '../../core/analysis/lines';
+import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
+import { webviewOptions, webviewPage } from '../webviewHtml';
+import type { Annotator } from './annotator';
+import type { PathResolver } from './pathResolver';
+import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from './summaryProtocol';
+
+export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
+const TOP_LINES = 15;
+
+export interface SummaryDeps {
+  readonly extensionUri: vscode.Uri;
+  readonly store: SnapshotStore;
+  readonly annotator: Annotator;
+  readonly resolver: PathResolver;
+  readonly log: vscode.LogOutputChannel;
+  /** Opens a recorded file at a line (the `vramLens.openFrame` command). */
+  readonly openLine: (file: string, line: string) => Promise<void>;
+}
+
+/** Finds the loaded snapshot read from `uri`, if any. */
+export function snapshotForUri(store: SnapshotStore, uri: vscode.Uri): LoadedSnapshot | undefined {
+  return store.list().find((s) => s.uri?.toString() === uri.toString());
+}
+
+async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
+  const perDevice = await Promise.all(
+    snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.worker.call('lines', { device: d.device }) })),
+  );
+  const recorded = new Set<string>();
+  for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);
+  const resolved = await deps.resolver.resolve([...recorded]);
+  const line = (l: LineFigures): SummaryLine => ({
+    file: l.file,
+    line: String(l.line),
+    mapped: resolved.local.has(l.file),
+    allocCount: l.allocCount,
+    allocBytes: l.allocBytes,
+    liveAtPeakBytes: l.liveAtPeakBytes,
+    inclusiveAllocBytes: l.inclusiveAllocBytes,
+    inclusivePeakBytes: l.inclusivePeakBytes,
+    inclusiveLiveAtPeakBytes: l.inclusiveLiveAtPeakBytes,
+  });
+  return {
+    label: snapshot.label,
+    path: snapshot.uri?.scheme === 'file' ? snapshot.uri.fsPath : snapshot.uri?.toString(),
+    layout: snapshot.info.layout,
+    byteLength: snapshot.info.byteLength,
+    hasTimes: snapshot.info.hasTimes,
+    active: deps.store.active?.id === snapshot.id && deps.annotator.state !== undefined,
+    selectedDevice: snapshot.device,
+    devices: perDevice.map(({ summary: d, lines }) => ({
+      device: d.device,
+      events: d.events,
+      allocations: d.allocations,
+      peakBytes: d.peakBytes,
+      peakEventIndex: d.peakEventIndex,
+      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: resolved.local.has(d.peakLine.file) },
+      peakReservedBytes: d.peakReservedBytes,
+      finalReservedBytes: d.finalReservedBytes,
+      initialActiveBytes: d.initialActiveBytes,
+      finalActiveBytes: d.finalActiveBytes,
+      oomCount: d.oomCount,
+      linesWithFigures: d.linesWithFigures,
+      topLines: topLines({ lines }, TOP_LINES).map(line),
+    })),
+    unmappedFiles: resolved.unmapped,
+  };
+}
+
+/** One open summary (custom editor or panel): keeps the page in step with the store. */
+class SummaryView implements vscode.Disposable {
+  private snapshot: LoadedSnapshot | undefined;
+  /** This view loaded the snapshot itself: it unloads it on close unless it became the active one. */
+  private owned = false;
+  private ready = false;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly deps: SummaryDeps,
+    private readonly source: { readonly uri: vscode.Uri } | { readonly snapshot: LoadedSnapshot },
+  ) {
+    panel.webview.options = webviewOptions(deps.extensionUri);
+    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'] });
+    this.subscriptions.push(
+      panel.webview.onDidReceiveMessage((m: SummaryToHost) => void this.receive(m)),
+      deps.store.onDidChange(() => void this.post()),
+      deps.annotator.onDidChange(() => void this.post()),
+      panel.onDidDispose(() => this.dispose()),
+    );
+    if ('snapshot' in source) this.snapshot = source.snapshot;
+  }
+
+  private async receive(message: SummaryToHost): Promise<void> {
+    switch (message?.type) {
+      case 'ready':
+        this.ready = true;
+        await this.ensureLoaded();
+        await this.post();
+        break;
+      case 'annotate':
+        if (!this.snapshot) return;
+        this.deps.store.setActive(this.snapshot.id);
+        this.deps.annotator.show();
+        break;
+      case 'selectDevice':
+        if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
+        break;
+      case 'openLine':
+        if (typeof message.file === 'string' && typeof message.line === 'string') await this.deps.openLine(message.file, message.line);
+        break;
+      default:
+        this.deps.log.warn('Summary view: unknown message', message);
+    }
+  }
+
+  private async ensureLoaded(): Promise<void> {
+    if (this.snapshot && this.deps.store.get(this.snapshot.id)) return;
+    if (!('uri' in this.source)) return;
+    const uri = this.source.uri;
+    const known = snapshotForUri(this.deps.store, uri);
+    if (known) {
+      this.snapshot = known;
+      return;
+    }
+    void this.send({ type: 'loading', label: uri.path.split('/').pop() ?? uri.path });
+    try {
+      this.snapshot = await this.deps.store.load(uri, { makeActive: false });
+      this.owned = this.snapshot !== undefined;
+      if (!this.snapshot) void this.send({ type: 'error', message: 'Loading was cancelled. Reopen the file to try again.' });
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      this.deps.log.error(`Could not read ${uri.toString()}:`, e);
+      void this.send({ type: 'error', message: `This file could not be read as a PyTorch memory snapshot: ${message}` });
+    }
+  }
+
+  private async post(): Promise<void> {
+    if (!this.ready || !this.snapshot || !this.deps.store.get(this.snapshot.id)) return;
+    try {
+      await this.send({ type: 'summary', model: await buildModel(this.deps, this.snapshot) });
+    } catch (e) {
+      this.deps.log.warn('Summary view: could not build the summary:', e);
+    }
+  }
+
+  private send(message: HostToSummary): Thenable<boolean> {
+    return this.panel.webview.postMessage(message);
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    const s = this.snapshot;
+    if (this.owned && s && this.deps.store.active?.id !== s.id) void this.deps.store.remove(s.id);
+  }
+}
+
+/** The custom editor for snapshot files. */
+export class SnapshotSummaryEditorProvider implements vscode.CustomReadonlyEditorProvider {
+  constructor(private readonly deps: SummaryDeps) {}
+
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
+    new SummaryView(panel, this.deps, { uri: document.uri });
+  }
+}
+
+/** Shows the summary of a loaded snapshot: its file in the custom editor, else a panel. */
+export async function showSummary(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<void> {
+  if (snapshot.uri) {
+    await vscode.commands.executeCommand('vscode.openWith', snapshot.uri, SUMMARY_VIEW_TYPE);
+    return;
+  }
+  const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri));
+  new SummaryView(panel, deps, { snapshot });
+}

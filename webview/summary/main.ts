@@ -1,0 +1,175 @@
+/**
+ * The snapshot summary page. It holds no data of its own: it says `ready`, renders each summary the
+ * extension posts, and sends back what the user clicks. Snapshot text (paths, names) is untrusted:
+ * it only ever goes into the page through `textContent`.
+ */
+import { formatBytes, formatPercent } from '../../src/core/format';
+import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/extension/editor/summaryProtocol';
+
+interface VsCodeApi {
+  postMessage(message: SummaryToHost): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('root')!;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function fileName(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts[parts.length - 1] || path;
+}
+
+/** A `file:line` reference: a link when the file is on this machine, plain text otherwise. */
+function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
+  const label = `${fileName(file)}:${line}`;
+  if (!mapped) {
+    const span = el('span', 'unmapped', label);
+    span.title = `${file}:${line} (not found on this machine)`;
+    return span;
+  }
+  const link = el('a', 'line-link', label);
+  link.href = '#';
+  link.title = `${file}:${line}`;
+  link.addEventListener('click', (e) => {
+    e.preventDefault();
+    vscode.postMessage({ type: 'openLine', file, line });
+  });
+  return link;
+}
+
+function stat(grid: HTMLElement, name: string, value: string | HTMLElement, extra?: HTMLElement, warn = false): void {
+  const term = el('dt', undefined, name);
+  const detail = el('dd', warn ? 'warn' : undefined);
+  if (typeof value === 'string') detail.textContent = value;
+  else detail.append(value);
+  if (extra) detail.append(' ', extra);
+  grid.append(term, detail);
+}
+
+function renderDevice(d: SummaryDevice): HTMLElement {
+  const section = el('section', 'device');
+  const grid = el('dl', 'stats');
+  const when = d.peakEventIndex < 0 ? 'before the first recorded event' : `after event ${d.peakEventIndex.toLocaleString('en-US')}`;
+  const where = d.peakLine ? lineRef(d.peakLine.file, d.peakLine.line, d.peakLine.mapped) : undefined;
+  stat(grid, 'Peak allocated', `${formatBytes(d.peakBytes)} ${when}${where ? ' at' : ''}`, where);
+  stat(grid, 'Reserved', `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);
+  stat(grid, 'Allocated at start / end', `${formatBytes(d.initialActiveBytes)} / ${formatBytes(d.finalActiveBytes)}`);
+  stat(grid, 'Trace', `${d.events.toLocaleString('en-US')} events, ${d.allocations.toLocaleString('en-US')} allocations, ${d.linesWithFigures} source lines`);
+  stat(grid, 'Out of memory', d.oomCount === 0 ? 'none' : `${d.oomCount} OOM event${d.oomCount === 1 ? '' : 's'}`, undefined, d.oomCount > 0);
+  section.append(grid);
+
+  const heading = el('h2', undefined, 'Top lines');
+  section.append(heading);
+  if (d.topLines.length === 0) {
+    section.append(el('p', 'muted', 'No allocation in this snapshot came from a line of your code (only library or C++ frames, or no stacks were recorded).'));
+    return section;
+  }
+  const table = el('table', 'lines');
+  const head = el('tr');
+  for (const [title, numeric] of [
+    ['Line', false],
+    ['Live at peak', true],
+    ['Share', true],
+    ['Allocated', true],
+    ['With calls: live at peak', true],
+    ['With calls: peak', true],
+  ] as const) {
+    const th = el('th', numeric ? 'num' : undefined, title);
+    head.append(th);
+  }
+  table.append(el('thead'));
+  table.tHead!.append(head);
+  const body = el('tbody');
+  for (const l of d.topLines) body.append(lineRow(l, d.peakBytes));
+  table.append(body);
+  section.append(table);
+  return section;
+}
+
+function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
+  const row = el('tr');
+  const name = el('td');
+  name.append(lineRef(l.file, l.line, l.mapped));
+  const cell = (text: string) => el('td', 'num', text);
+  row.append(
+    name,
+    cell(l.liveAtPeakBytes > 0 ? formatBytes(l.liveAtPeakBytes) : '—'),
+    cell(l.liveAtPeakBytes > 0 ? formatPercent(l.liveAtPeakBytes, peak) : ''),
+    cell(l.allocBytes > 0 ? `${formatBytes(l.allocBytes)} (x${l.allocCount})` : '—'),
+    cell(l.inclusiveLiveAtPeakBytes > 0 ? formatBytes(l.inclusiveLiveAtPeakBytes) : '—'),
+    cell(l.inclusivePeakBytes > 0 ? formatBytes(l.inclusivePeakBytes) : '—'),
+  );
+  return row;
+}
+
+function render(model: SummaryModel): void {
+  const header = el('header');
+  header.append(el('h1', undefined, model.label));
+  const meta = [model.layout, formatBytes(model.byteLength), model.hasTimes ? 'with timestamps' : 'no timestamps'];
+  if (model.path) header.append(el('p', 'path', model.path));
+  header.append(el('p', 'muted', meta.join(' · ')));
+  const actions = el('div', 'actions');
+  const annotate = el('button', undefined, model.active ? 'Annotating Sources' : 'Annotate Sources');
+  annotate.id = 'annotate';
+  annotate.disabled = model.active;
+  annotate.title = model.active ? 'This snapshot annotates your source files' : 'Show this snapshot\'s figures on your source files';
+  annotate.addEventListener('click', () => vscode.postMessage({ type: 'annotate' }));
+  actions.append(annotate);
+  header.append(actions);
+
+  const parts: HTMLElement[] = [header];
+  if (model.devices.length === 0) {
+    parts.push(el('p', 'muted', 'This snapshot holds no segments and no trace events: nothing was recorded.'));
+  } else {
+    if (model.devices.length > 1) {
+      const tabs = el('div', 'devices');
+      tabs.setAttribute('role', 'tablist');
+      for (const d of model.devices) {
+        const tab = el('button', d.device === model.selectedDevice ? 'tab selected' : 'tab', `Device ${d.device} · ${formatBytes(d.peakBytes)}`);
+        tab.setAttribute('role', 'tab');
+        tab.setAttribute('aria-selected', String(d.device === model.selectedDevice));
+        tab.addEventListener('click', () => vscode.postMessage({ type: 'selectDevice', device: d.device }));
+        tabs.append(tab);
+      }
+      parts.push(tabs);
+    }
+    const device = model.devices.find((d) => d.device === model.selectedDevice) ?? model.devices[0];
+    parts.push(renderDevice(device));
+  }
+  if (model.unmappedFiles.length > 0) {
+    const note = el('section', 'unmapped-files');
+    note.append(el('h2', undefined, 'Not found on this machine'));
+    const list = el('ul');
+    for (const f of model.unmappedFiles.slice(0, 10)) list.append(el('li', 'path', f));
+    if (model.unmappedFiles.length > 10) list.append(el('li', 'muted', `… and ${model.unmappedFiles.length - 10} more`));
+    note.append(list);
+    parts.push(note);
+  }
+  root.replaceChildren(...parts);
+}
+
+window.addEventListener('message', (event: MessageEvent<HostToSummary>) => {
+  const message = event.data;
+  switch (message?.type) {
+    case 'loading':
+      root.replaceChildren(el('p', 'muted', `Reading ${message.label}…`));
+      break;
+    case 'summary':
+      render(message.model);
+      break;
+    case 'error':
+      root.replaceChildren(el('p', 'error', message.message));
+      break;
+    default:
+      break;
+  }
+});
+
+vscode.postMessage({ type: 'ready' });
