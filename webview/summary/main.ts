@@ -101,7 +101,7 @@ function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
   row.append(
     name,
     cell(l.liveAtPeakBytes > 0 ? formatBytes(l.liveAtPeakBytes) : '—'),
-    cell(l.liveAtPeakBytes > 0 ? formatPercent(l.liveAtPeakBytes, peak) : ''),
+    cell(l.liveAtPeakBytes <= 0 ? '' : l.liveAtPeakBytes < peak / 1000 ? '<0.1%' : formatPercent(l.liveAtPeakBytes, peak)),
     cell(l.allocBytes > 0 ? `${formatBytes(l.allocBytes)} (x${l.allocCount})` : '—'),
     cell(l.inclusiveLiveAtPeakBytes > 0 ? formatBytes(l.inclusiveLiveAtPeakBytes) : '—'),
     cell(l.inclusivePeakBytes > 0 ? formatBytes(l.inclusivePeakBytes) : '—'),

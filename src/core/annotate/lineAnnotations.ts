@@ -76,29 +76,33 @@ export function heatBucket(f: LineFigures, peakBytes: number): number {
 
 /** The inline text, e.g. `+2.0 GiB (x3) · peak 7.9 GiB · 1.2 GiB live at peak`; empty when nothing applies. */
 export function inlineText(f: LineFigures, peakBytes: number, figures: readonly InlineFigure[]): string {
-  const parts: string[] = [];
-  for (const figure of INLINE_FIGURES) {
-    if (!figures.includes(figure)) continue;
-    switch (figure) {
-      case 'allocated':
-        if (f.allocBytes > 0) parts.push(f.allocCount > 1 ? `+${formatBytes(f.allocBytes)} (x${f.allocCount})` : `+${formatBytes(f.allocBytes)}`);
-        else if (f.inclusiveAllocBytes > 0) parts.push(`+${formatBytes(f.inclusiveAllocBytes)} in calls`);
-        break;
-      case 'peak':
-        if (f.inclusivePeakBytes > 0) parts.push(`peak ${formatBytes(f.inclusivePeakBytes)}`);
-        break;
-      case 'liveAtPeak':
-        if (f.inclusiveLiveAtPeakBytes > 0) parts.push(`${formatBytes(f.inclusiveLiveAtPeakBytes)} live at peak`);
-        break;
-      case 'share':
-        if (f.inclusiveLiveAtPeakBytes > 0) parts.push(`${formatPercent(f.inclusiveLiveAtPeakBytes, peakBytes)} of peak`);
-        break;
-      case 'freed':
-        if (f.freedBytes > 0) parts.push(`-${formatBytes(f.freedBytes)} freed`);
-        break;
+  return textBuilder(figures)(f, peakBytes);
+}
+
+type TextBuilder = (f: LineFigures, peakBytes: number) => string;
+
+/** The inline text function for one choice of figures (the choice is looked at once, not per line). */
+function textBuilder(figures: readonly InlineFigure[]): TextBuilder {
+  const allocated = figures.includes('allocated');
+  const peak = figures.includes('peak');
+  const live = figures.includes('liveAtPeak');
+  const share = figures.includes('share');
+  const freed = figures.includes('freed');
+  return (f, peakBytes) => {
+    let text = '';
+    const add = (part: string) => {
+      text = text === '' ? part : `${text} · ${part}`;
+    };
+    if (allocated) {
+      if (f.allocBytes > 0) add(f.allocCount > 1 ? `+${formatBytes(f.allocBytes)} (x${f.allocCount})` : `+${formatBytes(f.allocBytes)}`);
+      else if (f.inclusiveAllocBytes > 0) add(`+${formatBytes(f.inclusiveAllocBytes)} in calls`);
     }
-  }
-  return parts.join(' · ');
+    if (peak && f.inclusivePeakBytes > 0) add(`peak ${formatBytes(f.inclusivePeakBytes)}`);
+    if (live && f.inclusiveLiveAtPeakBytes > 0) add(`${formatBytes(f.inclusiveLiveAtPeakBytes)} live at peak`);
+    if (share && f.inclusiveLiveAtPeakBytes > 0) add(`${formatPercent(f.inclusiveLiveAtPeakBytes, peakBytes)} of peak`);
+    if (freed && f.freedBytes > 0) add(`-${formatBytes(f.freedBytes)} freed`);
+    return text;
+  };
 }
 
 const IDENTITY: Placement = (line) => ({ line, stale: false });
@@ -115,7 +119,9 @@ export function buildFileAnnotations(
   placement: Placement = IDENTITY,
 ): FileAnnotations {
   const minimum = options.thresholdFraction * peakBytes;
-  const byLine = new Map<number, LineAnnotation>();
+  const text = textBuilder(options.figures);
+  // Indexed by document line: placing is also sorting.
+  const byLine: (LineAnnotation | undefined)[] = [];
   for (const f of figures) {
     if (typeof f.line !== 'number' || f.line < 1) continue;
     const weight = lineWeight(f);
@@ -123,36 +129,53 @@ export function buildFileAnnotations(
     const originalLine = f.line - 1;
     const placed = placement(originalLine);
     if (!placed || placed.line < 0 || placed.line >= lineCount) continue;
-    const existing = byLine.get(placed.line);
+    const existing = byLine[placed.line];
     // Two recorded paths can map to one file: the heavier line wins.
     if (existing && lineWeight(existing.figures) >= weight) continue;
-    const text = inlineText(f, peakBytes, options.figures);
-    byLine.set(placed.line, {
+    const inline = text(f, peakBytes);
+    byLine[placed.line] = {
       line: placed.line,
       originalLine,
       bucket: heatBucket(f, peakBytes),
-      text: placed.stale && text !== '' ? `${text} (stale)` : text,
+      text: placed.stale && inline !== '' ? `${inline} (stale)` : inline,
       stale: placed.stale,
       overview: false,
       figures: f,
-    });
+    };
   }
 
-  const lines = [...byLine.values()].sort((x, y) => x.line - y.line);
-  const heaviest = new Set(
-    [...lines]
-      .sort((x, y) => y.figures.inclusiveLiveAtPeakBytes - x.figures.inclusiveLiveAtPeakBytes || lineWeight(y.figures) - lineWeight(x.figures))
-      .slice(0, Math.max(0, options.overviewLines))
-      .map((l) => l.line),
-  );
+  const lines: LineAnnotation[] = [];
+  for (const l of byLine) if (l) lines.push(l);
+  const heaviest = heaviestLines(lines, options.overviewLines);
   const byBucket: LineAnnotation[][] = Array.from({ length: HEAT_BUCKETS }, () => []);
   const stale: LineAnnotation[] = [];
-  const all: LineAnnotation[] = [];
-  for (const l of lines) {
-    const annotation = heaviest.has(l.line) ? { ...l, overview: true } : l;
-    all.push(annotation);
-    if (annotation.stale) stale.push(annotation);
-    else byBucket[annotation.bucket].push(annotation);
+  const overview: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let l = lines[i];
+    if (heaviest.has(l)) {
+      l = lines[i] = { ...l, overview: true };
+      overview.push(l.line);
+    }
+    if (l.stale) stale.push(l);
+    else byBucket[l.bucket].push(l);
   }
-  return { lines: all, byBucket, stale, overview: all.filter((l) => l.overview).map((l) => l.line) };
+  return { lines, byBucket, stale, overview };
+}
+
+/** Ranks by memory held at the peak, then by weight: the `count` heaviest, without sorting them all. */
+function heaviestLines(lines: readonly LineAnnotation[], count: number): Set<LineAnnotation> {
+  const heavier = (a: LineAnnotation, b: LineAnnotation) =>
+    a.figures.inclusiveLiveAtPeakBytes - b.figures.inclusiveLiveAtPeakBytes || lineWeight(a.figures) - lineWeight(b.figures);
+  const top: LineAnnotation[] = [];
+  if (count <= 0) return new Set();
+  for (const l of lines) {
+    if (top.length === count && heavier(l, top[top.length - 1]) <= 0) continue;
+    let i = Math.min(top.length, count - 1);
+    top[i] = l;
+    while (i > 0 && heavier(top[i], top[i - 1]) > 0) {
+      [top[i], top[i - 1]] = [top[i - 1], top[i]];
+      i--;
+    }
+  }
+  return new Set(top);
 }

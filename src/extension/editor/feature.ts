@@ -64,13 +64,14 @@ export function registerEditor(services: Services): EditorApi {
     vscode.commands.registerCommand(Commands.forgetPathMappings, () => resolver.forgetMappings()),
   );
 
-  // The timeline view registers `showLineInTimeline` when it is there; until then hover links open the summary.
-  void vscode.commands.getCommands(true).then((ids) => {
-    if (ids.includes(Commands.showLineInTimeline)) return;
+  // The timeline view registers `showLineInTimeline` (features run before this); without it, hover links open the summary.
+  try {
     context.subscriptions.push(
       vscode.commands.registerCommand(Commands.showLineInTimeline, (args?: ShowLineInTimelineArgs) => showLineInTimelineFallback(summaryDeps, args)),
     );
-  });
+  } catch {
+    log.info('Show Line in Timeline is handled by the timeline view.');
+  }
 
   return { annotator, resolver, openSnapshot: (target) => openSnapshot(deps, target) };
 }

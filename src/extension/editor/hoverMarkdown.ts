@@ -89,6 +89,19 @@ export function hoverMarkdown(input: HoverInput): string {
   if (f.freedBytes > 0) out.push(`| freed | ${formatBytes(f.freedBytes)} | |`);
 
   if (detail) {
+    if (detail.largest) {
+      const args: ShowLineInTimelineArgs = {
+        snapshotId: input.snapshotId,
+        device: input.device,
+        file: f.file,
+        line: Number(f.line),
+        allocEvent: detail.largest.allocEvent,
+        record: detail.largest.record,
+      };
+      const what = detail.largest.self ? 'its largest allocation' : 'the largest allocation made through it';
+      out.push('');
+      out.push(`[Show ${what} (${formatBytes(detail.largest.bytes)}) in the timeline](${commandUri(Commands.showLineInTimeline, args)})`);
+    }
     if (detail.allocationCount > 0) {
       out.push('');
       out.push(`**Allocations**, largest first: ${sizesList(detail.allocationSizes, detail.allocationCount)}`);
@@ -128,19 +141,6 @@ export function hoverMarkdown(input: HoverInput): string {
         const allocations = stack.count === 1 ? '1 allocation' : `${stack.count} allocations`;
         out.push(`${i + 1}. ${formatBytes(stack.bytes)} in ${allocations}: ${parts.join(' ← ')}`);
       });
-    }
-    if (detail.largest) {
-      const args: ShowLineInTimelineArgs = {
-        snapshotId: input.snapshotId,
-        device: input.device,
-        file: f.file,
-        line: Number(f.line),
-        allocEvent: detail.largest.allocEvent,
-        record: detail.largest.record,
-      };
-      const what = detail.largest.self ? 'its largest allocation' : 'the largest allocation made through it';
-      out.push('');
-      out.push(`[Show ${what} (${formatBytes(detail.largest.bytes)}) in the timeline](${commandUri(Commands.showLineInTimeline, args)})`);
     }
   }
   return out.join('\n');

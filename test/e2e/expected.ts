@@ -1,0 +1,54 @@
+/**
+ * Expected figures for the end-to-end tests, from the Python oracle (test/reference/spec_reference.py,
+ * written from the spec alone) and a byte formatter written here, apart from the extension's.
+ */
+import { referenceAnalysis } from '../helpers/corpus';
+
+export interface OracleLine {
+  readonly file: string;
+  readonly line: number;
+  readonly allocCount: number;
+  readonly allocBytes: number;
+  readonly freedBytes: number;
+  readonly peakBytes: number;
+  readonly liveAtPeakBytes: number;
+  readonly inclusiveAllocBytes: number;
+  readonly inclusivePeakBytes: number;
+  readonly inclusiveLiveAtPeakBytes: number;
+}
+
+export interface OracleDevice {
+  readonly device: number;
+  readonly peakBytes: number;
+  readonly lines: readonly OracleLine[];
+}
+
+/** The oracle's reading of one snapshot file. */
+export function oracle(file: string): readonly OracleDevice[] {
+  const all = referenceAnalysis([file]) as Record<string, { devices: OracleDevice[] }>;
+  return all[file].devices;
+}
+
+/** The oracle's figures of `line` in the recorded file ending with `suffix`. */
+export function oracleLine(device: OracleDevice, suffix: string, line: number): OracleLine {
+  const found = device.lines.find((l) => l.file.endsWith(suffix) && l.line === line);
+  if (!found) throw new Error(`the oracle has no figures for ${suffix}:${line}`);
+  return found;
+}
+
+/** Bytes in binary units with one decimal (`2.5 GiB`, `512.0 MiB`), as the issue writes them. */
+export function binary(bytes: number): string {
+  const units: [number, string][] = [
+    [2 ** 40, 'TiB'],
+    [2 ** 30, 'GiB'],
+    [2 ** 20, 'MiB'],
+    [2 ** 10, 'KiB'],
+  ];
+  for (const [size, unit] of units) if (bytes >= size) return `${(bytes / size).toFixed(1)} ${unit}`;
+  return `${bytes} B`;
+}
+
+/** The issue's inline text of a line that allocates itself: `+2.0 GiB (x3) · peak 7.9 GiB · 1.2 GiB live at peak`. */
+export function expectedInline(l: OracleLine): string {
+  return `+${binary(l.allocBytes)} (x${l.allocCount}) · peak ${binary(l.inclusivePeakBytes)} · ${binary(l.inclusiveLiveAtPeakBytes)} live at peak`;
+}

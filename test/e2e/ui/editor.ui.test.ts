@@ -1,0 +1,179 @@
+/**
+ * What a user sees, in the real VS Code workbench (code-server) driven through Chromium: open a
+ * corpus snapshot from the command palette, open the source file it recorded, and read the heat
+ * marks, inline figures, hover, code lens, status bar and summary off the page. Screenshots go to
+ * test-results/.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { CodeServer } from '../codeServer';
+import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer } from '../codeServer';
+import type { OracleDevice } from '../expected';
+import { binary, expectedInline, oracle, oracleLine } from '../expected';
+
+const SNAPSHOT = path.basename(fixtureSnapshot);
+/** The default dark theme colour of the hottest heat step (package.json contributes.colors vramLens.heat9). */
+const HOTTEST_DARK = 'rgb(242, 44, 23)';
+
+/** Runs a command from the palette (F1), retrying while the extension host is still starting. */
+async function runCommand(page: Page, title: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input.input');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${title}`);
+    try {
+      await row.waitFor({ timeout: 2_000 });
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1_000);
+    }
+  }
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * Generated `::after` content of the editor's text spans: where decoration text lives. (Strings of
+ * code run in the page, which the Node-side compiler has no DOM types for.)
+ */
+async function afterTexts(page: Page): Promise<string[]> {
+  const contents = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('.view-lines span')].map((span) => getComputedStyle(span, '::after').content)`,
+  );
+  return contents.filter((c) => c !== '' && c !== 'none' && c !== 'normal').map((c) => (c.startsWith('"') ? (JSON.parse(c) as string) : c));
+}
+
+/** Left-border colours of the whole-line decorations drawn 3px wide (the heat marks). */
+function heatMarkColours(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(
+    `[...document.querySelectorAll('.view-overlays > div > div')].map((d) => getComputedStyle(d)).filter((s) => s.borderLeftWidth === '3px').map((s) => s.borderLeftColor)`,
+  );
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 180_000 }, () => {
+  let server: CodeServer;
+  let browser: Browser;
+  let page: Page;
+  let device: OracleDevice;
+  const workbenchLog: string[] = [];
+
+  before(async () => {
+    mkdirSync(resultsDir, { recursive: true });
+    [device] = oracle(fixtureSnapshot);
+    server = await startCodeServer({ VRAM_LENS_CORPUS: corpusDir });
+    const workspace = copyFixtureWorkspace(server.tempDir);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+    await page.exposeFunction('codeAutomationLog', (...args: unknown[]) => workbenchLog.push(JSON.stringify(args)));
+    await page.goto(server.url(workspace, [['extensionDevelopmentPath', server.remote(repoRoot)]]));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar').waitFor();
+  });
+
+  after(async () => {
+    if (page) await page.screenshot({ path: path.join(resultsDir, 'ui-last.png') }).catch(() => undefined);
+    writeFileSync(path.join(resultsDir, 'ui-workbench.log'), workbenchLog.join('\n'));
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('opens a snapshot from the command palette through the file dialog', async () => {
+    await runCommand(page, 'VRAM Lens: Open Snapshot...');
+    // The workbench's own file dialog (a quick input holding a path): type the snapshot's path.
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open a PyTorch memory snapshot' }).waitFor();
+    const input = page.locator('.quick-input-widget input.input');
+    // Wait for the dialog to fill in its starting folder before replacing it.
+    await eventually('the file dialog\'s starting folder', async () => ((await input.inputValue()).startsWith('/') ? true : undefined));
+    await input.fill(fixtureSnapshot);
+    // The dialog checks what was typed before it accepts it.
+    await page.waitForTimeout(1_000);
+    await page.keyboard.press('Enter');
+    const status = page.locator('.statusbar-item', { hasText: 'peak · cuda:0' });
+    await status.waitFor({ timeout: 60_000 });
+    assert.equal((await status.innerText()).trim(), `${binary(device.peakBytes)} peak · cuda:0`);
+  });
+
+  it('shows heat marks and the inline figures on the recorded lines of the source file', async () => {
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input.input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('cs336_basics/model.py');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'model.py' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'model.py' }).waitFor();
+    // Bring line 39 to the middle of the editor.
+    await page.keyboard.press('Control+G');
+    await input.waitFor({ state: 'visible' });
+    await page.keyboard.type('39');
+    await page.keyboard.press('Enter');
+
+    const expected = expectedInline(oracleLine(device, 'cs336_basics/model.py', 39));
+    const texts = await eventually('the inline figures of line 39', async () => {
+      const t = await afterTexts(page);
+      return t.includes(expected) ? t : undefined;
+    });
+    assert.ok(texts.includes(expected), `line 39 reads "${expected}"`);
+    // Lines 36-38 have no figures of their own: no other text than line 39's near it, and none for line 524.
+    assert.ok(!texts.some((t) => t.startsWith('+96.0 MiB')), 'line 524 (under 1% of the peak) shows nothing');
+
+    const heat = await heatMarkColours(page);
+    assert.ok(heat.length > 0, 'heat marks are drawn at the left edge of annotated lines');
+    assert.ok(heat.includes(HOTTEST_DARK), `the hottest step's colour is used: ${heat.join(', ')}`);
+
+    const lens = page.locator('.contentWidgets .codelens-decoration', { hasText: 'VRAM peak' }).first();
+    await lens.waitFor({ timeout: 20_000 });
+    const l39 = oracleLine(device, 'cs336_basics/model.py', 39);
+    const share = Math.round((100 * l39.inclusiveLiveAtPeakBytes) / device.peakBytes);
+    const lensTexts = await page.locator('.contentWidgets .codelens-decoration').allInnerTexts();
+    assert.ok(
+      lensTexts.some((t) => t.includes(`VRAM peak ${binary(l39.inclusivePeakBytes)} · ${binary(l39.inclusiveLiveAtPeakBytes)} live at peak (${share}%)`) && t.includes('Clear')),
+      `the Linear.forward lens: ${lensTexts.join(' | ')}`,
+    );
+    await page.screenshot({ path: path.join(resultsDir, 'editor-annotations.png') });
+  });
+
+  it('hovering an annotated line explains it', async () => {
+    const line = page.locator('.view-line', { hasText: 'return x @ self.weight.T' }).first();
+    const box = await line.boundingBox();
+    assert.ok(box, 'line 39 is on screen');
+    await page.mouse.move(box.x + 60, box.y + box.height / 2);
+    const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'VRAM Lens' }).first();
+    await hover.waitFor({ timeout: 20_000 });
+    const text = await hover.innerText();
+    const l39 = oracleLine(device, 'cs336_basics/model.py', 39);
+    assert.ok(text.includes(`${binary(l39.allocBytes)} in ${l39.allocCount} allocations`), text);
+    assert.ok(text.includes('Call stacks through this line'), text);
+    assert.ok(text.includes('in the timeline'), text);
+    await page.screenshot({ path: path.join(resultsDir, 'editor-hover.png') });
+    await page.mouse.move(5, 5);
+  });
+
+  it('shows the snapshot summary with the peak and where it was reached', async () => {
+    await runCommand(page, 'VRAM Lens: Show Snapshot Summary');
+    const frame = page.locator('iframe.webview.ready').last().contentFrame().locator('#active-frame').contentFrame();
+    await frame.locator('h1', { hasText: SNAPSHOT }).waitFor({ timeout: 30_000 });
+    const stats = await frame.locator('dl.stats').innerText();
+    assert.ok(stats.includes(binary(device.peakBytes)), stats);
+    assert.equal(await frame.locator('#annotate').innerText(), 'Annotating Sources');
+    const rows = await frame.locator('table.lines tbody tr').count();
+    assert.ok(rows > 0, 'the top lines are listed');
+    await page.screenshot({ path: path.join(resultsDir, 'summary.png') });
+  });
+});
