@@ -431,7 +431,16 @@ def _exit_code(exc):
     return 1
 
 
+def _cancel_before_start(signum, frame):
+    """Cancel while torch is still importing (which can take seconds): nothing ran, nothing to dump."""
+    sys.stderr.write("VRAM Lens: cancelled before the program started.\n")
+    os._exit(EXIT_CANCELLED)
+
+
 def main(argv):
+    signal.signal(signal.SIGINT, _cancel_before_start)
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, _cancel_before_start)
     options = _parse(argv)
     channel = _Channel(options.channel)
     torch, record = _preflight(channel)
