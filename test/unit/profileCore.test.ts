@@ -17,6 +17,7 @@ import {
 } from '../../src/core/profile/configuration';
 import { addRun, newRunId, partitionByAge, readRuns } from '../../src/core/profile/history';
 import type { RunRecord } from '../../src/core/profile/history';
+import { lensLine } from '../../src/core/profile/lens';
 import { LiveMemory, describeLive } from '../../src/core/profile/live';
 import { classifyOutcome } from '../../src/core/profile/outcome';
 import type { ProcessEnding } from '../../src/core/profile/outcome';
@@ -256,5 +257,18 @@ describe('run history', () => {
 
   it('makes sortable ids', () => {
     assert.equal(newRunId(new Date(2025, 0, 2, 3, 4, 5), () => 0.5), '20250102-030405-8000');
+  });
+});
+
+describe('profile code lens placement', () => {
+  const script = 'import os\nimport torch\n\n\ndef main():\n    pass\n\n\nif __name__ == "__main__":\n    main()\n';
+  it('sits on the main guard of files that import torch, or on the first line, or nowhere', () => {
+    assert.equal(lensLine(script, 'mainGuard'), 8);
+    assert.equal(lensLine(script.replace('"__main__"', "'__main__'"), 'mainGuard'), 8);
+    assert.equal(lensLine(script, 'fileTop'), 0);
+    assert.equal(lensLine(script, 'off'), undefined);
+    assert.equal(lensLine(script.replace('import torch', 'import numpy'), 'mainGuard'), undefined, 'no torch, no lens');
+    assert.equal(lensLine('from torch import nn\nx = 1\n', 'mainGuard'), undefined, 'no main guard');
+    assert.equal(lensLine('import torch\n    if __name__ == "__main__":\n', 'mainGuard'), undefined, 'an indented guard is not the module one');
   });
 });

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
 import type { ProfileCommand, StackMode } from '../../core/profile/command';
-import { buildProfileCommand } from '../../core/profile/command';
+import { buildProfileCommand, rankSnapshotPath } from '../../core/profile/command';
 import type { ProfileConfiguration } from '../../core/profile/configuration';
 import { describeTarget } from '../../core/profile/configuration';
 import type { RunRecord, RunSnapshotFile } from '../../core/profile/history';
@@ -199,7 +199,7 @@ export class Profiler implements vscode.Disposable {
 
     const outcome = classifyOutcome(result);
     this.output.appendLine(`■ ${effective.name} ${outcome.headline}${exitText(result)} after ${(result.durationMs / 1000).toFixed(1)} s`);
-    const snapshots = snapshotFiles(result, path.join(folder, 'snapshot.pickle'));
+    const snapshots = snapshotFiles(result, path.join(folder, 'snapshot.pickle'), effective.nprocPerNode ?? 1);
     let run: RunRecord = {
       id,
       startedAt,
@@ -305,14 +305,20 @@ export class Profiler implements vscode.Disposable {
   }
 }
 
-/** The snapshot files a run left: what the bootstrap reported writing, else the expected file if present. */
-function snapshotFiles(result: RunResult, expected: string): RunSnapshotFile[] {
+/**
+ * The snapshot files a run left: what the bootstrap reported writing, else (the channel was lost) the
+ * files it would have written, where present: one per rank for a torchrun job.
+ */
+function snapshotFiles(result: RunResult, expected: string, ranks: number): RunSnapshotFile[] {
   const byPath = new Map<string, RunSnapshotFile>();
   for (const r of result.records) {
     if (r.type !== 'dumped' || !existsSync(r.path)) continue;
     byPath.set(r.path, { path: r.path, bytes: statSync(r.path).size, rank: r.rank });
   }
-  if (byPath.size === 0 && existsSync(expected)) byPath.set(expected, { path: expected, bytes: statSync(expected).size });
+  if (byPath.size === 0) {
+    const candidates = ranks > 1 ? Array.from({ length: ranks }, (_, rank) => ({ path: rankSnapshotPath(expected, rank), rank })) : [{ path: expected }];
+    for (const c of candidates) if (existsSync(c.path)) byPath.set(c.path, { ...c, bytes: statSync(c.path).size });
+  }
   return [...byPath.values()].sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0));
 }
 
