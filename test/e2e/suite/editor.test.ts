@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
+import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
 import type { OracleDevice } from '../expected';
@@ -42,30 +42,30 @@ function hoverText(hovers: vscode.Hover[]): string {
     .join('\n');
 }
 
-suite('editor annotations in VS Code', () => {
+describe('editor annotations in VS Code', () => {
   let api: ExtensionApi;
   let device: OracleDevice;
   const model = 'cs336-basics/cs336_basics/model.py';
 
-  suiteSetup(async () => {
+  before(async () => {
     const extension = vscode.extensions.getExtension<ExtensionApi>(EXTENSION_ID);
     assert.ok(extension, `${EXTENSION_ID} is installed in the extension host`);
     api = await extension.activate();
     [device] = oracle(corpusFile(SNAPSHOT));
   });
 
-  suiteTeardown(async () => {
+  after(async () => {
     for (const key of ['inline.figures', 'annotations.thresholdPercent']) await setting(key, undefined);
   });
 
-  test('contributes its commands', async () => {
+  it('contributes its commands', async () => {
     const commands = await vscode.commands.getCommands(true);
     for (const id of ['openSnapshot', 'switchSnapshot', 'clearAnnotations', 'closeSnapshot', 'showSummary', 'showLineInTimeline', 'openFrame']) {
       assert.ok(commands.includes(`vramLens.${id}`), `vramLens.${id} is registered`);
     }
   });
 
-  test('Open Snapshot with a path loads it, makes it active and maps every recorded file into the workspace', async () => {
+  it('Open Snapshot with a path loads it, makes it active and maps every recorded file into the workspace', async () => {
     const loaded = await vscode.commands.executeCommand<{ id: string; label: string } | undefined>('vramLens.openSnapshot', corpusFile(SNAPSHOT));
     assert.ok(loaded, 'the command returns the loaded snapshot');
     assert.equal(loaded.label, SNAPSHOT);
@@ -89,7 +89,7 @@ suite('editor annotations in VS Code', () => {
     );
   });
 
-  test('a visible source file shows the oracle\'s figures on the recorded lines, quiet lines hidden', async () => {
+  it('a visible source file shows the oracle\'s figures on the recorded lines, quiet lines hidden', async () => {
     const editor = await openSource(model);
     await api.editor.annotator.settled();
     const annotations = api.editor.annotator.annotationsFor(editor.document);
@@ -111,7 +111,7 @@ suite('editor annotations in VS Code', () => {
     );
   });
 
-  test('the hover gives self and inclusive figures, allocation sizes, stacks with frame links, and a timeline link', async () => {
+  it('the hover gives self and inclusive figures, allocation sizes, stacks with frame links, and a timeline link', async () => {
     const editor = await openSource(model);
     await api.editor.annotator.settled();
     const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, new vscode.Position(38, 12));
@@ -126,7 +126,7 @@ suite('editor annotations in VS Code', () => {
     assert.match(text, /command:vramLens\.showLineInTimeline\?/);
   });
 
-  test('code lenses sit on the functions that allocate, with the function\'s peak and live share', async () => {
+  it('code lenses sit on the functions that allocate, with the function\'s peak and live share', async () => {
     const editor = await openSource(model);
     await api.editor.annotator.settled();
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri, 10);
@@ -146,7 +146,7 @@ suite('editor annotations in VS Code', () => {
     );
   });
 
-  test('edits move annotations with their lines and mark changed lines stale', async () => {
+  it('edits move annotations with their lines and mark changed lines stale', async () => {
     const editor = await openSource(model);
     await api.editor.annotator.settled();
     const before = api.editor.annotator.annotationsFor(editor.document)!.lines.find((l) => l.line === 38)!;
@@ -174,7 +174,7 @@ suite('editor annotations in VS Code', () => {
     );
   });
 
-  test('settings choose the figures and the threshold', async () => {
+  it('settings choose the figures and the threshold', async () => {
     const editor = await openSource(model);
     await setting('inline.figures', ['allocated']);
     await setting('annotations.thresholdPercent', 0);
@@ -191,7 +191,7 @@ suite('editor annotations in VS Code', () => {
     await api.editor.annotator.settled();
   });
 
-  test('Clear Annotations removes them; switching back shows them again', async () => {
+  it('Clear Annotations removes them; switching back shows them again', async () => {
     const editor = await openSource(model);
     await vscode.commands.executeCommand('vramLens.clearAnnotations');
     await api.editor.annotator.settled();
@@ -204,7 +204,7 @@ suite('editor annotations in VS Code', () => {
     assert.equal(api.services.store.list().length, 1);
   });
 
-  test('a second snapshot becomes active; its unmapped files stay unannotated; closing it falls back to none', async () => {
+  it('a second snapshot becomes active; its unmapped files stay unannotated; closing it falls back to none', async () => {
     const first = api.services.store.active!;
     const second = await api.editor.openSnapshot(corpusFile('silmont2000-cs336-small.pickle'));
     assert.ok(second);
@@ -218,7 +218,7 @@ suite('editor annotations in VS Code', () => {
     assert.ok(api.editor.annotator.annotationsFor(editor.document));
   });
 
-  test('a remembered root mapping sends a recorded folder to a chosen local folder', async () => {
+  it('a remembered root mapping sends a recorded folder to a chosen local folder', async () => {
     // Map the snapshot's recorded project root to a folder where only nn_utils.py exists under another name tree.
     const root = workspaceRoot();
     await api.editor.resolver.addMapping({ from: '/home/lin/cs336/assignment2-systems/cs336-basics', to: path.join(root, 'elsewhere') });
@@ -228,7 +228,7 @@ suite('editor annotations in VS Code', () => {
     await api.editor.annotator.settled();
   });
 
-  test('the snapshot file opens in the summary editor', async () => {
+  it('the snapshot file opens in the summary editor', async () => {
     await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(corpusFile(SNAPSHOT)), 'vramLens.snapshotSummary');
     const tab = vscode.window.tabGroups.all
       .flatMap((g) => g.tabs)
