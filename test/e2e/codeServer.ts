@@ -4,7 +4,7 @@
  * playwright-core. Shared by the in-host suite runner and the UI tests.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
@@ -97,8 +97,14 @@ export interface CodeServer {
   stop(): Promise<void>;
 }
 
-/** Starts code-server with `env` added to its (and so the extension host's) environment. */
-export async function startCodeServer(env: Record<string, string> = {}): Promise<CodeServer> {
+/** The VSIX to install instead of loading the extension from this folder (`VRAM_LENS_VSIX`, e.g. from `npm run package`). */
+export const vsixUnderTest = process.env.VRAM_LENS_VSIX ? path.resolve(process.env.VRAM_LENS_VSIX) : undefined;
+
+/**
+ * Starts code-server with `env` added to its (and so the extension host's) environment; with `vsix`,
+ * that package is installed into the fresh profile first, as a user would install it.
+ */
+export async function startCodeServer(env: Record<string, string> = {}, vsix?: string): Promise<CodeServer> {
   const problem = missingPrerequisite();
   if (problem) throw new Error(problem);
   const tempDir = mkdtempSync(path.join(os.tmpdir(), 'vram-lens-e2e-'));
@@ -128,16 +134,20 @@ export async function startCodeServer(env: Record<string, string> = {}): Promise
     '--vscode-option',
     'enable-smoke-test-driver',
   ];
-  const server = spawn(node24, args, {
-    env: {
-      ...process.env,
-      XDG_CONFIG_HOME: path.join(tempDir, 'xdg-config'),
-      XDG_DATA_HOME: path.join(tempDir, 'xdg-data'),
-      XDG_CACHE_HOME: path.join(tempDir, 'xdg-cache'),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const serverEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(tempDir, 'xdg-config'),
+    XDG_DATA_HOME: path.join(tempDir, 'xdg-data'),
+    XDG_CACHE_HOME: path.join(tempDir, 'xdg-cache'),
+    // Python run by the tests (profiling fixtures) must not leave bytecode caches in the repository.
+    PYTHONDONTWRITEBYTECODE: '1',
+    ...env,
+  };
+  if (vsix) {
+    const profile = ['--user-data-dir', userData, '--extensions-dir', path.join(tempDir, 'extensions')];
+    execFileSync(node24, [codeServerEntry, ...profile, '--install-extension', vsix], { env: serverEnv, stdio: 'pipe', timeout: 120_000 });
+  }
+  const server = spawn(node24, args, { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const log: string[] = [];
   server.stdout?.on('data', (d: Buffer) => log.push(d.toString()));
   server.stderr?.on('data', (d: Buffer) => log.push(d.toString()));

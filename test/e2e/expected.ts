@@ -48,7 +48,15 @@ export function binary(bytes: number): string {
   return `${bytes} B`;
 }
 
-/** The issue's inline text of a line that allocates itself: `+2.0 GiB (x3) · peak 7.9 GiB · 1.2 GiB live at peak`. */
+/**
+ * The issue's inline text with the default figures: `+2.0 GiB (x3) · peak 7.9 GiB · 1.2 GiB live at peak`;
+ * a line that allocates only through its calls reads `+5.0 GiB in calls`; zero figures are left out.
+ */
 export function expectedInline(l: OracleLine): string {
-  return `+${binary(l.allocBytes)} (x${l.allocCount}) · peak ${binary(l.inclusivePeakBytes)} · ${binary(l.inclusiveLiveAtPeakBytes)} live at peak`;
+  const parts: string[] = [];
+  if (l.allocBytes > 0) parts.push(l.allocCount > 1 ? `+${binary(l.allocBytes)} (x${l.allocCount})` : `+${binary(l.allocBytes)}`);
+  else if (l.inclusiveAllocBytes > 0) parts.push(`+${binary(l.inclusiveAllocBytes)} in calls`);
+  if (l.inclusivePeakBytes > 0) parts.push(`peak ${binary(l.inclusivePeakBytes)}`);
+  if (l.inclusiveLiveAtPeakBytes > 0) parts.push(`${binary(l.inclusiveLiveAtPeakBytes)} live at peak`);
+  return parts.join(' · ');
 }

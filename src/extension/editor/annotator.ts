@@ -94,6 +94,11 @@ export class Annotator implements vscode.Disposable {
     return this.hidden ? undefined : this.current;
   }
 
+  /** The user cleared the annotations (Clear Annotations) and has not shown them again. */
+  get isHidden(): boolean {
+    return this.hidden;
+  }
+
   get editorSettings(): EditorSettings {
     return this.settings;
   }

@@ -49,7 +49,7 @@ export class AnnotationHoverProvider implements vscode.HoverProvider {
     let pending = this.details.get(key);
     if (!pending) {
       const maxStacks = this.annotator.editorSettings.hoverStacks;
-      pending = state.snapshot.worker.call('lineDetail', { device: state.device, file, line, maxSizes: 8, maxStacks }).catch((e: unknown) => {
+      pending = state.snapshot.worker.call('lineDetail', { device: state.device, file, line, maxSizes: 6, maxStacks }).catch((e: unknown) => {
         this.log.warn(`No details for ${file}:${String(line)}:`, e);
         return undefined;
       });

@@ -102,14 +102,6 @@ export function hoverMarkdown(input: HoverInput): string {
       out.push('');
       out.push(`[Show ${what} (${formatBytes(detail.largest.bytes)}) in the timeline](${commandUri(Commands.showLineInTimeline, args)})`);
     }
-    if (detail.allocationCount > 0) {
-      out.push('');
-      out.push(`**Allocations**, largest first: ${sizesList(detail.allocationSizes, detail.allocationCount)}`);
-    }
-    if (detail.liveBlockCount > 0) {
-      out.push('');
-      out.push(`**Held at the peak**: ${sizesList(detail.liveBlockSizes, detail.liveBlockCount)}`);
-    }
     if (detail.stacks.length > 0) {
       out.push('');
       const of = detail.stackCount > detail.stacks.length ? ` (top ${detail.stacks.length} of ${detail.stackCount})` : '';
@@ -141,6 +133,14 @@ export function hoverMarkdown(input: HoverInput): string {
         const allocations = stack.count === 1 ? '1 allocation' : `${stack.count} allocations`;
         out.push(`${i + 1}. ${formatBytes(stack.bytes)} in ${allocations}: ${parts.join(' ← ')}`);
       });
+    }
+    if (detail.allocationCount > 0) {
+      out.push('');
+      out.push(`**Allocations**, largest first: ${sizesList(detail.allocationSizes, detail.allocationCount)}`);
+    }
+    if (detail.liveBlockCount > 0) {
+      out.push('');
+      out.push(`**Held at the peak**: ${sizesList(detail.liveBlockSizes, detail.liveBlockCount)}`);
     }
   }
   return out.join('\n');

@@ -34,8 +34,8 @@ export class SnapshotStatusBar implements vscode.Disposable {
       return;
     }
     const device = active.info.devices.find((d) => d.device === active.device);
-    const shown = this.annotator.state !== undefined;
-    this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · cuda:${active.device}${shown ? '' : ' (hidden)'}`;
+    const hidden = this.annotator.isHidden;
+    this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · cuda:${active.device}${hidden ? ' (hidden)' : ''}`;
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown('**VRAM Lens** active snapshot\n\n');
     tooltip.appendText(active.label);

@@ -5,12 +5,12 @@
  * test-results/.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CodeServer } from '../codeServer';
-import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer } from '../codeServer';
+import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
 import type { OracleDevice } from '../expected';
 import { binary, expectedInline, oracle, oracleLine } from '../expected';
 
@@ -67,6 +67,20 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
   }
 }
 
+/** A test body that leaves a screenshot of the page behind when it fails. */
+function withScreenshot(name: string, page: () => Page, body: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await body();
+    } catch (e) {
+      await page()
+        .screenshot({ path: path.join(resultsDir, `failed-${name}.png`) })
+        .catch(() => undefined);
+      throw e;
+    }
+  };
+}
+
 describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 180_000 }, () => {
   let server: CodeServer;
   let browser: Browser;
@@ -77,12 +91,16 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
   before(async () => {
     mkdirSync(resultsDir, { recursive: true });
     [device] = oracle(fixtureSnapshot);
-    server = await startCodeServer({ VRAM_LENS_CORPUS: corpusDir });
+    server = await startCodeServer({ VRAM_LENS_CORPUS: corpusDir }, vsixUnderTest);
     const workspace = copyFixtureWorkspace(server.tempDir);
+    // A snapshot in the workspace: it activates the extension at startup and has an Explorer menu entry.
+    mkdirSync(path.join(workspace, 'snapshots'));
+    copyFileSync(path.join(corpusDir, 'silmont2000-cs336-small.pickle'), path.join(workspace, 'snapshots', 'small.pickle'));
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
     await page.exposeFunction('codeAutomationLog', (...args: unknown[]) => workbenchLog.push(JSON.stringify(args)));
-    await page.goto(server.url(workspace, [['extensionDevelopmentPath', server.remote(repoRoot)]]));
+    // Installed from the VSIX, or loaded from this folder as in development.
+    await page.goto(server.url(workspace, vsixUnderTest ? [] : [['extensionDevelopmentPath', server.remote(repoRoot)]]));
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.statusbar').waitFor();
   });
@@ -94,7 +112,7 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     await server?.stop();
   });
 
-  it('opens a snapshot from the command palette through the file dialog', async () => {
+  it('opens a snapshot from the command palette through the file dialog', withScreenshot('open-snapshot', () => page, async () => {
     await runCommand(page, 'VRAM Lens: Open Snapshot...');
     // The workbench's own file dialog (a quick input holding a path): type the snapshot's path.
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open a PyTorch memory snapshot' }).waitFor();
@@ -107,10 +125,15 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     await page.keyboard.press('Enter');
     const status = page.locator('.statusbar-item', { hasText: 'peak · cuda:0' });
     await status.waitFor({ timeout: 60_000 });
-    assert.equal((await status.innerText()).trim(), `${binary(device.peakBytes)} peak · cuda:0`);
-  });
+    const expected = `${binary(device.peakBytes)} peak · cuda:0`;
+    const text = await eventually('the status bar item', async () => {
+      const t = (await status.innerText()).trim();
+      return t === expected ? t : undefined;
+    }).catch(async () => (await status.innerText()).trim());
+    assert.equal(text, expected);
+  }));
 
-  it('shows heat marks and the inline figures on the recorded lines of the source file', async () => {
+  it('shows heat marks and the inline figures on the recorded lines of the source file', withScreenshot('annotations', () => page, async () => {
     await page.keyboard.press('Control+P');
     const input = page.locator('.quick-input-widget input.input');
     await input.waitFor({ state: 'visible' });
@@ -147,9 +170,9 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
       `the Linear.forward lens: ${lensTexts.join(' | ')}`,
     );
     await page.screenshot({ path: path.join(resultsDir, 'editor-annotations.png') });
-  });
+  }));
 
-  it('hovering an annotated line explains it', async () => {
+  it('hovering an annotated line explains it', withScreenshot('hover', () => page, async () => {
     const line = page.locator('.view-line', { hasText: 'return x @ self.weight.T' }).first();
     const box = await line.boundingBox();
     assert.ok(box, 'line 39 is on screen');
@@ -163,9 +186,36 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     assert.ok(text.includes('in the timeline'), text);
     await page.screenshot({ path: path.join(resultsDir, 'editor-hover.png') });
     await page.mouse.move(5, 5);
-  });
+  }));
 
-  it('shows the snapshot summary with the peak and where it was reached', async () => {
+  it('annotates a dense function line by line, call lines with what their calls allocated', withScreenshot('dense-function', () => page, async () => {
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input.input').waitFor({ state: 'visible' });
+    await page.keyboard.type('420');
+    await page.keyboard.press('Enter');
+    const wanted = [427, 430, 432, 434].map((n) => expectedInline(oracleLine(device, 'cs336_basics/model.py', n)));
+    assert.ok(wanted[2].includes(' in calls'), 'line 432 allocates only through softmax()');
+    const texts = await eventually('the figures of scaled_dot_product_attention', async () => {
+      const t = await afterTexts(page);
+      return wanted.every((w) => t.includes(w)) ? t : undefined;
+    });
+    assert.ok(texts.length >= 4);
+    await page.screenshot({ path: path.join(resultsDir, 'editor-attention.png') });
+  }));
+
+  it('offers Open Snapshot on snapshot files in the Explorer', withScreenshot('explorer-menu', () => page, async () => {
+    const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'snapshots' }).first();
+    await folder.click();
+    const file = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'small.pickle' }).first();
+    await file.waitFor();
+    await file.click({ button: 'right' });
+    const entry = page.locator('.context-view .action-label', { hasText: 'Open Snapshot...' }).first();
+    await entry.waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(resultsDir, 'explorer-menu.png') });
+    await page.keyboard.press('Escape');
+  }));
+
+  it('shows the snapshot summary with the peak and where it was reached', withScreenshot('summary', () => page, async () => {
     await runCommand(page, 'VRAM Lens: Show Snapshot Summary');
     const frame = page.locator('iframe.webview.ready').last().contentFrame().locator('#active-frame').contentFrame();
     await frame.locator('h1', { hasText: SNAPSHOT }).waitFor({ timeout: 30_000 });
@@ -175,5 +225,5 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     const rows = await frame.locator('table.lines tbody tr').count();
     assert.ok(rows > 0, 'the top lines are listed');
     await page.screenshot({ path: path.join(resultsDir, 'summary.png') });
-  });
+  }));
 });
