@@ -8,7 +8,8 @@ import type { Annotator } from './annotator';
 import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
 import type { PathResolver } from './pathResolver';
 import type { SummaryDeps } from './summaryView';
-import { showSummary, snapshotForUri } from './summaryView';
+import { loadSnapshotFile } from './snapshotFiles';
+import { showSummary } from './summaryView';
 
 export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
   readonly store: SnapshotStore;
@@ -34,15 +35,15 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
     uri = picked?.[0];
     if (!uri) return undefined;
   }
-  const known = snapshotForUri(deps.store, uri);
-  if (known) {
-    deps.store.setActive(known.id);
-    deps.annotator.show();
-    return known;
-  }
   let loaded: LoadedSnapshot | undefined;
   try {
-    loaded = await deps.store.load(uri);
+    const { snapshot, reused } = await loadSnapshotFile(deps.store, uri, { makeActive: true });
+    if (reused && snapshot) {
+      deps.store.setActive(snapshot.id);
+      deps.annotator.show();
+      return snapshot;
+    }
+    loaded = snapshot;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     deps.log.error(`Could not open ${uri.toString()}:`, e);

@@ -9,6 +9,7 @@ import { topLines } from '../../core/analysis/summary';
 import type { LineFigures } from '../../core/analysis/lines';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
+import { loadSnapshotFile } from './snapshotFiles';
 import type { Annotator } from './annotator';
 import type { PathResolver } from './pathResolver';
 import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from './summaryProtocol';
@@ -24,11 +25,6 @@ export interface SummaryDeps {
   readonly log: vscode.LogOutputChannel;
   /** Opens a recorded file at a line (the `vramLens.openFrame` command). */
   readonly openLine: (file: string, line: string) => Promise<void>;
-}
-
-/** Finds the loaded snapshot read from `uri`, if any. */
-export function snapshotForUri(store: SnapshotStore, uri: vscode.Uri): LoadedSnapshot | undefined {
-  return store.list().find((s) => s.uri?.toString() === uri.toString());
 }
 
 async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
@@ -127,15 +123,11 @@ class SummaryView implements vscode.Disposable {
     if (this.snapshot && this.deps.store.get(this.snapshot.id)) return;
     if (!('uri' in this.source)) return;
     const uri = this.source.uri;
-    const known = snapshotForUri(this.deps.store, uri);
-    if (known) {
-      this.snapshot = known;
-      return;
-    }
     void this.send({ type: 'loading', label: uri.path.split('/').pop() ?? uri.path });
     try {
-      this.snapshot = await this.deps.store.load(uri, { makeActive: false });
-      this.owned = this.snapshot !== undefined;
+      const { snapshot, reused } = await loadSnapshotFile(this.deps.store, uri);
+      this.snapshot = snapshot;
+      this.owned = snapshot !== undefined && !reused;
       if (!this.snapshot) void this.send({ type: 'error', message: 'Loading was cancelled. Reopen the file to try again.' });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);

@@ -4,6 +4,7 @@
  * figures the Python oracle computes; hovers, code lenses, edits, settings and clearing behave.
  */
 import assert from 'node:assert/strict';
+import { copyFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
@@ -126,6 +127,15 @@ describe('editor annotations in VS Code', () => {
     assert.match(text, /command:vramLens\.showLineInTimeline\?/);
   });
 
+  it('a frame link opens the mapped file at the recorded line', async () => {
+    const recorded = device.lines.find((l) => l.file.endsWith('cs336_basics/nn_utils.py') && l.line === 6)!.file;
+    await vscode.commands.executeCommand('vramLens.openFrame', { file: recorded, line: '6' });
+    const editor = vscode.window.activeTextEditor;
+    assert.ok(editor, 'an editor opened');
+    assert.equal(path.relative(workspaceRoot(), editor.document.uri.fsPath), 'cs336-basics/cs336_basics/nn_utils.py');
+    assert.equal(editor.selection.active.line, 5);
+  });
+
   it('code lenses sit on the functions that allocate, with the function\'s peak and live share', async () => {
     const editor = await openSource(model);
     await api.editor.annotator.settled();
@@ -216,6 +226,25 @@ describe('editor annotations in VS Code', () => {
     api.services.store.setActive(first.id);
     await api.editor.annotator.settled();
     assert.ok(api.editor.annotator.annotationsFor(editor.document));
+  });
+
+  it('opening a snapshot file again reuses it, unless the file changed on disk', async () => {
+    const annotating = api.services.store.active!;
+    const file = path.join(workspaceRoot(), 'rerun.pickle');
+    copyFileSync(corpusFile('silmont2000-cs336-small.pickle'), file);
+    const first = await api.editor.openSnapshot(file);
+    const again = await api.editor.openSnapshot(file);
+    assert.equal(again?.id, first?.id, 'the unchanged file is not read twice');
+    // The program ran again and wrote another snapshot to the same path.
+    copyFileSync(corpusFile('jaspersolt-eor-nn.pickle'), file);
+    const rerun = await api.editor.openSnapshot(file);
+    assert.ok(rerun && rerun.id !== first?.id, 'the changed file is read again');
+    assert.equal(api.services.store.list().filter((s) => s.uri?.fsPath === file).length, 1, 'the old copy is unloaded');
+    assert.equal(rerun.info.devices[0].peakBytes, oracle(corpusFile('jaspersolt-eor-nn.pickle'))[0].peakBytes);
+    await api.services.store.remove(rerun.id);
+    rmSync(file);
+    api.services.store.setActive(annotating.id);
+    await api.editor.annotator.settled();
   });
 
   it('a remembered root mapping sends a recorded folder to a chosen local folder', async () => {
