@@ -4,9 +4,9 @@
  * so a statement that moved when the file was edited keeps its history.
  */
 import type { LineNumber } from '../snapshot/model';
+import type { LineTextProvider } from '../sourceText';
 
-/** The source text of a line as it was for one run, or undefined when it is not known. */
-export type LineTextProvider = (file: string, line: number) => string | undefined;
+export type { LineTextProvider } from '../sourceText';
 
 export interface LineRef {
   readonly file: string;
