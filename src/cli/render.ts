@@ -11,6 +11,19 @@ export function shortPath(file: string, max = 60): string {
   return file.length <= max ? file : `…${file.slice(file.length - max + 1)}`;
 }
 
+/** The longest directory prefix shared by all paths (with its trailing separator), or ''. */
+export function commonDirectory(files: readonly string[]): string {
+  if (files.length === 0) return '';
+  let prefix = files[0];
+  for (const f of files) {
+    let i = 0;
+    while (i < prefix.length && i < f.length && prefix[i] === f[i]) i++;
+    prefix = prefix.slice(0, i);
+  }
+  const cut = Math.max(prefix.lastIndexOf('/'), prefix.lastIndexOf('\\'));
+  return cut < 0 ? '' : prefix.slice(0, cut + 1);
+}
+
 export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number }): string {
   const out: string[] = [];
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
@@ -40,7 +53,9 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
       out.push('  No allocation in this trace has a frame in your code (only library or C++ frames, or no stacks).');
       continue;
     }
+    const base = commonDirectory(rows.map((l) => l.file));
     out.push('');
+    if (base !== '') out.push(`  files under ${base}`);
     out.push(`  ${pad('live@peak', 11, true)} ${pad('incl@peak', 11, true)} ${pad('allocated', 11, true)} ${pad('count', 7, true)}  line`);
     for (const l of rows) {
       out.push(
@@ -48,7 +63,7 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
           formatBytes(l.allocBytes),
           11,
           true,
-        )} ${pad(String(l.allocCount), 7, true)}  ${shortPath(l.file)}:${String(l.line)}`,
+        )} ${pad(String(l.allocCount), 7, true)}  ${shortPath(l.file.slice(base.length))}:${String(l.line)}`,
       );
     }
   }

@@ -4,10 +4,11 @@
  */
 import * as vscode from 'vscode';
 import { affects, frameFilter } from './config';
+import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
 
-const features: Feature[] = [];
+const features: Feature[] = [profileFeature];
 
 export interface ExtensionApi {
   readonly services: Services;

@@ -34,8 +34,8 @@ describe('corpus: TypeScript analysis equals the Python oracle', { skip: corpusM
     reference = referenceAnalysis(files) as typeof reference;
   });
 
-  it('covers all 23 corpus snapshots', () => {
-    assert.equal(files.length, 23);
+  it('covers every corpus snapshot (at least the 23 described in SOURCES.md)', () => {
+    assert.ok(files.length >= 23, `${files.length} files`);
   });
 
   for (const file of files) {

@@ -55,7 +55,7 @@ export class SnapshotWorker {
     if (options.signal?.aborted) return Promise.reject(new CancelledError());
     const id = this.nextId++;
     return new Promise<ResultOf<M>>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress: options.onProgress });
+      this.pending.set(id, { resolve: (v) => resolve(v as ResultOf<M>), reject, onProgress: options.onProgress });
       options.signal?.addEventListener('abort', () => {
         if (!this.pending.has(id)) return;
         this.pending.delete(id);
