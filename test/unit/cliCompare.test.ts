@@ -83,8 +83,8 @@ describe('vram-lens diff', () => {
     assert.equal(report.lines.length, 3);
     assert.ok(report.changedLineCount > 3);
     assert.equal(report.overlay?.x.length, 50);
-    assert.equal(Math.max(...report.overlay!.baseline.map((v) => v ?? 0)), ref.find((d) => d.device === 0)!.peakBytes);
-    assert.equal(Math.max(...report.overlay!.current.map((v) => v ?? 0)), ref.find((d) => d.device === 2)!.peakBytes);
+    assert.equal(Math.max(...report.overlay.baseline.map((v) => v ?? 0)), ref.find((d) => d.device === 0)!.peakBytes);
+    assert.equal(Math.max(...report.overlay.current.map((v) => v ?? 0)), ref.find((d) => d.device === 2)!.peakBytes);
   });
 });
 
