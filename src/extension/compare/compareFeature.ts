@@ -38,6 +38,9 @@ function sideItems(snapshots: readonly LoadedSnapshot[], exclude?: ComparedSide)
 
 /** Runs a comparison between two loaded snapshot devices and enters compare mode. */
 export class Comparer {
+  /** The snapshot infos each comparison was made from (a refilter replaces them). */
+  private readonly madeFrom = new WeakMap<ActiveComparison, readonly unknown[]>();
+
   constructor(
     private readonly services: Services,
     private readonly texts: SourceTexts,
@@ -56,8 +59,16 @@ export class Comparer {
     };
     const [a, b] = await Promise.all([side(baseline), side(current)]);
     const active: ActiveComparison = { comparison: compareRuns(a, b), baseline, current };
+    this.madeFrom.set(active, [store.get(baseline.snapshotId)?.info, store.get(current.snapshotId)?.info]);
     compareMode.enter(active);
     return active;
+  }
+
+  /** Whether a side's snapshot was re-analysed since the comparison was made. */
+  isStale(active: ActiveComparison): boolean {
+    const infos = this.madeFrom.get(active);
+    const now = [this.services.store.get(active.baseline.snapshotId)?.info, this.services.store.get(active.current.snapshotId)?.info];
+    return infos !== undefined && infos.some((info, i) => info !== now[i]);
   }
 }
 
@@ -114,10 +125,13 @@ export const compareFeature: Feature = (services) => {
       Object.assign(status, statusText(active));
       status.show();
     }),
-    // A compared snapshot that is closed ends compare mode.
+    // A compared snapshot that is closed ends compare mode; one re-attributed (frame filter settings) is compared again.
     store.onDidChange(() => {
       const active = compareMode.comparison;
-      if (active && (!store.get(active.baseline.snapshotId) || !store.get(active.current.snapshotId))) compareMode.exit();
+      if (!active) return;
+      const [a, b] = [store.get(active.baseline.snapshotId), store.get(active.current.snapshotId)];
+      if (!a || !b) compareMode.exit();
+      else if (comparer.isStale(active)) void comparer.compare(active.baseline, active.current).catch((e: unknown) => log.warn(`Compare: ${String(e)}`));
     }),
     vscode.commands.registerCommand(Commands.compareSnapshots, async (baseline?: ComparedSide, current?: ComparedSide) => {
       const sides = baseline && current ? ([baseline, current] as const) : await pickSides(services);
