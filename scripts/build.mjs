@@ -30,6 +30,7 @@ const targets = [
 const webviews = [
   { entryPoints: ['webview/timeline/main.ts'], outfile: 'dist/webview/timeline.js' },
   { entryPoints: ['webview/summary/main.ts'], outfile: 'dist/webview/summary.js' },
+  { entryPoints: ['webview/compare/main.ts'], outfile: 'dist/webview/compare.js' },
 ]
   .filter((t) => existsSync(t.entryPoints[0]))
   .map((t) => ({

@@ -1,6 +1,9 @@
 /** The implementations of `WorkerMethods`, over the worker's one `SnapshotSession`. */
+import { advise } from '../advice/advise';
 import { lineDetail } from '../analysis/lineDetail';
 import { rangeFigures } from '../analysis/rangeFigures';
+import { traceOf } from '../analysis/replay';
+import { downsampleTotals } from '../compare/totals';
 import { snapshotFromBytes } from '../load';
 import type { MethodName, ParamsOf, ResultOf } from './protocol';
 import { SnapshotSession } from './session';
@@ -40,6 +43,15 @@ export const methods: Implementations = {
   rangeFigures({ device, ranges }, ctx) {
     const session = requireSession(ctx);
     return rangeFigures(session.analysis, session.device(device), ranges);
+  },
+  totals({ device, axis, points }, ctx) {
+    const session = requireSession(ctx);
+    return downsampleTotals(session.device(device), traceOf(session.snapshot, device).timeUs, axis, points);
+  },
+  advice({ device }, ctx) {
+    const session = requireSession(ctx);
+    if (device !== undefined) session.device(device);
+    return advise(session.analysis, { device });
   },
 };
 

@@ -3,11 +3,13 @@
  * One worker holds one loaded snapshot; every query about it is a method here.
  * Add a method by extending `WorkerMethods` and implementing it in `methods.ts`.
  */
+import type { Finding } from '../advice/finding';
 import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { LineDetail } from '../analysis/lineDetail';
 import type { LineFigures } from '../analysis/lines';
 import type { LineRange, RangeFigures } from '../analysis/rangeFigures';
 import type { DeviceSummary } from '../analysis/summary';
+import type { SeriesAxis, TotalsSeries } from '../compare/totals';
 import type { LineNumber, SnapshotLayout } from '../snapshot/model';
 
 export interface SnapshotInfo {
@@ -35,6 +37,10 @@ export interface WorkerMethods {
   };
   /** Inclusive figures of blocks of lines (function bodies), each allocation counted once per block. */
   rangeFigures: { params: { device: number; ranges: readonly LineRange[] }; result: RangeFigures[] };
+  /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */
+  totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
+  /** The advisor's findings for one device (or every device), without quick fixes (they need source text). */
+  advice: { params: { device?: number }; result: readonly Finding[] };
 }
 
 export type MethodName = keyof WorkerMethods;

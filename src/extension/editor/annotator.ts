@@ -8,6 +8,7 @@ import type { LineFigures } from '../../core/analysis/lines';
 import type { FileAnnotations, LineAnnotation, Placement } from '../../core/annotate/lineAnnotations';
 import { buildFileAnnotations } from '../../core/annotate/lineAnnotations';
 import { GONE, LineTracker, isLineStale } from '../../core/annotate/lineTracker';
+import type { CompareMode } from '../compare/compareMode';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { AnnotationDecorations } from './decorations';
 import type { PathResolver } from './pathResolver';
@@ -71,9 +72,12 @@ export class Annotator implements vscode.Disposable {
   constructor(
     private readonly store: SnapshotStore,
     private readonly resolver: PathResolver,
+    /** While compare mode draws its deltas, the annotations step aside. */
+    private readonly compareMode: Pick<CompareMode, 'active' | 'onDidChange'>,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.disposables.push(
+      compareMode.onDidChange(() => this.invalidate()),
       this.decorations,
       this.changed,
       store.onDidChange(() => this.refresh()),
@@ -90,8 +94,9 @@ export class Annotator implements vscode.Disposable {
     this.refresh();
   }
 
+  /** What the editors show now: nothing while hidden or while compare mode is on. */
   get state(): AnnotationState | undefined {
-    return this.hidden ? undefined : this.current;
+    return this.hidden || this.compareMode.active ? undefined : this.current;
   }
 
   /** The user cleared the annotations (Clear Annotations) and has not shown them again. */

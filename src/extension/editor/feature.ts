@@ -28,9 +28,9 @@ export interface EditorApi {
 const PYTHON: vscode.DocumentSelector = [{ language: 'python' }, { pattern: '**/*.py' }];
 
 export function registerEditor(services: Services): EditorApi {
-  const { context, store, log } = services;
+  const { context, store, log, compareMode } = services;
   const resolver = new PathResolver(context.workspaceState, log);
-  const annotator = new Annotator(store, resolver, log);
+  const annotator = new Annotator(store, resolver, compareMode, log);
   const codeLens = new FunctionCodeLensProvider(annotator);
   const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
   const summaryDeps: SummaryDeps = { ...deps, openLine: (file, line) => openFrame(deps, { file, line }) };

@@ -228,6 +228,25 @@ describe('editor annotations in VS Code', () => {
     assert.ok(api.editor.annotator.annotationsFor(editor.document));
   });
 
+  it('steps aside while compare mode draws its deltas, and comes back after', async () => {
+    const editor = await openSource(model);
+    const current = api.services.store.active!;
+    const baseline = await api.services.store.load(vscode.Uri.file(corpusFile('magma27-cs336-user-metadata.pickle')), { makeActive: false });
+    assert.ok(baseline);
+    try {
+      await vscode.commands.executeCommand('vramLens.compareSnapshots', { snapshotId: baseline.id, device: 0 }, { snapshotId: current.id, device: 0 });
+      assert.equal(api.services.compareMode.active, true);
+      await api.editor.annotator.settled();
+      assert.equal(api.editor.annotator.annotationsFor(editor.document), undefined, 'no annotations under the compare deltas');
+      await vscode.commands.executeCommand('vramLens.exitCompareMode');
+      await api.editor.annotator.settled();
+      assert.ok(api.editor.annotator.annotationsFor(editor.document), 'the annotations are back');
+    } finally {
+      api.services.compareMode.exit();
+      await api.services.store.remove(baseline.id);
+    }
+  });
+
   it('opening a snapshot file again reuses it, unless the file changed on disk', async () => {
     const annotating = api.services.store.active!;
     const file = path.join(workspaceRoot(), 'rerun.pickle');
