@@ -115,14 +115,19 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
   it('opens a snapshot from the command palette through the file dialog', withScreenshot('open-snapshot', () => page, async () => {
     await runCommand(page, 'VRAM Lens: Open Snapshot...');
     // The workbench's own file dialog (a quick input holding a path): type the snapshot's path.
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open a PyTorch memory snapshot' }).waitFor();
+    const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open a PyTorch memory snapshot' });
+    await title.waitFor();
     const input = page.locator('.quick-input-widget input.input');
-    // Wait for the dialog to fill in its starting folder before replacing it.
-    await eventually('the file dialog\'s starting folder', async () => ((await input.inputValue()).startsWith('/') ? true : undefined));
-    await input.fill(fixtureSnapshot);
-    // The dialog checks what was typed before it accepts it.
-    await page.waitForTimeout(1_000);
-    await page.keyboard.press('Enter');
+    // The dialog fills in its starting folder and lists it asynchronously, and may put that path back
+    // over what was typed: type the snapshot's path until the dialog takes it.
+    await eventually('the file dialog to accept the path', async () => {
+      await input.fill(fixtureSnapshot);
+      await page.waitForTimeout(700);
+      if ((await input.inputValue()) !== fixtureSnapshot) return undefined;
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(700);
+      return (await title.isVisible()) ? undefined : true;
+    });
     const status = page.locator('.statusbar-item', { hasText: 'peak · cuda:0' });
     await status.waitFor({ timeout: 60_000 });
     const expected = `${binary(device.peakBytes)} peak · cuda:0`;
