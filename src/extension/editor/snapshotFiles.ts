@@ -6,6 +6,8 @@ import * as vscode from 'vscode';
 import type { LoadRequest, LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 
 const loadedVersion = new WeakMap<LoadedSnapshot, string>();
+/** Loads in progress by URI: a second request for the same file waits for the first. */
+const inFlight = new Map<string, Promise<{ snapshot: LoadedSnapshot | undefined; reused: boolean }>>();
 
 async function fileVersion(uri: vscode.Uri): Promise<string | undefined> {
   try {
@@ -26,10 +28,23 @@ export function snapshotForUri(store: SnapshotStore, uri: vscode.Uri): LoadedSna
  * (undefined when the user cancels). `reused` tells which. A reloaded snapshot stays active if it was;
  * a new one is active only when `request.makeActive` says so.
  */
-export async function loadSnapshotFile(
+export function loadSnapshotFile(
   store: SnapshotStore,
   uri: vscode.Uri,
   request: LoadRequest = {},
+): Promise<{ snapshot: LoadedSnapshot | undefined; reused: boolean }> {
+  const key = uri.toString();
+  const pending = inFlight.get(key);
+  if (pending) return pending.then(({ snapshot }) => ({ snapshot, reused: true }));
+  const load = loadOrReuse(store, uri, request).finally(() => inFlight.delete(key));
+  inFlight.set(key, load);
+  return load;
+}
+
+async function loadOrReuse(
+  store: SnapshotStore,
+  uri: vscode.Uri,
+  request: LoadRequest,
 ): Promise<{ snapshot: LoadedSnapshot | undefined; reused: boolean }> {
   const version = await fileVersion(uri);
   const known = snapshotForUri(store, uri);

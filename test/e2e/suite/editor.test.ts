@@ -251,7 +251,8 @@ describe('editor annotations in VS Code', () => {
     const annotating = api.services.store.active!;
     const file = path.join(workspaceRoot(), 'rerun.pickle');
     copyFileSync(corpusFile('silmont2000-cs336-small.pickle'), file);
-    const first = await api.editor.openSnapshot(file);
+    const [first, twin] = await Promise.all([api.editor.openSnapshot(file), api.editor.openSnapshot(file)]);
+    assert.equal(twin?.id, first?.id, 'two requests at once read the file once');
     const again = await api.editor.openSnapshot(file);
     assert.equal(again?.id, first?.id, 'the unchanged file is not read twice');
     // The program ran again and wrote another snapshot to the same path.

@@ -208,18 +208,6 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     await page.screenshot({ path: path.join(resultsDir, 'editor-attention.png') });
   }));
 
-  it('offers Open Snapshot on snapshot files in the Explorer', withScreenshot('explorer-menu', () => page, async () => {
-    const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'snapshots' }).first();
-    await folder.click();
-    const file = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'small.pickle' }).first();
-    await file.waitFor();
-    await file.click({ button: 'right' });
-    const entry = page.locator('.context-view .action-label', { hasText: 'Open Snapshot...' }).first();
-    await entry.waitFor({ timeout: 10_000 });
-    await page.screenshot({ path: path.join(resultsDir, 'explorer-menu.png') });
-    await page.keyboard.press('Escape');
-  }));
-
   it('shows the snapshot summary with the peak and where it was reached', withScreenshot('summary', () => page, async () => {
     await runCommand(page, 'VRAM Lens: Show Snapshot Summary');
     const frame = page.locator('iframe.webview.ready').last().contentFrame().locator('#active-frame').contentFrame();
@@ -230,5 +218,32 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     const rows = await frame.locator('table.lines tbody tr').count();
     assert.ok(rows > 0, 'the top lines are listed');
     await page.screenshot({ path: path.join(resultsDir, 'summary.png') });
+  }));
+
+  it('opens a snapshot from the Explorer menu, and asks where its unmapped folder is', withScreenshot('explorer-menu', () => page, async () => {
+    const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'snapshots' }).first();
+    await folder.click();
+    const file = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'small.pickle' }).first();
+    await file.waitFor();
+    await file.click({ button: 'right' });
+    const entry = page.locator('.context-view .action-label', { hasText: 'Open Snapshot...' }).first();
+    await entry.waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(resultsDir, 'explorer-menu.png') });
+    await page.waitForTimeout(500);
+    await entry.click();
+    // small.pickle recorded one user file, under a folder this machine does not have.
+    const [small] = oracle(path.join(corpusDir, 'silmont2000-cs336-small.pickle'));
+    const recorded = [...new Set(small.lines.map((l) => l.file))];
+    assert.deepEqual(recorded, ['/root/autodl-tmp/assignment2-systems/cs336_systems/trace_peak_memory.py']);
+    await page.locator('.statusbar-item', { hasText: `${binary(small.peakBytes)} peak · cuda:0` }).waitFor({ timeout: 30_000 });
+    // This workbench (code-server with the smoke-test driver) keeps notifications in the notification center.
+    await runCommand(page, 'Notifications: Show Notifications');
+    const question = page.locator('.notifications-center .notification-list-item', {
+      hasText: 'where is /root/autodl-tmp/assignment2-systems/cs336_systems on this machine?',
+    });
+    await question.waitFor({ timeout: 30_000 });
+    assert.ok((await question.innerText()).includes('Choose Folder...'));
+    await page.screenshot({ path: path.join(resultsDir, 'path-question.png') });
+    await question.locator('.monaco-button', { hasText: 'Not on This Machine' }).click();
   }));
 });
