@@ -31,6 +31,21 @@ export const methods: Implementations = {
   lines({ device }, ctx) {
     return requireSession(ctx).device(device).lines;
   },
+  timelineOverview({ device, axis, columns }, ctx) {
+    return requireSession(ctx).timeline.overview(device, axis, columns);
+  },
+  timelineWindow({ device, request }, ctx) {
+    return requireSession(ctx).timeline.window(device, request);
+  },
+  timelineBlock({ device, record, maxFrames }, ctx) {
+    return requireSession(ctx).timeline.block(device, record, maxFrames);
+  },
+  lineBlocks({ device, file, line, limit }, ctx) {
+    return requireSession(ctx).timeline.lineBlocksFor(device, file, line, limit);
+  },
+  linesMatchingStack({ text }, ctx) {
+    return requireSession(ctx).timeline.linesMatchingStack(text);
+  },
 };
 
 export function dispatch<M extends MethodName>(method: M, params: ParamsOf<M>, ctx: MethodContext): ResultOf<M> {

@@ -7,6 +7,7 @@ import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { LineFigures } from '../analysis/lines';
 import type { DeviceSummary } from '../analysis/summary';
 import type { SnapshotLayout } from '../snapshot/model';
+import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../timeline/types';
 
 export interface SnapshotInfo {
   readonly layout: SnapshotLayout;
@@ -26,6 +27,16 @@ export interface WorkerMethods {
   setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Every line with figures on one device, sorted by file then line. */
   lines: { params: { device: number }; result: readonly LineFigures[] };
+  /** The memory timeline of a device at a glance: minimap envelope, peak, OOMs, annotations, axis. */
+  timelineOverview: { params: { device: number; axis: AxisKind; columns: number }; result: TimelineOverview };
+  /** A level-of-detail summary of one x window of a device's timeline (see `TimelineWindow`). */
+  timelineWindow: { params: { device: number; request: WindowRequest }; result: TimelineWindow };
+  /** What the timeline's hover card shows about one block (an allocation record id). */
+  timelineBlock: { params: { device: number; record: number; maxFrames: number }; result: BlockDetail };
+  /** The blocks `file:line` allocated on a device, largest first (undefined: no such user line). */
+  lineBlocks: { params: { device: number; file: string; line: number; limit: number }; result: LineBlocks | undefined };
+  /** Ids of the lines whose allocation stacks have a frame whose file or function contains `text`. */
+  linesMatchingStack: { params: { text: string }; result: readonly number[] };
 }
 
 export type MethodName = keyof WorkerMethods;
