@@ -1,7 +1,7 @@
 // Bundles the extension host, the CLI, the analysis worker and the webviews with esbuild.
 // `vscode` and native modules stay external; type-checking is `npm run typecheck` (tsc --noEmit).
 import { build, context } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -40,6 +40,10 @@ const webviews = [{ entryPoints: ['webview/timeline/main.ts'], outfile: 'dist/we
     logLevel: 'warning',
     loader: { '.css': 'text' },
   }));
+
+// Codicons for the webviews (the icon font and its stylesheet), served from dist/ like the bundles.
+mkdirSync('dist/codicons', { recursive: true });
+for (const file of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/codicons/${file}`);
 
 const all = [...targets, ...webviews];
 if (watch) {
