@@ -104,8 +104,9 @@ export class HostDouble {
   /** Every message the page posted, in order. */
   readonly received: WebviewMessage[] = [];
   page: Page | undefined;
-  /** Milliseconds the core took for each window request. */
+  /** Milliseconds the core took for each window request, and Playwright took to hand it to the page. */
   readonly windowTimes: number[] = [];
+  readonly transportTimes: number[] = [];
 
   constructor(
     public snapshots: LoadedForTest[],
@@ -149,7 +150,9 @@ export class HostDouble {
           const started = performance.now();
           const window = this.session(message.target).timeline.window(message.target.device, message.request);
           this.windowTimes.push(performance.now() - started);
+          const sent = performance.now();
           await this.send({ type: 'window', requestId, window });
+          this.transportTimes.push(performance.now() - sent);
           return;
         }
         case 'block':

@@ -81,7 +81,12 @@ function checkWindow(d: DeviceAnalysis, w: TimelineWindow, budget: number, label
   for (let j = 0; j < w.blockSize.length; j++) smallestDrawn = Math.min(smallestDrawn, w.blockSize[j]);
   for (let i = 0; i < m; i += sample) {
     const s = w.stepState[i];
-    for (let t = w.stepFirst[i]; t <= w.stepLast[i]; t++) assert.ok(activeAfter(d, t) <= w.envelope[i], `${label}: step ${i} peak`);
+    let first = -1;
+    for (let t = w.stepFirst[i]; t <= w.stepLast[i]; t++) {
+      assert.ok(activeAfter(d, t) <= w.envelope[i], `${label}: step ${i} peak`);
+      if (first < 0 && activeAfter(d, t) === w.envelope[i]) first = t;
+    }
+    assert.equal(s, first, `${label}: step ${i} shows the first state of its peak`);
     const naive = naiveLayout(d, s);
     let naiveTotal = 0;
     for (const r of naive.keys()) naiveTotal += d.allocations.size[r];
@@ -124,6 +129,9 @@ describe('timeline on the corpus: exact layout and conservation', { skip: corpus
           budget,
         });
         checkWindow(d, zoomed, budget, `device ${d.device} zoomed ${info.kind}`);
+        // A few wide columns: thousands of states each (block maxima, checkpoint jumps).
+        const coarse = q.window(d.device, { axis: 'event', columns: 7, budget });
+        checkWindow(d, coarse, budget, `device ${d.device} coarse`);
       }
     });
   }

@@ -188,7 +188,9 @@ export class TimelineApp {
     const device = chosen.devices.some((d) => d.device === this.state.device) && chosen.id === this.state.snapshotId ? this.state.device! : chosen.device;
     this.update({ seenActiveId: activeId });
     this.fillSelectors();
-    this.setTarget({ snapshotId: chosen.id, device });
+    // The same target again means something changed in the host (e.g. the user-frame filter, which
+    // renumbers lines): fetch everything again, keeping the zoom and the pin.
+    this.setTarget({ snapshotId: chosen.id, device }, true);
   }
 
   private setTarget(target: Target, force = false): void {

@@ -17,6 +17,8 @@ import { IntBuffer, lowerBound } from './buffers';
 
 /** Fewest states between two checkpoints (more when many blocks are alive, to bound memory). */
 const CHECKPOINT_SPACING = 4096;
+/** States per block of the precomputed maxima that representatives are picked from. */
+export const MAX_BLOCK = 256;
 
 /** The live blocks of one state, bottom first, as a doubly linked list over record ids. */
 export class LiveList {
@@ -63,13 +65,23 @@ export class BlockLayout {
   readonly bornState: Int32Array;
   /** First state a record is no longer alive in (`states` when it never dies). */
   readonly diedState: Int32Array;
-  /** Active and reserved bytes per state. */
-  readonly activeAt: Float64Array;
-  readonly reservedAt: Float64Array;
+  /** Active and reserved bytes after each event (the replay's arrays: state s >= 1 is index s - 1). */
+  readonly active: Float64Array;
+  readonly reserved: Float64Array;
+  /** Active and reserved bytes in state 0, before the first event. */
+  readonly initialActive: number;
+  readonly initialReserved: number;
   /** Records that are alive in some state, largest first (ties: earlier born first). */
   readonly bySize: Int32Array;
   /** States where the sum of the live blocks differs from the replay's active bytes (0 for consistent traces). */
   readonly inconsistentStates: number;
+  /**
+   * Per block of MAX_BLOCK states: the highest active bytes, the first state reaching it, and the
+   * highest reserved bytes, so that a pixel column over thousands of states costs a few hundred reads.
+   */
+  readonly blockMaxActive: Float64Array;
+  readonly blockMaxState: Int32Array;
+  readonly blockMaxReserved: Float64Array;
   /** Segment releases (segment_free / segment_unmap): the state right after each, and its bytes. */
   readonly releaseState: Int32Array;
   readonly releaseBytes: Float64Array;
@@ -99,12 +111,10 @@ export class BlockLayout {
     this.releaseState = releases.state;
     this.releaseBytes = releases.bytes;
 
-    this.activeAt = new Float64Array(states);
-    this.reservedAt = new Float64Array(states);
-    this.activeAt[0] = replay.initialActiveBytes;
-    this.reservedAt[0] = replay.initialReservedBytes;
-    this.activeAt.set(replay.active, 1);
-    this.reservedAt.set(replay.reserved, 1);
+    this.active = replay.active;
+    this.reserved = replay.reserved;
+    this.initialActive = replay.initialActiveBytes;
+    this.initialReserved = replay.initialReservedBytes;
 
     const born = new Int32Array(count);
     const died = new Int32Array(count);
@@ -161,7 +171,7 @@ export class BlockLayout {
     saveCheckpoint(0);
     let total = 0;
     for (const r of initial) total += this.size[r];
-    let inconsistent = total === this.activeAt[0] ? 0 : 1;
+    let inconsistent = total === this.initialActive ? 0 : 1;
     let since = 0;
     for (let s = 1; s < states; s++) {
       for (let k = this.deathStart[s]; k < this.deathStart[s + 1]; k++) {
@@ -174,7 +184,7 @@ export class BlockLayout {
         list.append(r);
         total += this.size[r];
       }
-      if (total !== this.activeAt[s]) inconsistent++;
+      if (total !== this.active[s - 1]) inconsistent++;
       if (++since >= Math.max(CHECKPOINT_SPACING, list.size)) {
         saveCheckpoint(s);
         since = 0;
@@ -187,50 +197,86 @@ export class BlockLayout {
     this.cursorState = states - 1;
     this.inconsistentStates = inconsistent;
 
-    const alive: number[] = [];
-    for (let r = 0; r < count; r++) if (born[r] < died[r]) alive.push(r);
-    const size = this.size;
-    alive.sort((a, b) => size[b] - size[a] || born[a] - born[b] || a - b);
-    this.bySize = Int32Array.from(alive);
+    const blocks = Math.ceil(states / MAX_BLOCK);
+    this.blockMaxActive = new Float64Array(blocks);
+    this.blockMaxState = new Int32Array(blocks);
+    this.blockMaxReserved = new Float64Array(blocks);
+    for (let b = 0; b < blocks; b++) {
+      const first = b * MAX_BLOCK;
+      let best = first;
+      let bestBytes = this.activeAt(first);
+      let res = this.reservedAt(first);
+      for (let st = first + 1; st < Math.min(states, first + MAX_BLOCK); st++) {
+        const a = this.active[st - 1];
+        if (a > bestBytes) {
+          bestBytes = a;
+          best = st;
+        }
+        if (this.reserved[st - 1] > res) res = this.reserved[st - 1];
+      }
+      this.blockMaxActive[b] = bestBytes;
+      this.blockMaxState[b] = best;
+      this.blockMaxReserved[b] = res;
+    }
+
+    this.bySize = largestFirst(this.size, born, died);
     this.mark = new Int32Array(count).fill(-1);
   }
 
-  /**
-   * Moves `cursor` to hold the live blocks of `state`. Returns true when the list changed.
-   * Forward moves replay births and deaths; other moves restore the nearest checkpoint first.
-   */
-  seek(state: number): boolean {
-    if (state === this.cursorState) return false;
+  /** Moves `cursor` to hold the live blocks of `state`, from the nearest checkpoint when going back. */
+  seek(state: number): void {
+    if (state === this.cursorState) return;
+    if (state < this.cursorState) this.restore(lowerBound(this.checkpointState, state + 1) - 1);
+    this.advanceTo(state);
+  }
+
+  /** Moves the cursor forward to `state` (>= its state); true when a block was born or died on the way. */
+  advanceTo(state: number): boolean {
+    const from = this.cursorState + 1;
+    if (state < from) return false;
+    if (this.deathStart[state + 1] === this.deathStart[from] && this.birthStart[state + 1] === this.birthStart[from]) {
+      this.cursorState = state;
+      return false;
+    }
+    // A checkpoint on the way is cheaper to restore than the states before it are to replay.
     const cp = lowerBound(this.checkpointState, state + 1) - 1;
     const cpState = this.checkpointState[cp];
-    if (state < this.cursorState || cpState > this.cursorState) {
-      const list = this.cursor;
-      list.clear();
-      for (let k = this.checkpointStart[cp]; k < this.checkpointStart[cp + 1]; k++) list.append(this.checkpointIds[k]);
-      this.cursorState = cpState;
-    }
-    this.advance(state);
+    if (cpState > this.cursorState && this.checkpointStart[cp + 1] - this.checkpointStart[cp] < cpState - this.cursorState) this.restore(cp);
+    this.replay(state);
     return true;
   }
 
-  /** Replays states (cursorState, state] onto the cursor; true when a block was born or died. */
-  private advance(state: number): boolean {
+  private restore(cp: number): void {
     const list = this.cursor;
-    const from = this.cursorState + 1;
-    const changed =
-      this.deathStart[state + 1] - this.deathStart[from] + this.birthStart[state + 1] - this.birthStart[from] > 0;
-    for (let s = from; s <= state; s++) {
-      for (let k = this.deathStart[s]; k < this.deathStart[s + 1]; k++) list.remove(this.deathIds[k]);
-      for (let k = this.birthStart[s]; k < this.birthStart[s + 1]; k++) list.append(this.birthIds[k]);
-    }
-    this.cursorState = state;
-    return changed;
+    list.clear();
+    for (let k = this.checkpointStart[cp]; k < this.checkpointStart[cp + 1]; k++) list.append(this.checkpointIds[k]);
+    this.cursorState = this.checkpointState[cp];
   }
 
-  /** Moves the cursor forward to `state` (>= its state); true when the live blocks changed. */
-  advanceTo(state: number): boolean {
-    if (state <= this.cursorState) return false;
-    return this.advance(state);
+  /** Applies the deaths and births of states (cursorState, state], in state order, deaths first. */
+  private replay(state: number): void {
+    const list = this.cursor;
+    const from = this.cursorState + 1;
+    const { deathIds, birthIds, diedState, bornState } = this;
+    let kd = this.deathStart[from];
+    const endD = this.deathStart[state + 1];
+    let kb = this.birthStart[from];
+    const endB = this.birthStart[state + 1];
+    while (kd < endD || kb < endB) {
+      if (kb >= endB || (kd < endD && diedState[deathIds[kd]] <= bornState[birthIds[kb]])) list.remove(deathIds[kd++]);
+      else list.append(birthIds[kb++]);
+    }
+    this.cursorState = state;
+  }
+
+  /** Active bytes in state s. */
+  activeAt(s: number): number {
+    return s === 0 ? this.initialActive : this.active[s - 1];
+  }
+
+  /** Reserved bytes in state s. */
+  reservedAt(s: number): number {
+    return s === 0 ? this.initialReserved : this.reserved[s - 1];
   }
 
   /** Whether record r is alive in state s. */
@@ -242,4 +288,30 @@ export class BlockLayout {
   checkpointStats(): { checkpoints: number; ids: number } {
     return { checkpoints: this.checkpointState.length, ids: this.checkpointIds.length };
   }
+}
+
+/**
+ * Records alive in some state, largest first, then earlier born, then by id. Tensors repeat their
+ * sizes, so records are bucketed by size (few distinct values) rather than sorted one by one.
+ */
+function largestFirst(size: Float64Array, born: Int32Array, died: Int32Array): Int32Array {
+  const buckets = new Map<number, number[]>();
+  let alive = 0;
+  for (let r = 0; r < size.length; r++) {
+    if (born[r] >= died[r]) continue;
+    alive++;
+    const bucket = buckets.get(size[r]);
+    if (bucket) bucket.push(r);
+    else buckets.set(size[r], [r]);
+  }
+  const out = new Int32Array(alive);
+  let n = 0;
+  for (const key of [...buckets.keys()].sort((a, b) => b - a)) {
+    const bucket = buckets.get(key)!;
+    let ordered = true;
+    for (let i = 1; i < bucket.length && ordered; i++) ordered = born[bucket[i - 1]] <= born[bucket[i]];
+    if (!ordered) bucket.sort((a, b) => born[a] - born[b] || a - b);
+    for (const r of bucket) out[n++] = r;
+  }
+  return out;
 }

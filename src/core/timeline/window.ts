@@ -9,6 +9,7 @@
 import type { TimelineAxis } from './axis';
 import { FloatBuffer, IntBuffer, lowerBound } from './buffers';
 import type { BlockLayout } from './layout';
+import { MAX_BLOCK } from './layout';
 import type { TimelineLine, TimelineWindow, WindowRequest } from './types';
 
 /** Default and highest number of blocks drawn one by one. */
@@ -94,6 +95,138 @@ function cutSteps(axis: TimelineAxis, x0: number, x1: number, columns: number): 
   return steps;
 }
 
+/**
+ * Each step's representative (its state of highest active bytes, the first such), envelope and
+ * highest reserved: whole blocks of states from the layout's block maxima, the ends state by state.
+ */
+function representatives(layout: BlockLayout, stepFirst: Int32Array, stepLast: Int32Array) {
+  const m = stepFirst.length;
+  const stepState = new Int32Array(m);
+  const envelope = new Float64Array(m);
+  const reserved = new Float64Array(m);
+  const { active, reserved: reservedAfter, blockMaxActive, blockMaxState, blockMaxReserved } = layout;
+  let best = 0;
+  let bestBytes = 0;
+  let res = 0;
+  // State s >= 1 is index s - 1 of the replay's arrays; state 0 is the initial state.
+  const scan = (from: number, to: number) => {
+    for (let s = from; s <= to; s++) {
+      const a = s === 0 ? layout.initialActive : active[s - 1];
+      if (a > bestBytes) {
+        bestBytes = a;
+        best = s;
+      }
+      const r = s === 0 ? layout.initialReserved : reservedAfter[s - 1];
+      if (r > res) res = r;
+    }
+  };
+  for (let i = 0; i < m; i++) {
+    const lo = stepFirst[i];
+    const hi = stepLast[i];
+    best = lo;
+    bestBytes = layout.activeAt(lo);
+    res = layout.reservedAt(lo);
+    const firstBlock = Math.ceil(lo / MAX_BLOCK);
+    const lastBlock = Math.floor((hi + 1) / MAX_BLOCK) - 1;
+    if (lastBlock < firstBlock) {
+      scan(lo + 1, hi);
+    } else {
+      scan(lo + 1, firstBlock * MAX_BLOCK - 1);
+      for (let b = firstBlock; b <= lastBlock; b++) {
+        if (blockMaxActive[b] > bestBytes) {
+          bestBytes = blockMaxActive[b];
+          best = blockMaxState[b];
+        }
+        if (blockMaxReserved[b] > res) res = blockMaxReserved[b];
+      }
+      scan((lastBlock + 1) * MAX_BLOCK, hi);
+    }
+    stepState[i] = best;
+    envelope[i] = bestBytes;
+    reserved[i] = res;
+  }
+  return { stepState, envelope, reserved };
+}
+
+interface Chosen {
+  readonly records: IntBuffer;
+  /** First step each chosen block is alive in. */
+  readonly first: IntBuffer;
+  more: boolean;
+}
+
+/**
+ * Adds to `chosen` the blocks alive at some representative, largest first, up to `budget`, marking
+ * each in `layout.mark` with its index; only those of `line` when it is >= 0.
+ */
+function chooseBlocks(layout: BlockLayout, stepState: Int32Array, budget: number, chosen: Chosen, recordLine: Int32Array, line: number): void {
+  const { bornState, diedState, mark, bySize } = layout;
+  const m = stepState.length;
+  if (m === 0) return;
+  const repMin = stepState[0];
+  const repMax = stepState[m - 1];
+  for (let i = 0; i < bySize.length; i++) {
+    const r = bySize[i];
+    if (mark[r] >= 0 || (line >= 0 && recordLine[r] !== line)) continue;
+    const born = bornState[r];
+    const died = diedState[r];
+    if (born > repMax || died <= repMin) continue;
+    const k = lowerBound(stepState, born);
+    if (k >= m || stepState[k] >= died) continue;
+    if (chosen.records.length >= budget) {
+      chosen.more = true;
+      return;
+    }
+    mark[r] = chosen.records.length;
+    chosen.records.push(r);
+    chosen.first.push(k);
+  }
+}
+
+interface Runs {
+  readonly block: IntBuffer;
+  readonly step: IntBuffer;
+  readonly offset: FloatBuffer;
+}
+
+/**
+ * Walks the live blocks at each representative where they changed: records an offset run for a
+ * chosen block whenever its offset moved by more than `quantum`, and fills `rest`.
+ */
+function walkOffsets(layout: BlockLayout, stepState: Int32Array, envelope: Float64Array, chosenCount: number, quantum: number, rest: Float64Array): Runs {
+  const runs: Runs = { block: new IntBuffer(chosenCount * 2 + 1), step: new IntBuffer(chosenCount * 2 + 1), offset: new FloatBuffer(chosenCount * 2 + 1) };
+  const m = stepState.length;
+  if (m === 0) return runs;
+  const lastOffset = new Float64Array(chosenCount).fill(Number.NaN);
+  const { mark, size } = layout;
+  layout.seek(stepState[0]);
+  const list = layout.cursor;
+  const next = list.next;
+  let chosenSum = 0;
+  for (let i = 0; i < m; i++) {
+    const changed = layout.advanceTo(stepState[i]);
+    if ((i === 0 || changed) && chosenCount > 0) {
+      chosenSum = 0;
+      let offset = 0;
+      for (let r = list.head; r !== -1; r = next[r]) {
+        const j = mark[r];
+        if (j >= 0) {
+          if (!(Math.abs(offset - lastOffset[j]) <= quantum)) {
+            runs.block.push(j);
+            runs.step.push(i);
+            runs.offset.push(offset);
+            lastOffset[j] = offset;
+          }
+          chosenSum += size[r];
+        }
+        offset += size[r];
+      }
+    }
+    rest[i] = envelope[i] - chosenSum;
+  }
+  return runs;
+}
+
 export function summarizeWindow(
   layout: BlockLayout,
   axis: TimelineAxis,
@@ -107,122 +240,52 @@ export function summarizeWindow(
   const m = steps.first.length;
   const stepFirst = steps.first.toArray();
   const stepLast = steps.last.toArray();
-
-  // Representatives: the state of highest active bytes (the first such) in each step.
-  const stepState = new Int32Array(m);
-  const envelope = new Float64Array(m);
-  const reserved = new Float64Array(m);
-  const { activeAt, reservedAt } = layout;
-  for (let i = 0; i < m; i++) {
-    let best = stepFirst[i];
-    let bestBytes = activeAt[best];
-    let res = reservedAt[best];
-    for (let s = best + 1; s <= stepLast[i]; s++) {
-      if (activeAt[s] > bestBytes) {
-        bestBytes = activeAt[s];
-        best = s;
-      }
-      if (reservedAt[s] > res) res = reservedAt[s];
-    }
-    stepState[i] = best;
-    envelope[i] = bestBytes;
-    reserved[i] = res;
-  }
+  const { stepState, envelope, reserved } = representatives(layout, stepFirst, stepLast);
 
   // The blocks alive at some representative, largest first (the focus line's first), up to the budget.
   const budget = Math.max(0, Math.min(MAX_BLOCK_BUDGET, Math.floor(request.budget ?? DEFAULT_BLOCK_BUDGET)));
-  const { bornState, diedState, size, mark, bySize } = layout;
-  const chosen = new IntBuffer(Math.min(budget, 1024) + 1);
-  const chosenFirst = new IntBuffer(Math.min(budget, 1024) + 1);
-  let moreBlocks = false;
-  if (m > 0 && budget > 0) {
-    const repMin = stepState[0];
-    const repMax = stepState[m - 1];
-    const consider = (r: number): void => {
-      if (mark[r] >= 0 || bornState[r] > repMax || diedState[r] <= repMin) return;
-      const k = lowerBound(stepState, bornState[r]);
-      if (k >= m || stepState[k] >= diedState[r]) return;
-      if (chosen.length >= budget) {
-        moreBlocks = true;
-        return;
-      }
-      mark[r] = chosen.length;
-      chosen.push(r);
-      chosenFirst.push(k);
-    };
-    const focus = request.focusLine;
-    if (focus !== undefined && focus >= 0) {
-      for (let i = 0; i < bySize.length && chosen.length < budget; i++) {
-        const r = bySize[i];
-        if (lines.recordLine[r] === focus) consider(r);
-      }
-    }
-    for (let i = 0; i < bySize.length && !moreBlocks; i++) consider(bySize[i]);
+  const chosen: Chosen = { records: new IntBuffer(Math.min(budget, 1024) + 1), first: new IntBuffer(Math.min(budget, 1024) + 1), more: false };
+  const focus = request.focusLine !== undefined && request.focusLine >= 0 ? request.focusLine : -1;
+  if (budget > 0) {
+    if (focus >= 0) chooseBlocks(layout, stepState, budget, chosen, lines.recordLine, focus);
+    if (!chosen.more) chooseBlocks(layout, stepState, budget, chosen, lines.recordLine, -1);
   }
-  const k = chosen.length;
+  const k = chosen.records.length;
+  let moreBlocks = chosen.more;
 
-  // One walk of the live list per step where it changed: offsets of the chosen blocks.
+  // Offsets of the chosen blocks, and the rest per step.
   const rest = new Float64Array(m);
-  const runBlock = new IntBuffer(k * 2 + 1);
-  const runStepAll = new IntBuffer(k * 2 + 1);
-  const runOffsetAll = new FloatBuffer(k * 2 + 1);
-  const lastOffset = new Float64Array(k).fill(Number.NaN);
-  const quantum = Math.max(0, request.offsetQuantum ?? 0);
-  if (m > 0) {
-    layout.seek(stepState[0]);
-    const list = layout.cursor;
-    const next = list.next;
-    let chosenSum = 0;
-    for (let i = 0; i < m; i++) {
-      const changed = layout.advanceTo(stepState[i]);
-      if (i === 0 || changed) {
-        chosenSum = 0;
-        if (k > 0) {
-          let offset = 0;
-          for (let r = list.head; r !== -1; r = next[r]) {
-            const j = mark[r];
-            if (j >= 0) {
-              if (!(Math.abs(offset - lastOffset[j]) <= quantum)) {
-                runBlock.push(j);
-                runStepAll.push(i);
-                runOffsetAll.push(offset);
-                lastOffset[j] = offset;
-              }
-              chosenSum += size[r];
-            }
-            offset += size[r];
-          }
-        }
-      }
-      rest[i] = envelope[i] - chosenSum;
+  const runs = walkOffsets(layout, stepState, envelope, k, Math.max(0, request.offsetQuantum ?? 0), rest);
+
+  // The smallest blocks go back into `rest` when there are too many runs (the focus line's last).
+  const { size, diedState, mark } = layout;
+  const record = (j: number) => chosen.records.get(j);
+  const runsPerBlock = new Int32Array(k);
+  for (let q = 0; q < runs.block.length; q++) runsPerBlock[runs.block.get(q)]++;
+  const runBudget = Math.max(0, Math.floor(request.runBudget ?? DEFAULT_RUN_BUDGET));
+  const firstStep = chosen.first.toArray();
+  const lastStep = new Int32Array(k);
+  for (let j = 0; j < k; j++) lastStep[j] = lowerBound(stepState, diedState[record(j)]) - 1;
+  const demoted = new Uint8Array(k);
+  let kept = k;
+  let totalRuns = runs.block.length;
+  if (totalRuns > runBudget) {
+    const isFocus = (j: number) => (focus >= 0 && lines.recordLine[record(j)] === focus ? 1 : 0);
+    const bySmallest = Array.from({ length: k }, (_, j) => j).sort(
+      (a, b) => isFocus(a) - isFocus(b) || size[record(a)] - size[record(b)] || b - a,
+    );
+    for (let q = 0; q < bySmallest.length && totalRuns > runBudget; q++) {
+      const j = bySmallest[q];
+      demoted[j] = 1;
+      kept--;
+      totalRuns -= runsPerBlock[j];
+      const bytes = size[record(j)];
+      for (let i = firstStep[j]; i <= lastStep[j]; i++) rest[i] += bytes;
+      moreBlocks = true;
     }
   }
 
-  // Runs grouped per block; the smallest blocks go back into `rest` when there are too many runs.
-  const runsPerBlock = new Int32Array(k);
-  for (let q = 0; q < runBlock.length; q++) runsPerBlock[runBlock.get(q)]++;
-  const runBudget = Math.max(0, Math.floor(request.runBudget ?? DEFAULT_RUN_BUDGET));
-  let kept = k;
-  let totalRuns = runBlock.length;
-  const firstStep = chosenFirst.toArray();
-  const lastStep = new Int32Array(k);
-  for (let j = 0; j < k; j++) lastStep[j] = lowerBound(stepState, diedState[chosen.get(j)]) - 1;
-  // Demote from the smallest (the chosen order is largest first, focus line first).
-  const focus = request.focusLine ?? -1;
-  const isFocus = (j: number) => (focus >= 0 && lines.recordLine[chosen.get(j)] === focus ? 1 : 0);
-  const bySmallest = Array.from({ length: k }, (_, j) => j).sort(
-    (a, b) => isFocus(a) - isFocus(b) || size[chosen.get(a)] - size[chosen.get(b)] || b - a,
-  );
-  const demoted = new Uint8Array(k);
-  for (let q = 0; q < bySmallest.length && totalRuns > runBudget; q++) {
-    const j = bySmallest[q];
-    demoted[j] = 1;
-    kept--;
-    totalRuns -= runsPerBlock[j];
-    const bytes = size[chosen.get(j)];
-    for (let i = firstStep[j]; i <= lastStep[j]; i++) rest[i] += bytes;
-    moreBlocks = true;
-  }
+  // Pack the kept blocks and their runs (grouped per block, in step order).
   const newIndex = new Int32Array(k).fill(-1);
   const blockRecord = new Int32Array(kept);
   const blockSize = new Float64Array(kept);
@@ -232,7 +295,7 @@ export function summarizeWindow(
   const blockRunStart = new Int32Array(kept + 1);
   for (let j = 0, out = 0; j < k; j++) {
     if (demoted[j]) continue;
-    const r = chosen.get(j);
+    const r = record(j);
     newIndex[j] = out;
     blockRecord[out] = r;
     blockSize[out] = size[r];
@@ -246,28 +309,27 @@ export function summarizeWindow(
   const runStep = new Int32Array(totalRuns);
   const runOffset = new Float64Array(totalRuns);
   const fill = blockRunStart.slice(0, kept);
-  for (let q = 0; q < runBlock.length; q++) {
-    const j = newIndex[runBlock.get(q)];
+  for (let q = 0; q < runs.block.length; q++) {
+    const j = newIndex[runs.block.get(q)];
     if (j < 0) continue;
     const at = fill[j]++;
-    runStep[at] = runStepAll.get(q);
-    runOffset[at] = runOffsetAll.get(q);
+    runStep[at] = runs.step.get(q);
+    runOffset[at] = runs.offset.get(q);
   }
-  for (let j = 0; j < k; j++) mark[chosen.get(j)] = -1;
+  for (let j = 0; j < k; j++) mark[record(j)] = -1;
 
   // The lines named, and the segment releases merged per step.
   const lineIds = new Set<number>();
   for (let j = 0; j < kept; j++) if (blockLine[j] >= 0) lineIds.add(blockLine[j]);
-  if (request.focusLine !== undefined && request.focusLine >= 0) lineIds.add(request.focusLine);
+  if (focus >= 0) lineIds.add(focus);
   const releases = releasesInWindow(layout, axis, stepFirst, stepLast);
 
-  const stepX = steps.x.toArray();
   return {
     axis: axis.kind,
     x0,
     x1,
     columns,
-    stepX,
+    stepX: steps.x.toArray(),
     stepState,
     stepFirst,
     stepLast,
