@@ -3,9 +3,11 @@
  * One worker holds one loaded snapshot; every query about it is a method here.
  * Add a method by extending `WorkerMethods` and implementing it in `methods.ts`.
  */
+import type { Finding } from '../advice/finding';
 import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { LineFigures } from '../analysis/lines';
 import type { DeviceSummary } from '../analysis/summary';
+import type { SeriesAxis, TotalsSeries } from '../compare/totals';
 import type { SnapshotLayout } from '../snapshot/model';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../timeline/types';
 
@@ -37,6 +39,10 @@ export interface WorkerMethods {
   lineBlocks: { params: { device: number; file: string; line: number; limit: number }; result: LineBlocks | undefined };
   /** Ids of the lines whose allocation stacks have a frame whose file or function contains `text`. */
   linesMatchingStack: { params: { text: string }; result: readonly number[] };
+  /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */
+  totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
+  /** The advisor's findings for one device (or every device), without quick fixes (they need source text). */
+  advice: { params: { device?: number }; result: readonly Finding[] };
 }
 
 export type MethodName = keyof WorkerMethods;
