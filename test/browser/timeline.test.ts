@@ -295,6 +295,14 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     await again.locator('#chart').focus();
     await again.keyboard.press('0');
     assert.deepEqual((await settled(again)).viewport, domain);
+    // Up zooms the y axis towards the top; '0' fits it again.
+    const fullY = (await drawNow(again))!.yMax;
+    await again.keyboard.press('ArrowUp');
+    const zoomedY = await inspect(again);
+    assert.ok(zoomedY.state.y0! > 0 && Math.abs(zoomedY.state.y1! - fullY) < fullY * 1e-9, JSON.stringify([zoomedY.state.y0, zoomedY.state.y1, fullY]));
+    assert.ok(Math.abs(zoomedY.state.y1! - zoomedY.state.y0! - fullY / 1.5) < fullY * 1e-9);
+    await again.keyboard.press('0');
+    assert.equal((await inspect(again)).state.y0, undefined);
     await again.close();
   });
 

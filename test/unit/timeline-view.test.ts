@@ -42,19 +42,29 @@ describe('timeline view: axis ticks', () => {
   it('puts byte ticks on powers of two, labelled in the largest unit', () => {
     // max 1.06 GiB over about 5 intervals: 217 MiB each, rounded up to 256 MiB.
     assert.deepEqual(
-      byteTicks(1.06 * GiB, 5).map((t) => t.label),
+      byteTicks(0, 1.06 * GiB, 5).map((t) => t.label),
       ['0', '256 MiB', '512 MiB', '768 MiB', '1 GiB'],
     );
     assert.equal(binaryLabel(1.25 * GiB), '1.25 GiB');
     assert.equal(binaryLabel(1536), '1.5 KiB');
-    assert.equal(byteTicks(12 * GiB, 6)[1].value, 2 * GiB);
-    assert.equal(byteTicks(3 * MiB, 3).at(-1)?.label, '3 MiB');
+    assert.equal(byteTicks(0, 12 * GiB, 6)[1].value, 2 * GiB);
+    assert.equal(byteTicks(0, 3 * MiB, 3).at(-1)?.label, '3 MiB');
+    // A zoomed y range [10.3 GiB, 11.4 GiB) over about 4 intervals: 282 MiB each -> 512 MiB, from 10.5 GiB.
+    assert.deepEqual(
+      byteTicks(10.3 * GiB, 11.4 * GiB, 4).map((t) => t.label),
+      ['10.5 GiB', '11 GiB'],
+    );
   });
   it('labels events compactly and wall time relative to the first event', () => {
     // [0, 22333) in about 4 intervals: 5583 each -> step 10000.
     assert.deepEqual(
       eventTicks(0, 22333, 4).map((t) => t.label),
       ['0', '10k', '20k'],
+    );
+    // [3300, 3480) in about 4 intervals: 45 each -> step 50, written out in full (3.35k would read 3.4k).
+    assert.deepEqual(
+      eventTicks(3300, 3480, 4).map((t) => t.label),
+      ['3,300', '3,350', '3,400', '3,450'],
     );
     // Time from 1000 µs to 3.5 s later in about 3 intervals: step 2 s (1.17 s rounded up to 2).
     assert.deepEqual(

@@ -198,7 +198,9 @@ export class TimelineApp {
     if (same && !force && this.overview) return;
     const snapshotChanged = this.state.snapshotId !== target.snapshotId || this.state.device !== target.device;
     this.target = target;
-    if (snapshotChanged) this.update({ snapshotId: target.snapshotId, device: target.device, x0: undefined, x1: undefined, pinnedRecord: undefined, focusLine: undefined });
+    if (snapshotChanged) {
+      this.update({ snapshotId: target.snapshotId, device: target.device, x0: undefined, x1: undefined, y0: undefined, y1: undefined, pinnedRecord: undefined, focusLine: undefined });
+    }
     const choice = this.snapshots.find((s) => s.id === target.snapshotId);
     if (choice && !choice.hasTimes && this.state.axis === 'time') this.update({ axis: 'event' });
     this.overview = undefined;
@@ -322,7 +324,9 @@ export class TimelineApp {
     this.windowInFlight = true;
     this.chart.resize();
     const heightPx = this.chart.plotHeightPixels();
-    const quantum = this.estimateYMax() / heightPx / 4;
+    const span = this.state.y0 !== undefined && this.state.y1 !== undefined ? this.state.y1 - this.state.y0 : this.estimateYMax();
+    // Offsets closer than half a device pixel look the same: they need not be sent.
+    const quantum = span / heightPx / 2;
     const viewport = 'states' in range ? undefined : { x0: range.x0, x1: range.x1 };
     this.request(
       {
@@ -401,7 +405,29 @@ export class TimelineApp {
   }
 
   private resetZoom(): void {
+    this.update({ y0: undefined, y1: undefined });
     if (this.overview) this.setViewport({ x0: this.overview.axis.start, x1: this.overview.axis.end });
+  }
+
+  /** Zooms the y axis by `factor` (> 1 zooms in) keeping the bytes at `anchor` (0 bottom .. 1 top) in place. */
+  private zoomY(factor: number, anchor = 0.5): void {
+    const current = this.chart.yRange();
+    if (!current) return;
+    const at = current.min + (current.max - current.min) * anchor;
+    const span = Math.max(1024, (current.max - current.min) / factor);
+    let min = Math.max(0, at - span * anchor);
+    const max = min + span;
+    const fitted = this.estimateYMax();
+    if (min === 0 && max >= fitted) {
+      this.update({ y0: undefined, y1: undefined });
+    } else {
+      min = Math.min(min, Math.max(0, fitted - span));
+      this.update({ y0: min, y1: min + span });
+    }
+    this.render();
+    this.windowWanted = true;
+    this.windowStale = true;
+    this.maybeRequestWindow();
   }
 
   private selectLine(line: number | undefined): void {
@@ -449,6 +475,12 @@ export class TimelineApp {
         if (!this.viewport) return;
         e.preventDefault();
         const box = this.chart.plotBox();
+        const rows = this.chart.plotRows();
+        if ((e.ctrlKey || e.metaKey) && rows) {
+          const anchor = Math.min(1, Math.max(0, 1 - (e.offsetY - rows.top) / rows.height));
+          this.zoomY(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.002)), anchor);
+          return;
+        }
         if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
           const d = e.shiftKey && e.deltaX === 0 ? e.deltaY : e.deltaX;
           this.panBy(d / box.width);
@@ -604,6 +636,12 @@ export class TimelineApp {
         case 'ArrowRight':
           this.panBy(e.shiftKey ? 0.5 : PAN_STEP);
           return true;
+        case 'ArrowUp':
+          this.zoomY(ZOOM_STEP, 1);
+          return true;
+        case 'ArrowDown':
+          this.zoomY(1 / ZOOM_STEP, 1);
+          return true;
         case 'Enter':
           this.goToSource();
           return true;
@@ -664,6 +702,7 @@ export class TimelineApp {
   private setStatus(text: string): void {
     this.status = text;
     this.el.status.textContent = text;
+    this.chart.canvas.setAttribute('aria-label', `Memory over time: ${text}. Arrow keys pan, plus and minus zoom, Enter opens the selected block's line.`);
   }
 
   private filterHighlight(): ReadonlySet<number> | undefined {
@@ -712,6 +751,7 @@ export class TimelineApp {
         overview: o,
         window: this.window,
         viewport: this.viewport,
+        yRange: this.state.y0 !== undefined && this.state.y1 !== undefined ? { min: this.state.y0, max: this.state.y1 } : undefined,
         highlight: this.filterHighlight(),
         minBytes: this.state.minBytes,
         pinned: this.state.pinnedRecord,

@@ -15,6 +15,8 @@ export interface ChartScene {
   /** The latest summary; may cover another window than `viewport` while a new one is on its way. */
   readonly window: TimelineWindow | undefined;
   readonly viewport: Viewport;
+  /** The bytes range of the y axis; undefined fits [0, highest in the window]. */
+  readonly yRange: { readonly min: number; readonly max: number } | undefined;
   /** Lines drawn at full strength (the others dimmed); undefined: every line. */
   readonly highlight: ReadonlySet<number> | undefined;
   /** Blocks smaller than this are dimmed. */
@@ -59,6 +61,7 @@ interface Plot {
   readonly height: number;
   readonly x0: number;
   readonly x1: number;
+  readonly yMin: number;
   readonly yMax: number;
   readonly lanesTop: number;
 }
@@ -140,11 +143,13 @@ export class Chart {
     }
     if (!(yMax > 0)) yMax = Math.max(overview.peakReservedBytes, overview.peak.bytes, 1);
     yMax *= 1.06;
-    const plot: Plot = { dpr, left, top, width, height, x0: viewport.x0, x1: viewport.x1, yMax, lanesTop };
+    let yMin = 0;
+    if (scene.yRange && scene.yRange.max > scene.yRange.min) ({ min: yMin, max: yMax } = scene.yRange);
+    const plot: Plot = { dpr, left, top, width, height, x0: viewport.x0, x1: viewport.x1, yMin, yMax, lanesTop };
     this.plot = plot;
     const sx = (x: number) => left + ((x - plot.x0) / (plot.x1 - plot.x0)) * width;
     const px = (x: number) => Math.round(sx(x));
-    const sy = (b: number) => top + height - (b / yMax) * height;
+    const sy = (b: number) => top + height - ((b - yMin) / (yMax - yMin)) * height;
 
     ctx.save();
     ctx.fillStyle = theme.background;
@@ -153,7 +158,7 @@ export class Chart {
     ctx.textBaseline = 'middle';
 
     // Y grid and labels.
-    const yTicks = byteTicks(yMax, Math.max(2, Math.floor(height / (36 * dpr))));
+    const yTicks = byteTicks(yMin, yMax, Math.max(2, Math.floor(height / (36 * dpr))));
     ctx.strokeStyle = theme.grid;
     ctx.lineWidth = 1;
     ctx.fillStyle = theme.muted;
@@ -215,7 +220,7 @@ export class Chart {
         ctx.beginPath();
         for (const j of blocks) {
           const size = w.blockSize[j];
-          const h = (size / yMax) * height;
+          const h = (size / (yMax - yMin)) * height;
           for (let k = w.blockRunStart[j]; k < w.blockRunStart[j + 1]; k++) {
             const endStep = k + 1 < w.blockRunStart[j + 1] ? w.runStep[k + 1] : w.blockLastStep[j] + 1;
             const a = px(w.stepX[w.runStep[k]]);
@@ -461,10 +466,10 @@ export class Chart {
     }
     const step = lo;
     if (at < w.stepX[step] || at >= w.stepX[step + 1]) return undefined;
-    const bytes = ((plot.top + plot.height - y) / plot.height) * plot.yMax;
+    const bytes = plot.yMin + ((plot.top + plot.height - y) / plot.height) * (plot.yMax - plot.yMin);
     // The block under the point, or else the largest block crossing the pixel row under it (blocks
     // thinner than a pixel can still be pointed at).
-    const rowBytes = plot.yMax / plot.height;
+    const rowBytes = (plot.yMax - plot.yMin) / plot.height;
     let best = -1;
     for (let j = 0; j < w.blockRecord.length; j++) {
       if (step < w.blockFirstStep[j] || step > w.blockLastStep[j]) continue;
@@ -496,7 +501,7 @@ export class Chart {
     if (j < 0) return undefined;
     const sx = (v: number) => plot.left + ((v - plot.x0) / (plot.x1 - plot.x0)) * plot.width;
     const markers = [scene.overview.peak.x, ...scene.overview.ooms.map((o) => o.x)].map(sx);
-    const height = (w.blockSize[j] / plot.yMax) * plot.height;
+    const height = (w.blockSize[j] / (plot.yMax - plot.yMin)) * plot.height;
     for (let k = w.blockRunStart[j]; k < w.blockRunStart[j + 1]; k++) {
       const endStep = k + 1 < w.blockRunStart[j + 1] ? w.runStep[k + 1] : w.blockLastStep[j] + 1;
       const a = Math.max(plot.left, sx(w.stepX[w.runStep[k]]));
@@ -506,16 +511,22 @@ export class Chart {
         const x = a + (b - a) * f;
         if (markers.some((m) => Math.abs(m - x) < 6 * plot.dpr)) continue;
         const mid = w.runOffset[k] + w.blockSize[j] / 2;
-        const y = plot.top + plot.height - (mid / plot.yMax) * plot.height;
+        const y = plot.top + plot.height - ((mid - plot.yMin) / (plot.yMax - plot.yMin)) * plot.height;
+        if (y < plot.top || y > plot.top + plot.height) continue;
         return { x: x / plot.dpr, y: y / plot.dpr, height: height / plot.dpr };
       }
     }
     return undefined;
   }
 
-  /** Bytes per device pixel of the last frame's y scale. */
-  bytesPerPixel(): number {
-    return this.plot ? this.plot.yMax / this.plot.height : 0;
+  /** The y range of the last frame, in bytes. */
+  yRange(): { min: number; max: number } | undefined {
+    return this.plot ? { min: this.plot.yMin, max: this.plot.yMax } : undefined;
+  }
+
+  /** The plot's top edge and height in CSS pixels. */
+  plotRows(): { top: number; height: number } | undefined {
+    return this.plot ? { top: this.plot.top / this.plot.dpr, height: this.plot.height / this.plot.dpr } : undefined;
   }
 
   /** Left edge and width of the plot in CSS pixels. */

@@ -16,6 +16,9 @@ export interface ViewState {
   /** The visible x window; undefined shows everything. */
   readonly x0: number | undefined;
   readonly x1: number | undefined;
+  /** The y range in bytes; undefined fits it to the window. */
+  readonly y0: number | undefined;
+  readonly y1: number | undefined;
   /** The pinned block (allocation record id) and the selected line. */
   readonly pinnedRecord: number | undefined;
   readonly focusLine: number | undefined;
@@ -33,6 +36,8 @@ export const INITIAL_STATE: ViewState = {
   axis: 'event',
   x0: undefined,
   x1: undefined,
+  y0: undefined,
+  y1: undefined,
   pinnedRecord: undefined,
   focusLine: undefined,
   filterFile: '',
@@ -61,6 +66,9 @@ export function restoreState(saved: unknown): ViewState {
   const x0 = num(s.x0);
   const x1 = num(s.x1);
   const window = x0 !== undefined && x1 !== undefined && x1 > x0;
+  const y0 = num(s.y0);
+  const y1 = num(s.y1);
+  const yRange = y0 !== undefined && y1 !== undefined && y1 > y0 && y0 >= 0;
   return {
     snapshotId: str(s.snapshotId),
     device: int(s.device),
@@ -68,6 +76,8 @@ export function restoreState(saved: unknown): ViewState {
     axis: s.axis === 'time' ? 'time' : 'event',
     x0: window ? x0 : undefined,
     x1: window ? x1 : undefined,
+    y0: yRange ? y0 : undefined,
+    y1: yRange ? y1 : undefined,
     pinnedRecord: int(s.pinnedRecord),
     focusLine: int(s.focusLine),
     filterFile: str(s.filterFile) ?? '',

@@ -22,13 +22,13 @@ export function binaryLabel(bytes: number): string {
   return `${+(bytes / Math.pow(1024, k)).toFixed(2)} ${BINARY_UNITS[k]}`;
 }
 
-/** Byte ticks every power of two (256 MiB, 512 MiB, 1 GiB, ...): at most about `count` intervals up to `max`. */
-export function byteTicks(max: number, count: number): Tick[] {
-  if (!(max > 0)) return [{ value: 0, label: '0' }];
-  const raw = max / Math.max(1, count);
+/** Byte ticks every power of two (256 MiB, 512 MiB, 1 GiB, ...): about `count` intervals over [min, max]. */
+export function byteTicks(min: number, max: number, count: number): Tick[] {
+  if (!(max > min)) return [{ value: min, label: binaryLabel(min) }];
+  const raw = (max - min) / Math.max(1, count);
   const step = Math.pow(2, Math.max(0, Math.ceil(Math.log2(raw))));
   const ticks: Tick[] = [];
-  for (let v = 0; v <= max; v += step) ticks.push({ value: v, label: binaryLabel(v) });
+  for (let v = Math.ceil(min / step) * step; v <= max; v += step) ticks.push({ value: v, label: binaryLabel(v) });
   return ticks;
 }
 
@@ -43,7 +43,9 @@ function compactCount(n: number): string {
 export function eventTicks(x0: number, x1: number, count: number): Tick[] {
   const step = Math.max(1, niceDecimalStep(x1 - x0, count));
   const ticks: Tick[] = [];
-  for (let v = Math.ceil(x0 / step) * step; v <= x1; v += step) ticks.push({ value: v, label: compactCount(v) });
+  // Compact labels (12k) only when the step is round enough for them not to repeat.
+  const label = (v: number) => (step >= 1000 || v < 1000 ? compactCount(v) : v.toLocaleString('en-US'));
+  for (let v = Math.ceil(x0 / step) * step; v <= x1; v += step) ticks.push({ value: v, label: label(v) });
   return ticks;
 }
 
