@@ -196,10 +196,10 @@ async function main() {
       const loadMs = performance.now() - started;
       const device = [...info.devices].sort((a, b) => b.peakBytes - a.peakBytes)[0].device;
       started = performance.now();
-      await worker.call('timelineOverview', { device, axis: 'event', columns: COLUMNS });
+      const first = await worker.call('timelineOverview', { device, axis: 'event', columns: COLUMNS });
       const firstOverviewMs = performance.now() - started;
       console.log(
-        `${path.basename(file)} through the worker: ${info.devices.find((d) => d.device === device).events} events; load ${(loadMs / 1000).toFixed(1)} s, ` +
+        `${path.basename(file)} through the worker: ${info.devices.find((d) => d.device === device).events} events, ${first.allocations} blocks; load ${(loadMs / 1000).toFixed(1)} s, ` +
           `first overview (builds the layout) ${firstOverviewMs.toFixed(0)} ms`,
       );
       const r = await runSteps(
