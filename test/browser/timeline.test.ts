@@ -99,6 +99,12 @@ function hex(color: number[]): string {
     .join('')}`;
 }
 
+/** `a` moved `t` of the way towards `b` (both #rrggbb), rounded per channel. */
+function towards(a: string, b: string, t: number): string {
+  const c = (h: string, i: number) => parseInt(h.slice(1 + 2 * i, 3 + 2 * i), 16);
+  return `#${[0, 1, 2].map((i) => Math.round(c(a, i) + (c(b, i) - c(a, i)) * t).toString(16).padStart(2, '0')).join('')}`;
+}
+
 function themePalette(theme: ThemeName): string[] {
   const css = readFileSync(path.join(repoRoot, 'test', 'browser', 'themes', `${theme}.css`), 'utf8');
   return Array.from({ length: 12 }, (_, i) => new RegExp(`--vscode-vramLens-timeline-palette${i + 1}: (#[0-9a-f]{6})`).exec(css)![1]);
@@ -177,7 +183,9 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     for (const sample of samples) {
       if (!sample) continue;
       const line = lineOfRecord(s, s.device, sample.record);
-      const expected = line ? palette[lineColor(line.file, line.line)] : '#5f6b7a';
+      const base = line ? palette[lineColor(line.file, line.line)] : '#5f6b7a';
+      // Odd records are drawn 20% of the way towards the background (#181818).
+      const expected = sample.record % 2 === 0 ? base : towards(base, '#181818', 0.2);
       assert.equal(hex(sample.rgba), expected, `block ${sample.record} pixel`);
       checked++;
     }
@@ -446,7 +454,8 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     await page.waitForFunction(() => document.body.classList.contains('vscode-light'));
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(hex(await pixel(page, 5, 5)), '#f8f8f8');
-    assert.equal(hex(await pixel(page, p.x, p.y)), themePalette('light')[lineColor(line.file, line.line)]);
+    const lightBase = themePalette('light')[lineColor(line.file, line.line)];
+    assert.equal(hex(await pixel(page, p.x, p.y)), record % 2 === 0 ? lightBase : towards(lightBase, '#f8f8f8', 0.2));
     await page.screenshot({ path: path.join(RESULTS, 'timeline-light.png') });
     await page.close();
   });

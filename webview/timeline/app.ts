@@ -206,6 +206,13 @@ export class TimelineApp {
     this.overview = undefined;
     this.window = undefined;
     this.rows = [];
+    const nothing = choice !== undefined && choice.devices.length === 0;
+    this.el.app.classList.toggle('no-devices', nothing);
+    if (nothing) {
+      this.fillSelectors();
+      this.setStatus('This snapshot holds no memory: no trace events and no segments.');
+      return;
+    }
     this.stackIds = undefined;
     this.details.clear();
     this.table.setRows([]);
@@ -742,6 +749,10 @@ export class TimelineApp {
     const o = this.overview;
     if (!o || !this.viewport) {
       this.el.tooltip.hidden = true;
+      this.chart.resize();
+      this.minimap.resize();
+      this.chart.clear(this.theme);
+      this.minimap.clear(this.theme);
       return undefined;
     }
     this.chart.resize();

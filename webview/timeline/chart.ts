@@ -52,6 +52,24 @@ const LEFT = 60;
 const RIGHT = 10;
 const BOTTOM = 20;
 const DIM_ALPHA = 0.22;
+/** How far the alternate shade of a line's colour moves towards the background. */
+export const SHADE = 0.2;
+
+/** `#rrggbb` components of a `#rgb`/`#rrggbb(aa)` colour, or undefined. */
+export function hexComponents(color: string): [number, number, number] | undefined {
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6}|[0-9a-f]{8})$/i.exec(color.trim());
+  if (!m) return undefined;
+  const h = m[1].length === 3 ? [...m[1]].map((c) => c + c).join('') : m[1].slice(0, 6);
+  return [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16)) as [number, number, number];
+}
+
+/** `a` moved `t` of the way towards `b`, as `#rrggbb`; `a` unchanged when either is not a hex colour. */
+export function mixColors(a: string, b: string, t: number): string {
+  const x = hexComponents(a);
+  const y = hexComponents(b);
+  if (!x || !y) return a;
+  return `#${x.map((v, i) => Math.round(v + (y[i] - v) * t).toString(16).padStart(2, '0')).join('')}`;
+}
 
 interface Plot {
   readonly dpr: number;
@@ -89,6 +107,7 @@ export class Chart {
   private scene: ChartScene | undefined;
   private lanes = 0;
   private pattern: { key: string; pattern: CanvasPattern | string } | undefined;
+  private readonly shades = new Map<string, string>();
   stats: DrawStats | undefined;
 
   constructor(readonly canvas: HTMLCanvasElement) {
@@ -98,6 +117,12 @@ export class Chart {
   }
 
   /** Matches the backing store to the element's CSS size at the current devicePixelRatio. */
+  /** Paints the background only (nothing to show yet). */
+  clear(theme: Theme): void {
+    this.ctx.fillStyle = theme.background;
+    this.ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
+  }
+
   resize(): boolean {
     const dpr = window.devicePixelRatio || 1;
     const rect = this.canvas.getBoundingClientRect();
@@ -194,7 +219,9 @@ export class Chart {
       }
       ctx.fill();
 
-      // Blocks, one path per colour (and per dimmed state).
+      // Blocks, one path per colour, dimmed state and shade: blocks allocated one after the other
+      // (odd and even records) alternate between the line's colour and a shade of it, so that
+      // neighbouring blocks of one line stay apart.
       const lineColorIndex = new Map<number, number>();
       for (const l of w.lines) lineColorIndex.set(l.id, l.color);
       const colorOf = (j: number) => (w.blockLine[j] < 0 ? -1 : (lineColorIndex.get(w.blockLine[j]) ?? -1));
@@ -204,7 +231,7 @@ export class Chart {
         const xb = px(w.stepX[w.blockLastStep[j] + 1]);
         if (xb <= left || xa >= left + width) continue;
         const dim = (scene.highlight !== undefined && !scene.highlight.has(w.blockLine[j])) || w.blockSize[j] < scene.minBytes;
-        const key = `${colorOf(j)}:${dim ? 1 : 0}`;
+        const key = `${colorOf(j)}:${dim ? 1 : 0}:${w.blockRecord[j] & 1}`;
         let g = groups.get(key);
         if (!g) groups.set(key, (g = []));
         g.push(j);
@@ -214,8 +241,9 @@ export class Chart {
       const separators = new Path2D();
       const minSeparated = 4 * dpr;
       for (const [key, blocks] of groups) {
-        const [color, dim] = key.split(':').map(Number);
-        ctx.fillStyle = color < 0 ? theme.unattributed : theme.palette[color % theme.palette.length];
+        const [color, dim, odd] = key.split(':').map(Number);
+        const base = color < 0 ? theme.unattributed : theme.palette[color % theme.palette.length];
+        ctx.fillStyle = odd ? this.shade(base, theme) : base;
         ctx.globalAlpha = dim ? DIM_ALPHA : 1;
         ctx.beginPath();
         for (const j of blocks) {
@@ -376,6 +404,17 @@ export class Chart {
 
     this.stats = { ms: performance.now() - started, steps: w?.stepState.length ?? 0, rects, drawnRecords, drawnColors, yMax };
     return this.stats;
+  }
+
+  /** `color` moved SHADE of the way towards the background (opaque), cached per theme. */
+  private shade(color: string, theme: Theme): string {
+    const key = `${color}|${theme.background}`;
+    let found = this.shades.get(key);
+    if (found === undefined) {
+      found = mixColors(color, theme.background, SHADE);
+      this.shades.set(key, found);
+    }
+    return found;
   }
 
   /** The merged blocks' fill: the rest colour with a diagonal hatch, cached per theme and scale. */

@@ -30,6 +30,12 @@ export class Minimap {
     canvas.addEventListener('pointercancel', () => (this.drag = undefined));
   }
 
+  /** Paints the background only (nothing to show yet). */
+  clear(theme: Theme): void {
+    this.ctx.fillStyle = theme.background;
+    this.ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
+  }
+
   resize(): boolean {
     const dpr = window.devicePixelRatio || 1;
     const rect = this.canvas.getBoundingClientRect();
