@@ -124,6 +124,12 @@ describe('timeline level of detail', () => {
     assert.deepEqual([...w.stepState], [5, 6, 7, 8]);
   });
 
+  it('fits states exactly when asked for no margin (keeping the view when the axis changes)', () => {
+    const w = queries(stackedTrace).window(0, { axis: 'event', states: [2, 4], statesMargin: 0, columns: 50 });
+    assert.deepEqual([w.x0, w.x1], [2, 5]);
+    assert.deepEqual([...w.stepState], [2, 3, 4]);
+  });
+
   it('draws the focus line first, even when its blocks are small', () => {
     const q = queries(stackedTrace);
     const cLine = q.lineBlocksFor(0, '/home/alice/proj/train.py', 12);

@@ -251,7 +251,7 @@ export class TimelineApp {
     this.pendingLine = undefined;
     this.pendingStates = undefined;
     if (line) this.focusBlocks(line);
-    else if (states) this.sendWindow({ states });
+    else if (states) this.sendWindow({ states, statesMargin: 0 });
     else this.requestWindow();
     this.render();
   }
@@ -324,7 +324,7 @@ export class TimelineApp {
     this.sendWindow({ x0: this.viewport.x0, x1: this.viewport.x1 });
   }
 
-  private sendWindow(range: { x0: number; x1: number } | { states: [number, number] }): void {
+  private sendWindow(range: { x0: number; x1: number } | { states: [number, number]; statesMargin?: number }): void {
     if (!this.target || !this.overview) return;
     this.windowWanted = false;
     this.windowStale = false;

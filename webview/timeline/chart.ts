@@ -214,7 +214,7 @@ export class Chart {
         const a = px(w.stepX[i]);
         const b = px(w.stepX[i + 1]);
         if (b <= left || a >= left + width || b <= a) continue;
-        const y = sy(w.envelope[i]);
+        const y = Math.round(sy(w.envelope[i]));
         ctx.rect(a, y, b - a, top + height - y);
       }
       ctx.fill();
@@ -254,12 +254,15 @@ export class Chart {
             const a = px(w.stepX[w.runStep[k]]);
             const b = px(w.stepX[endStep]);
             if (b <= left || a >= left + width || b <= a) continue;
-            const y = sy(w.runOffset[k] + size);
-            ctx.rect(a, y, b - a, h);
+            // Edges on whole device pixels: neighbours share them, so nothing shows through seams.
+            const y = Math.round(sy(w.runOffset[k] + size));
+            const yBottom = Math.round(sy(w.runOffset[k]));
+            if (yBottom <= y) continue;
+            ctx.rect(a, y, b - a, yBottom - y);
             rects++;
             if (h >= minSeparated) {
-              separators.moveTo(a, Math.round(y) + 0.5);
-              separators.lineTo(b, Math.round(y) + 0.5);
+              separators.moveTo(a, y + 0.5);
+              separators.lineTo(b, y + 0.5);
             }
           }
         }
@@ -310,7 +313,8 @@ export class Chart {
       ctx.lineTo(peakX + 0.5, top + height);
       ctx.stroke();
       ctx.setLineDash([]);
-      const label = `peak ${formatBytes(overview.peak.bytes)}`;
+      const line = overview.peak.line;
+      const label = `peak ${formatBytes(overview.peak.bytes)}${line ? ` · ${line.file.split(/[\\/]/).pop() ?? line.file}:${line.line}` : ''}`;
       ctx.fillStyle = theme.peak;
       ctx.textAlign = peakX > left + width - ctx.measureText(label).width - 8 * dpr ? 'right' : 'left';
       ctx.fillText(label, peakX + (ctx.textAlign === 'right' ? -4 : 4) * dpr, top + 8 * dpr);

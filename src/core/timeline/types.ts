@@ -38,8 +38,10 @@ export interface WindowRequest {
   /** The x range to show; ignored when `states` is given. */
   readonly x0?: number;
   readonly x1?: number;
-  /** Show these states [first, last] (inclusive), with a little margin: used to jump to a block or line. */
+  /** Show these states [first, last] (inclusive): used to jump to a block, or to keep the view when the axis changes. */
   readonly states?: readonly [number, number];
+  /** Margin around `states`, as a fraction of their width on each side (default 0.15). */
+  readonly statesMargin?: number;
   /** Pixel columns of the plot. */
   readonly columns: number;
   /** Most blocks drawn one by one (the rest is merged per column). */

@@ -41,7 +41,8 @@ export function windowRange(axis: TimelineAxis, request: WindowRequest): [number
     const a = axis.start(first);
     const b = axis.start(last + 1);
     const minWidth = (info.end - info.start) / 2000;
-    const margin = Math.max((b - a) * 0.15, minWidth);
+    const fraction = Math.max(0, Math.min(10, request.statesMargin ?? 0.15));
+    const margin = fraction > 0 ? Math.max((b - a) * fraction, minWidth) : 0;
     return [Math.max(info.start, a - margin), Math.min(info.end, b + margin)];
   }
   const x0 = Number.isFinite(request.x0) ? (request.x0 as number) : info.start;

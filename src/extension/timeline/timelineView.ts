@@ -33,7 +33,7 @@ function sanitizeWindowRequest(value: unknown): WindowRequest | undefined {
   const r = value as Record<string, unknown>;
   if (r.axis !== 'event' && r.axis !== 'time') return undefined;
   if (typeof r.columns !== 'number' || !Number.isFinite(r.columns)) return undefined;
-  for (const key of ['x0', 'x1', 'budget', 'runBudget', 'offsetQuantum', 'focusLine'] as const) {
+  for (const key of ['x0', 'x1', 'budget', 'runBudget', 'offsetQuantum', 'focusLine', 'statesMargin'] as const) {
     if (!isFiniteOrUndefined(r[key])) return undefined;
   }
   let states: [number, number] | undefined;
@@ -47,6 +47,7 @@ function sanitizeWindowRequest(value: unknown): WindowRequest | undefined {
     x0: r.x0 as number | undefined,
     x1: r.x1 as number | undefined,
     states,
+    statesMargin: r.statesMargin as number | undefined,
     budget: r.budget as number | undefined,
     runBudget: r.runBudget as number | undefined,
     offsetQuantum: r.offsetQuantum as number | undefined,
