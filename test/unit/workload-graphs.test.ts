@@ -15,8 +15,8 @@ import type { WorkloadGraph } from '../../src/core/workloads/graphBuilder';
 import { buildSimilarity, similarityReference } from '../../src/core/workloads/similarity';
 import type { SimilaritySize } from '../../src/core/workloads/similarity';
 import { PythonSource } from '../../src/core/workloads/sourceLines';
-import { biasName, buildTrainStep, trainStepLoss, weightName } from '../../src/core/workloads/trainStep';
-import type { TrainStepSize } from '../../src/core/workloads/trainStep';
+import { buildTrainStep, parameterNames, trainStepLoss } from '../../src/core/workloads/trainStep';
+import type { TrainStepParams, TrainStepSize } from '../../src/core/workloads/trainStep';
 import { repoRoot } from '../helpers/corpus';
 
 async function runCpu(graph: WorkloadGraph, inputs: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>> {
@@ -85,40 +85,47 @@ describe('similarity graphs', () => {
 });
 
 describe('training-step graphs', () => {
-  const size: TrainStepSize = { batch: 6, width: 5, layers: 4 };
+  const size: TrainStepSize = { batch: 6, width: 5, hidden: 7, blocks: 3 };
   const random = seededRandom(11);
-  const D = size.width;
-  const params = {
-    x: Float64Array.from(uniform(size.batch * D, -1, 1, random)),
-    y: Float64Array.from(uniform(size.batch * D, -1, 1, random)),
-    weights: Array.from({ length: size.layers }, () => Float64Array.from(uniform(D * D, -0.9, 0.9, random))),
-    biases: Array.from({ length: size.layers }, () => Float64Array.from(uniform(D, -0.1, 0.1, random))),
+  const { batch: N, width: D, hidden: H } = size;
+  const params: TrainStepParams = {
+    x: Float64Array.from(uniform(N * D, -1, 1, random)),
+    y: Float64Array.from(uniform(N * D, -1, 1, random)),
+    blocks: Array.from({ length: size.blocks }, () => ({
+      w1: Float64Array.from(uniform(D * H, -0.8, 0.8, random)),
+      b1: Float64Array.from(uniform(H, -0.1, 0.3, random)),
+      w2: Float64Array.from(uniform(H * D, -0.8, 0.8, random)),
+      b2: Float64Array.from(uniform(D, -0.1, 0.3, random)),
+    })),
   };
-  const feeds = (): Map<string, Float32Array> => {
-    const m = new Map<string, Float32Array>([
+  /** Every parameter by its graph input name, with the float64 array finite differences perturb. */
+  const parameters = new Map<string, Float64Array>();
+  params.blocks.forEach((b, i) => {
+    const names = parameterNames(i + 1);
+    parameters.set(names.w1, b.w1).set(names.b1, b.b1).set(names.w2, b.w2).set(names.b2, b.b2);
+  });
+  const feeds = () =>
+    new Map<string, Float32Array>([
       ['x', Float32Array.from(params.x)],
       ['y', Float32Array.from(params.y)],
+      ...[...parameters].map(([name, values]): [string, Float32Array] => [name, Float32Array.from(values)]),
     ]);
-    params.weights.forEach((w, i) => m.set(weightName(i + 1), Float32Array.from(w)));
-    params.biases.forEach((b, i) => m.set(biasName(i + 1), Float32Array.from(b)));
-    return m;
-  };
-  // With a learning rate of 1 the update's output is w - dL/dw, so the gradient is w - w_new.
-  const gradients = async (variant: 'plain' | 'checkpointed') => {
-    const out = await runCpu(buildTrainStep(variant, size, 1), feeds());
-    return { out, grad: (param: string) => Float64Array.from(feeds().get(param)!, (w, i) => w - out.get(`${param}_new`)![i]) };
+  // With a learning rate of 1 the update's output is p - dL/dp, so the gradient is p - p_new.
+  const step = async (variant: 'plain' | 'checkpointed') => {
+    const inputs = feeds();
+    const out = await runCpu(buildTrainStep(variant, size, 1), inputs);
+    return { out, grad: (param: string) => Float64Array.from(inputs.get(param)!, (p, i) => p - out.get(`${param}_new`)![i]) };
   };
 
-  it('the loss output equals the MLP loss computed in float64', async () => {
-    const { out } = await gradients('plain');
+  it('the loss output equals the residual MLP loss computed in float64', async () => {
+    const { out } = await step('plain');
     assert.ok(Math.abs(out.get('loss')![0] - trainStepLoss(size, params)) < 1e-5);
   });
 
-  it('weight and bias gradients match central finite differences of the loss', async () => {
-    const { grad } = await gradients('plain');
+  it('every parameter gradient matches central finite differences of the loss', async () => {
+    const { grad } = await step('plain');
     const h = 1e-6;
-    const check = (param: string, values: Float64Array) => {
-      const analytic = grad(param);
+    for (const [name, values] of parameters) {
       const numeric = values.map((v, i) => {
         values[i] = v + h;
         const up = trainStepLoss(size, params);
@@ -127,27 +134,24 @@ describe('training-step graphs', () => {
         values[i] = v;
         return (up - down) / (2 * h);
       });
-      assert.ok(relativeError(analytic, numeric) < 1e-4, `${param}: relative error ${relativeError(analytic, numeric)}`);
-    };
-    for (let i = 1; i <= size.layers; i++) {
-      check(weightName(i), params.weights[i - 1]);
-      check(biasName(i), params.biases[i - 1]);
+      const analytic = grad(name);
+      assert.ok(relativeError(analytic, numeric) < 1e-4, `${name}: relative error ${relativeError(analytic, numeric)}`);
     }
   });
 
   it('the checkpointed step computes the same update as the plain one', async () => {
-    const plain = (await gradients('plain')).out;
-    const checkpointed = (await gradients('checkpointed')).out;
+    const plain = (await step('plain')).out;
+    const checkpointed = (await step('checkpointed')).out;
     for (const [name, values] of plain) assert.deepEqual(checkpointed.get(name), values, name);
   });
 
-  it('the checkpointed step recomputes the activations it does not keep', () => {
-    const g = buildTrainStep('checkpointed', { batch: 4, width: 4, layers: 9 });
-    // Stride 3 keeps a0 (x), a3, a6; a1, a2, a4, a5, a7, a8 are recomputed once each.
-    assert.deepEqual(
-      g.nodes.filter((n) => n.name.startsWith('recompute_a')).map((n) => n.name).sort(),
-      ['recompute_a1', 'recompute_a2', 'recompute_a4', 'recompute_a5', 'recompute_a7', 'recompute_a8'],
-    );
+  it('the checkpointed step keeps only the residual stream and recomputes each block once', () => {
+    const g = buildTrainStep('checkpointed', { batch: 4, width: 4, hidden: 8, blocks: 3 });
+    const recomputed = g.nodes.filter((n) => n.name.startsWith('recompute_')).map((n) => n.name);
+    assert.deepEqual(recomputed.sort(), ['fc1_1', 'fc1_2', 'fc1_3', 'fc2_1', 'fc2_2', 'fc2_3', 'h1', 'h2', 'h3', 'y1', 'y2', 'y3'].map((n) => `recompute_${n}`).sort());
+    // The backward reads no forward activation but the residual stream x0..x3.
+    const backwardInputs = new Set(g.nodes.filter((n) => n.stack[0].statement.startsWith('scaler.scale')).flatMap((n) => n.inputs));
+    for (const forward of ['h1', 'h2', 'h3', 'y1', 'y2', 'y3']) assert.ok(!backwardInputs.has(forward), forward);
   });
 });
 
@@ -174,6 +178,14 @@ class Model:
     def forward(self, x):
         x = x + 1
         return x
+
+
+class Other:
+    def forward(self, x):
+        for _ in range(2):
+            out = x
+        out = x * 2
+        return out
 `;
   const source = new PythonSource(fixture);
 
@@ -181,8 +193,16 @@ class Model:
     assert.equal(source.resolve({ function: 'similarity_baseline', statement: 'a_sq =' }), 13);
     assert.equal(source.resolve({ function: 'similarity_baseline', statement: 'two_ab =' }), 15);
     assert.equal(source.resolve({ function: 'helper', statement: 'a_sq =' }), 5);
-    assert.equal(source.resolve({ function: 'forward', statement: 'return ' }), 22);
+    assert.equal(source.resolve({ function: 'Model.forward', statement: 'return ' }), 22);
     assert.equal(source.defLine('similarity_baseline'), 9);
+  });
+
+  it('tells methods of the same name apart by class, and can skip to a later occurrence', () => {
+    assert.throws(() => source.resolve({ function: 'forward', statement: 'x = ' }), /ambiguous \(Model.forward, Other.forward\)/);
+    assert.equal(source.resolve({ function: 'Other.forward', statement: 'out = ' }), 28);
+    assert.equal(source.resolve({ function: 'Other.forward', statement: 'out = ', after: 'for _ in' }), 28);
+    assert.equal(source.resolve({ function: 'Other.forward', statement: 'out = x *' }), 29);
+    assert.equal(source.resolve({ function: 'Other.forward', statement: 'out = ', after: 'out = x' }), 29);
   });
 
   it('does not look past the end of the function', () => {

@@ -258,8 +258,9 @@ describe('built-in workloads on the CPU execution provider', () => {
     const { pickle, summary } = await run('similarity', 'baseline', 'tiny');
     const reference = oracle(pickle);
     const lines = (reference.devices[0].lines as { file: string; line: number }[]).map((l) => `${path.basename(l.file)}:${l.line}`);
-    // The fixture's statements: inputs at the def (7), a_sq (10), two_ab (11), b_sq (12), similarity (13).
-    assert.deepEqual(lines, ['similarity.py:7', 'similarity.py:10', 'similarity.py:11', 'similarity.py:12', 'similarity.py:13']);
+    // The fixture's statements: a_sq (9), two_ab (10), b_sq (11), the two `similarity =` lines (12, 13),
+    // the inputs mk, qk, qe, ms (18-21), and the call in main (24) that includes them all.
+    assert.deepEqual(lines, [9, 10, 11, 12, 13, 18, 19, 20, 21, 24].map((n) => `similarity.py:${n}`));
     assert.equal(reference.devices[0].peakBytes, summary.snapshotPeakBytes);
     assert.ok(summary.nodes.every((n: RunSummary['nodes'][number]) => n.origin === 'measured'));
     assert.deepEqual(summary.unresolvedStatements, []);

@@ -45,10 +45,10 @@ const SIMILARITY_SIZES: Readonly<Record<SizeId, SimilaritySize>> = {
 };
 
 const TRAIN_STEP_SIZES: Readonly<Record<SizeId, TrainStepSize>> = {
-  tiny: { batch: 16, width: 8, layers: 4 },
-  small: { batch: 1024, width: 256, layers: 9 },
-  medium: { batch: 4096, width: 512, layers: 16 },
-  large: { batch: 8192, width: 1024, layers: 16 },
+  tiny: { batch: 16, width: 8, hidden: 16, blocks: 2 },
+  small: { batch: 1024, width: 128, hidden: 512, blocks: 4 },
+  medium: { batch: 4096, width: 256, hidden: 1024, blocks: 8 },
+  large: { batch: 16384, width: 512, hidden: 2048, blocks: 8 },
 };
 
 export const WORKLOADS: readonly WorkloadInfo[] = [
@@ -70,19 +70,19 @@ export const WORKLOADS: readonly WorkloadInfo[] = [
   },
   {
     id: 'train-step',
-    title: 'MLP training step',
-    detail: 'Forward, loss, backward and SGD update of a ReLU MLP',
+    title: 'Residual MLP training step',
+    detail: 'Forward, loss, backward and SGD update of a residual ReLU MLP',
     sample: 'train_step.py',
     entryFunction: TRAIN_STEP_FUNCTION,
     variants: [
       { id: 'plain', title: 'plain', detail: 'keeps every activation for the backward pass' },
-      { id: 'checkpointed', title: 'checkpointed', detail: 'keeps every k-th activation and recomputes the rest in the backward pass' },
+      { id: 'checkpointed', title: 'checkpointed', detail: 'keeps only the residual stream and recomputes each block in its backward pass' },
     ],
     sizes: (Object.keys(TRAIN_STEP_SIZES) as SizeId[]).map((id) => {
       const s = TRAIN_STEP_SIZES[id];
-      return { id, detail: `batch=${s.batch} width=${s.width} layers=${s.layers}` };
+      return { id, detail: `batch=${s.batch} width=${s.width} hidden=${s.hidden} blocks=${s.blocks}` };
     }),
-    defaultSize: 'medium',
+    defaultSize: 'small',
   },
 ];
 
@@ -119,7 +119,7 @@ export function uniform(count: number, low: number, high: number, random: () => 
   return out;
 }
 
-/** Input data for a workload's graph: keys and queries around 0, selection in [0,1), shrinkage in [1,2); MLP weights scaled by 1/sqrt(width). */
+/** Input data for a workload's graph: keys and queries around 0, selection in [0,1), shrinkage in [1,2); MLP weights scaled by 1/sqrt(fan-in). */
 export function workloadInputs(id: WorkloadId, graph: WorkloadGraph, seed = 1): Map<string, Float32Array> {
   const random = seededRandom(seed);
   const feeds = new Map<string, Float32Array>();
@@ -130,10 +130,10 @@ export function workloadInputs(id: WorkloadId, graph: WorkloadGraph, seed = 1): 
     if (id === 'similarity') {
       if (name === 'qe') range = [0, 1];
       else if (name === 'ms') range = [1, 2];
-    } else if (/^w\d+$/.test(name)) {
+    } else if (/^w\d_/.test(name)) {
       const limit = Math.sqrt(3 / shape[0]);
       range = [-limit, limit];
-    } else if (/^b\d+$/.test(name)) {
+    } else if (/^b\d_/.test(name)) {
       range = [-0.1, 0.1];
     }
     feeds.set(name, uniform(n, range[0], range[1], random));

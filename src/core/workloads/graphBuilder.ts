@@ -6,10 +6,15 @@
 import type { AttributeValue, OnnxInitializer, OnnxModel, OnnxNode } from '../onnx/model';
 import { ElemType } from '../onnx/model';
 
-/** A statement of a shipped Python sample: the first line in `function` whose stripped text starts with `statement`. */
+/**
+ * A statement of a shipped Python sample: the first line of `function` (qualified as `Class.method`
+ * where a simple name is ambiguous) whose stripped text starts with `statement`, looking only past
+ * the first line that starts with `after` when given.
+ */
 export interface SourceKey {
   readonly function: string;
   readonly statement: string;
+  readonly after?: string;
 }
 
 export type Shape = readonly number[];
@@ -29,7 +34,9 @@ export interface WorkloadGraph {
   /** Graph inputs (fed at run time), in order. */
   readonly inputs: readonly string[];
   readonly outputs: readonly string[];
-  /** The function of the sample whose arguments the graph inputs are (their allocations are attributed to its `def` line). */
+  /** Where each graph input is created in the sample (innermost first); inputs not listed are attributed to the entry function's `def` line. */
+  readonly inputStacks: ReadonlyMap<string, readonly SourceKey[]>;
+  /** The sample function the graph stands for. */
   readonly entryFunction: string;
 }
 
@@ -66,6 +73,7 @@ export class GraphBuilder {
   private readonly int64Tensors = new Set<string>();
   private readonly intValues = new Map<string, readonly number[]>();
   private readonly inputs: string[] = [];
+  private readonly inputStacks = new Map<string, readonly SourceKey[]>();
   private readonly outputs: string[] = [];
   private stack: readonly SourceKey[] = [];
 
@@ -74,10 +82,11 @@ export class GraphBuilder {
     private readonly entryFunction: string,
   ) {}
 
-  /** A float32 graph input fed at run time. */
-  input(name: string, shape: Shape): string {
+  /** A float32 graph input fed at run time, created in the sample by `stack` (innermost first). */
+  input(name: string, shape: Shape, ...stack: SourceKey[]): string {
     this.define(name, shape);
     this.inputs.push(name);
+    if (stack.length > 0) this.inputStacks.set(name, stack);
     return name;
   }
 
@@ -146,6 +155,7 @@ export class GraphBuilder {
       int64Tensors: this.int64Tensors,
       inputs: this.inputs,
       outputs: this.outputs,
+      inputStacks: this.inputStacks,
       entryFunction: this.entryFunction,
     };
   }

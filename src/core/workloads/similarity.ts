@@ -25,25 +25,36 @@ export interface SimilaritySize {
 export type SimilarityVariant = 'baseline' | 'fused';
 
 /** The function of media/samples/similarity.py both graphs stand for, and its statements. */
-export const SIMILARITY_FUNCTION = 'similarity_baseline';
+export const SIMILARITY_FUNCTION = 'similarity_eager';
 const at = (statement: string): SourceKey => ({ function: SIMILARITY_FUNCTION, statement });
 export const SimilarityStatements = {
   aSq: at('a_sq ='),
   twoAb: at('two_ab ='),
   bSq: at('b_sq ='),
-  similarity: at('similarity ='),
-} as const;
+  /** `similarity = -a_sq + two_ab - b_sq` */
+  combine: at('similarity = -a_sq'),
+  /** `similarity = similarity * ms / math.sqrt(c)` */
+  scale: at('similarity = similarity * ms'),
+  /** The call in main() that every statement above runs under. */
+  call: { function: 'main', statement: 'similarity = fn(' },
+} as const satisfies Record<string, SourceKey>;
 
 function declareInputs(g: GraphBuilder, size: SimilaritySize): void {
   const { batch: B, channels: C, memory: M, query: Q } = size;
-  g.input('mk', [B, C, M]);
-  g.input('qk', [B, C, Q]);
-  g.input('qe', [B, C, Q]);
-  g.input('ms', [B, M, 1]);
+  const created = (name: string): SourceKey => ({ function: 'main', statement: `${name} = ` });
+  g.input('mk', [B, C, M], created('mk'));
+  g.input('qk', [B, C, Q], created('qk'));
+  g.input('qe', [B, C, Q], created('qe'));
+  g.input('ms', [B, M, 1], created('ms'));
+}
+
+/** Nodes added next stand for `statement` of similarity_eager, called from main. */
+function inEager(g: GraphBuilder, statement: SourceKey): void {
+  g.at(statement, SimilarityStatements.call);
 }
 
 function bSq(g: GraphBuilder): string {
-  g.at(SimilarityStatements.bSq);
+  inEager(g, SimilarityStatements.bSq);
   const qkSq = g.op('Pow', ['qk', 'two'], 'qk_sq');
   const weighted = g.op('Mul', ['qe', qkSq], 'qe_qk_sq');
   return g.op('ReduceSum', [weighted, g.ints('channel_axis', [1])], 'b_sq', { keepdims: { kind: 'int', value: 1 } });
@@ -57,36 +68,38 @@ export function buildSimilarity(variant: SimilarityVariant, size: SimilaritySize
   g.constant('two', [2]);
   g.constant('sqrt_c', [Math.sqrt(size.channels)]);
   if (variant === 'baseline') {
-    g.at(SimilarityStatements.aSq);
+    inEager(g, SimilarityStatements.aSq);
     const mkSq = g.op('Pow', ['mk', 'two'], 'mk_sq');
     const mkSqT = g.op('Transpose', [mkSq], 'mk_sq_t', SWAP_LAST);
     const aSq = g.op('MatMul', [mkSqT, 'qe'], 'a_sq');
-    g.at(SimilarityStatements.twoAb);
+    inEager(g, SimilarityStatements.twoAb);
     const mkT = g.op('Transpose', ['mk'], 'mk_t', SWAP_LAST);
     const qkQe = g.op('Mul', ['qk', 'qe'], 'qk_qe');
     const ab = g.op('MatMul', [mkT, qkQe], 'ab');
     const twoAb = g.op('Mul', ['two', ab], 'two_ab');
     const b = bSq(g);
-    g.at(SimilarityStatements.similarity);
+    inEager(g, SimilarityStatements.combine);
     const negASq = g.op('Neg', [aSq], 'neg_a_sq');
     const sum = g.op('Add', [negASq, twoAb], 'neg_a_sq_plus_two_ab');
-    const diff = g.op('Sub', [sum, b], 'minus_b_sq');
-    const shrunk = g.op('Mul', [diff, 'ms'], 'times_ms');
+    const combined = g.op('Sub', [sum, b], 'minus_b_sq');
+    inEager(g, SimilarityStatements.scale);
+    const shrunk = g.op('Mul', [combined, 'ms'], 'times_ms');
     g.op('Div', [shrunk, 'sqrt_c'], 'similarity');
   } else {
-    g.at(SimilarityStatements.similarity);
+    inEager(g, SimilarityStatements.scale);
     const scale = g.op('Div', ['ms', 'sqrt_c'], 'scale');
     const negScale = g.op('Neg', [scale], 'neg_scale');
-    g.at(SimilarityStatements.twoAb);
+    inEager(g, SimilarityStatements.twoAb);
     const mkT = g.op('Transpose', ['mk'], 'mk_t', SWAP_LAST);
     const leftAb = g.op('Mul', [mkT, scale], 'left_ab');
     const qkQe = g.op('Mul', ['qk', 'qe'], 'qk_qe');
     const rightAb = g.op('Mul', ['two', qkQe], 'right_ab');
-    g.at(SimilarityStatements.aSq);
+    inEager(g, SimilarityStatements.aSq);
     const mkTSq = g.op('Pow', [mkT, 'two'], 'mk_t_sq');
     const leftA = g.op('Mul', [mkTSq, negScale], 'left_a');
     const b = bSq(g);
-    g.at(SimilarityStatements.similarity);
+    // The one product computes -a_sq + two_ab - b_sq, already scaled.
+    inEager(g, SimilarityStatements.combine);
     const left = g.op('Concat', [leftAb, leftA, negScale], 'left', { axis: { kind: 'int', value: 2 } });
     const right = g.op('Concat', [rightAb, 'qe', b], 'right', { axis: { kind: 'int', value: 1 } });
     g.op('MatMul', [left, right], 'similarity');

@@ -17,47 +17,79 @@ function isCodeLine(line: string): boolean {
   return t !== '' && !t.startsWith('#');
 }
 
+interface FunctionLines {
+  readonly def: number;
+  /** 1-based lines of the body's code, in order. */
+  readonly body: readonly number[];
+}
+
 /**
- * Indexes the functions of a Python file: for each `def name(` (any nesting, `async def` too) the
- * 1-based lines of its body, in order. A body ends at the first code line indented no deeper than the `def`.
+ * Indexes the functions of a Python file by qualified name (`main`, `Block.forward`): the `def` line
+ * and the lines of its body. A body ends at the first code line indented no deeper than its `def`.
  */
 export class PythonSource {
   private readonly lines: readonly string[];
-  private readonly functions = new Map<string, { def: number; body: number[] }>();
+  private readonly functions = new Map<string, FunctionLines>();
+  private readonly bySimpleName = new Map<string, string[]>();
 
   constructor(text: string) {
     this.lines = text.split(/\r?\n/);
-    const defPattern = /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
+    const header = /^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)/;
+    const scopes: { indent: number; name: string }[] = [];
     this.lines.forEach((line, i) => {
-      const match = defPattern.exec(line);
-      if (!match || this.functions.has(match[1])) return;
+      if (!isCodeLine(line)) return;
       const indent = indentOf(line);
-      const body: number[] = [];
-      // Skip the rest of a multi-line signature: the body starts after the line ending with ':'.
-      let j = i;
-      while (j < this.lines.length && !/:\s*(#.*)?$/.test(this.lines[j])) j++;
-      for (j = j + 1; j < this.lines.length; j++) {
-        const candidate = this.lines[j];
-        if (!isCodeLine(candidate)) continue;
-        if (indentOf(candidate) <= indent) break;
-        body.push(j + 1);
-      }
-      this.functions.set(match[1], { def: i + 1, body });
+      while (scopes.length > 0 && scopes[scopes.length - 1].indent >= indent) scopes.pop();
+      const match = header.exec(line);
+      if (!match) return;
+      const qualified = [...scopes.map((s) => s.name), match[1]].join('.');
+      scopes.push({ indent, name: match[1] });
+      if (/^\s*class\s/.test(line) || this.functions.has(qualified)) return;
+      this.functions.set(qualified, { def: i + 1, body: this.bodyOf(i, indent) });
+      this.bySimpleName.set(match[1], [...(this.bySimpleName.get(match[1]) ?? []), qualified]);
     });
+  }
+
+  private bodyOf(defIndex: number, indent: number): number[] {
+    // Skip the rest of a multi-line signature: the body starts after the line that ends with ':'.
+    let j = defIndex;
+    while (j < this.lines.length && !/:\s*(#.*)?$/.test(this.lines[j])) j++;
+    const body: number[] = [];
+    for (j = j + 1; j < this.lines.length; j++) {
+      const candidate = this.lines[j];
+      if (!isCodeLine(candidate)) continue;
+      if (indentOf(candidate) <= indent) break;
+      body.push(j + 1);
+    }
+    return body;
+  }
+
+  /** A function by qualified name, or by simple name when only one function has it. */
+  private find(name: string): FunctionLines {
+    const exact = this.functions.get(name);
+    if (exact) return exact;
+    const candidates = this.bySimpleName.get(name) ?? [];
+    if (candidates.length === 1) return this.functions.get(candidates[0])!;
+    if (candidates.length > 1) throw new SourceKeyError(`'${name}' is ambiguous (${candidates.join(', ')})`);
+    throw new SourceKeyError(`no function '${name}'`);
   }
 
   /** The 1-based line of `def function(`. */
   defLine(functionName: string): number {
-    const f = this.functions.get(functionName);
-    if (!f) throw new SourceKeyError(`no function '${functionName}'`);
-    return f.def;
+    return this.find(functionName).def;
   }
 
-  /** The first line of the function whose stripped text starts with the key's statement. */
+  /** The first line of the function whose stripped text starts with the key's statement (after the `after` line, if given). */
   resolve(key: SourceKey): number {
-    const f = this.functions.get(key.function);
-    if (!f) throw new SourceKeyError(`no function '${key.function}'`);
-    const line = f.body.find((n) => this.lines[n - 1].trim().startsWith(key.statement));
+    const f = this.find(key.function);
+    let body = f.body;
+    if (key.after !== undefined) {
+      const after = key.after;
+      const start = body.findIndex((n) => this.lines[n - 1].trim().startsWith(after));
+      if (start < 0) throw new SourceKeyError(`no statement '${after}' in '${key.function}'`);
+      body = body.slice(start + 1);
+    }
+    const line = body.find((n) => this.lines[n - 1].trim().startsWith(key.statement));
     if (line === undefined) throw new SourceKeyError(`no statement '${key.statement}' in '${key.function}'`);
     return line;
   }

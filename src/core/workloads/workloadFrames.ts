@@ -32,10 +32,10 @@ export function resolveWorkloadFrames(workload: WorkloadGraph, samplePath: strin
     }
   };
   const frame = (key: SourceKey): Frame => {
-    const id = `${key.function}\u0000${key.statement}`;
+    const id = `${key.function}\u0000${key.statement}\u0000${key.after ?? ''}`;
     let f = frameCache.get(id);
     if (!f) {
-      f = { filename: samplePath, line: lineOf(key), name: key.function };
+      f = { filename: samplePath, line: lineOf(key), name: key.function.slice(key.function.lastIndexOf('.') + 1) };
       frameCache.set(id, f);
     }
     return f;
@@ -61,12 +61,16 @@ export function resolveWorkloadFrames(workload: WorkloadGraph, samplePath: strin
 
   const tensorBytesMap = new Map<string, number>();
   for (const [name, shape] of workload.shapes) tensorBytesMap.set(name, tensorBytes(shape, workload.int64Tensors.has(name)));
-  const initializers = workload.model.graph.initializers.map((i) => i.name);
+  const inputFrames = (name: string): readonly Frame[] => {
+    const stack = workload.inputStacks.get(name);
+    return stack ? framesOf(stack) : entryFrames;
+  };
   return {
     graph: {
       nodes: workload.nodes.map((n) => ({ name: n.name, opType: n.opType, inputs: n.inputs, outputs: n.outputs, frames: framesOf(n.stack) })),
       tensorBytes: tensorBytesMap,
-      preexisting: [...workload.inputs, ...initializers].map((name) => ({ name, frames: entryFrames })),
+      // The graph's constants (2, sqrt(C), axes: a few bytes, Python scalars in the sample) are left out.
+      preexisting: workload.inputs.map((name) => ({ name, frames: inputFrames(name) })),
       outputs: new Set(workload.outputs),
     },
     unresolved: [...unresolved],
