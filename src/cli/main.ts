@@ -5,6 +5,7 @@
 import type { ParsedArgs } from './args';
 import { UsageError, parseArgs } from './args';
 import { analyzeCommand, analyzeOptions, analyzeUsage } from './commands/analyze';
+import { runCommand, runOptions, runUsage } from './commands/run';
 import type { CliIO } from './io';
 import { InputError, processIO } from './io';
 
@@ -16,6 +17,7 @@ interface CommandSpec {
 
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   analyze: { usage: analyzeUsage, options: analyzeOptions, run: analyzeCommand },
+  run: { usage: runUsage, options: runOptions, run: runCommand },
 };
 
 function help(): string {

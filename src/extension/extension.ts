@@ -6,8 +6,9 @@ import * as vscode from 'vscode';
 import { affects, frameFilter } from './config';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
+import { workloadsFeature } from './workloads/workloadsFeature';
 
-const features: Feature[] = [];
+const features: Feature[] = [workloadsFeature];
 
 export interface ExtensionApi {
   readonly services: Services;

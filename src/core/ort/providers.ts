@@ -30,13 +30,19 @@ export interface ProviderSkip {
   readonly reason: string;
 }
 
-/** Providers to try in order, and those left out with the reason. */
+export const CUDA_NOT_INSTALLED = 'the CUDA provider of onnxruntime-node is not installed (ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node installs it)';
+
+/**
+ * Providers to try in order, and those left out with the reason. An explicit choice is tried even
+ * where WebGPU looks unusable (the user may know better), but not CUDA without its library.
+ */
 export function providerCandidates(choice: ProviderChoice, facts: ProviderFacts): { candidates: ExecutionProvider[]; skipped: ProviderSkip[] } {
+  if (choice === 'cuda' && !facts.cudaLibrary) return { candidates: [], skipped: [{ provider: 'cuda', reason: CUDA_NOT_INSTALLED }] };
   if (choice !== 'auto') return { candidates: [choice], skipped: [] };
   const candidates: ExecutionProvider[] = [];
   const skipped: ProviderSkip[] = [];
   if (facts.cudaLibrary) candidates.push('cuda');
-  else skipped.push({ provider: 'cuda', reason: 'the CUDA provider of onnxruntime-node is not installed' });
+  else skipped.push({ provider: 'cuda', reason: CUDA_NOT_INSTALLED });
   if (facts.webgpuUnusable === undefined) candidates.push('webgpu');
   else skipped.push({ provider: 'webgpu', reason: facts.webgpuUnusable });
   candidates.push('cpu');

@@ -136,7 +136,10 @@ export async function runSession(request: SessionRequest): Promise<SessionResult
         skipped.push({ provider: candidate, reason: firstLine(e) });
       }
     }
-    if (!session || !provider) throw new ProviderUnavailableError('cpu', skipped.map((s) => `${s.provider}: ${s.reason}`).join('; '));
+    if (!session || !provider) {
+      const last = skipped[skipped.length - 1];
+      throw new ProviderUnavailableError(last?.provider ?? 'cpu', last?.reason ?? 'no execution provider could start');
+    }
     try {
       const feeds: Record<string, Ort.Tensor> = {};
       for (const [name, feed] of request.feeds) feeds[name] = new ort.Tensor(feed.type, feed.data as Float32Array, feed.dims);

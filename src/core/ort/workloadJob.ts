@@ -87,6 +87,8 @@ export interface RunSummary {
   readonly nodes: readonly NodeSummary[];
   /** Sample statements that could not be found (they fall back to the function's line). */
   readonly unresolvedStatements: readonly string[];
+  /** For a user's model: how many of its nodes name a source location (the others are shown on `onnx:<model>`). */
+  readonly nodesWithSource: number | undefined;
 }
 
 export interface ExecutedJob {
@@ -144,7 +146,7 @@ interface Prepared {
   readonly model: Uint8Array | string;
   readonly feeds: Map<string, Feed>;
   /** Builds the graph once the profile is known (user models take tensor sizes from it). */
-  readonly graph: (profile: ProfiledRun) => { graph: ExecGraph; runs: NodeRun[]; unresolved: readonly string[] };
+  readonly graph: (profile: ProfiledRun) => { graph: ExecGraph; runs: NodeRun[]; unresolved: readonly string[]; nodesWithSource?: number };
 }
 
 function prepareBuiltin(job: BuiltinJob): Prepared {
@@ -196,8 +198,8 @@ function prepareModel(job: ModelJob): Prepared {
     model: job.modelPath,
     feeds,
     graph: (profile) => {
-      const { graph, runs } = modelRunGraph(model, job.modelPath, profile, inputBytes);
-      return { graph, runs, unresolved: [] };
+      const { graph, runs, nodesWithSource } = modelRunGraph(model, job.modelPath, profile, inputBytes);
+      return { graph, runs, unresolved: [], nodesWithSource };
     },
   };
 }
@@ -210,7 +212,7 @@ export async function executeJob(request: JobRequest, progress: (message: string
   const session = await runSession({ model: prepared.model, feeds: prepared.feeds, provider: request.provider, settings: request.settings });
   if (!session.profile) throw new JobError('onnxruntime wrote no profile for the run');
   progress('reconstructing memory per node');
-  const { graph, runs, unresolved } = prepared.graph(session.profile);
+  const { graph, runs, unresolved, nodesWithSource } = prepared.graph(session.profile);
   const trace = reconstructMemory(graph, runs);
   const kernelsByProvider: Record<string, number> = {};
   for (const k of session.profile.nodes) kernelsByProvider[k.provider] = (kernelsByProvider[k.provider] ?? 0) + 1;
@@ -245,6 +247,7 @@ export async function executeJob(request: JobRequest, progress: (message: string
     runMs: session.runMs,
     nodes,
     unresolvedStatements: unresolved,
+    nodesWithSource,
   };
   return { trace, summary, profileEpochUs: session.profileEpochUs };
 }

@@ -6,13 +6,12 @@
  */
 import type { Dim, OnnxModel, OnnxNode, ValueInfo } from '../onnx/model';
 import { elemByteSize } from '../onnx/model';
+import { ONNX_PSEUDO_FILE_PREFIX } from '../analysis/frameFilter';
 import type { Frame } from '../snapshot/model';
 import type { ExecGraph, ExecNode, NodeRun } from './liveness';
 import { RUNTIME_FRAMES } from './liveness';
 import type { ProfiledRun } from './ortProfile';
 
-/** The scheme of the pseudo-file that stands for a model's node list. */
-export const ONNX_PSEUDO_SCHEME = 'onnx:';
 
 /** Metadata key under which `torch.onnx.export(..., dynamo=True)` writes each node's Python stack. */
 export const TORCH_STACK_TRACE_KEY = 'pkg.torch.onnx.stack_trace';
@@ -74,7 +73,7 @@ export function sourceFrames(node: OnnxNode): Frame[] | undefined {
 
 /** The pseudo-file frame of node `index`: line index + 1 of `onnx:<model path>`. */
 export function pseudoFrame(modelPath: string, node: OnnxNode, index: number): Frame {
-  return { filename: `${ONNX_PSEUDO_SCHEME}${modelPath}`, line: index + 1, name: node.name || node.opType };
+  return { filename: `${ONNX_PSEUDO_FILE_PREFIX}${modelPath}`, line: index + 1, name: node.name || node.opType };
 }
 
 export interface ModelRunGraph {
@@ -125,7 +124,7 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
     runs.push({ node: index, startUs: kernel.startUs, durationUs: kernel.durationUs, arena: kernel.arena });
   }
   const preexisting = [...inputBytes.keys(), ...model.graph.initializers.map((i) => i.name)];
-  const inputFrame: Frame[] = [{ filename: `${ONNX_PSEUDO_SCHEME}${modelPath}`, line: 0, name: 'inputs' }];
+  const inputFrame: Frame[] = [{ filename: `${ONNX_PSEUDO_FILE_PREFIX}${modelPath}`, line: 0, name: 'inputs' }];
   return {
     graph: {
       nodes,
