@@ -100,7 +100,8 @@ function firstLine(e: unknown): string {
   return line.replace(/^\S+\.(cc|cpp|h):\d+ \S+ /, '').trim();
 }
 
-function sessionOptions(provider: ExecutionProvider, settings: SessionSettings, profilePrefix: string | undefined): Ort.InferenceSession.SessionOptions {
+/** The options every workload session is created with (exported for the overhead benchmark). */
+export function sessionOptions(provider: ExecutionProvider, settings: SessionSettings, profilePrefix: string | undefined): Ort.InferenceSession.SessionOptions {
   return {
     executionProviders: [provider],
     graphOptimizationLevel: settings.optimization,
