@@ -5,6 +5,7 @@
 //   node bench/workloads.mjs [--size small|medium|large] [--runs N] [--ep cpu|webgpu|cuda]
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import * as path from 'node:path';
 
 const require = createRequire(import.meta.url);
