@@ -40,8 +40,11 @@ describe('execution provider choice', () => {
   });
 
   it('auto does not pick WebGPU on a software Vulkan rasteriser (lavapipe)', { skip: process.platform !== 'linux' }, () => {
-    assert.match(webgpuUnusableReason({ VK_ICD_FILENAMES: '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json' }) ?? '', /software rasteriser/);
-    assert.equal(webgpuUnusableReason({ VK_ICD_FILENAMES: '/usr/share/vulkan/icd.d/nvidia_icd.json' }), undefined);
+    const gpu = () => true;
+    assert.match(webgpuUnusableReason({ VK_ICD_FILENAMES: '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json' }, gpu) ?? '', /software rasteriser/);
+    assert.equal(webgpuUnusableReason({ VK_ICD_FILENAMES: '/usr/share/vulkan/icd.d/nvidia_icd.json' }, gpu), undefined);
+    // Mesa's hardware drivers are installed with lavapipe, but without a GPU device they find nothing.
+    assert.match(webgpuUnusableReason({ VK_ICD_FILENAMES: '/usr/share/vulkan/icd.d/intel_icd.json' }, () => false) ?? '', /no GPU device/);
   });
 });
 

@@ -60,12 +60,25 @@ function cudaLibraryName(): string {
 
 const SOFTWARE_ICD = /lvp|lavapipe|swiftshader|llvmpipe/i;
 
+/** Whether the machine has a GPU device node a hardware Vulkan driver could open. */
+function hasGpuDevice(): boolean {
+  const list = (dir: string) => {
+    try {
+      return readdirSync(dir);
+    } catch {
+      return [];
+    }
+  };
+  return list('/dev/dri').some((f) => f.startsWith('renderD')) || list('/dev').some((f) => /^nvidia\d+$/.test(f));
+}
+
 /**
  * On Linux, Dawn (onnxruntime's WebGPU) runs on Vulkan: with no Vulkan driver manifest it cannot
- * start, and with only a software rasteriser (lavapipe) it is many times slower than the CPU
- * provider and measures no memory, so `auto` does not pick it (ask for `webgpu` explicitly to use it).
+ * start, and with no GPU device (or only a software rasteriser such as lavapipe) it runs on the CPU,
+ * many times slower than the CPU provider and measuring no memory, so `auto` does not pick it (ask
+ * for `webgpu` explicitly to use it anyway).
  */
-export function webgpuUnusableReason(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function webgpuUnusableReason(env: NodeJS.ProcessEnv = process.env, gpuDevice: () => boolean = hasGpuDevice): string | undefined {
   if (process.platform !== 'linux') return undefined;
   const explicit = (env.VK_DRIVER_FILES ?? env.VK_ICD_FILENAMES ?? '').split(':').filter((f) => f !== '');
   let manifests = explicit;
@@ -81,6 +94,7 @@ export function webgpuUnusableReason(env: NodeJS.ProcessEnv = process.env): stri
   }
   if (manifests.length === 0) return 'no Vulkan driver is installed';
   if (manifests.every((m) => SOFTWARE_ICD.test(path.basename(m)))) return 'the only Vulkan driver is a software rasteriser';
+  if (!gpuDevice()) return 'no GPU device is present (WebGPU would run on a software rasteriser)';
   return undefined;
 }
 

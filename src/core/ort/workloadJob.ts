@@ -22,6 +22,7 @@ import type { ProfiledRun } from '../workloads/ortProfile';
 import { traceToSnapshot } from '../workloads/snapshotPickle';
 import { resolveWorkloadFrames } from '../workloads/workloadFrames';
 import type { ExecutionProvider, ProviderChoice, ProviderSkip } from './providers';
+import { PROVIDER_NAMES } from './providers';
 import type { Feed, SessionSettings } from './session';
 import { runSession } from './session';
 
@@ -212,7 +213,14 @@ export async function executeJob(request: JobRequest, progress: (message: string
   const session = await runSession({ model: prepared.model, feeds: prepared.feeds, provider: request.provider, settings: request.settings });
   if (!session.profile) throw new JobError('onnxruntime wrote no profile for the run');
   progress('reconstructing memory per node');
-  const { graph, runs, unresolved, nodesWithSource } = prepared.graph(session.profile);
+  // Arena statistics measure the memory of the provider that ran the kernel: for a GPU session, those
+  // of kernels that fell back to the CPU describe the CPU arena, not the device, and are left out.
+  const ownProvider = PROVIDER_NAMES[session.provider];
+  const profile: ProfiledRun = {
+    ...session.profile,
+    nodes: session.profile.nodes.map((k) => (k.provider === ownProvider ? k : { ...k, arena: undefined })),
+  };
+  const { graph, runs, unresolved, nodesWithSource } = prepared.graph(profile);
   const trace = reconstructMemory(graph, runs);
   const kernelsByProvider: Record<string, number> = {};
   for (const k of session.profile.nodes) kernelsByProvider[k.provider] = (kernelsByProvider[k.provider] ?? 0) + 1;
