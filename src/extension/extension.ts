@@ -4,11 +4,12 @@
  */
 import * as vscode from 'vscode';
 import { affects, frameFilter } from './config';
+import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
 import { workloadsFeature } from './workloads/workloadsFeature';
 
-const features: Feature[] = [workloadsFeature];
+const features: Feature[] = [profileFeature, workloadsFeature];
 
 export interface ExtensionApi {
   readonly services: Services;
