@@ -246,6 +246,18 @@ describe('built-in workloads on the CPU execution provider', () => {
     within(baseline.measuredPeakBytes! / fused.measuredPeakBytes!, expectedBaseline / expectedFused, 0.05, 'peak ratio');
   });
 
+  it('the snapshot peaks at the inputs plus what the arena measured (never below, never above the larger figure)', async () => {
+    for (const [workload, variant] of [
+      ['similarity', 'baseline'],
+      ['train-step', 'checkpointed'],
+    ] as const) {
+      const s = (await run(workload, variant)).summary;
+      const measured = s.inputBytes + s.measuredPeakBytes!;
+      assert.ok(s.snapshotPeakBytes >= measured, `${s.title}: ${s.snapshotPeakBytes} < ${measured}`);
+      assert.ok(s.snapshotPeakBytes <= s.inputBytes + Math.max(s.measuredPeakBytes!, s.reconstructedPeakBytes), s.title);
+    }
+  });
+
   it('the checkpointed training step peaks below the plain one', async () => {
     const plain = (await run('train-step', 'plain')).summary;
     const checkpointed = (await run('train-step', 'checkpointed')).summary;

@@ -9,9 +9,10 @@
  * - a node whose arena usage did not grow and that consumes, for the last time, an input of its
  *   output's size wrote in place: the input's block becomes the output's block;
  * - bytes the arena had in use beyond the live tensors (buffers it keeps for reuse, padding) form a
- *   block "held by onnxruntime", resized after each node, attributed to no source line;
- * - a rise of the arena's running peak during a node beyond what it held after it is kernel scratch
- *   memory, allocated and freed within the node and attributed to the node's line.
+ *   block "held by onnxruntime", resized at each node, attributed to no source line;
+ * - a rise of the arena's running peak during a node above what the trace already holds then is
+ *   kernel scratch memory, allocated and freed within the node and attributed to the node's line.
+ * So where the arena measured, the trace's total at each node is the arena's figure (plus inputs).
  */
 import type { Frame } from '../snapshot/model';
 
@@ -162,28 +163,38 @@ export function reconstructMemory(graph: ExecGraph, runs: readonly NodeRun[]): M
     if (inPlaceInput !== undefined) {
       live -= free(inPlaceInput, run.startUs, node.frames, label, 'measured');
     }
+    let newOutputBytes = 0;
+    for (const t of outputs) newOutputBytes += Math.max(0, bytesOf(t));
+    // What the arena holds beyond the live tensors once this node's outputs exist. A shrinking hold is
+    // applied before the outputs are allocated (the arena handed that memory to them), a growing one after.
+    const heldBytes = arena ? Math.max(0, arena.requestedInUse - (live + newOutputBytes)) : 0;
+    const resizeHeld = () => {
+      if (!arena || heldBytes === (held?.bytes ?? 0)) return;
+      if (held) free(`\u0000held${held.block}`, run.startUs, RUNTIME_FRAMES, 'held by onnxruntime', 'measured');
+      held = undefined;
+      if (heldBytes > 0) {
+        held = { block: nextBlock, bytes: heldBytes };
+        alloc(`\u0000held${held.block}`, heldBytes, run.startUs, RUNTIME_FRAMES, 'held by onnxruntime', 'measured');
+      }
+    };
+    if (heldBytes < (held?.bytes ?? 0)) resizeHeld();
     for (const t of outputs) {
       const bytes = bytesOf(t);
       if (bytes <= 0) continue;
       alloc(t, bytes, run.startUs, node.frames, label, inPlaceInput === undefined ? 'reconstructed' : 'measured');
       live += bytes;
     }
+    resizeHeld();
     reconstructedPeak = Math.max(reconstructedPeak, live);
 
     let scratch = 0;
     if (arena) {
       measuredPeak = Math.max(measuredPeak ?? 0, arena.requestedInUse);
-      const heldBytes = Math.max(0, arena.requestedInUse - live);
-      if (heldBytes !== (held?.bytes ?? 0)) {
-        if (held) free(`\u0000held${held.block}`, run.startUs, RUNTIME_FRAMES, 'held by onnxruntime', 'measured');
-        held = undefined;
-        if (heldBytes > 0) {
-          const key = `\u0000held${nextBlock}`;
-          held = { block: nextBlock, bytes: heldBytes };
-          alloc(key, heldBytes, run.startUs, RUNTIME_FRAMES, 'held by onnxruntime', 'measured');
-        }
+      if (arena.runningPeak > previousRunningPeak) {
+        // The arena's peak during the kernel, in requested bytes, beyond what the trace already shows.
+        const transientPeak = arena.requestedInUse + arena.runningPeak - arena.inUse;
+        scratch = Math.max(0, transientPeak - Math.max(live, arena.requestedInUse));
       }
-      if (arena.runningPeak > previousRunningPeak) scratch = Math.max(0, arena.runningPeak - arena.inUse);
       previousRunningPeak = Math.max(previousRunningPeak, arena.runningPeak);
       if (scratch > 0) {
         const key = `\u0000scratch${position}`;
