@@ -4,13 +4,15 @@
  * its worker thread (and cancelled), and `vram-lens run` on the command line.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
+import { snapshotFromBytes } from '../../src/core/load';
 import { encodeModel } from '../../src/core/onnx/encode';
 import type { OnnxModel } from '../../src/core/onnx/model';
+import { DeviceMemoryRecorder, openNvml } from '../../src/core/ort/nvml';
 import { CUDA_NOT_INSTALLED, providerCandidates, webgpuUnusableReason } from '../../src/core/ort/providers';
 import { DEFAULT_SESSION_SETTINGS } from '../../src/core/ort/session';
 import { JobError, executeJob, finishJob } from '../../src/core/ort/workloadJob';
@@ -176,6 +178,46 @@ describe('workload runs', () => {
   it('writes pickles our decoder reads back equal', () => {
     const value = { a: [1, 2.5, 'x', null, true, { b: [] }], big: 18446744073709551615n, shared: [[1], [2]] };
     assert.deepEqual(decodePickle(encodePickle(value)), value);
+  });
+});
+
+describe('device memory line (NVML)', () => {
+  it('is quietly not available without an NVIDIA driver', { skip: existsSync('/dev/nvidia0') ? 'this machine has an NVIDIA GPU' : false }, () => {
+    assert.equal(openNvml(), undefined);
+  });
+
+  it('a recorder samples its probe until stopped, then closes it', async () => {
+    let value = 0;
+    let closed = false;
+    const recorder = new DeviceMemoryRecorder({ devices: 1, sample: () => (value += 100), close: () => (closed = true) }, 1);
+    recorder.start();
+    await new Promise((r) => setTimeout(r, 20));
+    const { timeUs, bytes } = recorder.stop();
+    assert.ok(bytes.length >= 3, `${bytes.length} samples`);
+    assert.deepEqual(bytes, bytes.map((_, i) => 100 * (i + 1)));
+    assert.deepEqual([...timeUs].sort((a, b) => a - b), timeUs);
+    assert.ok(closed);
+  });
+
+  it('travels in the snapshot to the model, for the timeline', async () => {
+    const samplePath = path.join(repoRoot, 'test', 'fixtures', 'workloads', 'similarity.py');
+    const executed = await executeJob({
+      kind: 'builtin',
+      workload: 'similarity',
+      variant: 'fused',
+      size: 'tiny',
+      samplePath,
+      sampleText: readFileSync(samplePath, 'utf8'),
+      provider: 'cpu',
+      settings: DEFAULT_SESSION_SETTINGS,
+    });
+    const { pickle, summary } = finishJob(executed, { timeUs: [1_000, 2_000, 3_000], bytes: [10, 30, 20] });
+    assert.equal(summary.deviceMemoryPeakBytes, 30);
+    const measured = snapshotFromBytes(pickle).measuredDeviceMemory;
+    assert.equal(measured?.source, 'nvml');
+    assert.deepEqual([...measured.timeUs], [1_000, 2_000, 3_000]);
+    assert.deepEqual([...measured.bytes], [10, 30, 20]);
+    assert.equal(snapshotFromBytes(finishJob(executed).pickle).measuredDeviceMemory, undefined);
   });
 });
 
