@@ -12,6 +12,7 @@ const nodeExternals = ['vscode', 'onnxruntime-node', 'koffi'];
 const targets = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
   { entryPoints: ['src/core/worker/analysisWorker.ts'], outfile: 'dist/analysisWorker.js' },
+  { entryPoints: ['src/core/ort/workloadWorker.ts'], outfile: 'dist/workloadWorker.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
 ]
   .filter((t) => existsSync(t.entryPoints[0]))

@@ -11,8 +11,9 @@ import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
 import { timelineFeature } from './timeline';
+import { workloadsFeature } from './workloads/workloadsFeature';
 
-const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature];
+const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature];
 
 export interface ExtensionApi {
   readonly services: Services;

@@ -5,7 +5,7 @@
  */
 import { SnapshotFormatError } from './errors';
 import { FrameTable } from './intern';
-import type { Block, DeviceTrace, ExternalAnnotation, LineNumber, Segment, Snapshot, SnapshotLayout } from './model';
+import type { Block, DeviceTrace, ExternalAnnotation, LineNumber, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout } from './model';
 import { Action, NO_STACK } from './model';
 
 type Dict = Record<string, unknown>;
@@ -206,7 +206,21 @@ export function snapshotFromPickle(root: unknown): Snapshot {
   const rawTraces = root.device_traces === undefined ? [] : list(root.device_traces, "'device_traces'");
   const traces = rawTraces.map((t, device) => readTrace(table, device, list(t, `device_traces[${device}]`)));
   const settings = isDict(root.allocator_settings) ? root.allocator_settings : undefined;
-  return finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, readAnnotations(root.external_annotations), settings);
+  const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, readAnnotations(root.external_annotations), settings);
+  const measured = readMeasuredDeviceMemory(root.vram_lens);
+  return measured ? { ...snapshot, measuredDeviceMemory: measured } : snapshot;
+}
+
+/** `vram_lens.device_memory` = {source, time_us: [...], bytes: [...]}, written by a workload run; malformed is ignored. */
+function readMeasuredDeviceMemory(raw: unknown): MeasuredDeviceMemory | undefined {
+  if (!isDict(raw) || !isDict(raw.device_memory)) return undefined;
+  const line: Dict = raw.device_memory;
+  const numbers = (v: unknown): number[] | undefined =>
+    Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (v as number[]) : undefined;
+  const times = numbers(line.time_us);
+  const bytes = numbers(line.bytes);
+  if (!times || !bytes || times.length !== bytes.length || times.length === 0) return undefined;
+  return { source: text(line.source), timeUs: Float64Array.from(times), bytes: Float64Array.from(bytes) };
 }
 
 function finish(
