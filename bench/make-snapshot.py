@@ -23,8 +23,10 @@ it runs. Device 0's trace is repeated K times, as if the recorded training loop 
 Written with `pickle.dump(obj, f, protocol=4)`, the protocol of every corpus file. K is estimated
 from the size of one repetition, then grown until the file reaches the target size.
 
-usage: make-snapshot.py --source FILE --sizes 100,500 --out DIR
-Prints one JSON object per line and file: {"path", "bytes", "reps", "events", "cached"}.
+usage: make-snapshot.py --source FILE --sizes 100,500 --out DIR [--verify]
+Prints one JSON object per line and file: {"path", "bytes", "reps", "events", "cached"}; with
+--verify, then one more with the replay of the source and of the file (same per-repetition peak,
+same initial and final active bytes for a steady-state source) and any problems found.
 Files are cached in DIR under a name keyed by source and size, with a .meta.json beside them.
 """
 
@@ -202,6 +204,54 @@ class Generator:
         return events
 
 
+def replay_summary(trace, segments, rep_ends):
+    """Active bytes per the spec's replay: initial, final, the peak within each repetition (ending at
+    the indices `rep_ends`), and how many blocks live at the end `segments` does not list."""
+    live, ever, active, freed_before = {}, set(), 0, 0
+    peaks, peak, ends = [], None, set(rep_ends)
+    for i, e in enumerate(trace):
+        action = e.get('action')
+        if action == 'alloc':
+            active += e['size']
+            ever.add(e['addr'])
+            live[e['addr']] = e['size']
+        elif action == 'free_completed':
+            active -= e['size']
+            live.pop(e['addr'], None)
+            if e['addr'] not in ever:
+                freed_before += e['size']
+        peak = active if peak is None else max(peak, active)
+        if i in ends:
+            peaks.append(peak)
+            peak = None
+    live_blocks = [b for s in segments for b in s.get('blocks', []) if b.get('state') in ('active_allocated', 'active_pending_free')]
+    initial = freed_before + sum(b['size'] for b in live_blocks if b['address'] not in live)
+    unlisted = len(set(live) - {b['address'] for b in live_blocks})
+    return {'initialActive': initial, 'finalActive': initial + active, 'repetitionPeaks': sorted({p + initial for p in peaks}), 'liveNotInSegments': unlisted}
+
+
+def verify(source_path, path, reps):
+    """Reads a written file back and checks that repeated entries share their frames lists with the
+    source's entries and that the event count is right; prints the replay of source and file (for a
+    steady-state source: same initial and final active bytes, one peak for every repetition)."""
+    source = load_source(source_path)
+    with open(path, 'rb') as f:
+        built = NoClassesUnpickler(f).load()
+    original, trace = source['device_traces'][0], built['device_traces'][0]
+    per_rep = sum(1 for e in original if e.get('action') not in SEGMENT_EVENTS)
+    problems = []
+    if len(trace) != len(original) + (reps - 1) * per_rep:
+        problems.append(f'{len(trace)} events, expected {len(original) + (reps - 1) * per_rep}')
+    shared = {id(e['frames']) for e in trace[: len(original)] if 'frames' in e}
+    if any(id(e['frames']) not in shared for e in trace[len(original):] if 'frames' in e):
+        problems.append('a repeated entry has a frames list of its own')
+    ends = [len(original) - 1 + k * per_rep for k in range(reps)]
+    print(json.dumps({'path': path, 'source': replay_summary(original, source.get('segments', []), [len(original) - 1]),
+                      'file': replay_summary(trace, built.get('segments', []), ends), 'problems': problems}))
+    if problems:
+        raise SystemExit(1)
+
+
 def sha256(path):
     h = hashlib.sha256()
     with open(path, 'rb') as f:
@@ -215,6 +265,7 @@ def main():
     parser.add_argument('--source', required=True, help='a corpus snapshot with a device 0 trace')
     parser.add_argument('--sizes', default='100,500', help='target sizes in MB (10^6 bytes), comma-separated')
     parser.add_argument('--out', required=True, help='cache folder')
+    parser.add_argument('--verify', action='store_true', help='read each file back and check sharing and the replay (needs ~7x the file size in memory)')
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(',') if s.strip()]
     os.makedirs(args.out, exist_ok=True)
@@ -231,6 +282,8 @@ def main():
                 meta = json.load(f)
             if all(meta.get(k) == v for k, v in wanted.items()) and os.path.getsize(path) == meta['bytes']:
                 print(json.dumps({'path': path, 'bytes': meta['bytes'], 'reps': meta['reps'], 'events': meta['events'], 'cached': True}), flush=True)
+                if args.verify:
+                    verify(args.source, path, meta['reps'])
                 continue
         except (OSError, ValueError, KeyError):
             pass
@@ -249,6 +302,8 @@ def main():
         with open(meta_path, 'w') as f:
             json.dump(meta, f, indent=1)
         print(json.dumps({'path': path, 'bytes': written, 'reps': reps, 'events': events, 'cached': False}), flush=True)
+        if args.verify:
+            verify(args.source, path, reps)
 
 
 if __name__ == '__main__':
