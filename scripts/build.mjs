@@ -27,7 +27,10 @@ const targets = [
     logLevel: 'warning',
   }));
 
-const webviews = [{ entryPoints: ['webview/timeline/main.ts'], outfile: 'dist/webview/timeline.js' }]
+const webviews = [
+  { entryPoints: ['webview/timeline/main.ts'], outfile: 'dist/webview/timeline.js' },
+  { entryPoints: ['webview/compare/main.ts'], outfile: 'dist/webview/compare.js' },
+]
   .filter((t) => existsSync(t.entryPoints[0]))
   .map((t) => ({
     ...t,

@@ -4,7 +4,9 @@
  */
 import type { ParsedArgs } from './args';
 import { UsageError, parseArgs } from './args';
+import { adviseCommand, adviseOptions, adviseUsage } from './commands/advise';
 import { analyzeCommand, analyzeOptions, analyzeUsage } from './commands/analyze';
+import { diffCommand, diffOptions, diffUsage } from './commands/diff';
 import type { CliIO } from './io';
 import { InputError, processIO } from './io';
 
@@ -16,6 +18,8 @@ interface CommandSpec {
 
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   analyze: { usage: analyzeUsage, options: analyzeOptions, run: analyzeCommand },
+  diff: { usage: diffUsage, options: diffOptions, run: diffCommand },
+  advise: { usage: adviseUsage, options: adviseOptions, run: adviseCommand },
 };
 
 function help(): string {

@@ -12,6 +12,15 @@ export const Commands = {
   runWorkload: 'vramLens.runWorkload',
   profileOnnx: 'vramLens.profileOnnx',
   compareSnapshots: 'vramLens.compareSnapshots',
+  exitCompareMode: 'vramLens.exitCompareMode',
+  showComparison: 'vramLens.showComparison',
+  showAdvice: 'vramLens.showAdvice',
+  cancelProfile: 'vramLens.cancelProfile',
+  showProfileOutput: 'vramLens.showProfileOutput',
+  loadRun: 'vramLens.runs.load',
+  revealRunSnapshot: 'vramLens.runs.revealSnapshot',
+  runAgain: 'vramLens.runs.runAgain',
+  deleteRun: 'vramLens.runs.delete',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];

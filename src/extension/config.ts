@@ -8,11 +8,14 @@ function section(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SECTION);
 }
 
+/** The Profile VRAM bootstrap sits under every profiled stack; it is never the user's code. */
+const BOOTSTRAP_PATH = '/src/python/vram_lens_bootstrap.py';
+
 export function frameFilter(): FrameFilterOptions {
   const c = section();
   return {
     includeLibraryFrames: c.get<boolean>('annotateLibraryFrames', false),
-    extraLibraryPaths: c.get<string[]>('libraryPaths', []),
+    extraLibraryPaths: [...c.get<string[]>('libraryPaths', []), BOOTSTRAP_PATH],
   };
 }
 

@@ -3,11 +3,15 @@
  * Features live in their own modules and only meet through `Services`.
  */
 import * as vscode from 'vscode';
+import { adviceFeature } from './advice/adviceFeature';
+import { CompareMode } from './compare/compareMode';
+import { compareFeature } from './compare/compareFeature';
 import { affects, frameFilter } from './config';
+import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
 
-const features: Feature[] = [];
+const features: Feature[] = [profileFeature, compareFeature, adviceFeature];
 
 export interface ExtensionApi {
   readonly services: Services;
@@ -22,7 +26,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       if (affects(e, 'annotateLibraryFrames') || affects(e, 'libraryPaths')) void store.refilter();
     }),
   );
-  const services: Services = { context, store, log };
+  const compareMode = new CompareMode();
+  context.subscriptions.push(compareMode);
+  const services: Services = { context, store, log, compareMode };
   for (const feature of features) feature(services);
   return { services };
 }

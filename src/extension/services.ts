@@ -1,11 +1,14 @@
 /** What every feature of the extension is given at activation: one instance of each shared service. */
 import type * as vscode from 'vscode';
+import type { CompareMode } from './compare/compareMode';
 import type { SnapshotStore } from './snapshotStore';
 
 export interface Services {
   readonly context: vscode.ExtensionContext;
   readonly store: SnapshotStore;
   readonly log: vscode.LogOutputChannel;
+  /** Compare mode (on while two runs are compared); features that annotate lines step aside on its `onDidChange`. */
+  readonly compareMode: CompareMode;
 }
 
 /** A feature registers its commands, views and listeners, pushing every disposable on `context.subscriptions`. */

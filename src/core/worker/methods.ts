@@ -1,4 +1,7 @@
 /** The implementations of `WorkerMethods`, over the worker's one `SnapshotSession`. */
+import { advise } from '../advice/advise';
+import { traceOf } from '../analysis/replay';
+import { downsampleTotals } from '../compare/totals';
 import { snapshotFromBytes } from '../load';
 import type { MethodName, ParamsOf, ResultOf } from './protocol';
 import { SnapshotSession } from './session';
@@ -30,6 +33,15 @@ export const methods: Implementations = {
   },
   lines({ device }, ctx) {
     return requireSession(ctx).device(device).lines;
+  },
+  totals({ device, axis, points }, ctx) {
+    const session = requireSession(ctx);
+    return downsampleTotals(session.device(device), traceOf(session.snapshot, device).timeUs, axis, points);
+  },
+  advice({ device }, ctx) {
+    const session = requireSession(ctx);
+    if (device !== undefined) session.device(device);
+    return advise(session.analysis, { device });
   },
 };
 

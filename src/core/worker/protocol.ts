@@ -3,9 +3,11 @@
  * One worker holds one loaded snapshot; every query about it is a method here.
  * Add a method by extending `WorkerMethods` and implementing it in `methods.ts`.
  */
+import type { Finding } from '../advice/finding';
 import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { LineFigures } from '../analysis/lines';
 import type { DeviceSummary } from '../analysis/summary';
+import type { SeriesAxis, TotalsSeries } from '../compare/totals';
 import type { SnapshotLayout } from '../snapshot/model';
 
 export interface SnapshotInfo {
@@ -26,6 +28,10 @@ export interface WorkerMethods {
   setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Every line with figures on one device, sorted by file then line. */
   lines: { params: { device: number }; result: readonly LineFigures[] };
+  /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */
+  totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
+  /** The advisor's findings for one device (or every device), without quick fixes (they need source text). */
+  advice: { params: { device?: number }; result: readonly Finding[] };
 }
 
 export type MethodName = keyof WorkerMethods;

@@ -1,0 +1,41 @@
+/** Plain-text rendering of the advisor's findings: one block per finding, wrapped for a terminal. */
+import type { Finding } from '../core/advice/finding';
+import { shortPath } from './render';
+
+const WIDTH = 100;
+
+function wrap(text: string, indent: string): string[] {
+  const lines: string[] = [];
+  let current = '';
+  for (const word of text.split(/\s+/)) {
+    if (current !== '' && indent.length + current.length + 1 + word.length > WIDTH) {
+      lines.push(indent + current);
+      current = word;
+    } else {
+      current = current === '' ? word : `${current} ${word}`;
+    }
+  }
+  if (current !== '') lines.push(indent + current);
+  return lines;
+}
+
+export function renderFindings(name: string, findings: readonly Finding[]): string {
+  const out: string[] = [name];
+  if (findings.length === 0) {
+    out.push('  No findings: none of the advisor\'s patterns shows in this snapshot.');
+    return out.join('\n') + '\n';
+  }
+  const warnings = findings.filter((f) => f.severity === 'warning').length;
+  out.push(`  ${findings.length} finding(s), ${warnings} warning(s)`);
+  for (const f of findings) {
+    out.push('');
+    const at = f.file !== undefined && f.line !== undefined ? `  ${shortPath(f.file)}:${f.line}` : '';
+    out.push(`${f.severity === 'warning' ? 'warning' : 'info   '}  [${f.rule}] ${f.title}${at}`);
+    out.push(...wrap(f.message, '    '));
+    const evidence = Object.entries(f.evidence).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('/') : String(v)}`);
+    out.push(...wrap(`evidence: ${evidence.join(', ')}`, '    '));
+    for (const r of f.related ?? []) out.push(`    see ${shortPath(r.file)}:${r.line}: ${r.message}`);
+    for (const q of f.quickFixes ?? []) out.push(`    quick fix at ${shortPath(q.file)}:${q.line}: ${q.title} -> ${q.newText}`);
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,67 @@
+/** Plain-text rendering of a comparison: device totals side by side, then the lines that changed most. */
+import type { Comparison, LineDelta } from '../core/compare/diff';
+import { formatBytes, formatDelta } from '../core/format';
+import { commonDirectory, shortPath } from './render';
+
+const W = 12;
+
+function cell(text: string, width = W): string {
+  return text.padStart(width);
+}
+
+function signedCount(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+function totalsRow(label: string, b: number, c: number, bytes: boolean): string {
+  const f = bytes ? formatBytes : String;
+  const d = bytes ? formatDelta(c - b) : signedCount(c - b);
+  return `  ${label.padEnd(16)}${cell(f(b))}${cell(f(c))}${cell(d)}`;
+}
+
+function where(l: LineDelta, base: string): string {
+  const place = `${shortPath(l.file.slice(base.length))}:${String(l.line)}`;
+  if (!l.baseline) return `${place}  (new)`;
+  if (!l.current) return `${place}  (gone)`;
+  if (l.match === 'text') return `${place}  (was line ${String(l.baseline.line)})`;
+  return place;
+}
+
+export function renderComparison(c: Comparison, changed: readonly LineDelta[], top: number): string {
+  const out: string[] = [];
+  const b = c.baseline.totals;
+  const n = c.current.totals;
+  out.push(`baseline  ${c.baseline.label} (device ${c.baseline.device})`);
+  out.push(`current   ${c.current.label} (device ${c.current.device})`);
+  out.push('');
+  out.push(`  ${''.padEnd(16)}${cell('baseline')}${cell('current')}${cell('change')}`);
+  out.push(totalsRow('peak allocated', b.peakBytes, n.peakBytes, true));
+  out.push(totalsRow('peak reserved', b.peakReservedBytes, n.peakReservedBytes, true));
+  out.push(totalsRow('events', b.events, n.events, false));
+  out.push(totalsRow('allocations', b.allocations, n.allocations, false));
+  if (b.oomCount > 0 || n.oomCount > 0) out.push(totalsRow('out of memory', b.oomCount, n.oomCount, false));
+  out.push('');
+  if (changed.length === 0) {
+    out.push('  No line of your code changed its figures.');
+    return out.join('\n') + '\n';
+  }
+  const rows = changed.slice(0, top);
+  const base = commonDirectory(rows.map((l) => l.file));
+  out.push(`  Lines ranked by change in memory live at the peak (${rows.length} of ${changed.length} changed):`);
+  if (base.length > 1) out.push(`  files under ${base}`);
+  out.push(`  ${cell('Δ live@peak')}${cell('baseline')}${cell('current')}${cell('Δ allocated')}  line`);
+  for (const l of rows) {
+    out.push(
+      `  ${cell(formatDelta(l.delta.liveAtPeakBytes))}${cell(formatBytes(l.baseline?.figures.liveAtPeakBytes ?? 0))}${cell(
+        formatBytes(l.current?.figures.liveAtPeakBytes ?? 0),
+      )}${cell(formatDelta(l.delta.allocBytes))}  ${where(l, base)}`,
+    );
+  }
+  const files = [...c.files];
+  if (files.length > 0) {
+    out.push('');
+    out.push(`  ${files.length} file(s) paired across the runs${files.some(([x, y]) => x !== y) ? ' (by path tail):' : '.'}`);
+    for (const [x, y] of files) if (x !== y) out.push(`    ${shortPath(x)}  ->  ${shortPath(y)}`);
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,14 @@
+/** One advice rule: reads one device's analysis, returns findings (none when it has nothing to say). */
+import type { AdviceContext } from './context';
+import type { Finding, RuleId } from './finding';
+
+export interface AdviceRule {
+  readonly id: RuleId;
+  run(ctx: AdviceContext): Finding[];
+}
+
+/** `file:line` for messages. */
+export function where(l: { file: string; line: number }): string {
+  const parts = l.file.replace(/\\/g, '/').split('/');
+  return `${parts[parts.length - 1]}:${l.line}`;
+}

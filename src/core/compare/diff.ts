@@ -1,0 +1,154 @@
+/**
+ * What changed between two runs: device totals and per-line figures of a baseline and a current
+ * analysis (one device each), lines paired across edits, ranked by the change in memory live at
+ * the peak. Works on the plain data a worker returns, so both sides may live in different workers.
+ */
+import type { LineFigures } from '../analysis/lines';
+import type { LineNumber } from '../snapshot/model';
+import { matchFiles } from './fileMatch';
+import type { LineTextProvider, MatchKind } from './lineMatch';
+import { matchLines } from './lineMatch';
+
+/** The device totals compared. */
+export interface DeviceTotals {
+  readonly events: number;
+  readonly peakBytes: number;
+  readonly peakReservedBytes: number;
+  readonly allocations: number;
+  readonly oomCount: number;
+}
+
+export interface ComparisonSide {
+  readonly label: string;
+  readonly device: number;
+  readonly totals: DeviceTotals;
+  readonly lines: readonly LineFigures[];
+  /** Source text of a line as it was for this run (moved lines are matched by it). */
+  readonly lineText?: LineTextProvider;
+}
+
+/** The per-line figures that are compared (the spec's eight, without identifiers). */
+export const LINE_FIGURES = [
+  'allocCount',
+  'allocBytes',
+  'freedBytes',
+  'peakBytes',
+  'liveAtPeakBytes',
+  'inclusiveAllocBytes',
+  'inclusivePeakBytes',
+  'inclusiveLiveAtPeakBytes',
+] as const;
+
+export type LineFigureName = (typeof LINE_FIGURES)[number];
+export type FigureValues = Readonly<Record<LineFigureName, number>>;
+
+export interface LineDelta {
+  /** Where the line is in the current run, or in the baseline when it only ran there. */
+  readonly file: string;
+  readonly line: LineNumber;
+  readonly baseline?: { readonly file: string; readonly line: LineNumber; readonly figures: FigureValues };
+  readonly current?: { readonly file: string; readonly line: LineNumber; readonly figures: FigureValues };
+  /** How the two sides were paired; absent when the line has figures on one side only. */
+  readonly match?: MatchKind;
+  /** current - baseline for every figure (a missing side counts as zero). */
+  readonly delta: FigureValues;
+}
+
+export interface Comparison {
+  readonly baseline: { readonly label: string; readonly device: number; readonly totals: DeviceTotals };
+  readonly current: { readonly label: string; readonly device: number; readonly totals: DeviceTotals };
+  readonly totalsDelta: DeviceTotals;
+  /** Every line with figures on either side, largest change in live-at-peak bytes first. */
+  readonly lines: readonly LineDelta[];
+  /** Baseline file -> current file, for the files recorded in both runs. */
+  readonly files: ReadonlyMap<string, string>;
+}
+
+const ZERO: FigureValues = Object.fromEntries(LINE_FIGURES.map((k) => [k, 0])) as FigureValues;
+
+function figuresOf(l: LineFigures): FigureValues {
+  return Object.fromEntries(LINE_FIGURES.map((k) => [k, l[k]])) as FigureValues;
+}
+
+function subtract(current: FigureValues, baseline: FigureValues): FigureValues {
+  return Object.fromEntries(LINE_FIGURES.map((k) => [k, current[k] - baseline[k]])) as FigureValues;
+}
+
+function totalsDelta(b: DeviceTotals, c: DeviceTotals): DeviceTotals {
+  return {
+    events: c.events - b.events,
+    peakBytes: c.peakBytes - b.peakBytes,
+    peakReservedBytes: c.peakReservedBytes - b.peakReservedBytes,
+    allocations: c.allocations - b.allocations,
+    oomCount: c.oomCount - b.oomCount,
+  };
+}
+
+function groupByFile(lines: readonly LineFigures[]): Map<string, LineFigures[]> {
+  const byFile = new Map<string, LineFigures[]>();
+  for (const l of lines) {
+    const list = byFile.get(l.file);
+    if (list) list.push(l);
+    else byFile.set(l.file, [l]);
+  }
+  return byFile;
+}
+
+function side(l: LineFigures) {
+  return { file: l.file, line: l.line, figures: figuresOf(l) };
+}
+
+/** Largest absolute change in live-at-peak bytes first, then in bytes allocated, then by place. */
+export function compareByChange(x: LineDelta, y: LineDelta): number {
+  return (
+    Math.abs(y.delta.liveAtPeakBytes) - Math.abs(x.delta.liveAtPeakBytes) ||
+    Math.abs(y.delta.inclusiveLiveAtPeakBytes) - Math.abs(x.delta.inclusiveLiveAtPeakBytes) ||
+    Math.abs(y.delta.allocBytes) - Math.abs(x.delta.allocBytes) ||
+    (x.file < y.file ? -1 : x.file > y.file ? 1 : 0) ||
+    Number(x.line) - Number(y.line)
+  );
+}
+
+export function compareRuns(baseline: ComparisonSide, current: ComparisonSide): Comparison {
+  const baselineFiles = groupByFile(baseline.lines);
+  const currentFiles = groupByFile(current.lines);
+  const files = matchFiles(baselineFiles.keys(), currentFiles.keys());
+  const deltas: LineDelta[] = [];
+  const pairedCurrentFiles = new Set(files.values());
+
+  for (const [file, lines] of baselineFiles) {
+    const counterpart = files.get(file);
+    const matching = matchLines(lines, counterpart ? currentFiles.get(counterpart)! : [], baseline.lineText, current.lineText);
+    for (const p of matching.pairs) {
+      const b = figuresOf(p.baseline);
+      const c = figuresOf(p.current);
+      deltas.push({
+        file: p.current.file,
+        line: p.current.line,
+        baseline: side(p.baseline),
+        current: side(p.current),
+        match: p.match,
+        delta: subtract(c, b),
+      });
+    }
+    for (const b of matching.baselineOnly) deltas.push({ file: b.file, line: b.line, baseline: side(b), delta: subtract(ZERO, figuresOf(b)) });
+    for (const c of matching.currentOnly) deltas.push({ file: c.file, line: c.line, current: side(c), delta: figuresOf(c) });
+  }
+  for (const [file, lines] of currentFiles) {
+    if (pairedCurrentFiles.has(file)) continue;
+    for (const c of lines) deltas.push({ file: c.file, line: c.line, current: side(c), delta: figuresOf(c) });
+  }
+  deltas.sort(compareByChange);
+  return {
+    baseline: { label: baseline.label, device: baseline.device, totals: baseline.totals },
+    current: { label: current.label, device: current.device, totals: current.totals },
+    totalsDelta: totalsDelta(baseline.totals, current.totals),
+    lines: deltas,
+    files,
+  };
+}
+
+/** Lines whose figures changed at all (lines with identical figures on both sides are left out). */
+export function changedLines(comparison: Comparison): LineDelta[] {
+  return comparison.lines.filter((l) => LINE_FIGURES.some((k) => l.delta[k] !== 0));
+}

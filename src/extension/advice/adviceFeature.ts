@@ -1,0 +1,65 @@
+/**
+ * The advisor in the Problems panel: the active snapshot's findings as diagnostics on the lines
+ * they are about (or on the snapshot file when they name no line of this workspace), with the
+ * evidence in the message and quick fixes where the fix is mechanical.
+ */
+import * as vscode from 'vscode';
+import { Commands } from '../commandIds';
+import { setting } from '../config';
+import { RecordedFiles } from '../compare/recordedFiles';
+import type { Feature } from '../services';
+import { FindingIndex, diagnosticsFor } from './diagnostics';
+import { AdviceQuickFixes } from './quickFixes';
+
+export const adviceFeature: Feature = ({ context, store, log }) => {
+  const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
+  const files = new RecordedFiles();
+  const index = new FindingIndex();
+  let shown: { id: string; info: unknown } | undefined;
+  let generation = 0;
+
+  const refresh = async (force = false) => {
+    const snapshot = setting('advice.enabled', true) ? store.active : undefined;
+    if (!force && shown?.id === snapshot?.id && shown?.info === snapshot?.info) return;
+    shown = snapshot ? { id: snapshot.id, info: snapshot.info } : undefined;
+    const mine = ++generation;
+    if (!snapshot) {
+      collection.clear();
+      index.clear();
+      return;
+    }
+    try {
+      const findings = await snapshot.worker.call('advice', {});
+      const fresh = new FindingIndex();
+      const byFile = await diagnosticsFor(snapshot, findings, files, fresh);
+      if (mine !== generation) return;
+      collection.clear();
+      index.clear();
+      for (const { uri, diagnostics } of byFile.values()) collection.set(uri, diagnostics);
+      fresh.copyInto(index);
+      log.info(`Advisor: ${findings.length} finding(s) for ${snapshot.label}`);
+    } catch (e) {
+      log.warn(`Advisor failed for ${snapshot.label}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
+  context.subscriptions.push(
+    collection,
+    store.onDidChange(() => void refresh()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('vramLens.advice.enabled')) void refresh(true);
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      files.clear();
+      void refresh(true);
+    }),
+    vscode.languages.registerCodeActionsProvider({ language: 'python' }, new AdviceQuickFixes(index, files), {
+      providedCodeActionKinds: AdviceQuickFixes.kinds,
+    }),
+    vscode.commands.registerCommand(Commands.showAdvice, async () => {
+      await refresh(true);
+      await vscode.commands.executeCommand('workbench.actions.view.problems');
+    }),
+  );
+  void refresh();
+};

@@ -1,0 +1,86 @@
+/**
+ * Compare mode in the editor: after each changed line of the current run, its change against the
+ * baseline (`-6.1 GiB at peak vs baseline`), coloured by direction, with a hover table. Its own two
+ * decoration types, separate from the normal annotations; drawn in visible editors only.
+ */
+import * as vscode from 'vscode';
+import type { LineDelta } from '../../core/compare/diff';
+import type { CompareMode } from './compareMode';
+import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
+import type { RecordedFiles } from './recordedFiles';
+
+export class CompareDecorations implements vscode.Disposable {
+  private readonly increase = vscode.window.createTextEditorDecorationType({
+    after: { color: new vscode.ThemeColor('vramLens.compare.increaseForeground'), margin: '0 0 0 2em', fontStyle: 'italic' },
+    rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+  });
+  private readonly decrease = vscode.window.createTextEditorDecorationType({
+    after: { color: new vscode.ThemeColor('vramLens.compare.decreaseForeground'), margin: '0 0 0 2em', fontStyle: 'italic' },
+    rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+  });
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Workspace file (Uri string) -> changed lines of the current run in it. */
+  private byDocument = new Map<string, LineDelta[]>();
+  private generation = 0;
+
+  constructor(
+    private readonly mode: CompareMode,
+    private readonly files: RecordedFiles,
+  ) {
+    this.disposables.push(
+      mode.onDidChange(() => void this.rebuild()),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.render()),
+    );
+  }
+
+  /** Lines decorated in a document (for tests and the panel). */
+  linesIn(uri: vscode.Uri): readonly LineDelta[] {
+    return this.byDocument.get(uri.toString()) ?? [];
+  }
+
+  private async rebuild(): Promise<void> {
+    const generation = ++this.generation;
+    const active = this.mode.comparison;
+    const byDocument = new Map<string, LineDelta[]>();
+    if (active) {
+      const changed = active.comparison.lines.filter((l) => l.current && typeof l.current.line === 'number' && inlineDeltaText(l) !== undefined);
+      for (const file of new Set(changed.map((l) => l.current!.file))) {
+        const uri = await this.files.resolve(file);
+        if (!uri) continue;
+        const key = uri.toString();
+        byDocument.set(key, [...(byDocument.get(key) ?? []), ...changed.filter((l) => l.current!.file === file)]);
+      }
+    }
+    if (generation !== this.generation) return; // a newer comparison arrived meanwhile
+    this.byDocument = byDocument;
+    this.render();
+  }
+
+  private render(): void {
+    const active = this.mode.comparison;
+    for (const editor of vscode.window.visibleTextEditors) {
+      const lines = active ? (this.byDocument.get(editor.document.uri.toString()) ?? []) : [];
+      const up: vscode.DecorationOptions[] = [];
+      const down: vscode.DecorationOptions[] = [];
+      for (const l of lines) {
+        const line = (l.current!.line as number) - 1;
+        if (line < 0 || line >= editor.document.lineCount) continue;
+        const end = editor.document.lineAt(line).range.end;
+        const hover = new vscode.MarkdownString(hoverMarkdown(l, active!.comparison.baseline.label, active!.comparison.current.label));
+        (grew(l) ? up : down).push({
+          range: new vscode.Range(end, end),
+          hoverMessage: hover,
+          renderOptions: { after: { contentText: inlineDeltaText(l) } },
+        });
+      }
+      editor.setDecorations(this.increase, up);
+      editor.setDecorations(this.decrease, down);
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.increase.dispose();
+    this.decrease.dispose();
+  }
+}

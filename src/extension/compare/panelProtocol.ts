@@ -1,0 +1,59 @@
+/**
+ * Messages between the comparison results panel and its webview (webview/compare/main.ts).
+ * Types only: both sides import this file. Data goes to the page only by postMessage, after the
+ * page says `ready`; the page names rows by index and commands from an allowlist, never paths.
+ */
+import type { DeviceTotals, FigureValues } from '../../core/compare/diff';
+import type { Overlay, OverlayAxis } from '../../core/compare/overlay';
+
+export interface SideView {
+  readonly label: string;
+  readonly device: number;
+  readonly totals: DeviceTotals;
+}
+
+export interface RowView {
+  /** `file:line` as shown (relative to the folder the rows share). */
+  readonly place: string;
+  /** The full recorded path of the current (or only) side, for tooltips. */
+  readonly file: string;
+  /** 'line' / 'text' (moved): on both sides; 'baseline' / 'current': on one side only. */
+  readonly match: 'line' | 'text' | 'baseline' | 'current';
+  /** Line numbers as text (a few recorded lines exceed 2^53). */
+  readonly baselineLine: string | null;
+  readonly currentLine: string | null;
+  readonly baseline: FigureValues | null;
+  readonly current: FigureValues | null;
+  readonly delta: FigureValues;
+}
+
+export interface ComparisonView {
+  readonly baseline: SideView;
+  readonly current: SideView;
+  readonly totalsDelta: DeviceTotals;
+  readonly rows: readonly RowView[];
+  /** Lines with any change (rows may be cut to the first few hundred). */
+  readonly changedLineCount: number;
+  /** Whether both runs have timestamps, so the time axis can be offered. */
+  readonly hasTimes: boolean;
+}
+
+export type HostToPanel =
+  | { readonly type: 'comparison'; readonly view: ComparisonView }
+  | { readonly type: 'overlay'; readonly overlay: Overlay }
+  | { readonly type: 'error'; readonly message: string };
+
+/** Host commands the page may ask for (anything else is ignored). */
+export const PANEL_COMMANDS = ['vramLens.exitCompareMode', 'vramLens.compareSnapshots'] as const;
+export type PanelCommand = (typeof PANEL_COMMANDS)[number];
+
+export type PanelToHost =
+  | { readonly type: 'ready' }
+  | { readonly type: 'openLine'; readonly row: number; readonly side: 'baseline' | 'current' }
+  | { readonly type: 'setAxis'; readonly axis: OverlayAxis }
+  | { readonly type: 'runCommand'; readonly command: PanelCommand };
+
+/** The page's own state kept across hide/show (VS Code `setState`). */
+export interface PanelState {
+  readonly axis: OverlayAxis;
+}

@@ -1,0 +1,163 @@
+/**
+ * The comparison results panel: device totals, an overlay of both runs' memory over time, and the
+ * lines ranked by change in live-at-peak bytes with links that open the source. One panel; it
+ * follows compare mode and closes when compare mode ends.
+ */
+import * as vscode from 'vscode';
+import type { LineDelta } from '../../core/compare/diff';
+import { changedLines } from '../../core/compare/diff';
+import type { OverlayAxis } from '../../core/compare/overlay';
+import { alignTotals } from '../../core/compare/overlay';
+import { lineDeltaReport } from '../../core/compare/report';
+import type { SeriesAxis } from '../../core/compare/totals';
+import type { SnapshotStore } from '../snapshotStore';
+import type { ActiveComparison, CompareMode } from './compareMode';
+import type { ComparisonView, HostToPanel, PanelToHost, RowView } from './panelProtocol';
+import { PANEL_COMMANDS } from './panelProtocol';
+import { panelHtml, panelOptions } from './panelHtml';
+import type { RecordedFiles } from './recordedFiles';
+
+const VIEW_TYPE = 'vramLens.compareResults';
+/** Rows sent to the page (the most changed first). */
+const MAX_ROWS = 500;
+const OVERLAY_POINTS = 400;
+const AXES: readonly OverlayAxis[] = ['event', 'time', 'normalized'];
+
+/** The last two components of a recorded path (`cs336_basics/model.py`): short, and the same on any machine. */
+function shortPlace(file: string): string {
+  return file.replace(/\\/g, '/').split('/').slice(-2).join('/');
+}
+
+export class ResultsPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private rows: readonly LineDelta[] = [];
+  private axis: OverlayAxis = 'normalized';
+  private readonly subscription: vscode.Disposable;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly store: SnapshotStore,
+    private readonly mode: CompareMode,
+    private readonly files: RecordedFiles,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.subscription = mode.onDidChange((on) => {
+      if (!on) this.panel?.dispose();
+      else if (this.panel) void this.sendComparison();
+    });
+  }
+
+  get visible(): boolean {
+    return this.panel?.visible ?? false;
+  }
+
+  show(): void {
+    if (this.panel) {
+      this.panel.reveal(undefined, true);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(VIEW_TYPE, 'VRAM Lens: Compare', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, panelOptions(this.extensionUri));
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.png');
+    panel.webview.html = panelHtml(panel.webview, this.extensionUri);
+    const subscriptions = [
+      panel.webview.onDidReceiveMessage((m: PanelToHost) => void this.receive(m)),
+      panel.onDidDispose(() => {
+        for (const s of subscriptions) s.dispose();
+        this.panel = undefined;
+      }),
+    ];
+    this.panel = panel;
+  }
+
+  private post(message: HostToPanel): void {
+    void this.panel?.webview.postMessage(message);
+  }
+
+  private async receive(message: PanelToHost): Promise<void> {
+    switch (message?.type) {
+      case 'ready':
+        await this.sendComparison();
+        return;
+      case 'openLine':
+        await this.openLine(message.row, message.side);
+        return;
+      case 'setAxis':
+        if (!AXES.includes(message.axis)) return;
+        this.axis = message.axis;
+        await this.sendOverlay();
+        return;
+      case 'runCommand':
+        if ((PANEL_COMMANDS as readonly string[]).includes(message.command)) await vscode.commands.executeCommand(message.command);
+        return;
+      default:
+        this.log.debug(`compare panel: ignored message ${JSON.stringify(message)}`);
+    }
+  }
+
+  private view(active: ActiveComparison): ComparisonView {
+    const c = active.comparison;
+    const changed = changedLines(c);
+    this.rows = changed.slice(0, MAX_ROWS);
+    const changedLineCount = changed.length;
+    const rows = this.rows.map((l): RowView => {
+      const r = lineDeltaReport(l);
+      return {
+        place: `${shortPlace(l.file)}:${String(l.line)}`,
+        file: l.file,
+        match: r.match,
+        baselineLine: l.baseline ? String(l.baseline.line) : null,
+        currentLine: l.current ? String(l.current.line) : null,
+        baseline: l.baseline?.figures ?? null,
+        current: l.current?.figures ?? null,
+        delta: l.delta,
+      };
+    });
+    const times = [active.baseline, active.current].every((s) => this.store.get(s.snapshotId)?.info.hasTimes === true);
+    return { baseline: c.baseline, current: c.current, totalsDelta: c.totalsDelta, rows, changedLineCount, hasTimes: times };
+  }
+
+  private async sendComparison(): Promise<void> {
+    const active = this.mode.comparison;
+    if (!active) return;
+    const view = this.view(active);
+    if (this.axis === 'time' && !view.hasTimes) this.axis = 'normalized';
+    this.post({ type: 'comparison', view });
+    await this.sendOverlay();
+  }
+
+  private async sendOverlay(): Promise<void> {
+    const active = this.mode.comparison;
+    if (!active) return;
+    const axis: SeriesAxis = this.axis === 'time' ? 'time' : 'event';
+    try {
+      const series = await Promise.all(
+        [active.baseline, active.current].map((s) => {
+          const snapshot = this.store.get(s.snapshotId);
+          if (!snapshot) throw new Error('a compared snapshot was closed');
+          return snapshot.worker.call('totals', { device: s.device, axis, points: OVERLAY_POINTS * 8 });
+        }),
+      );
+      this.post({ type: 'overlay', overlay: alignTotals(series[0], series[1], this.axis, OVERLAY_POINTS) });
+    } catch (e) {
+      this.post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  private async openLine(row: number, side: 'baseline' | 'current'): Promise<void> {
+    const l = Number.isInteger(row) ? this.rows[row] : undefined;
+    const at = l?.[side] ?? l?.current ?? l?.baseline;
+    if (!at || typeof at.line !== 'number') return;
+    const uri = await this.files.resolve(at.file);
+    if (!uri) {
+      void vscode.window.showWarningMessage(`VRAM Lens: ${at.file} is not in this workspace.`);
+      return;
+    }
+    const position = new vscode.Position(at.line - 1, 0);
+    await vscode.window.showTextDocument(uri, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(position, position) });
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.panel?.dispose();
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * A single "Profile VRAM" lens per Python file that uses torch: on `if __name__ == "__main__":`
+ * (default) or on the first line (`vramLens.profile.codeLens`: "mainGuard" | "fileTop" | "off").
+ */
+import * as vscode from 'vscode';
+import { Commands } from '../commandIds';
+import type { LensPlacement } from '../../core/profile/lens';
+import { lensLine } from '../../core/profile/lens';
+import { affects, setting } from '../config';
+
+export class ProfileCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly subscription = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (affects(e, 'profile.codeLens')) this.changed.fire();
+  });
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const line = lensLine(document.getText(), setting<LensPlacement>('profile.codeLens', 'mainGuard'));
+    if (line === undefined) return [];
+    const range = new vscode.Range(line, 0, line, 0);
+    return [
+      new vscode.CodeLens(range, {
+        title: '$(pulse) Profile VRAM',
+        tooltip: 'Run this file under PyTorch memory recording and annotate it (VRAM Lens)',
+        command: Commands.profile,
+        arguments: [document.uri],
+      }),
+    ];
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The workloads shipped in media/samples/: opened read-only from the extension, with an offer to copy
+ * one into the workspace (to edit it) or to profile it as it is.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { Commands } from '../commandIds';
+
+interface Sample {
+  readonly file: string;
+  readonly label: string;
+  readonly detail: string;
+}
+
+export const SAMPLES: readonly Sample[] = [
+  {
+    file: 'similarity.py',
+    label: 'Tracker memory similarity',
+    detail: 'Eager vs empty_cache vs in-place: three ways to compute one [B, M, Q] similarity (--variant).',
+  },
+  {
+    file: 'train_step.py',
+    label: 'Residual MLP training step',
+    detail: 'Adam training with checkpointing, autocast, zero_grad(set_to_none), inference mode and a classic leak (flags).',
+  },
+];
+
+export async function openSample(extensionUri: vscode.Uri, which?: string): Promise<vscode.TextEditor | undefined> {
+  const sample =
+    SAMPLES.find((s) => s.file === which) ??
+    (await vscode.window.showQuickPick(
+      SAMPLES.map((s) => ({ label: s.label, description: s.file, detail: s.detail, sample: s })),
+      { title: 'VRAM Lens: open a sample workload' },
+    ))?.sample;
+  if (!sample) return undefined;
+  const uri = vscode.Uri.joinPath(extensionUri, 'media', 'samples', sample.file);
+  const editor = await vscode.window.showTextDocument(uri, { preview: false });
+  await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession').then(undefined, () => undefined);
+  void vscode.window
+    .showInformationMessage(
+      `VRAM Lens: ${sample.file} is the bundled copy (read-only). Profile it as it is, or copy it to your workspace to change it.`,
+      'Profile VRAM',
+      'Copy to Workspace',
+    )
+    .then(async (action) => {
+      if (action === 'Profile VRAM') await vscode.commands.executeCommand(Commands.profile, uri);
+      if (action === 'Copy to Workspace') await copyToWorkspace(uri);
+    });
+  return editor;
+}
+
+async function copyToWorkspace(source: vscode.Uri): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  let target: vscode.Uri | undefined;
+  if (folder && folder.uri.scheme === 'file') {
+    const base = path.basename(source.fsPath, '.py');
+    for (let n = 0; n < 100 && !target; n++) {
+      const candidate = vscode.Uri.joinPath(folder.uri, `${base}${n === 0 ? '' : `_${n}`}.py`);
+      const exists = await fs.stat(candidate.fsPath).then(
+        () => true,
+        () => false,
+      );
+      if (!exists) target = candidate;
+    }
+  } else {
+    target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.basename(source.fsPath)), filters: { Python: ['py'] } });
+  }
+  if (!target) return;
+  await vscode.workspace.fs.copy(source, target, { overwrite: false });
+  await vscode.window.showTextDocument(target, { preview: false });
+}

@@ -1,0 +1,169 @@
+/**
+ * The advisor on real snapshots: which rule fires on which corpus file, with numbers checked
+ * against the raw pickles (test/reference/snapshot_facts.py) or the spec oracle, and where each
+ * rule must stay silent.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { advise } from '../../src/core/advice/advise';
+import type { Finding, RuleId } from '../../src/core/advice/finding';
+import { corpusMissing, referenceAnalysis } from '../helpers/corpus';
+import { corpusAnalysis, corpusPath, rawFacts } from '../helpers/adviceCorpus';
+
+function findings(name: string, rule?: RuleId): Finding[] {
+  return advise(corpusAnalysis(name)).filter((f) => rule === undefined || f.rule === rule);
+}
+
+function base(file: string | undefined): string | undefined {
+  return file?.replace(/\\/g, '/').split('/').pop();
+}
+
+interface RefLine {
+  file: string;
+  line: number;
+  liveAtPeakBytes: number;
+}
+interface RefDevice {
+  device: number;
+  peakEventIndex: number;
+  peakBytes: number;
+  peakReservedBytes: number;
+  lines: RefLine[];
+}
+
+function reference(name: string): RefDevice[] {
+  const file = corpusPath(name);
+  return (referenceAnalysis([file])[file] as { devices: RefDevice[] }).devices;
+}
+
+describe('advice on the corpus', { skip: corpusMissing }, () => {
+  it('out-of-memory: constructor-sun OOM on device 1 names models.py:181, the request, device_free and the top live lines', () => {
+    const raw = rawFacts('constructor-sun-expandable-oom-4dev');
+    const oom = raw[1].ooms[0];
+    const [f, ...rest] = findings('constructor-sun-expandable-oom-4dev', 'out-of-memory');
+    assert.equal(rest.length, 0, 'one OOM in the whole snapshot');
+    assert.equal(raw.flatMap((d) => d.ooms).length, 1);
+    assert.equal(f.device, 1);
+    assert.equal(base(f.file), 'models.py');
+    assert.equal(f.line, 181);
+    assert.equal(f.evidence.oomEvent, oom.index);
+    assert.equal(f.evidence.requestedBytes, oom.size);
+    assert.equal(f.evidence.deviceFreeBytes, oom.device_free);
+    // The OOM comes right after the peak (nothing is freed by an oom entry), so what was live is the oracle's live at peak.
+    const ref = reference('constructor-sun-expandable-oom-4dev')[1];
+    assert.equal(ref.peakEventIndex, oom.index - 1);
+    const top = [...ref.lines].sort((a, b) => b.liveAtPeakBytes - a.liveAtPeakBytes).slice(0, 3);
+    assert.deepEqual(
+      f.related?.slice(0, 3).map((r) => `${base(r.file)}:${r.line}`),
+      top.map((l) => `${base(l.file)}:${l.line}`),
+    );
+  });
+
+  it('out-of-memory: silent on a training run that did not run out', () => {
+    assert.deepEqual(findings('bcrafton-cs336', 'out-of-memory'), []);
+  });
+
+  it('fragmentation: zijiandu held 47% of its reserved memory unused; explained with the oracle\'s numbers', () => {
+    const [f] = findings('zijiandu-attention-segments-only', 'fragmentation');
+    const ref = reference('zijiandu-attention-segments-only')[0];
+    assert.equal(f.evidence.reservedBytes, ref.peakReservedBytes);
+    assert.equal(f.evidence.allocatedBytes, ref.peakBytes);
+    assert.equal(f.evidence.cachedUnusedBytes, ref.peakReservedBytes - ref.peakBytes);
+    assert.equal(f.evidence.cachedUnusedPercent, 47);
+    assert.match(f.message, /expandable_segments:True/);
+  });
+
+  it('fragmentation: silent where segments are expandable and the gap is small (constructor-sun), or the gap is ordinary (bcrafton)', () => {
+    assert.deepEqual(findings('constructor-sun-expandable-oom-4dev', 'fragmentation'), []);
+    assert.deepEqual(findings('bcrafton-cs336', 'fragmentation'), []);
+  });
+
+  it('empty-cache-in-loop: maphsge4 released and re-reserved equal-size segments in dozens of bursts', () => {
+    const raw = rawFacts('maphsge4-select-n-4dev-traces')[0];
+    const [f] = findings('maphsge4-select-n-4dev-traces', 'empty-cache-in-loop');
+    assert.equal(f.severity, 'information', 'the releases carry no stack, so the caller is unknown');
+    assert.equal(f.evidence.segmentReleaseCount, raw.segmentReleases);
+    assert.equal(f.evidence.reReservedSameSizeCount, raw.reReservedSameSize);
+    assert.equal(f.evidence.releaseBurstCount, raw.releaseBursts.length);
+    assert.deepEqual(f.evidence.releaseBurstEvents, raw.releaseBursts.slice(0, 5));
+  });
+
+  it('empty-cache-in-loop: silent for kkaitlyn111 2.7b, whose 742 releases come from one empty_cache() call', () => {
+    const raw = rawFacts('kkaitlyn111-cs336-2.7b-forward')[0];
+    assert.equal(raw.emptyCacheReleases, 742);
+    assert.equal(raw.releaseBursts.length, 1);
+    assert.deepEqual(findings('kkaitlyn111-cs336-2.7b-forward', 'empty-cache-in-loop'), []);
+  });
+
+  it('in-place-arithmetic: the cs336 optimizer lines 74, 75, 78 of bcrafton; line 78\'s temporaries are all it holds at the peak', () => {
+    const found = findings('bcrafton-cs336', 'in-place-arithmetic');
+    assert.deepEqual(found.map((f) => `${base(f.file)}:${f.line}`).sort(), ['optimizer.py:74', 'optimizer.py:75', 'optimizer.py:78']);
+    const l78 = found.find((f) => f.line === 78)!;
+    const ref = reference('bcrafton-cs336')[0].lines.find((l) => base(l.file) === 'optimizer.py' && l.line === 78)!;
+    assert.equal(l78.severity, 'warning');
+    assert.equal(l78.evidence.liveAtPeakBytes, ref.liveAtPeakBytes);
+  });
+
+  it('in-place-arithmetic: silent on a run whose arithmetic is compiled (kkaitlyn111 2.7b) or small (jaspersolt)', () => {
+    assert.deepEqual(findings('kkaitlyn111-cs336-2.7b-forward', 'in-place-arithmetic'), []);
+    assert.deepEqual(findings('jaspersolt-eor-nn', 'in-place-arithmetic'), []);
+  });
+
+  it('growing-memory: silent on every corpus snapshot (none leaks; constructor-sun ends mid-forward at an OOM)', () => {
+    for (const name of ['constructor-sun-expandable-oom-4dev', 'bcrafton-cs336', 'nothanmin-cs336', 'zidongliu-decomfl', 'maphsge4-select-n-4dev-traces']) {
+      assert.deepEqual(findings(name, 'growing-memory'), [], name);
+    }
+  });
+
+  it('inference-without-no-grad: kkaitlyn111 small forward keeps half its peak in activations with no backward', () => {
+    const [f] = findings('kkaitlyn111-cs336-small-forward-uint64-line', 'inference-without-no-grad');
+    assert.equal(base(f.file), 'benchmark.py');
+    assert.ok(Number(f.evidence.activationLiveAtPeakBytes) >= 0.2 * Number(f.evidence.peakBytes));
+  });
+
+  it('inference-without-no-grad: silent on training runs, including one that died in its first forward (constructor-sun)', () => {
+    for (const name of ['bcrafton-cs336', 'magma27-cs336-user-metadata', 'constructor-sun-expandable-oom-4dev', 'zidongliu-decomfl']) {
+      assert.deepEqual(findings(name, 'inference-without-no-grad'), [], name);
+    }
+  });
+
+  it('activation-checkpointing: magma27 and wedsonlin (activations > half the peak) rank the layer loop first', () => {
+    for (const name of ['magma27-cs336-user-metadata', 'wedsonlin-cs336-medium-512-training']) {
+      const found = findings(name, 'activation-checkpointing');
+      assert.ok(found.length >= 1, name);
+      assert.equal(`${base(found[0].file)}:${found[0].line}`, 'model.py:253', name);
+      assert.ok(Number(found[0].evidence.activationLiveAtPeakBytes) >= 0.5 * Number(found[0].evidence.peakBytes));
+      const bytes = found.map((f) => Number(f.evidence.candidateBytes));
+      assert.deepEqual(bytes, [...bytes].sort((a, b) => b - a), 'ranked by bytes');
+    }
+  });
+
+  it('activation-checkpointing: silent where the optimizer step holds the peak (bcrafton) or nothing trains (kkaitlyn111 forward)', () => {
+    assert.deepEqual(findings('bcrafton-cs336', 'activation-checkpointing'), []);
+    assert.deepEqual(findings('kkaitlyn111-cs336-small-forward-uint64-line', 'activation-checkpointing'), []);
+  });
+
+  it('optimizer-state: bcrafton, nothanmin and wedsonlin hold a quarter or more of the peak in optimizer state', () => {
+    for (const name of ['bcrafton-cs336', 'nothanmin-cs336', 'wedsonlin-cs336-medium-512-training']) {
+      const [f] = findings(name, 'optimizer-state');
+      assert.ok(f, name);
+      assert.ok(Number(f.evidence.optimizerStateBytes) >= 0.25 * Number(f.evidence.peakBytes), name);
+    }
+  });
+
+  it('optimizer-state: silent without an optimizer (magma27) or when it is small (jaspersolt)', () => {
+    assert.deepEqual(findings('magma27-cs336-user-metadata', 'optimizer-state'), []);
+    assert.deepEqual(findings('jaspersolt-eor-nn', 'optimizer-state'), []);
+  });
+
+  it('mixed-precision: magma27\'s activations dominate; silent where autocast frames show (maphsge4)', () => {
+    const [f] = findings('magma27-cs336-user-metadata', 'mixed-precision');
+    assert.equal(f.evidence.estimatedSavingBytes, Math.round(Number(f.evidence.activationLiveAtPeakBytes) / 2));
+    assert.deepEqual(findings('maphsge4-select-n-4dev-traces', 'mixed-precision'), []);
+  });
+
+  it('says nothing about snapshots that hold nothing (empty, one trace entry)', () => {
+    assert.deepEqual(findings('angelolmn-hitsbe-empty'), []);
+    assert.deepEqual(findings('jogregoire-diffusion-tiny'), []);
+  });
+});

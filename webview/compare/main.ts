@@ -1,0 +1,266 @@
+/**
+ * The comparison results page: totals of both runs, an overlay of their memory curves on a canvas,
+ * and the changed lines ranked by change in live-at-peak bytes (links open the source). Everything
+ * it shows arrives by postMessage after `ready`; it builds DOM nodes, never HTML strings.
+ */
+import type { Overlay, OverlayAxis } from '../../src/core/compare/overlay';
+import type { FigureValues } from '../../src/core/compare/diff';
+import { formatBytes, formatDelta } from '../../src/core/format';
+import type { ComparisonView, HostToPanel, PanelCommand, PanelState, PanelToHost, RowView } from '../../src/extension/compare/panelProtocol';
+
+interface VsCodeApi {
+  postMessage(message: PanelToHost): void;
+  getState(): PanelState | undefined;
+  setState(state: PanelState): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('root')!;
+let view: ComparisonView | undefined;
+let overlay: Overlay | undefined;
+let axis: OverlayAxis = vscode.getState()?.axis ?? 'normalized';
+let canvas: HTMLCanvasElement | undefined;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string; title?: string } = {}, ...children: Node[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (props.className) node.className = props.className;
+  if (props.text !== undefined) node.textContent = props.text;
+  if (props.title !== undefined) node.title = props.title;
+  for (const c of children) node.appendChild(c);
+  return node;
+}
+
+function signedCount(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+function changeCell(value: number, text: string): HTMLTableCellElement {
+  return el('td', { className: `num ${value > 0 ? 'up' : value < 0 ? 'down' : 'same'}`, text });
+}
+
+function commandButton(label: string, command: PanelCommand): HTMLButtonElement {
+  const b = el('button', { text: label });
+  b.addEventListener('click', () => vscode.postMessage({ type: 'runCommand', command }));
+  return b;
+}
+
+function renderTotals(v: ComparisonView): HTMLElement {
+  const rows: [string, number, number, boolean][] = [
+    ['Peak allocated', v.baseline.totals.peakBytes, v.current.totals.peakBytes, true],
+    ['Peak reserved', v.baseline.totals.peakReservedBytes, v.current.totals.peakReservedBytes, true],
+    ['Events', v.baseline.totals.events, v.current.totals.events, false],
+    ['Allocations', v.baseline.totals.allocations, v.current.totals.allocations, false],
+    ['Out of memory', v.baseline.totals.oomCount, v.current.totals.oomCount, false],
+  ];
+  const body = el('tbody');
+  for (const [label, b, c, bytes] of rows) {
+    const f = bytes ? formatBytes : String;
+    // Bytes and OOMs: more is worse (coloured); event and allocation counts are neutral.
+    const change = bytes || label === 'Out of memory' ? changeCell(c - b, bytes ? formatDelta(c - b) : signedCount(c - b)) : el('td', { className: 'num', text: signedCount(c - b) });
+    body.appendChild(el('tr', {}, el('th', { text: label }), el('td', { className: 'num', text: f(b) }), el('td', { className: 'num', text: f(c) }), change));
+  }
+  const head = el('thead', {}, el('tr', {}, el('th'), el('th', { className: 'num', text: 'Baseline' }), el('th', { className: 'num', text: 'Current' }), el('th', { className: 'num', text: 'Change' })));
+  return el('table', { className: 'totals' }, head, body);
+}
+
+function renderOverlaySection(v: ComparisonView): HTMLElement {
+  const select = el('select', { title: 'Horizontal axis' });
+  const options: [OverlayAxis, string][] = [
+    ['normalized', 'Progress (0-100% of each run)'],
+    ['event', 'Event index'],
+    ['time', 'Time since the first event'],
+  ];
+  for (const [value, label] of options) {
+    const o = el('option', { text: label });
+    o.value = value;
+    o.disabled = value === 'time' && !v.hasTimes;
+    o.selected = value === axis;
+    select.appendChild(o);
+  }
+  select.addEventListener('change', () => {
+    axis = select.value as OverlayAxis;
+    vscode.setState({ axis });
+    vscode.postMessage({ type: 'setAxis', axis });
+  });
+  canvas = el('canvas', { className: 'overlay' });
+  canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', 'Memory allocated over the run: baseline and current');
+  const legend = el(
+    'div',
+    { className: 'legend' },
+    el('span', { className: 'swatch baseline' }),
+    el('span', { text: `baseline ${v.baseline.label}` }),
+    el('span', { className: 'swatch current' }),
+    el('span', { text: `current ${v.current.label}` }),
+  );
+  return el('section', {}, el('div', { className: 'bar' }, el('h2', { text: 'Memory allocated over the run' }), select), canvas, legend);
+}
+
+function lineLink(row: number, side: 'baseline' | 'current', text: string): HTMLButtonElement {
+  const b = el('button', { className: 'link', text });
+  b.addEventListener('click', () => vscode.postMessage({ type: 'openLine', row, side }));
+  return b;
+}
+
+function note(r: RowView): string {
+  switch (r.match) {
+    case 'baseline':
+      return 'only in baseline';
+    case 'current':
+      return 'new';
+    case 'text':
+      return `moved from line ${r.baselineLine ?? '?'}`;
+    default:
+      return '';
+  }
+}
+
+function figure(values: FigureValues | null, key: keyof FigureValues): string {
+  return values ? formatBytes(values[key]) : '—';
+}
+
+function renderLines(v: ComparisonView): HTMLElement {
+  const body = el('tbody');
+  v.rows.forEach((r, i) => {
+    const place = el('td', { className: 'place', title: r.file }, lineLink(i, r.current ? 'current' : 'baseline', r.place));
+    if (r.match === 'text' && r.baselineLine !== null) place.appendChild(lineLink(i, 'baseline', ' (baseline)'));
+    body.appendChild(
+      el(
+        'tr',
+        {},
+        changeCell(r.delta.liveAtPeakBytes, formatDelta(r.delta.liveAtPeakBytes)),
+        el('td', { className: 'num', text: figure(r.baseline, 'liveAtPeakBytes') }),
+        el('td', { className: 'num', text: figure(r.current, 'liveAtPeakBytes') }),
+        changeCell(r.delta.allocBytes, formatDelta(r.delta.allocBytes)),
+        changeCell(r.delta.inclusiveLiveAtPeakBytes, formatDelta(r.delta.inclusiveLiveAtPeakBytes)),
+        place,
+        el('td', { className: 'muted', text: note(r) }),
+      ),
+    );
+  });
+  const head = el(
+    'thead',
+    {},
+    el(
+      'tr',
+      {},
+      el('th', { className: 'num', text: 'Δ live at peak' }),
+      el('th', { className: 'num', text: 'Baseline' }),
+      el('th', { className: 'num', text: 'Current' }),
+      el('th', { className: 'num', text: 'Δ allocated' }),
+      el('th', { className: 'num', text: 'Δ with calls', title: 'Change in memory live at the peak made by this line or the code it called' }),
+      el('th', { text: 'Line' }),
+      el('th'),
+    ),
+  );
+  const caption = v.rows.length === 0 ? 'No line of your code changed its figures.' : `${v.rows.length} of ${v.changedLineCount} changed lines, largest change in memory live at the peak first`;
+  return el('section', {}, el('h2', { text: 'Lines' }), el('p', { className: 'muted', text: caption }), el('table', { className: 'lines' }, head, body));
+}
+
+function render(): void {
+  if (!view) return;
+  root.replaceChildren(
+    el(
+      'header',
+      {},
+      el('h1', { text: 'Compare runs' }),
+      el('p', { text: `Baseline: ${view.baseline.label} · Current: ${view.current.label}` }),
+      el('div', { className: 'actions' }, commandButton('Compare Other Snapshots…', 'vramLens.compareSnapshots'), commandButton('Leave Compare Mode', 'vramLens.exitCompareMode')),
+    ),
+    renderTotals(view),
+    renderOverlaySection(view),
+    renderLines(view),
+  );
+  draw();
+}
+
+function cssColor(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+}
+
+function draw(): void {
+  if (!canvas || !overlay) return;
+  const ratio = window.devicePixelRatio || 1;
+  const width = canvas.clientWidth;
+  const height = canvas.clientHeight;
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  const g = canvas.getContext('2d');
+  if (!g) return;
+  g.setTransform(ratio, 0, 0, ratio, 0, 0);
+  g.clearRect(0, 0, width, height);
+  const values = [...overlay.baseline, ...overlay.current].filter((v): v is number => v !== null);
+  const max = Math.max(1, ...values);
+  const left = 70;
+  const bottom = height - 20;
+  const top = 8;
+  const plotWidth = Math.max(1, width - left - 8);
+  const n = overlay.x.length;
+  const y = (v: number) => bottom - ((bottom - top) * v) / max;
+  const foreground = cssColor('--vscode-descriptionForeground', '#888');
+  g.font = `11px ${cssColor('--vscode-font-family', 'sans-serif')}`;
+  g.fillStyle = foreground;
+  g.strokeStyle = cssColor('--vscode-editorWidget-border', '#8884');
+  g.lineWidth = 1;
+  for (const f of [0, 0.5, 1]) {
+    const yy = y(max * f);
+    g.beginPath();
+    g.moveTo(left, yy);
+    g.lineTo(left + plotWidth, yy);
+    g.stroke();
+    g.fillText(formatBytes(max * f), 4, yy + 4);
+  }
+  const unit = overlay.axis === 'normalized' ? '100%' : overlay.axis === 'time' ? `${(overlay.extent / 1e6).toFixed(2)} s` : `${Math.round(overlay.extent)} events`;
+  g.fillText(unit, left + plotWidth - g.measureText(unit).width, height - 4);
+  g.fillText('0', left, height - 4);
+  const series: [readonly (number | null)[], string, number[]][] = [
+    [overlay.baseline, cssColor('--vscode-charts-blue', '#3794ff'), [5, 3]],
+    [overlay.current, cssColor('--vscode-charts-orange', '#d18616'), []],
+  ];
+  for (const [points, color, dash] of series) {
+    g.strokeStyle = color;
+    g.lineWidth = 1.5;
+    g.setLineDash(dash);
+    g.beginPath();
+    let pen = false;
+    points.forEach((v, i) => {
+      if (v === null) {
+        pen = false;
+        return;
+      }
+      const xx = left + (plotWidth * (i + 0.5)) / n;
+      if (pen) g.lineTo(xx, y(v));
+      else g.moveTo(xx, y(v));
+      pen = true;
+    });
+    g.stroke();
+  }
+  g.setLineDash([]);
+}
+
+window.addEventListener('message', (event: MessageEvent<HostToPanel>) => {
+  const message = event.data;
+  switch (message?.type) {
+    case 'comparison':
+      view = message.view;
+      if (axis === 'time' && !view.hasTimes) axis = 'normalized';
+      render();
+      return;
+    case 'overlay':
+      overlay = message.overlay;
+      draw();
+      return;
+    case 'error':
+      root.appendChild(el('p', { className: 'error', text: message.message }));
+      return;
+    default:
+      return;
+  }
+});
+
+new ResizeObserver(() => draw()).observe(document.body);
+// Theme changes swap the body's classes: re-read the colours.
+new MutationObserver(() => draw()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+vscode.postMessage({ type: 'ready' });
+if (axis !== 'normalized') vscode.postMessage({ type: 'setAxis', axis });
