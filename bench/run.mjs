@@ -44,6 +44,10 @@ function runsFor(bytes, requested) {
   return requested ?? (bytes <= 200 * MB ? 3 : 2);
 }
 
+function loadAverage() {
+  return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
 function machine(python) {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
   const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
@@ -56,6 +60,7 @@ function machine(python) {
     node: process.version,
     python: pythonVersion,
     pythonExecutable: python,
+    loadAverageAtStart: loadAverage(),
   };
 }
 
@@ -168,7 +173,8 @@ async function main() {
   const info = machine(python);
   process.stdout.write(
     `machine: ${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB, ${info.os}\n` +
-      `node ${info.node}, python ${info.python} (${info.pythonExecutable})\n\n`,
+      `node ${info.node}, python ${info.python} (${info.pythonExecutable})\n` +
+      `load average at start: ${loadAverage()} (other work on the machine slows both sides; compare the ratio, rerun when busy)\n\n`,
   );
 
   const corpus = corpusDir();
@@ -220,6 +226,8 @@ async function main() {
   }
 
   const body = rows(results);
+  info.loadAverageAtEnd = loadAverage();
+  process.stdout.write(`\nload average at end: ${info.loadAverageAtEnd}\n`);
   process.stdout.write(`\ntargets: node/python <= ${TARGET_RATIO.toFixed(1)}, node peak RSS <= ${TARGET_RSS_PER_FILE_BYTE}x file size ('!' marks a miss)\n`);
   process.stdout.write('times: best wall-clock seconds of `runs`; RSS: highest peak resident set (GNU time %M) of those runs; MB = 10^6 bytes\n\n');
   process.stdout.write(textTable(HEADER, body) + '\n');
