@@ -64,13 +64,13 @@ function machine(python) {
   };
 }
 
-/** Runs argv under GNU time with stdout to /dev/null: { wallS, peakRssBytes }. Throws on failure. */
+/** Runs argv under GNU time with stdout to /dev/null: { wallS, cpuS (user + system), peakRssBytes }. Throws on failure. */
 function measure(argv) {
   const stats = path.join(dataDir, 'time.out');
   rmSync(stats, { force: true });
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(TIME, ['-f', '%M', '-o', stats, '--', ...argv], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(TIME, ['-f', '%M %U %S', '-o', stats, '--', ...argv], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
@@ -80,8 +80,8 @@ function measure(argv) {
         reject(new Error(`${argv.join(' ')} exited with ${code}\n${stderr.slice(-2000)}`));
         return;
       }
-      const kib = Number(readFileSync(stats, 'utf8').trim().split('\n').pop());
-      resolve({ wallS, peakRssBytes: kib * 1024 });
+      const [kib, user, system] = readFileSync(stats, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+      resolve({ wallS, cpuS: user + system, peakRssBytes: kib * 1024 });
     });
   });
 }
@@ -127,13 +127,15 @@ function rows(results) {
     fmt.s(r.node.bestWallS),
     fmt.s(r.python.bestWallS),
     `${fmt.x(r.ratio)}${r.ratio <= TARGET_RATIO ? '' : ' !'}`,
+    `${fmt.s(r.node.bestCpuS)} / ${fmt.s(r.python.bestCpuS)}`,
+    fmt.x(r.cpuRatio),
     fmt.mb(r.node.peakRssBytes),
     `${fmt.x(r.rssPerFileByte)}${r.rssPerFileByte <= TARGET_RSS_PER_FILE_BYTE ? '' : ' !'}`,
     fmt.mb(r.python.peakRssBytes),
   ]);
 }
 
-const HEADER = ['file', 'size MB', 'events', 'runs', 'node s', 'python s', 'node/python', 'node RSS MB', 'RSS/size', 'python RSS MB'];
+const HEADER = ['file', 'size MB', 'events', 'runs', 'node s', 'python s', 'node/python', 'cpu s node / python', 'cpu ratio', 'node RSS MB', 'RSS/size', 'python RSS MB'];
 
 function textTable(header, body) {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
@@ -195,11 +197,14 @@ async function main() {
         pythonRuns.push(await measure([python, '-c', "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))", file]));
         const n = nodeRuns[i];
         const p = pythonRuns[i];
-        process.stdout.write(`  run ${i + 1}/${runs}: node ${fmt.s(n.wallS)} s ${fmt.mb(n.peakRssBytes)} MB, python ${fmt.s(p.wallS)} s ${fmt.mb(p.peakRssBytes)} MB\n`);
+        const line = (r) => `${fmt.s(r.wallS)} s (cpu ${fmt.s(r.cpuS)} s) ${fmt.mb(r.peakRssBytes)} MB`;
+        process.stdout.write(`  run ${i + 1}/${runs}: node ${line(n)}, python ${line(p)}\n`);
       }
       const summary = (list) => ({
         bestWallS: Math.min(...list.map((r) => r.wallS)),
+        bestCpuS: Math.min(...list.map((r) => r.cpuS)),
         wallS: list.map((r) => r.wallS),
+        cpuS: list.map((r) => r.cpuS),
         peakRssBytes: Math.max(...list.map((r) => r.peakRssBytes)),
       });
       const node = summary(nodeRuns);
@@ -214,6 +219,7 @@ async function main() {
         node,
         python: py,
         ratio: node.bestWallS / py.bestWallS,
+        cpuRatio: node.bestCpuS / py.bestCpuS,
         rssPerFileByte: node.peakRssBytes / generated.bytes,
       };
       if (options.phases) {
@@ -229,7 +235,10 @@ async function main() {
   info.loadAverageAtEnd = loadAverage();
   process.stdout.write(`\nload average at end: ${info.loadAverageAtEnd}\n`);
   process.stdout.write(`\ntargets: node/python <= ${TARGET_RATIO.toFixed(1)}, node peak RSS <= ${TARGET_RSS_PER_FILE_BYTE}x file size ('!' marks a miss)\n`);
-  process.stdout.write('times: best wall-clock seconds of `runs`; RSS: highest peak resident set (GNU time %M) of those runs; MB = 10^6 bytes\n\n');
+  process.stdout.write(
+    'times: best wall-clock seconds of `runs` (the target); cpu: best user + system seconds (all threads; steadier on a busy machine);\n' +
+      'RSS: highest peak resident set (GNU time %M) of those runs; MB = 10^6 bytes\n\n',
+  );
   process.stdout.write(textTable(HEADER, body) + '\n');
   const phases = phasesTable(results);
   if (phases.body.length > 0) process.stdout.write('\nphases inside node (one run of bench/phases.mjs):\n' + textTable(phases.header, phases.body) + '\n');
