@@ -19,6 +19,13 @@ export interface DecodeOptions {
    * input length: for progress reports from a worker thread.
    */
   onProgress?: (bytesDecoded: number, bytesTotal: number) => void;
+  /**
+   * Called before items are appended to a list (APPENDS, APPEND) with the list and the items
+   * `items[start, end)`. Returning true means the hook consumed them and they are not appended:
+   * a reader that streams a huge list (a snapshot's trace) into its own structure keeps no tree.
+   * The hook must not throw; it gets plain decoded values and never anything executable.
+   */
+  onAppend?: (list: PyValue[], items: readonly PyValue[], start: number, end: number) => boolean;
 }
 
 /** Input bytes between two {@link DecodeOptions.onProgress} calls. */
@@ -41,6 +48,7 @@ export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyV
   const end = data.length;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const onProgress = options.onProgress;
+  const onAppend = options.onAppend;
   let nextProgress = onProgress === undefined ? Infinity : PROGRESS_INTERVAL_BYTES;
   // Working copies of m.sp, m.floor and m.pos.
   let sp = 0;
@@ -176,7 +184,7 @@ export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyV
           if (first <= floor) throw underflow(at, 'APPENDS');
           const list = stack[first - 1];
           if (!Array.isArray(list)) throw wrongTarget(at, 'APPENDS', 'list');
-          appendRange(list, stack, first, sp);
+          if (onAppend === undefined || !onAppend(list, stack, first, sp)) appendRange(list, stack, first, sp);
           sp = first;
           break;
         }
@@ -184,7 +192,8 @@ export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyV
           if (sp - 2 < floor) throw underflow(at, 'APPEND');
           const list = stack[sp - 2];
           if (!Array.isArray(list)) throw wrongTarget(at, 'APPEND', 'list');
-          list.push(stack[--sp]);
+          if (onAppend === undefined || !onAppend(list, stack, sp - 1, sp)) list.push(stack[sp - 1]);
+          sp--;
           break;
         }
         case Op.TUPLE1:
