@@ -45,7 +45,7 @@ export class FrameTable {
     const ids: number[] = [];
     for (const f of frames) {
       if (!isDict(f)) continue;
-      const frameId = (f)[this.frameMark];
+      const frameId = (f as unknown as Marked)[this.frameMark];
       ids.push(frameId ?? this.frame(f, text(f.filename), lineNumber(f.line), text(f.name)));
     }
     const id = this.stack(ids);
