@@ -45,7 +45,7 @@ export class FrameTable {
     const ids: number[] = [];
     for (const f of frames) {
       if (!isDict(f)) continue;
-      const frameId = (f as unknown as Marked)[this.frameMark];
+      const frameId = markOf(f, this.frameMark);
       ids.push(frameId ?? this.frame(f, text(f.filename), lineNumber(f.line), text(f.name)));
     }
     const id = this.stack(ids);
@@ -71,6 +71,10 @@ export class FrameTable {
     bucket.push(id);
     return id;
   }
+}
+
+function markOf(source: object, mark: symbol): number | undefined {
+  return (source as Marked)[mark];
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {
