@@ -15,7 +15,23 @@ export interface LoadOptions {
 }
 
 export function snapshotFromBytes(bytes: Uint8Array, options: LoadOptions = {}): Snapshot {
+  return snapshotFromOwnedBytes({ bytes }, options);
+}
+
+/** Holds a file's bytes that the loader may drop once decoded. */
+export interface OwnedBytes {
+  bytes: Uint8Array | undefined;
+}
+
+/**
+ * Like `snapshotFromBytes`, but takes the bytes out of `source` once they are decoded, so a caller
+ * that keeps no other reference lets the file buffer be freed before the model is finished.
+ */
+export function snapshotFromOwnedBytes(source: OwnedBytes, options: LoadOptions = {}): Snapshot {
+  const bytes = source.bytes;
+  if (bytes === undefined) throw new Error('snapshotFromOwnedBytes: the bytes were already taken');
   const sink = new TraceSink(new FrameTable());
-  const root = decodePickle(bytes, { onAppend: sink.onAppend, onProgress: options.onProgress });
+  const root = decodePickle(bytes, { onAppend: sink.onAppend, onScanned: sink.onScanned, onProgress: options.onProgress });
+  source.bytes = undefined;
   return snapshotFromPickle(root, sink);
 }

@@ -26,6 +26,8 @@ export interface DecodeOptions {
    * The hook must not throw; it gets plain decoded values and never anything executable.
    */
   onAppend?: (list: PyValue[], items: readonly PyValue[], start: number, end: number) => boolean;
+  /** Called once before decoding with facts from the first pass: how many dicts the pickle builds. */
+  onScanned?: (facts: { readonly dicts: number }) => void;
 }
 
 /** Input bytes between two {@link DecodeOptions.onProgress} calls. */
@@ -42,7 +44,9 @@ export const PROGRESS_INTERVAL_BYTES = 16 * 1024 * 1024;
  * @throws PickleError for anything else: truncated, corrupt or forbidden input.
  */
 export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyValue {
-  const memo = new Memo(scanMemoReads(data));
+  const reads = scanMemoReads(data);
+  options.onScanned?.({ dicts: reads.dicts });
+  const memo = new Memo(reads);
   const m: Machine = { data, memo, stack: [], marks: [], sp: 0, floor: 0, pos: 0 };
   const { stack, marks } = m;
   const end = data.length;

@@ -16,6 +16,8 @@ export class MemoReads {
   far: Set<number> | null = null;
   /** One more than the largest key in `dense` that is read (0 when none is). */
   denseLimit = 0;
+  /** Dicts the stream builds (EMPTY_DICT, DICT): an upper bound a reader can size its tables by. */
+  dicts = 0;
   /** True when the stream both memoizes implicitly (MEMOIZE) and explicitly (PUT family). */
   mixed = false;
 

@@ -7,7 +7,7 @@ import { SnapshotFormatError } from './errors';
 import { FrameTable } from './intern';
 import type { Dict } from './pyFields';
 import { describe, integer, isDict, list, optionalInteger, text } from './pyFields';
-import { TraceColumns, looksLikeTraceEntry } from './traceColumns';
+import { TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
 import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout } from './model';
 import { NO_STACK } from './model';
 
@@ -18,7 +18,13 @@ import { NO_STACK } from './model';
  */
 export class TraceSink {
   private readonly mark = Symbol('traceColumns');
+  private arena: TraceArena | undefined;
   constructor(readonly table: FrameTable) {}
+
+  /** For `DecodeOptions.onScanned`: sizes one storage block for all traces (at most one entry per dict). */
+  readonly onScanned = (facts: { readonly dicts: number }): void => {
+    this.arena = new TraceArena(facts.dicts);
+  };
 
   /** For `DecodeOptions.onAppend`: true when the items were consumed. */
   readonly onAppend = (list: unknown[], items: readonly unknown[], start: number, end: number): boolean => {
@@ -26,7 +32,7 @@ export class TraceSink {
     let columns = marked[this.mark];
     if (columns === undefined) {
       if (list.length !== 0 || start >= end || !looksLikeTraceEntry(items[start])) return false;
-      columns = new TraceColumns(this.table, end - start);
+      columns = new TraceColumns(this.table, this.arena);
       marked[this.mark] = columns;
     }
     for (let i = start; i < end; i++) columns.push(items[i]);
@@ -42,7 +48,7 @@ export class TraceSink {
 function readTrace(sink: TraceSink, device: number, entries: unknown[]): DeviceTrace {
   let columns = sink.columnsOf(entries);
   if (columns === undefined) {
-    columns = new TraceColumns(sink.table, entries.length);
+    columns = new TraceColumns(sink.table);
     for (const entry of entries) columns.push(entry);
   }
   return columns.build(device);

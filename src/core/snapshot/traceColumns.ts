@@ -31,15 +31,45 @@ interface Problem {
   readonly detail: string;
 }
 
+/** Entries per chunk: columns grow by whole chunks, so growing never copies what was read. */
+const CHUNK = 1 << 16;
+
+/** The six columns of trace entries, over one storage block. */
+class Columns {
+  readonly action: Uint8Array;
+  readonly addr: Float64Array;
+  readonly size: Float64Array;
+  readonly timeUs: Float64Array;
+  readonly stack: Int32Array;
+  readonly stream: Float64Array;
+  constructor(readonly capacity: number) {
+    this.action = new Uint8Array(capacity);
+    this.addr = new Float64Array(capacity);
+    this.size = new Float64Array(capacity);
+    this.timeUs = new Float64Array(capacity);
+    this.stack = new Int32Array(capacity);
+    this.stream = new Float64Array(capacity);
+  }
+}
+
+type ColumnName = 'action' | 'addr' | 'size' | 'timeUs' | 'stack' | 'stream';
+const COLUMN_NAMES: readonly ColumnName[] = ['action', 'addr', 'size', 'timeUs', 'stack', 'stream'];
+
+/**
+ * One storage block for every trace of a file, sized before decoding from the number of dicts the
+ * pickle builds (each trace entry is one). Traces are written one after another, so each takes a
+ * contiguous range and its columns are views: no growing, no copying.
+ */
+export class TraceArena extends Columns {
+  cursor = 0;
+}
+
 export class TraceColumns {
   private n = 0;
-  private capacity: number;
-  private action: Uint8Array;
-  private addr: Float64Array;
-  private size: Float64Array;
-  private timeUs: Float64Array;
-  private stack: Int32Array;
-  private stream: Float64Array;
+  /** Where entries go now: the arena (from `start`) or, once that is not possible, chunks. */
+  private target: Columns | undefined;
+  private readonly start: number;
+  private chunks: Columns[] | undefined;
   private readonly deviceFree = new Map<number, number>();
   private readonly otherActions = new Map<number, string>();
   private readonly userMetadata = new Map<number, string>();
@@ -49,15 +79,10 @@ export class TraceColumns {
 
   constructor(
     private readonly table: FrameTable,
-    initialCapacity = 1024,
+    private readonly arena?: TraceArena,
   ) {
-    this.capacity = Math.max(16, initialCapacity);
-    this.action = new Uint8Array(this.capacity);
-    this.addr = new Float64Array(this.capacity);
-    this.size = new Float64Array(this.capacity);
-    this.timeUs = new Float64Array(this.capacity);
-    this.stack = new Int32Array(this.capacity);
-    this.stream = new Float64Array(this.capacity);
+    this.start = arena?.cursor ?? 0;
+    this.target = arena;
   }
 
   get length(): number {
@@ -65,58 +90,110 @@ export class TraceColumns {
   }
 
   push(entry: unknown): void {
-    const i = this.n;
-    if (i === this.capacity) this.grow();
-    this.n = i + 1;
+    const index = this.n++;
+    const j = this.slot(index);
+    const c = this.target!;
     if (!isDict(entry)) {
-      this.problem ??= { index: i, detail: `is ${describe(entry)}, expected a dict` };
+      this.problem ??= { index, detail: `is ${describe(entry)}, expected a dict` };
       return;
     }
     const name = entry.action;
     const code = typeof name === 'string' ? ACTION_BY_NAME.get(name) : undefined;
     if (code === undefined) {
-      this.action[i] = Action.Other;
-      this.otherActions.set(i, text(name));
+      c.action[j] = Action.Other;
+      this.otherActions.set(index, text(name));
     } else {
-      this.action[i] = code;
+      c.action[j] = code;
     }
     const addr = entry.addr;
-    this.addr[i] = typeof addr === 'number' ? addr : this.slowInteger(addr, i, 'addr', 0);
+    c.addr[j] = typeof addr === 'number' ? addr : this.slowInteger(addr, index, 'addr', 0);
     const size = entry.size;
-    this.size[i] = typeof size === 'number' ? size : this.slowInteger(size, i, 'size', 0);
+    c.size[j] = typeof size === 'number' ? size : this.slowInteger(size, index, 'size', 0);
     const time = entry.time_us;
-    this.timeUs[i] = typeof time === 'number' ? time : this.slowInteger(time, i, 'time_us', NaN);
+    c.timeUs[j] = typeof time === 'number' ? time : this.slowInteger(time, index, 'time_us', NaN);
     const stream = entry.stream;
-    this.stream[i] = typeof stream === 'number' ? stream : 0;
-    this.stack[i] = this.table.stackOf(entry.frames);
+    c.stream[j] = typeof stream === 'number' ? stream : 0;
+    c.stack[j] = this.table.stackOf(entry.frames);
     if (code === Action.Oom && entry.device_free !== undefined) {
-      this.deviceFree.set(i, this.slowInteger(entry.device_free, i, 'device_free', 0));
+      this.deviceFree.set(index, this.slowInteger(entry.device_free, index, 'device_free', 0));
     }
     const metadata = entry.user_metadata;
-    if (typeof metadata === 'string' && metadata !== '') this.userMetadata.set(i, metadata);
+    if (typeof metadata === 'string' && metadata !== '') this.userMetadata.set(index, metadata);
     const context = entry.compile_context;
-    if (typeof context === 'string' && context !== '' && context !== 'N/A') this.compileContext.set(i, context);
+    if (typeof context === 'string' && context !== '' && context !== 'N/A') this.compileContext.set(index, context);
   }
 
   /** The finished trace; throws SnapshotFormatError for the first malformed entry. */
   build(device: number): DeviceTrace {
     if (this.problem) throw new SnapshotFormatError(`device ${device} trace entry ${this.problem.index} ${this.problem.detail}`);
-    const n = this.n;
-    const fit = <T extends Uint8Array | Float64Array | Int32Array>(a: T): T => (a.length === n ? a : (a.slice(0, n) as T));
-    return {
+    const column = <N extends ColumnName>(name: N): Columns[N] => this.column(name);
+    const trace: DeviceTrace = {
       device,
-      length: n,
-      action: fit(this.action),
-      addr: fit(this.addr),
-      size: fit(this.size),
-      timeUs: fit(this.timeUs),
-      stack: fit(this.stack),
-      stream: fit(this.stream),
+      length: this.n,
+      action: column('action'),
+      addr: column('addr'),
+      size: column('size'),
+      timeUs: column('timeUs'),
+      stack: column('stack'),
+      stream: column('stream'),
       deviceFree: this.deviceFree,
       otherActions: this.otherActions,
       userMetadata: this.userMetadata,
       compileContext: this.compileContext,
     };
+    this.chunks = undefined;
+    this.target = undefined;
+    return trace;
+  }
+
+  /** Makes room for entry `index` and returns its position in `this.target`. */
+  private slot(index: number): number {
+    const arena = this.arena;
+    if (this.chunks === undefined && arena !== undefined) {
+      const at = this.start + index;
+      if (arena.cursor === at && at < arena.capacity) {
+        arena.cursor = at + 1;
+        return at;
+      }
+      this.moveToChunks(arena, index);
+    }
+    const chunks = (this.chunks ??= []);
+    const j = index & (CHUNK - 1);
+    if (j === 0 || this.target === undefined) {
+      this.target = new Columns(CHUNK);
+      chunks.push(this.target);
+    }
+    return j;
+  }
+
+  /** The arena range is no longer contiguous (another list was written in between): copy it out. */
+  private moveToChunks(arena: TraceArena, count: number): void {
+    const chunks: Columns[] = [];
+    for (let from = 0; from < count; from += CHUNK) {
+      const chunk = new Columns(CHUNK);
+      const end = Math.min(count, from + CHUNK);
+      for (const name of COLUMN_NAMES) {
+        chunk[name].set(arena[name].subarray(this.start + from, this.start + end));
+      }
+      chunks.push(chunk);
+    }
+    this.chunks = chunks;
+    this.target = chunks[chunks.length - 1];
+    if (count % CHUNK === 0) this.target = undefined;
+  }
+
+  private column<N extends ColumnName>(name: N): Columns[N] {
+    const n = this.n;
+    if (this.chunks === undefined) {
+      if (this.arena === undefined || n === 0) return new Columns(0)[name];
+      return this.arena[name].subarray(this.start, this.start + n) as Columns[N];
+    }
+    const out = (name === 'action' ? new Uint8Array(n) : name === 'stack' ? new Int32Array(n) : new Float64Array(n)) as Columns[N];
+    this.chunks.forEach((chunk, k) => {
+      const from = k * CHUNK;
+      out.set(chunk[name].subarray(0, Math.min(CHUNK, n - from)), from);
+    });
+    return out;
   }
 
   private slowInteger(value: unknown, index: number, field: string, missing: number): number {
@@ -126,21 +203,5 @@ export class TraceColumns {
     const what = typeof value === 'bigint' ? `${String(value)}, too large to be a byte count or address` : `${describe(value)}, expected a number`;
     this.problem ??= { index, detail: `${field} is ${what}` };
     return 0;
-  }
-
-  private grow(): void {
-    const capacity = Math.ceil(this.capacity * 1.5);
-    const grow = <T extends Uint8Array | Float64Array | Int32Array>(a: T, make: (n: number) => T): T => {
-      const b = make(capacity);
-      b.set(a);
-      return b;
-    };
-    this.action = grow(this.action, (k) => new Uint8Array(k));
-    this.addr = grow(this.addr, (k) => new Float64Array(k));
-    this.size = grow(this.size, (k) => new Float64Array(k));
-    this.timeUs = grow(this.timeUs, (k) => new Float64Array(k));
-    this.stack = grow(this.stack, (k) => new Int32Array(k));
-    this.stream = grow(this.stream, (k) => new Float64Array(k));
-    this.capacity = capacity;
   }
 }

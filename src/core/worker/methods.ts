@@ -2,7 +2,7 @@
 import { advise } from '../advice/advise';
 import { traceOf } from '../analysis/replay';
 import { downsampleTotals } from '../compare/totals';
-import { snapshotFromBytes } from '../load';
+import { snapshotFromOwnedBytes } from '../load';
 import type { MethodName, ParamsOf, ResultOf } from './protocol';
 import { SnapshotSession } from './session';
 
@@ -19,11 +19,14 @@ function requireSession(ctx: MethodContext): SnapshotSession {
 }
 
 export const methods: Implementations = {
-  load({ bytes, filter }, ctx) {
+  load(params, ctx) {
+    const { filter } = params;
+    const byteLength = params.bytes.byteLength;
     ctx.progress('Decoding the snapshot');
-    const snapshot = snapshotFromBytes(bytes);
+    // The request owns the only reference to the file's bytes: let the loader drop it once decoded.
+    const snapshot = snapshotFromOwnedBytes(params);
     ctx.progress('Attributing memory to lines');
-    ctx.session = new SnapshotSession(snapshot, bytes.byteLength, filter);
+    ctx.session = new SnapshotSession(snapshot, byteLength, filter);
     return ctx.session.info();
   },
   setFilter({ filter }, ctx) {
