@@ -1,7 +1,7 @@
 // Bundles the extension host, the CLI, the analysis worker and the webviews with esbuild.
 // `vscode` and native modules stay external; type-checking is `npm run typecheck` (tsc --noEmit).
 import { build, context } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -12,6 +12,7 @@ const nodeExternals = ['vscode', 'onnxruntime-node', 'koffi'];
 const targets = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
   { entryPoints: ['src/core/worker/analysisWorker.ts'], outfile: 'dist/analysisWorker.js' },
+  { entryPoints: ['src/core/ort/workloadWorker.ts'], outfile: 'dist/workloadWorker.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
 ]
   .filter((t) => existsSync(t.entryPoints[0]))
@@ -44,6 +45,10 @@ const webviews = [
     logLevel: 'warning',
     loader: { '.css': 'text' },
   }));
+
+// Codicons for the webviews (the icon font and its stylesheet), served from dist/ like the bundles.
+mkdirSync('dist/codicons', { recursive: true });
+for (const file of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/codicons/${file}`);
 
 const all = [...targets, ...webviews];
 if (watch) {

@@ -7,6 +7,7 @@ import { UsageError, parseArgs } from './args';
 import { adviseCommand, adviseOptions, adviseUsage } from './commands/advise';
 import { analyzeCommand, analyzeOptions, analyzeUsage } from './commands/analyze';
 import { diffCommand, diffOptions, diffUsage } from './commands/diff';
+import { runCommand, runOptions, runUsage } from './commands/run';
 import type { CliIO } from './io';
 import { InputError, processIO } from './io';
 
@@ -20,6 +21,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   analyze: { usage: analyzeUsage, options: analyzeOptions, run: analyzeCommand },
   diff: { usage: diffUsage, options: diffOptions, run: diffCommand },
   advise: { usage: adviseUsage, options: adviseOptions, run: adviseCommand },
+  run: { usage: runUsage, options: runOptions, run: runCommand },
 };
 
 function help(): string {

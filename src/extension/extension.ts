@@ -12,8 +12,10 @@ import { registerEditor } from './editor/feature';
 import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
+import { timelineFeature } from './timeline';
+import { workloadsFeature } from './workloads/workloadsFeature';
 
-const features: Feature[] = [profileFeature, compareFeature, adviceFeature];
+const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature];
 
 export interface ExtensionApi {
   readonly services: Services;

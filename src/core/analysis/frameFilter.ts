@@ -15,8 +15,11 @@ export interface FrameFilterOptions {
 const POSIX_STDLIB = /\/lib\/python\d+(\.\d+)?\/(?!site-packages\/|dist-packages\/)/;
 const WINDOWS_STDLIB = /\/python\d+\/lib\/(?!site-packages\/|dist-packages\/)/;
 
+/** Prefix of the pseudo-files that stand for an ONNX model's node list (line = node index + 1; see workloads/onnxModelGraph.ts). */
+export const ONNX_PSEUDO_FILE_PREFIX = 'onnx:';
+
 export function isSourceFrame(frame: Frame): boolean {
-  return frame.line > 0 && frame.filename.endsWith('.py');
+  return frame.line > 0 && (frame.filename.endsWith('.py') || frame.filename.startsWith(ONNX_PSEUDO_FILE_PREFIX));
 }
 
 /** Normalised form used by every path comparison: `\` as `/`, lower case. */

@@ -75,29 +75,62 @@ export function isLiveState(state: string): boolean {
   return state === 'active_allocated' || state === 'active_pending_free';
 }
 
+/** Allocation records in typed arrays that grow by half as needed. */
 class RecordBuilder {
-  addr: number[] = [];
-  size: number[] = [];
-  allocEvent: number[] = [];
-  freeEvent: number[] = [];
-  stack: number[] = [];
+  count = 0;
+  private capacity: number;
+  addr: Float64Array;
+  size: Float64Array;
+  allocEvent: Int32Array;
+  freeEvent: Int32Array;
+  stack: Int32Array;
+  constructor(expected: number) {
+    this.capacity = Math.max(16, expected);
+    this.addr = new Float64Array(this.capacity);
+    this.size = new Float64Array(this.capacity);
+    this.allocEvent = new Int32Array(this.capacity);
+    this.freeEvent = new Int32Array(this.capacity);
+    this.stack = new Int32Array(this.capacity);
+  }
   add(addr: number, size: number, allocEvent: number, freeEvent: number, stack: number): number {
-    this.addr.push(addr);
-    this.size.push(size);
-    this.allocEvent.push(allocEvent);
-    this.freeEvent.push(freeEvent);
-    this.stack.push(stack);
-    return this.addr.length - 1;
+    const r = this.count;
+    if (r === this.capacity) this.grow();
+    this.addr[r] = addr;
+    this.size[r] = size;
+    this.allocEvent[r] = allocEvent;
+    this.freeEvent[r] = freeEvent;
+    this.stack[r] = stack;
+    this.count = r + 1;
+    return r;
   }
   build(): AllocationRecords {
+    const n = this.count;
     return {
-      count: this.addr.length,
-      addr: Float64Array.from(this.addr),
-      size: Float64Array.from(this.size),
-      allocEvent: Int32Array.from(this.allocEvent),
-      freeEvent: Int32Array.from(this.freeEvent),
-      stack: Int32Array.from(this.stack),
+      count: n,
+      addr: this.addr.slice(0, n),
+      size: this.size.slice(0, n),
+      allocEvent: this.allocEvent.slice(0, n),
+      freeEvent: this.freeEvent.slice(0, n),
+      stack: this.stack.slice(0, n),
     };
+  }
+  private grow(): void {
+    this.capacity = Math.ceil(this.capacity * 1.5);
+    const f64 = (a: Float64Array) => {
+      const b = new Float64Array(this.capacity);
+      b.set(a);
+      return b;
+    };
+    const i32 = (a: Int32Array) => {
+      const b = new Int32Array(this.capacity);
+      b.set(a);
+      return b;
+    };
+    this.addr = f64(this.addr);
+    this.size = f64(this.size);
+    this.allocEvent = i32(this.allocEvent);
+    this.freeEvent = i32(this.freeEvent);
+    this.stack = i32(this.stack);
   }
 }
 
@@ -107,9 +140,12 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   const n = trace.length;
   const { action, addr, size, stack } = trace;
 
-  const records = new RecordBuilder();
-  const everAllocated = new Set<number>();
-  const liveRecord = new Map<number, number>();
+  let allocs = 0;
+  for (let i = 0; i < n; i++) if (action[i] === Action.Alloc) allocs++;
+  const records = new RecordBuilder(allocs + 16);
+  /** The latest record allocated at each address: its presence means "allocated earlier in the trace". */
+  const lastAt = new Map<number, number>();
+  const isLive = (r: number | undefined): r is number => r !== undefined && records.freeEvent[r] === NEVER_FREED;
   const ooms: OomEvent[] = [];
   const active = new Float64Array(n);
   const reserved = new Float64Array(n);
@@ -125,23 +161,20 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     switch (action[i]) {
       case Action.Alloc: {
         activeDelta += s;
-        everAllocated.add(a);
         // An address allocated again without a free in between: the newer block replaces it.
-        const superseded = liveRecord.get(a);
-        if (superseded !== undefined) records.freeEvent[superseded] = i;
-        liveRecord.set(a, records.add(a, s, i, NEVER_FREED, stack[i]));
+        const previous = lastAt.get(a);
+        if (isLive(previous)) records.freeEvent[previous] = i;
+        lastAt.set(a, records.add(a, s, i, NEVER_FREED, stack[i]));
         break;
       }
       case Action.FreeCompleted: {
         activeDelta -= s;
-        const live = liveRecord.get(a);
-        if (live !== undefined) {
-          records.freeEvent[live] = i;
-          liveRecord.delete(a);
-        }
-        if (!everAllocated.has(a)) {
+        const latest = lastAt.get(a);
+        if (latest === undefined) {
           freedBeforeTrace += s;
           records.add(a, s, BEFORE_TRACE, i, stack[i]);
+        } else if (isLive(latest)) {
+          records.freeEvent[latest] = i;
         }
         break;
       }
@@ -171,7 +204,7 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     for (const block of segment.blocks) {
       if (!isLiveState(block.state)) continue;
       liveBlocksAtEnd.push(block);
-      if (!liveRecord.has(block.address)) {
+      if (!isLive(lastAt.get(block.address))) {
         liveBeforeTrace += block.size;
         records.add(block.address, block.size, BEFORE_TRACE, NEVER_FREED, block.stack);
       }

@@ -19,6 +19,15 @@ export interface DecodeOptions {
    * input length: for progress reports from a worker thread.
    */
   onProgress?: (bytesDecoded: number, bytesTotal: number) => void;
+  /**
+   * Called before items are appended to a list (APPENDS, APPEND) with the list and the items
+   * `items[start, end)`. Returning true means the hook consumed them and they are not appended:
+   * a reader that streams a huge list (a snapshot's trace) into its own structure keeps no tree.
+   * The hook must not throw; it gets plain decoded values and never anything executable.
+   */
+  onAppend?: (list: PyValue[], items: readonly PyValue[], start: number, end: number) => boolean;
+  /** Called once before decoding with facts from the first pass: how many dicts the pickle builds. */
+  onScanned?: (facts: { readonly dicts: number }) => void;
 }
 
 /** Input bytes between two {@link DecodeOptions.onProgress} calls. */
@@ -35,12 +44,15 @@ export const PROGRESS_INTERVAL_BYTES = 16 * 1024 * 1024;
  * @throws PickleError for anything else: truncated, corrupt or forbidden input.
  */
 export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyValue {
-  const memo = new Memo(scanMemoReads(data));
+  const reads = scanMemoReads(data);
+  options.onScanned?.({ dicts: reads.dicts });
+  const memo = new Memo(reads);
   const m: Machine = { data, memo, stack: [], marks: [], sp: 0, floor: 0, pos: 0 };
   const { stack, marks } = m;
   const end = data.length;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const onProgress = options.onProgress;
+  const onAppend = options.onAppend;
   let nextProgress = onProgress === undefined ? Infinity : PROGRESS_INTERVAL_BYTES;
   // Working copies of m.sp, m.floor and m.pos.
   let sp = 0;
@@ -176,7 +188,7 @@ export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyV
           if (first <= floor) throw underflow(at, 'APPENDS');
           const list = stack[first - 1];
           if (!Array.isArray(list)) throw wrongTarget(at, 'APPENDS', 'list');
-          appendRange(list, stack, first, sp);
+          if (onAppend === undefined || !onAppend(list, stack, first, sp)) appendRange(list, stack, first, sp);
           sp = first;
           break;
         }
@@ -184,7 +196,8 @@ export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyV
           if (sp - 2 < floor) throw underflow(at, 'APPEND');
           const list = stack[sp - 2];
           if (!Array.isArray(list)) throw wrongTarget(at, 'APPEND', 'list');
-          list.push(stack[--sp]);
+          if (onAppend === undefined || !onAppend(list, stack, sp - 1, sp)) list.push(stack[sp - 1]);
+          sp--;
           break;
         }
         case Op.TUPLE1:

@@ -6,12 +6,18 @@ import type { PyValue } from './values';
  * the decoding pass stores only the memo entries somebody will fetch.
  */
 export class MemoReads {
-  /** `dense[key] === 1` when `key` is read; covers keys below the input length. */
+  /**
+   * How often `key` is read (saturating at 255, which means "keep for good"); covers keys below
+   * the input length. After its last read an entry is dropped, so objects shared only briefly
+   * (a frame list read by an alloc's two free events) do not live to the end of decoding.
+   */
   dense = new Uint8Array(64);
   /** Keys read that are at least the input length: only explicit PUT keys can reach them. */
   far: Set<number> | null = null;
   /** One more than the largest key in `dense` that is read (0 when none is). */
   denseLimit = 0;
+  /** Dicts the stream builds (EMPTY_DICT, DICT): an upper bound a reader can size its tables by. */
+  dicts = 0;
   /** True when the stream both memoizes implicitly (MEMOIZE) and explicitly (PUT family). */
   mixed = false;
 
@@ -27,13 +33,17 @@ export class MemoReads {
       grown.set(this.dense);
       this.dense = grown;
     }
-    this.dense[key] = 1;
+    if (this.dense[key] < KEEP) this.dense[key]++;
     if (key >= this.denseLimit) this.denseLimit = key + 1;
   }
 }
 
+/** A read count that is never decremented: the entry is kept to the end. */
+const KEEP = 255;
+
 /** Python's unpickler memo, holding only the entries listed in a {@link MemoReads}. */
 export class Memo {
+  /** Reads still to come per dense key (KEEP: unlimited). */
   private readonly wanted: Uint8Array;
   private readonly wantedFar: Set<number> | null;
   /** Stored values by key; `undefined` means never stored. */
@@ -67,7 +77,14 @@ export class Memo {
 
   /** The value stored under `key`, or undefined when there is none. */
   get(key: number): PyValue | undefined {
-    return key < this.values.length ? this.values[key] : this.farValues?.get(key);
+    if (key >= this.values.length) return this.farValues?.get(key);
+    const value = this.values[key];
+    const left = this.wanted[key];
+    if (left !== KEEP && value !== undefined) {
+      this.wanted[key] = left - 1;
+      if (left === 1) this.values[key] = undefined;
+    }
+    return value;
   }
 
   private track(key: number): void {
@@ -78,7 +95,7 @@ export class Memo {
 
   private keep(key: number, value: PyValue): void {
     if (key < this.wanted.length) {
-      if (this.wanted[key] === 1) this.values[key] = value;
+      if (this.wanted[key] !== 0) this.values[key] = value;
     } else if (this.wantedFar?.has(key)) {
       (this.farValues ??= new Map()).set(key, value);
     }

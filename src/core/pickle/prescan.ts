@@ -36,6 +36,10 @@ export function scanMemoReads(data: Uint8Array): MemoReads {
       case Op.MEMOIZE:
         sawMemoize = true;
         break;
+      case Op.EMPTY_DICT:
+      case Op.DICT:
+        reads.dicts++;
+        break;
       case Op.BINPUT:
         sawPut = true;
         pos += 1;
@@ -61,14 +65,12 @@ export function scanMemoReads(data: Uint8Array): MemoReads {
       case Op.EMPTY_LIST:
       case Op.APPEND:
       case Op.BUILD:
-      case Op.DICT:
       case Op.APPENDS:
       case Op.LIST:
       case Op.OBJ:
       case Op.SETITEM:
       case Op.TUPLE:
       case Op.SETITEMS:
-      case Op.EMPTY_DICT:
       case Op.NEWOBJ:
       case Op.TUPLE1:
       case Op.TUPLE2:

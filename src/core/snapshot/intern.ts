@@ -1,22 +1,29 @@
 /**
  * Interning of frames and stacks while a snapshot is read. Pickle shares frame dicts and frame
- * lists by reference (memo), so identity is checked first; content is the fallback for files that
- * do not share (PyTorch 2.0 writes one dict per frame occurrence).
+ * lists by reference (memo), so a decoded object that was interned before is recognised by a
+ * symbol-keyed mark on the object itself (no map keeps it alive: frame lists die young once the
+ * decoder has used them). Content is the fallback for files that do not share (PyTorch 2.0 writes
+ * one dict per frame occurrence).
  */
 import type { Frame, LineNumber } from './model';
 import { NO_STACK } from './model';
+import { isDict, lineNumber, text } from './pyFields';
+
+type Marked = Record<symbol, number | undefined>;
 
 export class FrameTable {
+  /** Marks are per table, so one decoded tree can be read by several tables without mix-ups. */
+  private readonly frameMark = Symbol('frameId');
+  private readonly stackMark = Symbol('stackId');
   readonly frames: Frame[] = [];
   readonly stacks: number[][] = [];
-  private readonly frameByObject = new Map<object, number>();
   private readonly frameByContent = new Map<string, number>();
-  private readonly stackByObject = new Map<object, number>();
   private readonly stacksByHash = new Map<number, number[]>();
 
   /** Interns one frame given its raw fields; `source` is the decoded dict, used for identity. */
   frame(source: object, filename: string, line: LineNumber, name: string): number {
-    const known = this.frameByObject.get(source);
+    const marked = source as Marked;
+    const known = marked[this.frameMark];
     if (known !== undefined) return known;
     const key = `${filename}\u0000${String(line)}\u0000${name}`;
     let id = this.frameByContent.get(key);
@@ -25,21 +32,30 @@ export class FrameTable {
       this.frames.push({ filename, line, name });
       this.frameByContent.set(key, id);
     }
-    this.frameByObject.set(source, id);
+    marked[this.frameMark] = id;
     return id;
   }
 
-  /** Returns the stack id already known for this decoded list, if any. */
-  knownStack(source: object): number | undefined {
-    return this.stackByObject.get(source);
+  /** Reads a decoded frames list (dicts of filename, line, name) into an interned stack id. */
+  stackOf(frames: unknown): number {
+    if (!Array.isArray(frames)) return NO_STACK;
+    const marked = frames as unknown as Marked;
+    const known = marked[this.stackMark];
+    if (known !== undefined) return known;
+    const ids: number[] = [];
+    for (const f of frames) {
+      if (!isDict(f)) continue;
+      const frameId = markOf(f, this.frameMark);
+      ids.push(frameId ?? this.frame(f, text(f.filename), lineNumber(f.line), text(f.name)));
+    }
+    const id = this.stack(ids);
+    marked[this.stackMark] = id;
+    return id;
   }
 
-  /** Interns a stack of frame ids (innermost first) read from the decoded list `source`. */
-  stack(source: object, frameIds: number[]): number {
-    if (frameIds.length === 0) {
-      this.stackByObject.set(source, NO_STACK);
-      return NO_STACK;
-    }
+  /** Interns a stack of frame ids (innermost first). */
+  stack(frameIds: number[]): number {
+    if (frameIds.length === 0) return NO_STACK;
     let hash = 0x811c9dc5;
     for (const id of frameIds) hash = Math.imul(hash ^ id, 0x01000193);
     let bucket = this.stacksByHash.get(hash);
@@ -48,17 +64,17 @@ export class FrameTable {
       this.stacksByHash.set(hash, bucket);
     }
     for (const candidate of bucket) {
-      if (sameIds(this.stacks[candidate], frameIds)) {
-        this.stackByObject.set(source, candidate);
-        return candidate;
-      }
+      if (sameIds(this.stacks[candidate], frameIds)) return candidate;
     }
     const id = this.stacks.length;
     this.stacks.push(frameIds);
     bucket.push(id);
-    this.stackByObject.set(source, id);
     return id;
   }
+}
+
+function markOf(source: object, mark: symbol): number | undefined {
+  return (source as Marked)[mark];
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {

@@ -100,6 +100,18 @@ export interface ExternalAnnotation {
 /** Which layout the file used: tells the user (and tests) how it was read. */
 export type SnapshotLayout = 'segments-list' | 'torch-2.0-history' | 'torch-2.1+';
 
+/**
+ * Device memory measured beside the allocator's trace: the process's GPU memory sampled through NVML
+ * during a built-in workload run (written under the snapshot's `vram_lens.device_memory` key).
+ */
+export interface MeasuredDeviceMemory {
+  /** Where the samples come from, e.g. `nvml`. */
+  readonly source: string;
+  /** Epoch microseconds, ascending (the trace's `time_us` clock). */
+  readonly timeUs: Float64Array;
+  readonly bytes: Float64Array;
+}
+
 export interface Snapshot {
   readonly layout: SnapshotLayout;
   readonly frames: readonly Frame[];
@@ -110,6 +122,8 @@ export interface Snapshot {
   readonly segments: readonly Segment[];
   readonly externalAnnotations: readonly ExternalAnnotation[];
   readonly allocatorSettings: Readonly<Record<string, unknown>> | undefined;
+  /** The measured device-memory line of a workload run, when one was sampled. */
+  readonly measuredDeviceMemory?: MeasuredDeviceMemory;
 }
 
 /** Devices that have segments or a non-empty trace, ascending (the spec's rule). */

@@ -4,7 +4,7 @@ import { lineDetail } from '../analysis/lineDetail';
 import { rangeFigures } from '../analysis/rangeFigures';
 import { traceOf } from '../analysis/replay';
 import { downsampleTotals } from '../compare/totals';
-import { snapshotFromBytes } from '../load';
+import { snapshotFromOwnedBytes } from '../load';
 import type { MethodName, ParamsOf, ResultOf } from './protocol';
 import { SnapshotSession } from './session';
 
@@ -21,11 +21,14 @@ function requireSession(ctx: MethodContext): SnapshotSession {
 }
 
 export const methods: Implementations = {
-  load({ bytes, filter }, ctx) {
+  load(params, ctx) {
+    const { filter } = params;
+    const byteLength = params.bytes.byteLength;
     ctx.progress('Decoding the snapshot');
-    const snapshot = snapshotFromBytes(bytes);
+    // The request owns the only reference to the file's bytes: let the loader drop it once decoded.
+    const snapshot = snapshotFromOwnedBytes(params);
     ctx.progress('Attributing memory to lines');
-    ctx.session = new SnapshotSession(snapshot, bytes.byteLength, filter);
+    ctx.session = new SnapshotSession(snapshot, byteLength, filter);
     return ctx.session.info();
   },
   setFilter({ filter }, ctx) {
@@ -43,6 +46,21 @@ export const methods: Implementations = {
   rangeFigures({ device, ranges }, ctx) {
     const session = requireSession(ctx);
     return rangeFigures(session.analysis, session.device(device), ranges);
+  },
+  timelineOverview({ device, axis, columns }, ctx) {
+    return requireSession(ctx).timeline.overview(device, axis, columns);
+  },
+  timelineWindow({ device, request }, ctx) {
+    return requireSession(ctx).timeline.window(device, request);
+  },
+  timelineBlock({ device, record, maxFrames }, ctx) {
+    return requireSession(ctx).timeline.block(device, record, maxFrames);
+  },
+  lineBlocks({ device, file, line, limit }, ctx) {
+    return requireSession(ctx).timeline.lineBlocksFor(device, file, line, limit);
+  },
+  linesMatchingStack({ text }, ctx) {
+    return requireSession(ctx).timeline.linesMatchingStack(text);
   },
   totals({ device, axis, points }, ctx) {
     const session = requireSession(ctx);

@@ -11,6 +11,7 @@ import type { LineRange, RangeFigures } from '../analysis/rangeFigures';
 import type { DeviceSummary } from '../analysis/summary';
 import type { SeriesAxis, TotalsSeries } from '../compare/totals';
 import type { LineNumber, SnapshotLayout } from '../snapshot/model';
+import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../timeline/types';
 
 export interface SnapshotInfo {
   readonly layout: SnapshotLayout;
@@ -37,6 +38,16 @@ export interface WorkerMethods {
   };
   /** Inclusive figures of blocks of lines (function bodies), each allocation counted once per block. */
   rangeFigures: { params: { device: number; ranges: readonly LineRange[] }; result: RangeFigures[] };
+  /** The memory timeline of a device at a glance: minimap envelope, peak, OOMs, annotations, axis. */
+  timelineOverview: { params: { device: number; axis: AxisKind; columns: number }; result: TimelineOverview };
+  /** A level-of-detail summary of one x window of a device's timeline (see `TimelineWindow`). */
+  timelineWindow: { params: { device: number; request: WindowRequest }; result: TimelineWindow };
+  /** What the timeline's hover card shows about one block (an allocation record id). */
+  timelineBlock: { params: { device: number; record: number; maxFrames: number }; result: BlockDetail };
+  /** The blocks `file:line` allocated on a device, largest first (undefined: no such user line). */
+  lineBlocks: { params: { device: number; file: string; line: number; limit: number }; result: LineBlocks | undefined };
+  /** Ids of the lines whose allocation stacks have a frame whose file or function contains `text`. */
+  linesMatchingStack: { params: { text: string }; result: readonly number[] };
   /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */
   totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
   /** The advisor's findings for one device (or every device), without quick fixes (they need source text). */

@@ -4,16 +4,20 @@ import { analyzeSnapshot } from '../analysis/analyze';
 import type { FrameFilterOptions } from '../analysis/frameFilter';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot } from '../snapshot/model';
+import { TimelineQueries } from '../timeline/queries';
 import type { SnapshotInfo } from './protocol';
 
 export class SnapshotSession {
   private current: Analysis;
+  /** The memory timeline's layouts and queries (built per device on first use). */
+  readonly timeline: TimelineQueries;
   constructor(
     readonly snapshot: Snapshot,
     readonly byteLength: number,
     filter: FrameFilterOptions,
   ) {
     this.current = analyzeSnapshot(snapshot, filter);
+    this.timeline = new TimelineQueries(snapshot, () => this.current);
   }
 
   get analysis(): Analysis {

@@ -1,0 +1,100 @@
+// Instrumentation overhead of the built-in workloads: the same onnxruntime session options with and
+// without the profiler, runs interleaved, medians compared; then what the snapshot costs to build
+// afterwards (profile parsing, memory reconstruction, pickle). Needs `npm run compile-tests` first.
+//
+//   node bench/workloads.mjs [--size small|medium|large] [--runs N] [--ep cpu|webgpu|cuda]
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import * as path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const out = (p) => path.join(root, 'out', 'src', ...p.split('/'));
+const { DEFAULT_SESSION_SETTINGS, loadOrt, sessionOptions } = require(out('core/ort/session.js'));
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { executeJob, finishJob } = require(out('core/ort/workloadJob.js'));
+const { encodeModel } = require(out('core/onnx/encode.js'));
+const { WORKLOADS, buildWorkload, workloadInputs } = require(out('core/workloads/catalog.js'));
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const size = arg('size', 'medium');
+const runs = Number(arg('runs', '7'));
+const provider = arg('ep', 'cpu');
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const best = (xs) => Math.min(...xs);
+
+console.log(`workload overhead, size ${size}, ${runs} runs each, ${provider}, node ${process.version}`);
+console.log('Per run, ms: wall clock (fastest of the runs, the least disturbed by other processes) and CPU time of this');
+console.log('process (all onnxruntime threads; median), which other processes on a busy machine disturb far less.');
+console.log('workload                   wall plain  profiled  overhead   cpu plain  profiled  overhead  snapshot ms');
+const rows = [];
+for (const info of WORKLOADS) {
+  for (const variant of info.variants) {
+    const graph = buildWorkload(info.id, variant.id, size);
+    const model = encodeModel(graph.model);
+    const feeds = new Map([...workloadInputs(info.id, graph)].map(([name, data]) => [name, { type: 'float32', dims: graph.shapes.get(name), data }]));
+    const wall = { plain: [], profiled: [] };
+    const cpu = { plain: [], profiled: [] };
+    // Two sessions with the workloads' options, one with the profiler on; after a warm-up run each
+    // (arena growth, caches), their runs alternate so that noise from the machine hits both alike.
+    const ort = loadOrt();
+    const dir = mkdtempSync(path.join(tmpdir(), 'vram-lens-bench-'));
+    const sessions = {
+      plain: await ort.InferenceSession.create(model, sessionOptions(provider, DEFAULT_SESSION_SETTINGS, undefined)),
+      profiled: await ort.InferenceSession.create(model, sessionOptions(provider, DEFAULT_SESSION_SETTINGS, path.join(dir, 'profile'))),
+    };
+    const tensors = Object.fromEntries([...feeds].map(([name, f]) => [name, new ort.Tensor(f.type, f.data, f.dims)]));
+    for (const s of Object.values(sessions)) await s.run(tensors);
+    for (let i = 0; i < runs; i++) {
+      for (const kind of ['plain', 'profiled']) {
+        const cpuBefore = process.cpuUsage();
+        const wallBefore = performance.now();
+        await sessions[kind].run(tensors);
+        wall[kind].push(performance.now() - wallBefore);
+        const used = process.cpuUsage(cpuBefore);
+        cpu[kind].push((used.user + used.system) / 1000);
+      }
+    }
+    sessions.profiled.endProfiling();
+    for (const s of Object.values(sessions)) await s.release();
+    rmSync(dir, { recursive: true, force: true });
+    const samplePath = path.join(root, 'media', 'samples', info.sample);
+    let sampleText = '';
+    try {
+      sampleText = readFileSync(samplePath, 'utf8');
+    } catch {
+      // Without the sample the lines fall back; the cost is the same.
+    }
+    const executed = await executeJob({ kind: 'builtin', workload: info.id, variant: variant.id, size, samplePath, sampleText, provider, settings: DEFAULT_SESSION_SETTINGS });
+    const started = performance.now();
+    finishJob(executed);
+    const build = performance.now() - started;
+    const row = {
+      workload: `${info.id} ${variant.id}`,
+      plainWallMs: best(wall.plain),
+      profiledWallMs: best(wall.profiled),
+      plainCpuMs: median(cpu.plain),
+      profiledCpuMs: median(cpu.profiled),
+      snapshotMs: build,
+    };
+    row.wallOverheadPercent = (100 * (row.profiledWallMs - row.plainWallMs)) / row.plainWallMs;
+    row.cpuOverheadPercent = (100 * (row.profiledCpuMs - row.plainCpuMs)) / row.plainCpuMs;
+    rows.push(row);
+    const f = (x) => x.toFixed(1);
+    console.log(
+      `${row.workload.padEnd(25)} ${f(row.plainWallMs).padStart(11)} ${f(row.profiledWallMs).padStart(9)} ${`${f(row.wallOverheadPercent)}%`.padStart(9)} ${f(row.plainCpuMs).padStart(11)} ${f(row.profiledCpuMs).padStart(9)} ${`${f(row.cpuOverheadPercent)}%`.padStart(9)} ${f(row.snapshotMs).padStart(12)}`,
+    );
+  }
+}
+const worst = Math.max(...rows.map((r) => r.cpuOverheadPercent));
+const worstWall = Math.max(...rows.map((r) => r.wallOverheadPercent));
+console.log(`worst overhead: ${worst.toFixed(1)}% CPU time, ${worstWall.toFixed(1)}% wall clock (budget 10%)`);
+if (process.argv.includes('--json')) console.log(JSON.stringify(rows));
+process.exitCode = worst <= 10 ? 0 : 1;

@@ -1,0 +1,117 @@
+/**
+ * `vram-lens run similarity|train-step [--variant V] [--size S] [--ep auto|cuda|webgpu|cpu] [--json] [--save FILE]`:
+ * runs a built-in workload under onnxruntime, headless, and reports it as `analyze` reports a snapshot,
+ * plus the execution provider and whether the figures were measured or reconstructed.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { analyzeSnapshot } from '../../core/analysis/analyze';
+import { stringifyExact, toReport } from '../../core/analysis/report';
+import { formatBytes } from '../../core/format';
+import { snapshotFromBytes } from '../../core/load';
+import { isProviderChoice } from '../../core/ort/providers';
+import { DEFAULT_SESSION_SETTINGS, ProviderUnavailableError, RuntimeUnavailableError } from '../../core/ort/session';
+import type { SessionSettings } from '../../core/ort/session';
+import type { RunSummary } from '../../core/ort/workloadJob';
+import { JobError } from '../../core/ort/workloadJob';
+import { runWorkload } from '../../core/ort/workloadRunner';
+import type { SizeId } from '../../core/workloads/catalog';
+import { WORKLOADS, workloadInfo } from '../../core/workloads/catalog';
+import type { ParsedArgs } from '../args';
+import { UsageError, intOption } from '../args';
+import type { CliIO } from '../io';
+import { InputError } from '../io';
+import { renderAnalysis } from '../render';
+
+export const runUsage =
+  'vram-lens run similarity|train-step [--variant V] [--size tiny|small|medium|large] [--ep auto|cuda|webgpu|cpu] [--json] [--save FILE] [--top N]';
+export const runOptions = {
+  valued: ['variant', 'size', 'ep', 'save', 'top', 'optimization'],
+  flags: ['json', 'no-arena', 'memory-pattern'],
+};
+
+const USER_ERRORS: ReadonlySet<string> = new Set([RuntimeUnavailableError.name, ProviderUnavailableError.name, JobError.name]);
+
+const OPTIMIZATION_LEVELS: readonly SessionSettings['optimization'][] = ['disabled', 'basic', 'extended', 'all'];
+
+/** Where the shipped samples are: media/samples next to dist/ (bundled) or above the compiled sources (tests). */
+function sampleFile(name: string): string {
+  let dir = __dirname;
+  for (let i = 0; i < 5; i++) {
+    const candidate = path.join(dir, 'media', 'samples', name);
+    if (existsSync(candidate)) return candidate;
+    dir = path.dirname(dir);
+  }
+  return path.join(__dirname, '..', 'media', 'samples', name);
+}
+
+function header(summary: RunSummary): string {
+  const out: string[] = [];
+  const skipped = summary.skippedProviders.map((s) => `${s.provider}: ${s.reason}`).join('; ');
+  out.push(`${summary.title} on the ${summary.provider} execution provider${skipped ? ` (skipped ${skipped})` : ''}`);
+  const others = Object.entries(summary.kernelsByProvider).filter(([p]) => !p.toLowerCase().startsWith(summary.provider));
+  if (others.length > 0) out.push(`  kernels on other providers: ${others.map(([p, n]) => `${n} on ${p}`).join(', ')}`);
+  const measured =
+    summary.measuredPeakBytes === undefined
+      ? 'not measured (this provider reports no arena statistics)'
+      : `${formatBytes(summary.measuredPeakBytes)} measured by onnxruntime's arena`;
+  out.push(`  figures         ${summary.figures}: intermediates peak ${measured}, ${formatBytes(summary.reconstructedPeakBytes)} reconstructed from the graph`);
+  out.push(`  inputs          ${formatBytes(summary.inputBytes)}`);
+  if (summary.deviceMemoryPeakBytes !== undefined) out.push(`  device memory   ${formatBytes(summary.deviceMemoryPeakBytes)} peak for this process (NVML)`);
+  out.push(`  run time        ${summary.runMs.toFixed(1)} ms`);
+  if (summary.unresolvedStatements.length > 0) {
+    out.push(`  note: not found in the sample (shown on the function's line): ${summary.unresolvedStatements.join('; ')}`);
+  }
+  return out.join('\n') + '\n\n';
+}
+
+export async function runCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+  const names = WORKLOADS.map((w) => w.id).join(', ');
+  if (args.positionals.length !== 1) throw new UsageError(`run takes one workload (${names})\nusage: ${runUsage}`);
+  const info = workloadInfo(args.positionals[0]);
+  if (!info) throw new UsageError(`unknown workload '${args.positionals[0]}' (choose ${names})`);
+  const variant = String(args.options.get('variant') ?? info.variants[0].id);
+  if (!info.variants.some((v) => v.id === variant)) {
+    throw new UsageError(`${info.id} has no variant '${variant}' (choose ${info.variants.map((v) => v.id).join(', ')})`);
+  }
+  const size = String(args.options.get('size') ?? info.defaultSize);
+  if (!info.sizes.some((s) => s.id === size)) throw new UsageError(`unknown size '${size}' (choose ${info.sizes.map((s) => s.id).join(', ')})`);
+  const provider = String(args.options.get('ep') ?? 'auto');
+  if (!isProviderChoice(provider)) throw new UsageError(`unknown execution provider '${provider}' (choose auto, cuda, webgpu, cpu)`);
+  const optimization = String(args.options.get('optimization') ?? DEFAULT_SESSION_SETTINGS.optimization);
+  if (!(OPTIMIZATION_LEVELS as readonly string[]).includes(optimization)) {
+    throw new UsageError(`unknown optimization level '${optimization}' (choose ${OPTIMIZATION_LEVELS.join(', ')})`);
+  }
+  const top = intOption(args, 'top', 15, 1) ?? 15;
+  const settings: SessionSettings = {
+    memoryArena: !args.options.has('no-arena'),
+    memoryPattern: args.options.has('memory-pattern'),
+    optimization: optimization as SessionSettings['optimization'],
+  };
+
+  const samplePath = sampleFile(info.sample);
+  const sampleText = existsSync(samplePath) ? readFileSync(samplePath, 'utf8') : '';
+  const workerScript = path.join(__dirname, 'workloadWorker.js');
+  let result;
+  try {
+    result = await runWorkload(
+      { kind: 'builtin', workload: info.id, variant, size: size as SizeId, samplePath, sampleText, provider, settings },
+      { workerScript: existsSync(workerScript) ? workerScript : undefined },
+    );
+  } catch (e) {
+    // Errors the user can act on, whether raised here or (by name) inside the worker.
+    if (e instanceof Error && USER_ERRORS.has(e.name)) throw new InputError(e.message);
+    throw e;
+  }
+  const save = args.options.get('save');
+  if (typeof save === 'string') await writeFile(save, result.pickle);
+  const analysis = analyzeSnapshot(snapshotFromBytes(result.pickle));
+  if (args.options.has('json')) {
+    io.out(stringifyExact({ ...toReport(analysis), run: result.summary }) + '\n');
+  } else {
+    io.out(header(result.summary));
+    io.out(renderAnalysis(typeof save === 'string' ? save : `${result.summary.title} (not saved: --save FILE keeps the snapshot)`, analysis, { top }));
+  }
+  return 0;
+}

@@ -1,0 +1,107 @@
+/**
+ * The part of the ONNX model format VRAM Lens writes (graphs built for the built-in workloads) and
+ * reads (a user's model: its inputs and node list). Field meanings follow onnx.proto; only what we
+ * use is modelled.
+ */
+
+/** `TensorProto.DataType` values we name; others pass through as numbers. */
+export const enum ElemType {
+  Float = 1,
+  Uint8 = 2,
+  Int8 = 3,
+  Uint16 = 4,
+  Int16 = 5,
+  Int32 = 6,
+  Int64 = 7,
+  String = 8,
+  Bool = 9,
+  Float16 = 10,
+  Double = 11,
+  Uint32 = 12,
+  Uint64 = 13,
+  Bfloat16 = 16,
+}
+
+/** A dimension: a fixed size, a named symbolic size (`dim_param`), or unknown (neither set). */
+export type Dim = number | string | undefined;
+
+export interface ValueInfo {
+  readonly name: string;
+  /** Element type for tensors; undefined for sequences, maps and values without a type. */
+  readonly elemType: number | undefined;
+  /** Undefined when the shape (even the rank) is unknown. */
+  readonly shape: readonly Dim[] | undefined;
+}
+
+export type AttributeValue =
+  | { readonly kind: 'int'; readonly value: number }
+  | { readonly kind: 'ints'; readonly value: readonly number[] }
+  | { readonly kind: 'float'; readonly value: number }
+  | { readonly kind: 'string'; readonly value: string };
+
+export interface OnnxNode {
+  readonly name: string;
+  readonly opType: string;
+  readonly domain?: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+  /** Written by the encoder; the decoder does not read attributes. */
+  readonly attributes?: Readonly<Record<string, AttributeValue>>;
+  readonly docString?: string;
+  /** `NodeProto.metadata_props` (e.g. `pkg.torch.onnx.stack_trace`). */
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/** An initializer: for writing, with its data; when read, `data` is left out (only the shape matters). */
+export interface OnnxInitializer {
+  readonly name: string;
+  readonly elemType: number;
+  readonly dims: readonly number[];
+  readonly data?: Float32Array | BigInt64Array;
+}
+
+export interface OnnxGraph {
+  readonly name: string;
+  readonly nodes: readonly OnnxNode[];
+  readonly inputs: readonly ValueInfo[];
+  readonly outputs: readonly ValueInfo[];
+  readonly initializers: readonly OnnxInitializer[];
+}
+
+export interface OpsetImport {
+  readonly domain: string;
+  readonly version: number;
+}
+
+export interface OnnxModel {
+  readonly irVersion: number;
+  readonly opsetImports: readonly OpsetImport[];
+  readonly producerName: string;
+  readonly producerVersion: string;
+  readonly graph: OnnxGraph;
+}
+
+/** Bytes per element of a tensor type, or undefined for strings and unknown types. */
+export function elemByteSize(elemType: number): number | undefined {
+  switch (elemType) {
+    case ElemType.Uint8:
+    case ElemType.Int8:
+    case ElemType.Bool:
+      return 1;
+    case ElemType.Uint16:
+    case ElemType.Int16:
+    case ElemType.Float16:
+    case ElemType.Bfloat16:
+      return 2;
+    case ElemType.Float:
+    case ElemType.Int32:
+    case ElemType.Uint32:
+      return 4;
+    case ElemType.Int64:
+    case ElemType.Double:
+    case ElemType.Uint64:
+      return 8;
+    default:
+      return undefined;
+  }
+}

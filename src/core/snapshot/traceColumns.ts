@@ -1,0 +1,207 @@
+/**
+ * Builds one device's columnar trace from decoded trace entries, one entry at a time, so that the
+ * decoder can hand entries over as it reads them (the entry objects then die young) instead of
+ * keeping a list of millions of dicts.
+ */
+import { SnapshotFormatError } from './errors';
+import type { FrameTable } from './intern';
+import type { DeviceTrace } from './model';
+import { Action } from './model';
+import { asInteger, describe, isDict, text } from './pyFields';
+
+const ACTION_BY_NAME: ReadonlyMap<string, Action> = new Map([
+  ['alloc', Action.Alloc],
+  ['free_requested', Action.FreeRequested],
+  ['free_completed', Action.FreeCompleted],
+  ['segment_alloc', Action.SegmentAlloc],
+  ['segment_free', Action.SegmentFree],
+  ['segment_map', Action.SegmentMap],
+  ['segment_unmap', Action.SegmentUnmap],
+  ['oom', Action.Oom],
+  ['snapshot', Action.Snapshot],
+]);
+
+/** True for a decoded value shaped like a trace entry (what the decoder's append hook looks for). */
+export function looksLikeTraceEntry(value: unknown): boolean {
+  return isDict(value) && typeof value.action === 'string';
+}
+
+interface Problem {
+  readonly index: number;
+  readonly detail: string;
+}
+
+/** Entries per chunk: columns grow by whole chunks, so growing never copies what was read. */
+const CHUNK = 1 << 16;
+
+/** The six columns of trace entries, over one storage block. */
+class Columns {
+  readonly action: Uint8Array;
+  readonly addr: Float64Array;
+  readonly size: Float64Array;
+  readonly timeUs: Float64Array;
+  readonly stack: Int32Array;
+  readonly stream: Float64Array;
+  constructor(readonly capacity: number) {
+    this.action = new Uint8Array(capacity);
+    this.addr = new Float64Array(capacity);
+    this.size = new Float64Array(capacity);
+    this.timeUs = new Float64Array(capacity);
+    this.stack = new Int32Array(capacity);
+    this.stream = new Float64Array(capacity);
+  }
+}
+
+type ColumnName = 'action' | 'addr' | 'size' | 'timeUs' | 'stack' | 'stream';
+const COLUMN_NAMES: readonly ColumnName[] = ['action', 'addr', 'size', 'timeUs', 'stack', 'stream'];
+
+/**
+ * One storage block for every trace of a file, sized before decoding from the number of dicts the
+ * pickle builds (each trace entry is one). Traces are written one after another, so each takes a
+ * contiguous range and its columns are views: no growing, no copying.
+ */
+export class TraceArena extends Columns {
+  cursor = 0;
+}
+
+export class TraceColumns {
+  private n = 0;
+  /** Where entries go now: the arena (from `start`) or, once that is not possible, chunks. */
+  private target: Columns | undefined;
+  private readonly start: number;
+  private chunks: Columns[] | undefined;
+  private readonly deviceFree = new Map<number, number>();
+  private readonly otherActions = new Map<number, string>();
+  private readonly userMetadata = new Map<number, string>();
+  private readonly compileContext = new Map<number, string>();
+  /** The first malformed entry; reported when the trace is built (its device is known then). */
+  private problem: Problem | undefined;
+
+  constructor(
+    private readonly table: FrameTable,
+    private readonly arena?: TraceArena,
+  ) {
+    this.start = arena?.cursor ?? 0;
+    this.target = arena;
+  }
+
+  get length(): number {
+    return this.n;
+  }
+
+  push(entry: unknown): void {
+    const index = this.n++;
+    const j = this.slot(index);
+    const c = this.target!;
+    if (!isDict(entry)) {
+      this.problem ??= { index, detail: `is ${describe(entry)}, expected a dict` };
+      return;
+    }
+    const name = entry.action;
+    const code = typeof name === 'string' ? ACTION_BY_NAME.get(name) : undefined;
+    if (code === undefined) {
+      c.action[j] = Action.Other;
+      this.otherActions.set(index, text(name));
+    } else {
+      c.action[j] = code;
+    }
+    const addr = entry.addr;
+    c.addr[j] = typeof addr === 'number' ? addr : this.slowInteger(addr, index, 'addr', 0);
+    const size = entry.size;
+    c.size[j] = typeof size === 'number' ? size : this.slowInteger(size, index, 'size', 0);
+    const time = entry.time_us;
+    c.timeUs[j] = typeof time === 'number' ? time : this.slowInteger(time, index, 'time_us', NaN);
+    const stream = entry.stream;
+    c.stream[j] = typeof stream === 'number' ? stream : 0;
+    c.stack[j] = this.table.stackOf(entry.frames);
+    if (code === Action.Oom && entry.device_free !== undefined) {
+      this.deviceFree.set(index, this.slowInteger(entry.device_free, index, 'device_free', 0));
+    }
+    const metadata = entry.user_metadata;
+    if (typeof metadata === 'string' && metadata !== '') this.userMetadata.set(index, metadata);
+    const context = entry.compile_context;
+    if (typeof context === 'string' && context !== '' && context !== 'N/A') this.compileContext.set(index, context);
+  }
+
+  /** The finished trace; throws SnapshotFormatError for the first malformed entry. */
+  build(device: number): DeviceTrace {
+    if (this.problem) throw new SnapshotFormatError(`device ${device} trace entry ${this.problem.index} ${this.problem.detail}`);
+    const column = <N extends ColumnName>(name: N): Columns[N] => this.column(name);
+    const trace: DeviceTrace = {
+      device,
+      length: this.n,
+      action: column('action'),
+      addr: column('addr'),
+      size: column('size'),
+      timeUs: column('timeUs'),
+      stack: column('stack'),
+      stream: column('stream'),
+      deviceFree: this.deviceFree,
+      otherActions: this.otherActions,
+      userMetadata: this.userMetadata,
+      compileContext: this.compileContext,
+    };
+    this.chunks = undefined;
+    this.target = undefined;
+    return trace;
+  }
+
+  /** Makes room for entry `index` and returns its position in `this.target`. */
+  private slot(index: number): number {
+    const arena = this.arena;
+    if (this.chunks === undefined && arena !== undefined) {
+      const at = this.start + index;
+      if (arena.cursor === at && at < arena.capacity) {
+        arena.cursor = at + 1;
+        return at;
+      }
+      this.moveToChunks(arena, index);
+    }
+    const chunks = (this.chunks ??= []);
+    const j = index & (CHUNK - 1);
+    if (j === 0 || this.target === undefined) {
+      this.target = new Columns(CHUNK);
+      chunks.push(this.target);
+    }
+    return j;
+  }
+
+  /** The arena range is no longer contiguous (another list was written in between): copy it out. */
+  private moveToChunks(arena: TraceArena, count: number): void {
+    const chunks: Columns[] = [];
+    for (let from = 0; from < count; from += CHUNK) {
+      const chunk = new Columns(CHUNK);
+      const end = Math.min(count, from + CHUNK);
+      for (const name of COLUMN_NAMES) {
+        chunk[name].set(arena[name].subarray(this.start + from, this.start + end));
+      }
+      chunks.push(chunk);
+    }
+    this.chunks = chunks;
+    this.target = chunks[chunks.length - 1];
+    if (count % CHUNK === 0) this.target = undefined;
+  }
+
+  private column<N extends ColumnName>(name: N): Columns[N] {
+    const n = this.n;
+    if (this.chunks === undefined) {
+      if (this.arena === undefined || n === 0) return new Columns(0)[name];
+      return this.arena[name].subarray(this.start, this.start + n) as Columns[N];
+    }
+    const out = (name === 'action' ? new Uint8Array(n) : name === 'stack' ? new Int32Array(n) : new Float64Array(n)) as Columns[N];
+    this.chunks.forEach((chunk, k) => {
+      const from = k * CHUNK;
+      out.set(chunk[name].subarray(0, Math.min(CHUNK, n - from)), from);
+    });
+    return out;
+  }
+
+  private slowInteger(value: unknown, index: number, field: string, missing: number): number {
+    if (value === undefined || value === null) return missing;
+    const n = asInteger(value);
+    if (n !== undefined) return n;
+    const what = typeof value === 'bigint' ? `${String(value)}, too large to be a byte count or address` : `${describe(value)}, expected a number`;
+    this.problem ??= { index, detail: `${field} is ${what}` };
+    return 0;
+  }
+}

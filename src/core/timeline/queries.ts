@@ -1,0 +1,298 @@
+/**
+ * The timeline's queries over one loaded snapshot: the per-device layouts (built once, on first
+ * use) and the answers the timeline view asks for: overview, window summaries, block details,
+ * the blocks of a line, and the lines whose stacks mention a text.
+ */
+import type { Analysis, DeviceAnalysis } from '../analysis/analyze';
+import { isSourceFrame } from '../analysis/frameFilter';
+import type { LineIndex } from '../analysis/lineIndex';
+import { NO_LINE } from '../analysis/lineIndex';
+import type { DeviceReplay } from '../analysis/replay';
+import { traceOf } from '../analysis/replay';
+import type { DeviceTrace, Snapshot } from '../snapshot/model';
+import { Action, NO_STACK } from '../snapshot/model';
+import type { TimelineAxis } from './axis';
+import { eventAxis, hasTimes, timeAxis } from './axis';
+import { lineColor } from './colors';
+import { BlockLayout } from './layout';
+import type {
+  AnnotationSpan,
+  AxisKind,
+  BlockDetail,
+  LineBlock,
+  LineBlocks,
+  OomMarker,
+  StackFrameView,
+  TimelineLine,
+  TimelineOverview,
+  TimelineWindow,
+  WindowRequest,
+} from './types';
+import type { LineLookup } from './window';
+import { summarizeWindow } from './window';
+
+/** Most annotation spans an overview carries (the longest are kept). */
+const MAX_ANNOTATIONS = 5_000;
+
+export function timelineLine(index: LineIndex, id: number): TimelineLine {
+  const source = index.lines[id];
+  return { id, file: source.file, line: Number(source.line), color: lineColor(source.file, source.line) };
+}
+
+function selfLineOf(index: LineIndex, stack: number): TimelineLine | undefined {
+  if (stack === NO_STACK) return undefined;
+  const id = index.selfLine[stack];
+  return id === NO_LINE ? undefined : timelineLine(index, id);
+}
+
+/** One device's layout and axes; independent of the user-frame filter. */
+export class DeviceTimeline {
+  readonly layout: BlockLayout;
+  readonly hasTimes: boolean;
+  private readonly events: TimelineAxis;
+  private times: TimelineAxis | undefined;
+
+  constructor(
+    readonly trace: DeviceTrace,
+    replay: DeviceReplay,
+  ) {
+    const releaseState: number[] = [];
+    const releaseBytes: number[] = [];
+    for (let i = 0; i < trace.length; i++) {
+      const a = trace.action[i];
+      if (a === Action.SegmentFree || a === Action.SegmentUnmap) {
+        releaseState.push(i + 1);
+        releaseBytes.push(trace.size[i]);
+      }
+    }
+    this.layout = new BlockLayout(replay, { state: Int32Array.from(releaseState), bytes: Float64Array.from(releaseBytes) });
+    this.hasTimes = hasTimes(trace.timeUs);
+    this.events = eventAxis(this.layout.states);
+  }
+
+  /** The axis of that kind; the event axis when the trace has no times. */
+  axis(kind: AxisKind): TimelineAxis {
+    if (kind !== 'time' || !this.hasTimes) return this.events;
+    this.times ??= timeAxis(this.trace.timeUs);
+    return this.times;
+  }
+
+  /** Where wall time `timeUs` falls on the axis (linear inside a state's span on the event axis). */
+  timeToX(kind: AxisKind, timeUs: number): number {
+    const times = this.axis('time');
+    const axis = this.axis(kind);
+    if (axis === times) return timeUs;
+    if (times.kind !== 'time') return 0;
+    const states = times.states;
+    let lo = 0;
+    let hi = states - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (times.start(mid) <= timeUs) lo = mid;
+      else hi = mid - 1;
+    }
+    const a = times.start(lo);
+    const b = times.start(lo + 1);
+    const within = b > a ? Math.min(1, Math.max(0, (timeUs - a) / (b - a))) : 0;
+    return lo + within;
+  }
+}
+
+/** The queries of one snapshot; layouts are cached per device, line look-ups per analysis. */
+export class TimelineQueries {
+  private readonly devices = new Map<number, DeviceTimeline>();
+  private readonly lookups = new WeakMap<DeviceAnalysis, LineLookup>();
+
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly analysis: () => Analysis,
+  ) {}
+
+  private deviceAnalysis(device: number): DeviceAnalysis {
+    const found = this.analysis().devices.find((d) => d.device === device);
+    if (!found) throw new Error(`no device ${device} in this snapshot`);
+    return found;
+  }
+
+  timeline(device: number): DeviceTimeline {
+    let t = this.devices.get(device);
+    if (!t) {
+      t = new DeviceTimeline(traceOf(this.snapshot, device), this.deviceAnalysis(device));
+      this.devices.set(device, t);
+    }
+    return t;
+  }
+
+  private lookup(device: number): LineLookup {
+    const analysis = this.analysis();
+    const d = this.deviceAnalysis(device);
+    let lookup = this.lookups.get(d);
+    if (!lookup) {
+      const index = analysis.lineIndex;
+      const stacks = d.allocations.stack;
+      const recordLine = new Int32Array(d.allocations.count);
+      for (let r = 0; r < recordLine.length; r++) recordLine[r] = stacks[r] === NO_STACK ? NO_LINE : index.selfLine[stacks[r]];
+      lookup = { recordLine, line: (id) => timelineLine(index, id) };
+      this.lookups.set(d, lookup);
+    }
+    return lookup;
+  }
+
+  window(device: number, request: WindowRequest): TimelineWindow {
+    const t = this.timeline(device);
+    return summarizeWindow(t.layout, t.axis(request.axis), request, this.lookup(device));
+  }
+
+  overview(device: number, axisKind: AxisKind, columns: number): TimelineOverview {
+    const t = this.timeline(device);
+    const axis = t.axis(axisKind);
+    const d = this.deviceAnalysis(device);
+    const index = this.analysis().lineIndex;
+    const summary = summarizeWindow(t.layout, axis, { axis: axis.kind, columns, budget: 0 }, this.lookup(device));
+    const peakState = d.peakEventIndex + 1;
+    const ooms: OomMarker[] = d.ooms.map((o) => ({
+      state: o.eventIndex + 1,
+      x: axis.start(o.eventIndex + 1),
+      requestedBytes: o.requestedBytes,
+      deviceFreeBytes: o.deviceFreeBytes,
+      line: selfLineOf(index, o.stack),
+    }));
+    const { spans, omitted } = this.annotations(t, device, axis.kind);
+    return {
+      device,
+      axis: axis.info(),
+      hasTimes: t.hasTimes,
+      peak: {
+        state: peakState,
+        x: axis.start(peakState),
+        bytes: d.peakBytes,
+        line: d.peakEventIndex >= 0 ? selfLineOf(index, t.trace.stack[d.peakEventIndex]) : undefined,
+      },
+      peakReservedBytes: d.peakReservedBytes,
+      ooms,
+      annotations: spans,
+      annotationsOmitted: omitted,
+      summary,
+      allocations: t.layout.bySize.length,
+    };
+  }
+
+  /** START/END pairs of this device's external annotations, matched by name (nesting allowed). */
+  private annotations(t: DeviceTimeline, device: number, kind: AxisKind): { spans: AnnotationSpan[]; omitted: number } {
+    if (!t.hasTimes) return { spans: [], omitted: 0 };
+    const open = new Map<string, number[]>();
+    const pairs: { name: string; start: number; end: number }[] = [];
+    const ordered = this.snapshot.externalAnnotations
+      .filter((a) => a.device === device && Number.isFinite(a.timeUs))
+      .sort((a, b) => a.timeUs - b.timeUs);
+    let lastTime = Number.NEGATIVE_INFINITY;
+    for (const a of ordered) {
+      lastTime = a.timeUs;
+      if (a.stage === 'START') {
+        const starts = open.get(a.name) ?? [];
+        starts.push(a.timeUs);
+        open.set(a.name, starts);
+      } else if (a.stage === 'END') {
+        const start = open.get(a.name)?.pop();
+        if (start !== undefined) pairs.push({ name: a.name, start, end: a.timeUs });
+      }
+    }
+    const end = t.axis('time').info().end;
+    for (const [name, starts] of open) for (const start of starts) pairs.push({ name, start, end: Math.max(end, lastTime) });
+    let omitted = 0;
+    if (pairs.length > MAX_ANNOTATIONS) {
+      pairs.sort((a, b) => b.end - b.start - (a.end - a.start));
+      omitted = pairs.length - MAX_ANNOTATIONS;
+      pairs.length = MAX_ANNOTATIONS;
+    }
+    pairs.sort((a, b) => a.start - b.start || b.end - a.end);
+    const laneEnds: number[] = [];
+    const spans = pairs.map((p): AnnotationSpan => {
+      const x0 = t.timeToX(kind, p.start);
+      const x1 = t.timeToX(kind, p.end);
+      let lane = laneEnds.findIndex((e) => e <= x0);
+      if (lane === -1) {
+        lane = laneEnds.length;
+        laneEnds.push(x1);
+      } else laneEnds[lane] = x1;
+      return { name: p.name, x0, x1, lane };
+    });
+    return { spans, omitted };
+  }
+
+  block(device: number, record: number, maxFrames: number): BlockDetail {
+    const d = this.deviceAnalysis(device);
+    const t = this.timeline(device);
+    const records = d.allocations;
+    if (!(record >= 0 && record < records.count)) throw new Error(`no block ${record} on device ${device}`);
+    const index = this.analysis().lineIndex;
+    const stack = records.stack[record];
+    const frameIds = stack === NO_STACK ? [] : this.snapshot.stacks[stack];
+    const source = frameIds.filter((f) => isSourceFrame(this.snapshot.frames[f]));
+    const shown = source.length > 0 ? source : frameIds;
+    const frames: StackFrameView[] = shown.slice(0, Math.max(0, maxFrames)).map((f) => {
+      const frame = this.snapshot.frames[f];
+      return { file: frame.filename, line: Number(frame.line), name: frame.name, user: index.frameLine[f] !== NO_LINE };
+    });
+    const timeOf = (event: number) => {
+      const v = event >= 0 ? t.trace.timeUs[event] : Number.NaN;
+      return Number.isNaN(v) ? undefined : v;
+    };
+    const { bornState, diedState } = t.layout;
+    return {
+      record,
+      size: records.size[record],
+      address: records.addr[record],
+      firstState: bornState[record],
+      lastState: diedState[record] - 1,
+      allocEvent: records.allocEvent[record],
+      freeEvent: records.freeEvent[record],
+      allocTimeUs: timeOf(records.allocEvent[record]),
+      freeTimeUs: timeOf(records.freeEvent[record]),
+      line: selfLineOf(index, stack),
+      frames,
+      totalFrames: shown.length,
+    };
+  }
+
+  /** The blocks that `file:line` allocated (as their self line), largest first, at most `limit`. */
+  lineBlocksFor(device: number, file: string, line: number, limit = 500): LineBlocks | undefined {
+    const index = this.analysis().lineIndex;
+    const lineId = index.lines.findIndex((l) => l.file === file && Number(l.line) === line);
+    if (lineId < 0) return undefined;
+    const t = this.timeline(device);
+    const { recordLine } = this.lookup(device);
+    const { bySize, size, bornState, diedState } = t.layout;
+    const blocks: LineBlock[] = [];
+    for (let i = 0; i < bySize.length && blocks.length < limit; i++) {
+      const r = bySize[i];
+      if (recordLine[r] !== lineId) continue;
+      blocks.push({ record: r, size: size[r], firstState: bornState[r], lastState: diedState[r] - 1 });
+    }
+    return { lineId, line: timelineLine(index, lineId), blocks };
+  }
+
+  /** Ids of the lines that are the self line of some stack with a frame whose file or function contains `text`. */
+  linesMatchingStack(text: string): number[] {
+    const needle = text.toLowerCase();
+    const index = this.analysis().lineIndex;
+    const frameMatch = new Uint8Array(this.snapshot.frames.length);
+    const ids = new Set<number>();
+    this.snapshot.stacks.forEach((frames, stack) => {
+      const self = index.selfLine[stack];
+      if (self === NO_LINE || ids.has(self)) return;
+      for (const f of frames) {
+        if (frameMatch[f] === 0) {
+          const frame = this.snapshot.frames[f];
+          frameMatch[f] = frame.filename.toLowerCase().includes(needle) || frame.name.toLowerCase().includes(needle) ? 1 : 2;
+        }
+        if (frameMatch[f] === 1) {
+          ids.add(self);
+          return;
+        }
+      }
+    });
+    return [...ids].sort((a, b) => a - b);
+  }
+}
+

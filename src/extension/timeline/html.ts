@@ -1,0 +1,114 @@
+/**
+ * The timeline webview's page: static markup, a strict CSP (no inline code or styles, scripts only
+ * with this load's nonce), and resource URIs. No data is ever written into it: everything the view
+ * shows arrives by postMessage. Free of `vscode`, so the browser tests load the very same page.
+ */
+
+export interface TimelineHtmlResources {
+  /** `webview.cspSource`. */
+  readonly cspSource: string;
+  /** A fresh random nonce per page load (base64). */
+  readonly nonce: string;
+  readonly scriptUri: string;
+  readonly styleUri: string;
+  readonly codiconUri: string;
+}
+
+const escapeAttribute = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export function contentSecurityPolicy(cspSource: string, nonce: string): string {
+  return [
+    "default-src 'none'",
+    `img-src ${cspSource} data:`,
+    `style-src ${cspSource}`,
+    `font-src ${cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+}
+
+export function timelineHtml(r: TimelineHtmlResources): string {
+  const a = escapeAttribute;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${a(contentSecurityPolicy(r.cspSource, r.nonce))}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${a(r.codiconUri)}" id="vscode-codicon-stylesheet">
+<link rel="stylesheet" href="${a(r.styleUri)}">
+<title>VRAM Timeline</title>
+</head>
+<body>
+<main id="app" hidden>
+  <div class="toolbar" role="toolbar" aria-label="Timeline">
+    <vscode-single-select id="snapshot" aria-label="Snapshot" class="grow"></vscode-single-select>
+    <vscode-single-select id="device" aria-label="Device"></vscode-single-select>
+    <vscode-single-select id="axis" aria-label="X axis">
+      <vscode-option value="event">Events</vscode-option>
+      <vscode-option value="time">Time</vscode-option>
+    </vscode-single-select>
+    <span class="toolbar-buttons">
+      <vscode-toolbar-button id="zoom-in" icon="zoom-in" label="Zoom in (+)" title="Zoom in (+)"></vscode-toolbar-button>
+      <vscode-toolbar-button id="zoom-out" icon="zoom-out" label="Zoom out (-)" title="Zoom out (-)"></vscode-toolbar-button>
+      <vscode-toolbar-button id="zoom-reset" icon="screen-full" label="Show everything (0)" title="Show everything (0)"></vscode-toolbar-button>
+    </span>
+  </div>
+  <div class="status" id="status" aria-live="polite"></div>
+  <div class="chart" id="chart-box">
+    <canvas id="chart" tabindex="0" role="img" aria-roledescription="memory timeline"></canvas>
+    <div id="tooltip" class="tooltip" role="tooltip" hidden></div>
+  </div>
+  <div class="legend" aria-hidden="true">
+    <span><span class="key key-unattributed"></span>no line of your code</span>
+    <span><span class="key key-rest"></span>smaller blocks, merged</span>
+    <span><span class="key key-reserved"></span>reserved</span>
+    <span><span class="key key-peak"></span>peak</span>
+    <span id="legend-oom" hidden><span class="key key-oom"></span>out of memory</span>
+    <span id="legend-release" hidden><span class="key key-release"></span>segment released</span>
+  </div>
+  <canvas id="minimap" class="minimap" aria-label="Overview: drag to choose the window"></canvas>
+  <section id="detail" class="detail" aria-label="Selected block" hidden>
+    <div class="detail-head">
+      <span id="detail-title" class="detail-title"></span>
+      <vscode-button id="go-to-source" secondary icon="go-to-file">Go to Source</vscode-button>
+    </div>
+    <div id="detail-body" class="detail-body"></div>
+  </section>
+  <section class="lines" aria-label="Lines">
+    <div class="filters">
+      <vscode-textfield id="filter-file" placeholder="Filter by file" aria-label="Filter by file"><span slot="content-before" class="codicon codicon-file"></span></vscode-textfield>
+      <vscode-textfield id="filter-stack" placeholder="Text in stack" aria-label="Filter by text in the stack"><span slot="content-before" class="codicon codicon-search"></span></vscode-textfield>
+      <vscode-single-select id="filter-size" aria-label="Minimum size">
+        <vscode-option value="0">Any size</vscode-option>
+        <vscode-option value="1048576">&ge; 1 MiB</vscode-option>
+        <vscode-option value="16777216">&ge; 16 MiB</vscode-option>
+        <vscode-option value="134217728">&ge; 128 MiB</vscode-option>
+        <vscode-option value="1073741824">&ge; 1 GiB</vscode-option>
+      </vscode-single-select>
+    </div>
+    <table id="lines" class="lines-table">
+      <thead><tr>
+        <th scope="col" data-sort="line" class="col-line">Line</th>
+        <th scope="col" data-sort="liveAtPeakBytes" class="num" title="Bytes this line allocated that are live at the peak">At peak</th>
+        <th scope="col" data-sort="inclusiveLiveAtPeakBytes" class="num" title="Bytes live at the peak allocated under this line, calls included">Incl.</th>
+        <th scope="col" data-sort="allocBytes" class="num" title="Bytes this line allocated over the whole trace">Allocated</th>
+      </tr></thead>
+      <tbody></tbody>
+    </table>
+    <div id="lines-more" class="lines-more"></div>
+  </section>
+</main>
+<section id="empty" class="empty" hidden>
+  <p>No snapshot is loaded. Open a PyTorch memory snapshot (<code>torch.cuda.memory._dump_snapshot()</code>) or profile a script to see its memory over time.</p>
+  <div class="empty-actions">
+    <vscode-button data-command="vramLens.openSnapshot" icon="folder-opened">Open Snapshot...</vscode-button>
+    <vscode-button data-command="vramLens.profile" icon="pulse" secondary>Profile VRAM</vscode-button>
+    <vscode-button data-command="vramLens.openSample" secondary>Open Sample...</vscode-button>
+  </div>
+</section>
+<script nonce="${a(r.nonce)}" src="${a(r.scriptUri)}"></script>
+</body>
+</html>
+`;
+}

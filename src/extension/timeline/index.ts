@@ -1,0 +1,58 @@
+/**
+ * The memory timeline feature: the `VRAM` container's `Timeline` view, `Open Timeline`, and
+ * `Show Line in Timeline` (from a command argument or the editor's cursor line).
+ */
+import * as vscode from 'vscode';
+import { Commands } from '../commandIds';
+import type { Services } from '../services';
+import { bestSuffixMatch } from './suffixMatch';
+import { TIMELINE_VIEW_ID, TimelineView } from './timelineView';
+
+/** `Show Line in Timeline` arguments: a file (as the snapshot or the workspace names it) and a 1-based line. */
+interface LineArgument {
+  readonly file: string;
+  readonly line: number;
+}
+
+function isLineArgument(value: unknown): value is LineArgument {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.file === 'string' && Number.isInteger(v.line);
+}
+
+export function timelineFeature(services: Services): void {
+  const view = new TimelineView(services);
+  const { context, log } = services;
+  context.subscriptions.push(
+    view,
+    vscode.window.registerWebviewViewProvider(TIMELINE_VIEW_ID, view),
+    vscode.commands.registerCommand(Commands.openTimeline, () => vscode.commands.executeCommand(`${TIMELINE_VIEW_ID}.focus`)),
+    vscode.commands.registerCommand(Commands.showLineInTimeline, async (arg?: unknown) => {
+      const target = view.currentTarget();
+      if (!target) {
+        void vscode.window.showInformationMessage('VRAM Lens: open a snapshot first (VRAM Lens: Open Snapshot...).');
+        return;
+      }
+      let wanted: LineArgument | undefined = isLineArgument(arg) ? arg : undefined;
+      if (!wanted) {
+        const editor = vscode.window.activeTextEditor;
+        if (!editor) {
+          void vscode.window.showInformationMessage('VRAM Lens: put the cursor on a line of a Python file first.');
+          return;
+        }
+        wanted = { file: editor.document.uri.fsPath, line: editor.selection.active.line + 1 };
+      }
+      const { snapshot, device } = target;
+      const lines = await snapshot.worker.call('lines', { device });
+      const files = [...new Set(lines.map((l) => l.file))];
+      const file = files.includes(wanted.file) ? wanted.file : bestSuffixMatch(wanted.file, files);
+      const shown = file !== undefined && (await view.showLine(snapshot, device, file, wanted.line));
+      if (!shown) {
+        log.info(`Show Line in Timeline: no blocks for ${wanted.file}:${wanted.line} (matched ${file ?? 'no file'}) in ${snapshot.label}`);
+        void vscode.window.showInformationMessage(
+          `VRAM Lens: ${snapshot.label} (device ${device}) has no allocations made by line ${wanted.line} of ${wanted.file}.`,
+        );
+      }
+    }),
+  );
+}

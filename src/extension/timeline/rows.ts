@@ -1,0 +1,29 @@
+/** What the host sends the timeline page about snapshots and lines (free of `vscode`, shared with the tests). */
+import type { LineFigures } from '../../core/analysis/lines';
+import type { SnapshotInfo } from '../../core/worker/protocol';
+import { lineColor } from '../../core/timeline/colors';
+import type { LineRow, SnapshotChoice } from '../../../webview/timeline/protocol';
+
+export function lineRow(l: LineFigures): LineRow {
+  return {
+    id: l.lineId,
+    file: l.file,
+    line: Number(l.line),
+    color: lineColor(l.file, l.line),
+    allocCount: l.allocCount,
+    allocBytes: l.allocBytes,
+    peakBytes: l.peakBytes,
+    liveAtPeakBytes: l.liveAtPeakBytes,
+    inclusiveLiveAtPeakBytes: l.inclusiveLiveAtPeakBytes,
+  };
+}
+
+export function snapshotChoice(s: { id: string; label: string; device: number; info: SnapshotInfo }): SnapshotChoice {
+  return {
+    id: s.id,
+    label: s.label,
+    devices: s.info.devices.map((d) => ({ device: d.device, peakBytes: d.peakBytes, events: d.events })),
+    device: s.device,
+    hasTimes: s.info.hasTimes,
+  };
+}

@@ -1,0 +1,246 @@
+/**
+ * Runs the built timeline webview in Debian's Chromium (playwright-core): the same page the
+ * extension serves (same HTML builder, CSP, bundle and stylesheet, over a local HTTP server), a
+ * test double of `acquireVsCodeApi`, and a host double that answers the page's requests with real
+ * summaries computed by the core from snapshot sessions, as the worker would.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+import type { SnapshotSession } from '../../src/core/worker/session';
+import { timelineHtml } from '../../src/extension/timeline/html';
+import { lineRow, snapshotChoice } from '../../src/extension/timeline/rows';
+import type { HostMessage, Target, WebviewMessage } from '../../webview/timeline/protocol';
+import { isAllowedCommand } from '../../webview/timeline/protocol';
+import { repoRoot } from '../helpers/corpus';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const browserMissing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (run scripts/setup-browser.sh)`;
+export const bundleMissing = existsSync(path.join(repoRoot, 'dist', 'webview', 'timeline.js')) ? false : 'dist/webview/timeline.js is missing (npm run build)';
+
+export type ThemeName = 'dark' | 'light';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.ttf': 'font/ttf',
+  '.map': 'application/json',
+};
+
+/** Serves the page and the files it loads: dist/, media/ and the test themes, nothing else. */
+export async function startServer(): Promise<{ server: Server; origin: string }> {
+  const allowed = ['dist/', 'media/', 'test/browser/themes/'];
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === '/') {
+        const origin = `http://${req.headers.host ?? ''}`;
+        const theme: ThemeName = url.searchParams.get('theme') === 'light' ? 'light' : 'dark';
+        let html = timelineHtml({
+          cspSource: origin,
+          nonce: randomBytes(16).toString('base64'),
+          scriptUri: `${origin}/dist/webview/timeline.js`,
+          styleUri: `${origin}/media/timeline.css`,
+          codiconUri: `${origin}/dist/codicons/codicon.css`,
+        });
+        // What VS Code adds: the theme's variables and the body class naming the theme kind.
+        html = html
+          .replace('</head>', `<link rel="stylesheet" id="test-theme" href="${origin}/test/browser/themes/${theme}.css">\n</head>`)
+          .replace('<body>', `<body class="vscode-${theme}">`);
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(html);
+        return;
+      }
+      const relative = decodeURIComponent(url.pathname.slice(1));
+      if (!allowed.some((a) => relative.startsWith(a)) || relative.includes('..')) {
+        res.writeHead(404).end();
+        return;
+      }
+      try {
+        const body = await readFile(path.join(repoRoot, relative));
+        res.writeHead(200, { 'content-type': CONTENT_TYPES[path.extname(relative)] ?? 'application/octet-stream' });
+        res.end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, origin: `http://127.0.0.1:${port}` };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface LoadedForTest {
+  readonly id: string;
+  readonly label: string;
+  readonly session: SnapshotSession;
+  readonly device: number;
+}
+
+/** Plays the extension host: answers the page like TimelineView does, from in-process sessions. */
+export class HostDouble {
+  /** Every message the page posted, in order. */
+  readonly received: WebviewMessage[] = [];
+  page: Page | undefined;
+  /** Milliseconds the core took for each window request, and Playwright took to hand it to the page. */
+  readonly windowTimes: number[] = [];
+  readonly transportTimes: number[] = [];
+
+  constructor(
+    public snapshots: LoadedForTest[],
+    public activeId: string | undefined,
+  ) {}
+
+  private session(target: Target): SnapshotSession {
+    const s = this.snapshots.find((x) => x.id === target.snapshotId);
+    if (!s) throw new Error('This snapshot is no longer loaded.');
+    return s.session;
+  }
+
+  async send(message: HostMessage | Record<string, unknown>): Promise<void> {
+    await this.page?.evaluate((m) => window.postMessage(m, '*'), message as unknown as Record<string, unknown>);
+  }
+
+  async sendSnapshots(): Promise<void> {
+    await this.send({
+      type: 'snapshots',
+      snapshots: this.snapshots.map((s) => snapshotChoice({ id: s.id, label: s.label, device: s.device, info: s.session.info() })),
+      activeId: this.activeId,
+    });
+  }
+
+  async onMessage(message: WebviewMessage): Promise<void> {
+    this.received.push(message);
+    const requestId = 'requestId' in message ? message.requestId : -1;
+    try {
+      switch (message.type) {
+        case 'ready':
+          await this.sendSnapshots();
+          return;
+        case 'overview':
+          await this.send({
+            type: 'overview',
+            requestId,
+            overview: this.session(message.target).timeline.overview(message.target.device, message.axis, message.columns),
+          });
+          return;
+        case 'window': {
+          const started = performance.now();
+          const window = this.session(message.target).timeline.window(message.target.device, message.request);
+          this.windowTimes.push(performance.now() - started);
+          const sent = performance.now();
+          await this.send({ type: 'window', requestId, window });
+          this.transportTimes.push(performance.now() - sent);
+          return;
+        }
+        case 'block':
+          await this.send({ type: 'block', requestId, detail: this.session(message.target).timeline.block(message.target.device, message.record, 12) });
+          return;
+        case 'lines':
+          await this.send({ type: 'lines', requestId, rows: this.session(message.target).device(message.target.device).lines.map(lineRow) });
+          return;
+        case 'stackFilter':
+          await this.send({ type: 'stackFilter', requestId, lineIds: this.session(message.target).timeline.linesMatchingStack(message.text) });
+          return;
+        case 'lineBlocks':
+          await this.send({
+            type: 'lineBlocks',
+            requestId,
+            blocks: this.session(message.target).timeline.lineBlocksFor(message.target.device, message.file, message.line, 500),
+          });
+          return;
+        case 'runCommand':
+          if (!isAllowedCommand(message.command)) throw new Error(`not allowed: ${String(message.command)}`);
+          return;
+        default:
+          return;
+      }
+    } catch (e) {
+      if (requestId >= 0) await this.send({ type: 'error', requestId, message: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  ofType<T extends WebviewMessage['type']>(type: T): Extract<WebviewMessage, { type: T }>[] {
+    return this.received.filter((m): m is Extract<WebviewMessage, { type: T }> => m.type === type);
+  }
+}
+
+interface PageGlobals {
+  __VRAM_LENS_TEST_HOOKS__: boolean;
+  __cspViolations: string[];
+  __vramLensPost(message: unknown): Promise<void>;
+  __vramLensState: unknown;
+  acquireVsCodeApi(): unknown;
+}
+
+/** Opens the page with the double of `acquireVsCodeApi` wired to `host`; `state` is what getState returns. */
+export async function openPage(
+  browser: Browser,
+  origin: string,
+  host: HostDouble,
+  options: { theme?: ThemeName; state?: unknown; width?: number; height?: number } = {},
+): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: options.width ?? 440, height: options.height ?? 900 }, deviceScaleFactor: 2 });
+  host.page = page;
+  await page.exposeFunction('__vramLensPost', (m: WebviewMessage) => host.onMessage(m));
+  await page.addInitScript((saved: unknown) => {
+    const g = globalThis as unknown as PageGlobals;
+    g.__VRAM_LENS_TEST_HOOKS__ = true;
+    g.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => g.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    let state = saved;
+    let acquired = false;
+    g.acquireVsCodeApi = () => {
+      if (acquired) throw new Error('acquireVsCodeApi called twice');
+      acquired = true;
+      return {
+        postMessage: (m: unknown) => void g.__vramLensPost(m),
+        getState: () => state,
+        setState: (s: unknown) => {
+          state = s;
+          g.__vramLensState = s;
+        },
+      };
+    };
+  }, options.state);
+  await page.goto(`${origin}/?theme=${options.theme ?? 'dark'}`);
+  return page;
+}
+
+/** Swaps the theme as VS Code does: new variables, then the body class. */
+export async function switchTheme(page: Page, origin: string, theme: ThemeName): Promise<void> {
+  await page.evaluate(
+    async ({ href, theme }) => {
+      const link = document.getElementById('test-theme') as HTMLLinkElement;
+      await new Promise<void>((resolve) => {
+        link.addEventListener('load', () => resolve(), { once: true });
+        link.href = href;
+      });
+      document.body.classList.remove('vscode-dark', 'vscode-light');
+      document.body.classList.add(`vscode-${theme}`);
+    },
+    { href: `${origin}/test/browser/themes/${theme}.css`, theme },
+  );
+}

@@ -1,0 +1,260 @@
+/**
+ * Running workloads as a user meets it: which execution provider is chosen and why, the onnxruntime
+ * profile read back, a user's ONNX model mapped to its source lines (or to its node list), the run in
+ * its worker thread (and cancelled), and `vram-lens run` on the command line.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { main } from '../../src/cli/main';
+import { snapshotFromBytes } from '../../src/core/load';
+import { encodeModel } from '../../src/core/onnx/encode';
+import type { OnnxModel } from '../../src/core/onnx/model';
+import { DeviceMemoryRecorder, openNvml } from '../../src/core/ort/nvml';
+import { CUDA_NOT_INSTALLED, providerCandidates, webgpuUnusableReason } from '../../src/core/ort/providers';
+import { DEFAULT_SESSION_SETTINGS } from '../../src/core/ort/session';
+import { JobError, executeJob, finishJob } from '../../src/core/ort/workloadJob';
+import { runWorkload } from '../../src/core/ort/workloadRunner';
+import { decodePickle } from '../../src/core/pickle/decoder';
+import { encodePickle } from '../../src/core/pickle/encoder';
+import { CancelledError } from '../../src/core/worker/client';
+import { ProfileFormatError, parseOrtProfile } from '../../src/core/workloads/ortProfile';
+import { repoRoot } from '../helpers/corpus';
+
+const tmp = () => mkdtempSync(path.join(tmpdir(), 'vram-lens-runtime-'));
+
+describe('execution provider choice', () => {
+  it('auto tries CUDA, then WebGPU, then the CPU, and says why it skipped one', () => {
+    assert.deepEqual(providerCandidates('auto', { cudaLibrary: true, webgpuUnusable: undefined }).candidates, ['cuda', 'webgpu', 'cpu']);
+    const noGpu = providerCandidates('auto', { cudaLibrary: false, webgpuUnusable: 'no Vulkan driver is installed' });
+    assert.deepEqual(noGpu.candidates, ['cpu']);
+    assert.deepEqual(noGpu.skipped, [
+      { provider: 'cuda', reason: CUDA_NOT_INSTALLED },
+      { provider: 'webgpu', reason: 'no Vulkan driver is installed' },
+    ]);
+  });
+
+  it('an explicit choice is tried alone, except CUDA without its library', () => {
+    assert.deepEqual(providerCandidates('webgpu', { cudaLibrary: false, webgpuUnusable: 'x' }).candidates, ['webgpu']);
+    assert.deepEqual(providerCandidates('cuda', { cudaLibrary: false, webgpuUnusable: undefined }).candidates, []);
+  });
+
+  it('auto does not pick WebGPU on a software Vulkan rasteriser (lavapipe)', { skip: process.platform !== 'linux' }, () => {
+    const gpu = () => true;
+    assert.match(webgpuUnusableReason({ VK_ICD_FILENAMES: '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json' }, gpu) ?? '', /software rasteriser/);
+    assert.equal(webgpuUnusableReason({ VK_ICD_FILENAMES: '/usr/share/vulkan/icd.d/nvidia_icd.json' }, gpu), undefined);
+    // Mesa's hardware drivers are installed with lavapipe, but without a GPU device they find nothing.
+    assert.match(webgpuUnusableReason({ VK_ICD_FILENAMES: '/usr/share/vulkan/icd.d/intel_icd.json' }, () => false) ?? '', /no GPU device/);
+  });
+});
+
+describe('onnxruntime profile', () => {
+  const kernel = (name: string, ts: number, args: Record<string, unknown>) => ({ cat: 'Node', name: `${name}_kernel_time`, ts, dur: 5, ph: 'X', args });
+  const arena = { mem_bytes_requested_in_use: '100', mem_bytes_in_use: '128', mem_requested_in_use_delta: '100', mem_in_use_peak: '128' };
+
+  it('splits kernels by model_run and reads shapes, providers and arena statistics', () => {
+    const text = JSON.stringify([
+      { cat: 'Session', name: 'model_run', ts: 0, dur: 50 },
+      kernel('a', 10, { op_name: 'MatMul', node_index: '0', provider: 'CPUExecutionProvider', output_type_shape: [{ float: [2, 3] }], ...arena }),
+      { cat: 'Session', name: 'model_run', ts: 100, dur: 50 },
+      kernel('b', 120, { op_name: 'Relu', node_index: '1', provider: 'CPUExecutionProvider', output_type_shape: [{ int64: [4] }, { float16: [] }], ...arena }),
+      kernel('a', 110, { op_name: 'MatMul', node_index: '0', provider: 'CPUExecutionProvider' }),
+    ]);
+    const runs = parseOrtProfile(text);
+    assert.equal(runs.length, 2);
+    assert.deepEqual(
+      runs[1].nodes.map((n) => n.name),
+      ['a', 'b'],
+    );
+    assert.deepEqual(runs[0].nodes[0].outputBytes, [24]);
+    assert.deepEqual(runs[1].nodes[1].outputBytes, [32, 2]);
+    assert.deepEqual(runs[0].nodes[0].arena, { requestedInUse: 100, inUse: 128, requestedDelta: 100, runningPeak: 128 });
+    assert.equal(runs[1].nodes[0].arena, undefined);
+  });
+
+  it('takes all-zero statistics (WebGPU) as no measurement, and rejects what is not a profile', () => {
+    const zeros = { mem_bytes_requested_in_use: '0', mem_bytes_in_use: '0', mem_requested_in_use_delta: '0', mem_in_use_peak: '0' };
+    assert.equal(parseOrtProfile(JSON.stringify([kernel('a', 1, zeros)]))[0].nodes[0].arena, undefined);
+    assert.throws(() => parseOrtProfile('{"not": "a list"}'), ProfileFormatError);
+    assert.throws(() => parseOrtProfile('[{'), ProfileFormatError);
+  });
+});
+
+/** y = relu(x @ w) + x, with w an initializer: MatMul carries a dynamo stack trace, Relu a TorchScript doc string, Add nothing. */
+function userModel(): OnnxModel {
+  return {
+    irVersion: 8,
+    opsetImports: [{ domain: '', version: 17 }],
+    producerName: 'test',
+    producerVersion: '1',
+    graph: {
+      name: 'g',
+      inputs: [{ name: 'x', elemType: 1, shape: ['batch', 8] }],
+      outputs: [{ name: 'y', elemType: 1, shape: ['batch', 8] }],
+      initializers: [{ name: 'w', elemType: 1, dims: [8, 8], data: new Float32Array(64).fill(0.1) }],
+      nodes: [
+        {
+          name: 'matmul',
+          opType: 'MatMul',
+          inputs: ['x', 'w'],
+          outputs: ['h'],
+          metadata: {
+            'pkg.torch.onnx.stack_trace':
+              'File "/home/u/train.py", line 40, in main\n    out = model(x)\nFile "/home/u/model.py", line 12, in forward\n    h = x @ self.w',
+          },
+        },
+        { name: 'relu', opType: 'Relu', inputs: ['h'], outputs: ['r'], docString: '/home/u/model.py(13): forward\n/home/u/train.py(40): main\n' },
+        { name: 'add', opType: 'Add', inputs: ['r', 'x'], outputs: ['y'] },
+      ],
+    },
+  };
+}
+
+describe('profiling a user ONNX model', () => {
+  const file = path.join(tmp(), 'tiny.onnx');
+  writeFileSync(file, encodeModel(userModel()));
+
+  it('maps nodes to the source lines the exporter recorded, and the rest to the model pseudo-file', async () => {
+    const executed = await executeJob({ kind: 'model', modelPath: file, dimensions: { batch: 4 }, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS });
+    const { summary } = finishJob(executed);
+    assert.equal(summary.nodesWithSource, 2);
+    assert.deepEqual(
+      summary.nodes.map((n) => `${n.name} ${n.file}:${n.line}`),
+      ['matmul /home/u/model.py:12', 'relu /home/u/model.py:13', `add onnx:${file}:3`],
+    );
+    // The stack trace's outer frame is kept as a caller: inclusive figures reach train.py:40.
+    const matmul = executed.trace.nodes[0].frames.map((f) => `${f.filename}:${String(f.line)}`);
+    assert.deepEqual(matmul, ['/home/u/model.py:12', '/home/u/train.py:40']);
+    // 4x8 float32 input, 8x8 initializer, three 4x8 intermediates.
+    assert.equal(summary.inputBytes, 4 * 8 * 4 + 8 * 8 * 4);
+    assert.deepEqual(
+      summary.nodes.map((n) => n.outputBytes),
+      [128, 128, 128],
+    );
+  });
+
+  it('asks for every open dimension', async () => {
+    await assert.rejects(executeJob({ kind: 'model', modelPath: file, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }), JobError);
+    await assert.rejects(
+      executeJob({ kind: 'model', modelPath: path.join(tmp(), 'missing.onnx'), dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }),
+      /cannot read .*ENOENT/,
+    );
+  });
+});
+
+describe('workload runs', () => {
+  const samplePath = path.join(repoRoot, 'test', 'fixtures', 'workloads', 'similarity.py');
+  const request = {
+    kind: 'builtin',
+    workload: 'similarity',
+    variant: 'fused',
+    size: 'tiny',
+    samplePath,
+    sampleText: readFileSync(samplePath, 'utf8'),
+    provider: 'cpu',
+    settings: DEFAULT_SESSION_SETTINGS,
+  } as const;
+  const workerScript = path.join(repoRoot, 'out', 'src', 'core', 'ort', 'workloadWorker.js');
+
+  it('runs in its worker thread and hands back a snapshot our decoder reads', async () => {
+    const progress: string[] = [];
+    const result = await runWorkload(request, { workerScript, onProgress: (m) => progress.push(m) });
+    assert.equal(result.summary.provider, 'cpu');
+    assert.ok(progress.includes('running under the onnxruntime profiler'), progress.join(' / '));
+    const decoded = decodePickle(result.pickle) as { device_traces: unknown[][]; vram_lens: { summary: { title: string } } };
+    assert.equal(decoded.vram_lens.summary.title, 'similarity fused (tiny)');
+    assert.ok(decoded.device_traces[0].length > 10);
+  });
+
+  it('is cancelled by its signal', async () => {
+    const abort = new AbortController();
+    const run = runWorkload(request, { workerScript, signal: abort.signal });
+    abort.abort();
+    await assert.rejects(run, CancelledError);
+  });
+
+  it('writes pickles our decoder reads back equal', () => {
+    const value = { a: [1, 2.5, 'x', null, true, { b: [] }], big: 18446744073709551615n, shared: [[1], [2]] };
+    assert.deepEqual(decodePickle(encodePickle(value)), value);
+  });
+});
+
+describe('device memory line (NVML)', () => {
+  it('is quietly not available without an NVIDIA driver', { skip: existsSync('/dev/nvidia0') ? 'this machine has an NVIDIA GPU' : false }, () => {
+    assert.equal(openNvml(), undefined);
+  });
+
+  it('a recorder samples its probe until stopped, then closes it', async () => {
+    let value = 0;
+    let closed = false;
+    const recorder = new DeviceMemoryRecorder({ devices: 1, sample: () => (value += 100), close: () => (closed = true) }, 1);
+    recorder.start();
+    await new Promise((r) => setTimeout(r, 20));
+    const { timeUs, bytes } = recorder.stop();
+    assert.ok(bytes.length >= 3, `${bytes.length} samples`);
+    assert.deepEqual(bytes, bytes.map((_, i) => 100 * (i + 1)));
+    assert.deepEqual([...timeUs].sort((a, b) => a - b), timeUs);
+    assert.ok(closed);
+  });
+
+  it('travels in the snapshot to the model, for the timeline', async () => {
+    const samplePath = path.join(repoRoot, 'test', 'fixtures', 'workloads', 'similarity.py');
+    const executed = await executeJob({
+      kind: 'builtin',
+      workload: 'similarity',
+      variant: 'fused',
+      size: 'tiny',
+      samplePath,
+      sampleText: readFileSync(samplePath, 'utf8'),
+      provider: 'cpu',
+      settings: DEFAULT_SESSION_SETTINGS,
+    });
+    const { pickle, summary } = finishJob(executed, { timeUs: [1_000, 2_000, 3_000], bytes: [10, 30, 20] });
+    assert.equal(summary.deviceMemoryPeakBytes, 30);
+    const measured = snapshotFromBytes(pickle).measuredDeviceMemory;
+    assert.equal(measured?.source, 'nvml');
+    assert.deepEqual([...measured.timeUs], [1_000, 2_000, 3_000]);
+    assert.deepEqual([...measured.bytes], [10, 30, 20]);
+    assert.equal(snapshotFromBytes(finishJob(executed).pickle).measuredDeviceMemory, undefined);
+  });
+});
+
+describe('vram-lens run', () => {
+  const cli = async (args: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
+    return { code, out, err };
+  };
+
+  it('prints the execution provider, whether figures are measured, and the analyze summary', async () => {
+    const r = await cli(['run', 'similarity', '--variant', 'fused', '--size', 'tiny', '--ep', 'cpu']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /^similarity fused \(tiny\) on the cpu execution provider/);
+    assert.match(r.out, /figures {9}measured: intermediates peak [\d.]+ KiB measured by onnxruntime's arena/);
+    assert.match(r.out, /device 0: \d+ events/);
+    assert.match(r.out, /live@peak/);
+  });
+
+  it('--json adds the run to the analyze report, and --save keeps the snapshot', async () => {
+    const save = path.join(tmp(), 'run.pickle');
+    const r = await cli(['run', 'train-step', '--size', 'tiny', '--ep', 'cpu', '--json', '--save', save]);
+    assert.equal(r.code, 0, r.err);
+    const report = JSON.parse(r.out) as { devices: { peakBytes: number }[]; run: { provider: string; figures: string; snapshotPeakBytes: number } };
+    assert.equal(report.run.provider, 'cpu');
+    assert.equal(report.run.figures, 'measured');
+    assert.equal(report.devices[0].peakBytes, report.run.snapshotPeakBytes);
+    const saved = await cli(['analyze', save, '--json']);
+    assert.equal((JSON.parse(saved.out) as { devices: { peakBytes: number }[] }).devices[0].peakBytes, report.devices[0].peakBytes);
+  });
+
+  it('rejects unknown workloads, variants, sizes and providers with usage errors', async () => {
+    for (const args of [['run'], ['run', 'resnet'], ['run', 'similarity', '--variant', 'plain'], ['run', 'similarity', '--size', 'huge'], ['run', 'similarity', '--ep', 'tpu']]) {
+      const r = await cli(args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.err, /^vram-lens: /);
+    }
+  });
+});

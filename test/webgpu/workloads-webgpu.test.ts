@@ -1,0 +1,71 @@
+/**
+ * The built-in workloads on onnxruntime's WebGPU execution provider (run by `npm run test:webgpu`,
+ * which points Vulkan at a software driver when the machine has no GPU; see scripts/setup-webgpu.sh).
+ * Tiny sizes: a software rasteriser is slow. WebGPU reports no arena statistics, so the figures are
+ * reconstructed, and must equal the reconstruction of the same graph run on the CPU without measurement.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { encodeModel } from '../../src/core/onnx/encode';
+import type { ProviderChoice } from '../../src/core/ort/providers';
+import type { Feed, SessionSettings } from '../../src/core/ort/session';
+import { DEFAULT_SESSION_SETTINGS, runSession } from '../../src/core/ort/session';
+import { executeJob } from '../../src/core/ort/workloadJob';
+import type { SizeId, WorkloadId } from '../../src/core/workloads/catalog';
+import { buildWorkload, workloadInputs } from '../../src/core/workloads/catalog';
+import { repoRoot } from '../helpers/corpus';
+
+const fixtures = path.join(repoRoot, 'test', 'fixtures', 'workloads');
+
+async function job(workload: WorkloadId, variant: string, provider: ProviderChoice, settings: SessionSettings = DEFAULT_SESSION_SETTINGS, size: SizeId = 'tiny') {
+  const samplePath = path.join(fixtures, workload === 'similarity' ? 'similarity.py' : 'train_step.py');
+  const sampleText = readFileSync(samplePath, 'utf8');
+  return (await executeJob({ kind: 'builtin', workload, variant, size, samplePath, sampleText, provider, settings })).summary;
+}
+
+describe('workloads on the WebGPU execution provider', { timeout: 300_000 }, () => {
+  for (const variant of ['baseline', 'fused']) {
+    it(`similarity ${variant} computes what the CPU computes`, async () => {
+      const graph = buildWorkload('similarity', variant, 'tiny');
+      const feeds = new Map<string, Feed>([...workloadInputs('similarity', graph)].map(([name, data]) => [name, { type: 'float32', dims: graph.shapes.get(name)!, data }]));
+      const outputs = async (provider: ProviderChoice) => {
+        const r = await runSession({ model: encodeModel(graph.model), feeds, provider, settings: DEFAULT_SESSION_SETTINGS, profile: false, keepOutputs: true });
+        assert.equal(r.provider, provider);
+        return r.outputs.get('similarity')!.data as Float32Array;
+      };
+      const gpu = await outputs('webgpu');
+      const cpu = await outputs('cpu');
+      let maxDiff = 0;
+      let maxRef = 0;
+      cpu.forEach((v, i) => {
+        maxDiff = Math.max(maxDiff, Math.abs(v - gpu[i]));
+        maxRef = Math.max(maxRef, Math.abs(v));
+      });
+      assert.ok(maxDiff / maxRef < 1e-5, `relative difference ${maxDiff / maxRef}`);
+    });
+  }
+
+  it('labels its figures reconstructed, equal to the reconstruction of a CPU run without measurements', async () => {
+    for (const [workload, variant] of [
+      ['similarity', 'baseline'],
+      ['train-step', 'checkpointed'],
+    ] as const) {
+      const gpu = await job(workload, variant, 'webgpu');
+      // Without the arena the CPU run measures nothing either: both are the graph's reconstruction.
+      const cpu = await job(workload, variant, 'cpu', { ...DEFAULT_SESSION_SETTINGS, memoryArena: false });
+      assert.equal(cpu.figures, 'reconstructed');
+      assert.equal(gpu.provider, 'webgpu');
+      assert.equal(gpu.figures, 'reconstructed');
+      assert.equal(gpu.measuredPeakBytes, undefined);
+      assert.ok(gpu.nodes.every((n) => n.origin === 'reconstructed'));
+      assert.equal(gpu.reconstructedPeakBytes, cpu.reconstructedPeakBytes, `${workload} ${variant}`);
+    }
+  });
+
+  it('the fused similarity and the checkpointed step peak below their baselines', async () => {
+    assert.ok((await job('similarity', 'fused', 'webgpu')).snapshotPeakBytes < (await job('similarity', 'baseline', 'webgpu')).snapshotPeakBytes);
+    assert.ok((await job('train-step', 'checkpointed', 'webgpu')).snapshotPeakBytes < (await job('train-step', 'plain', 'webgpu')).snapshotPeakBytes);
+  });
+});

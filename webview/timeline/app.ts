@@ -1,0 +1,823 @@
+/**
+ * The timeline page: keeps the UI state, asks the host for overviews and window summaries (at most
+ * one window request in flight: while it runs, the last summary is redrawn at the new zoom), and
+ * turns pointer and keyboard input into zoom, pan, hover, pin and "go to source".
+ */
+import { formatBytes } from '../../src/core/format';
+import type { BlockDetail, LineBlocks, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import type { DrawStats, Hit } from './chart';
+import { Chart } from './chart';
+import { renderDetail, tooltipLines } from './detail';
+import { baseName, byId } from './dom';
+import { Minimap } from './minimap';
+import type { HostMessage, LineRow, SnapshotChoice, Target, WebviewMessage } from './protocol';
+import { isAllowedCommand, isHostMessage } from './protocol';
+import type { SortKey, ViewState } from './state';
+import { restoreState } from './state';
+import { rowPasses } from './lineFilter';
+import { LinesTable } from './table';
+import type { Theme } from './theme';
+import { readTheme, watchTheme } from './theme';
+import type { Domain, Viewport } from './viewport';
+import { clampViewport, pan, sameViewport, zoom } from './viewport';
+import type { Host } from './vscodeApi';
+
+const BLOCK_BUDGET = 20_000;
+const ZOOM_STEP = 1.5;
+const PAN_STEP = 0.1;
+
+type Pending =
+  | { kind: 'overview'; key: string }
+  | { kind: 'window'; key: string; viewport: Viewport | undefined }
+  | { kind: 'lines'; key: string }
+  | { kind: 'block'; key: string; record: number }
+  | { kind: 'stackFilter'; key: string; text: string }
+  | { kind: 'lineBlocks'; key: string };
+
+interface SelectElement extends HTMLElement {
+  value: string;
+}
+
+const targetKey = (t: Target) => `${t.snapshotId}#${t.device}`;
+
+export class TimelineApp {
+  private state: ViewState;
+  private theme: Theme;
+  private snapshots: readonly SnapshotChoice[] = [];
+  private target: Target | undefined;
+  private overview: TimelineOverview | undefined;
+  private window: TimelineWindow | undefined;
+  private viewport: Viewport | undefined;
+  private rows: readonly LineRow[] = [];
+  private stackIds: ReadonlySet<number> | undefined;
+  private readonly details = new Map<number, BlockDetail>();
+  private hover: { hit: Hit; x: number; y: number } | undefined;
+  /** A `showLine` waiting for its target's overview. */
+  private pendingLine: LineBlocks | undefined;
+  /** States to fit once the overview arrives (after switching the axis). */
+  private pendingStates: [number, number] | undefined;
+
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private windowInFlight = false;
+  private windowWanted = false;
+  /** Ask again even when the viewport has not moved (the focus line changed). */
+  private windowStale = false;
+  private frame = 0;
+  private status = '';
+  lastStats: DrawStats | undefined;
+
+  private readonly chart: Chart;
+  private readonly minimap: Minimap;
+  private readonly table: LinesTable;
+  private readonly el = {
+    app: byId('app'),
+    empty: byId('empty'),
+    snapshot: byId<SelectElement>('snapshot'),
+    device: byId<SelectElement>('device'),
+    axis: byId<SelectElement>('axis'),
+    status: byId('status'),
+    chartBox: byId('chart-box'),
+    tooltip: byId('tooltip'),
+    detail: byId('detail'),
+    detailTitle: byId('detail-title'),
+    detailBody: byId('detail-body'),
+    goToSource: byId('go-to-source'),
+    filterFile: byId<SelectElement>('filter-file'),
+    filterStack: byId<SelectElement>('filter-stack'),
+    filterSize: byId<SelectElement>('filter-size'),
+  };
+
+  constructor(private readonly host: Host) {
+    this.state = restoreState(host.getState());
+    this.theme = readTheme();
+    this.chart = new Chart(byId<HTMLCanvasElement>('chart'));
+    this.minimap = new Minimap(byId<HTMLCanvasElement>('minimap'), (v) => this.setViewport(v));
+    this.table = new LinesTable(byId<HTMLTableElement>('lines'), byId('lines-more'), {
+      select: (row) => this.selectLine(row.id === this.state.focusLine ? undefined : row.id),
+      open: (row) => this.post({ type: 'openSource', file: row.file, line: row.line }),
+      zoom: (row) => this.zoomToLine(row),
+      sort: (key) => this.sortBy(key),
+    });
+    this.wire();
+    window.addEventListener('message', (e: MessageEvent<unknown>) => this.receive(e.data));
+    this.post({ type: 'ready' });
+  }
+
+  // ---- messages ----
+
+  private post(message: WebviewMessage): void {
+    this.host.post(message);
+  }
+
+  private request(message: WebviewMessage & { requestId: number }, pending: Pending): void {
+    this.pending.set(message.requestId, pending);
+    this.post(message);
+  }
+
+  private receive(data: unknown): void {
+    if (!isHostMessage(data)) {
+      this.post({ type: 'log', level: 'warn', message: `ignored an unknown message: ${JSON.stringify(data)?.slice(0, 200)}` });
+      return;
+    }
+    const message: HostMessage = data;
+    switch (message.type) {
+      case 'snapshots':
+        this.onSnapshots(message.snapshots, message.activeId);
+        return;
+      case 'showLine':
+        this.onShowLine(message.target, message.blocks);
+        return;
+      default:
+        break;
+    }
+    const pending = this.pending.get(message.requestId);
+    this.pending.delete(message.requestId);
+    if (!pending) return;
+    const current = this.target ? targetKey(this.target) : '';
+    if (message.type === 'window' && pending.kind === 'window') this.windowInFlight = false;
+    if (pending.key !== `${current}@${this.state.axis}` && pending.key !== current) {
+      if (pending.kind === 'window') this.maybeRequestWindow();
+      return;
+    }
+    switch (message.type) {
+      case 'overview':
+        this.onOverview(message.overview);
+        return;
+      case 'window':
+        this.onWindow(message.window, pending.kind === 'window' ? pending.viewport : undefined);
+        return;
+      case 'lines':
+        this.rows = message.rows;
+        this.table.setRows(message.rows);
+        this.renderTable();
+        return;
+      case 'block':
+        this.details.set(message.detail.record, message.detail);
+        this.render();
+        return;
+      case 'stackFilter':
+        if (pending.kind === 'stackFilter' && pending.text === this.state.filterStack) {
+          this.stackIds = new Set(message.lineIds);
+          this.renderTable();
+          this.render();
+        }
+        return;
+      case 'lineBlocks':
+        if (message.blocks) this.focusBlocks(message.blocks);
+        else this.setStatus('That line allocated nothing on this device.');
+        return;
+      case 'error':
+        this.setStatus(`Error: ${message.message}`);
+        if (pending.kind === 'window') this.maybeRequestWindow();
+        return;
+    }
+  }
+
+  private onSnapshots(snapshots: readonly SnapshotChoice[], activeId: string | undefined): void {
+    this.snapshots = snapshots;
+    this.el.empty.hidden = snapshots.length > 0;
+    this.el.app.hidden = snapshots.length === 0;
+    if (snapshots.length === 0) {
+      this.target = undefined;
+      return;
+    }
+    let chosen = snapshots.find((s) => s.id === this.state.snapshotId);
+    const activeChanged = activeId !== undefined && activeId !== this.state.seenActiveId;
+    if (!chosen || activeChanged) chosen = snapshots.find((s) => s.id === activeId) ?? chosen ?? snapshots[0];
+    const device = chosen.devices.some((d) => d.device === this.state.device) && chosen.id === this.state.snapshotId ? this.state.device! : chosen.device;
+    this.update({ seenActiveId: activeId });
+    this.fillSelectors();
+    // The same target again means something changed in the host (e.g. the user-frame filter, which
+    // renumbers lines): fetch everything again, keeping the zoom and the pin.
+    this.setTarget({ snapshotId: chosen.id, device }, true);
+  }
+
+  private setTarget(target: Target, force = false): void {
+    const same = this.target && targetKey(this.target) === targetKey(target);
+    if (same && !force && this.overview) return;
+    const snapshotChanged = this.state.snapshotId !== target.snapshotId || this.state.device !== target.device;
+    this.target = target;
+    if (snapshotChanged) {
+      this.update({ snapshotId: target.snapshotId, device: target.device, x0: undefined, x1: undefined, y0: undefined, y1: undefined, pinnedRecord: undefined, focusLine: undefined });
+    }
+    const choice = this.snapshots.find((s) => s.id === target.snapshotId);
+    if (choice && !choice.hasTimes && this.state.axis === 'time') this.update({ axis: 'event' });
+    this.overview = undefined;
+    this.window = undefined;
+    this.rows = [];
+    const nothing = choice !== undefined && choice.devices.length === 0;
+    this.el.app.classList.toggle('no-devices', nothing);
+    if (nothing) {
+      this.fillSelectors();
+      this.setStatus('This snapshot holds no memory: no trace events and no segments.');
+      return;
+    }
+    this.stackIds = undefined;
+    this.details.clear();
+    this.table.setRows([]);
+    this.fillSelectors();
+    this.post({ type: 'showing', target });
+    this.setStatus('Loading the timeline…');
+    this.requestOverview();
+    const key = targetKey(target);
+    this.request({ type: 'lines', requestId: this.nextId++, target }, { kind: 'lines', key });
+    if (this.state.filterStack) this.requestStackFilter();
+    this.render();
+  }
+
+  private requestOverview(): void {
+    if (!this.target) return;
+    this.overview = undefined;
+    this.window = undefined;
+    const key = `${targetKey(this.target)}@${this.state.axis}`;
+    this.minimap.resize();
+    this.request(
+      { type: 'overview', requestId: this.nextId++, target: this.target, axis: this.state.axis, columns: this.minimap.columns() },
+      { kind: 'overview', key },
+    );
+  }
+
+  private onOverview(overview: TimelineOverview): void {
+    this.overview = overview;
+    byId('legend-oom').hidden = overview.ooms.length === 0;
+    byId('legend-release').hidden = overview.summary.releaseX.length === 0;
+    const d = this.domain();
+    const saved = this.state.x0 !== undefined && this.state.x1 !== undefined ? { x0: this.state.x0, x1: this.state.x1 } : undefined;
+    this.viewport = clampViewport(saved ?? { x0: d.start, x1: d.end }, d);
+    if (this.state.pinnedRecord !== undefined) this.requestBlock(this.state.pinnedRecord);
+    const line = this.pendingLine;
+    const states = this.pendingStates;
+    this.pendingLine = undefined;
+    this.pendingStates = undefined;
+    if (line) this.focusBlocks(line);
+    else if (states) this.sendWindow({ states, statesMargin: 0 });
+    else this.requestWindow();
+    this.render();
+  }
+
+  private onWindow(w: TimelineWindow, asked: Viewport | undefined): void {
+    this.window = w;
+    if (!asked) {
+      // A window fitted to states (show a line): the host chose the x range.
+      this.setViewport({ x0: w.x0, x1: w.x1 }, false);
+    }
+    const drawn = w.blockRecord.length;
+    const peak = this.overview?.peak;
+    this.setStatus(
+      [
+        peak ? `peak ${formatBytes(peak.bytes)}${peak.line ? ` at ${baseName(peak.line.file)}:${peak.line.line}` : ''}` : '',
+        `${drawn.toLocaleString('en-US')} blocks drawn${w.moreBlocks ? ', smaller ones merged' : ''}`,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    );
+    this.render();
+    this.maybeRequestWindow();
+  }
+
+  private onShowLine(target: Target, blocks: LineBlocks): void {
+    if (!this.target || targetKey(this.target) !== targetKey(target)) {
+      this.pendingLine = blocks;
+      this.setTarget(target);
+      return;
+    }
+    if (!this.overview) {
+      this.pendingLine = blocks;
+      return;
+    }
+    this.focusBlocks(blocks);
+  }
+
+  /** Selects a line, pins its largest block and zooms to that block's lifetime. */
+  private focusBlocks(blocks: LineBlocks): void {
+    const largest = blocks.blocks[0];
+    this.update({ focusLine: blocks.lineId, pinnedRecord: largest?.record });
+    this.renderTable();
+    if (!largest || !this.target) return;
+    this.requestBlock(largest.record);
+    this.sendWindow({ states: [largest.firstState, largest.lastState] });
+  }
+
+  // ---- window requests ----
+
+  private domain(): Domain {
+    const o = this.overview!;
+    const span = o.axis.end - o.axis.start;
+    const minWidth = o.axis.kind === 'event' ? Math.min(span, 4) : Math.min(span, Math.max(4, (span / o.axis.states) * 4));
+    return { start: o.axis.start, end: o.axis.end, minWidth };
+  }
+
+  /** Asks for the current viewport's summary now, or after the one in flight. */
+  private requestWindow(): void {
+    this.windowWanted = true;
+    this.maybeRequestWindow();
+  }
+
+  private maybeRequestWindow(): void {
+    if (this.windowInFlight || !this.windowWanted || !this.viewport || !this.overview) return;
+    const w = this.window;
+    if (!this.windowStale && w && w.columns === this.chart.plotColumns() && sameViewport(w, this.viewport) && w.axis === this.state.axis) {
+      this.windowWanted = false;
+      return;
+    }
+    this.sendWindow({ x0: this.viewport.x0, x1: this.viewport.x1 });
+  }
+
+  private sendWindow(range: { x0: number; x1: number } | { states: [number, number]; statesMargin?: number }): void {
+    if (!this.target || !this.overview) return;
+    this.windowWanted = false;
+    this.windowStale = false;
+    this.windowInFlight = true;
+    this.chart.resize();
+    const heightPx = this.chart.plotHeightPixels();
+    const span = this.state.y0 !== undefined && this.state.y1 !== undefined ? this.state.y1 - this.state.y0 : this.estimateYMax();
+    // Offsets closer than half a device pixel look the same: they need not be sent.
+    const quantum = span / heightPx / 2;
+    const viewport = 'states' in range ? undefined : { x0: range.x0, x1: range.x1 };
+    this.request(
+      {
+        type: 'window',
+        requestId: this.nextId++,
+        target: this.target,
+        request: {
+          axis: this.state.axis,
+          ...range,
+          columns: this.chart.plotColumns(),
+          budget: BLOCK_BUDGET,
+          offsetQuantum: Number.isFinite(quantum) ? quantum : 0,
+          focusLine: this.state.focusLine,
+        },
+      },
+      { kind: 'window', key: `${targetKey(this.target)}@${this.state.axis}`, viewport },
+    );
+  }
+
+  /** Highest bytes the overview shows inside the viewport (to size the offset quantum). */
+  private estimateYMax(): number {
+    const o = this.overview;
+    const v = this.viewport;
+    if (!o) return 0;
+    const s = o.summary;
+    let max = 0;
+    for (let i = 0; i < s.stepState.length; i++) {
+      if (v && (s.stepX[i + 1] <= v.x0 || s.stepX[i] >= v.x1)) continue;
+      max = Math.max(max, s.reserved[i], s.envelope[i]);
+    }
+    return max * 1.06;
+  }
+
+  private requestBlock(record: number): void {
+    if (!this.target || this.details.has(record)) return;
+    for (const p of this.pending.values()) if (p.kind === 'block' && p.record === record) return;
+    this.request({ type: 'block', requestId: this.nextId++, target: this.target, record }, { kind: 'block', key: targetKey(this.target), record });
+  }
+
+  private requestStackFilter(): void {
+    if (!this.target) return;
+    const text = this.state.filterStack.trim();
+    if (!text) {
+      this.stackIds = undefined;
+      return;
+    }
+    this.request(
+      { type: 'stackFilter', requestId: this.nextId++, target: this.target, text },
+      { kind: 'stackFilter', key: targetKey(this.target), text: this.state.filterStack },
+    );
+  }
+
+  // ---- state changes ----
+
+  private update(patch: Partial<ViewState>): void {
+    this.state = { ...this.state, ...patch };
+    this.host.setState(this.state);
+  }
+
+  /** Moves the window, redraws the summary at hand at once, and asks for the new one (`fetch`). */
+  setViewport(v: Viewport, fetch = true): void {
+    if (!this.overview) return;
+    this.viewport = clampViewport(v, this.domain());
+    const full = this.viewport.x0 <= this.overview.axis.start && this.viewport.x1 >= this.overview.axis.end;
+    this.update({ x0: full ? undefined : this.viewport.x0, x1: full ? undefined : this.viewport.x1 });
+    this.render();
+    if (fetch) this.requestWindow();
+  }
+
+  private zoomBy(factor: number, anchor = 0.5): void {
+    if (this.viewport && this.overview) this.setViewport(zoom(this.viewport, factor, anchor, this.domain()));
+  }
+
+  private panBy(fraction: number): void {
+    if (this.viewport && this.overview) this.setViewport(pan(this.viewport, fraction, this.domain()));
+  }
+
+  private resetZoom(): void {
+    this.update({ y0: undefined, y1: undefined });
+    if (this.overview) this.setViewport({ x0: this.overview.axis.start, x1: this.overview.axis.end });
+  }
+
+  /** Zooms the y axis by `factor` (> 1 zooms in) keeping the bytes at `anchor` (0 bottom .. 1 top) in place. */
+  private zoomY(factor: number, anchor = 0.5): void {
+    const current = this.chart.yRange();
+    if (!current) return;
+    const at = current.min + (current.max - current.min) * anchor;
+    const span = Math.max(1024, (current.max - current.min) / factor);
+    let min = Math.max(0, at - span * anchor);
+    const max = min + span;
+    const fitted = this.estimateYMax();
+    if (min === 0 && max >= fitted) {
+      this.update({ y0: undefined, y1: undefined });
+    } else {
+      min = Math.min(min, Math.max(0, fitted - span));
+      this.update({ y0: min, y1: min + span });
+    }
+    this.render();
+    this.windowWanted = true;
+    this.windowStale = true;
+    this.maybeRequestWindow();
+  }
+
+  private selectLine(line: number | undefined): void {
+    this.update({ focusLine: line });
+    this.renderTable();
+    this.render();
+    this.windowWanted = true;
+    this.windowStale = true;
+    this.maybeRequestWindow();
+  }
+
+  private zoomToLine(row: LineRow): void {
+    if (!this.target) return;
+    this.request(
+      { type: 'lineBlocks', requestId: this.nextId++, target: this.target, file: row.file, line: row.line },
+      { kind: 'lineBlocks', key: targetKey(this.target) },
+    );
+  }
+
+  private sortBy(key: SortKey): void {
+    const descending = key === this.state.sortKey ? !this.state.sortDescending : key !== 'line';
+    this.update({ sortKey: key, sortDescending: descending });
+    this.renderTable();
+  }
+
+  private pin(record: number | undefined): void {
+    this.update({ pinnedRecord: record });
+    if (record !== undefined) this.requestBlock(record);
+    this.render();
+  }
+
+  private goToSource(): void {
+    const record = this.state.pinnedRecord;
+    const line = record !== undefined ? this.details.get(record)?.line : undefined;
+    if (line) this.post({ type: 'openSource', file: line.file, line: line.line });
+  }
+
+  // ---- input ----
+
+  private wire(): void {
+    const canvas = this.chart.canvas;
+    canvas.addEventListener(
+      'wheel',
+      (e) => {
+        if (!this.viewport) return;
+        e.preventDefault();
+        const box = this.chart.plotBox();
+        const rows = this.chart.plotRows();
+        if ((e.ctrlKey || e.metaKey) && rows) {
+          const anchor = Math.min(1, Math.max(0, 1 - (e.offsetY - rows.top) / rows.height));
+          this.zoomY(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.002)), anchor);
+          return;
+        }
+        if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+          const d = e.shiftKey && e.deltaX === 0 ? e.deltaY : e.deltaX;
+          this.panBy(d / box.width);
+        } else {
+          const anchor = Math.min(1, Math.max(0, (e.offsetX - box.left) / box.width));
+          this.zoomBy(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.002)), anchor);
+        }
+      },
+      { passive: false },
+    );
+    let drag: { x: number; start: Viewport; moved: boolean } | undefined;
+    canvas.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0 || !this.viewport) return;
+      canvas.setPointerCapture(e.pointerId);
+      drag = { x: e.offsetX, start: this.viewport, moved: false };
+    });
+    canvas.addEventListener('pointermove', (e) => {
+      if (drag && (drag.moved || Math.abs(e.offsetX - drag.x) > 3)) {
+        drag.moved = true;
+        canvas.classList.add('dragging');
+        const box = this.chart.plotBox();
+        const dx = ((drag.x - e.offsetX) / box.width) * (drag.start.x1 - drag.start.x0);
+        this.setViewport({ x0: drag.start.x0 + dx, x1: drag.start.x1 + dx });
+        return;
+      }
+      this.onHover(e.offsetX, e.offsetY);
+    });
+    canvas.addEventListener('pointerup', (e) => {
+      const d = drag;
+      drag = undefined;
+      canvas.classList.remove('dragging');
+      if (!d || d.moved) return;
+      const hit = this.chart.hit(e.offsetX, e.offsetY);
+      this.pin(hit?.kind === 'block' ? hit.record : undefined);
+    });
+    canvas.addEventListener('pointerleave', () => {
+      this.hover = undefined;
+      this.render();
+    });
+    canvas.addEventListener('dblclick', (e) => {
+      const hit = this.chart.hit(e.offsetX, e.offsetY);
+      if (hit?.kind !== 'block' || !this.window) return;
+      const line = this.window.lines.find((l) => l.id === this.window!.blockLine[hit.index]);
+      if (line) this.post({ type: 'openSource', file: line.file, line: line.line });
+    });
+    canvas.addEventListener('keydown', (e) => this.onKey(e));
+
+    byId('zoom-in').addEventListener('click', () => this.zoomBy(ZOOM_STEP));
+    byId('zoom-out').addEventListener('click', () => this.zoomBy(1 / ZOOM_STEP));
+    byId('zoom-reset').addEventListener('click', () => this.resetZoom());
+    this.el.goToSource.addEventListener('click', () => this.goToSource());
+    this.el.detailBody.addEventListener('click', (e) => {
+      const frame = (e.target as HTMLElement).closest<HTMLElement>('.frame');
+      if (frame?.dataset.file) this.post({ type: 'openSource', file: frame.dataset.file, line: Number(frame.dataset.line) });
+    });
+    this.el.detailBody.addEventListener('keydown', (e) => {
+      const frame = (e.target as HTMLElement).closest<HTMLElement>('.frame');
+      if (e.key === 'Enter' && frame?.dataset.file) this.post({ type: 'openSource', file: frame.dataset.file, line: Number(frame.dataset.line) });
+    });
+
+    this.el.snapshot.addEventListener('change', () => {
+      const s = this.snapshots.find((c) => c.id === this.el.snapshot.value);
+      if (s && s.id !== this.target?.snapshotId) this.setTarget({ snapshotId: s.id, device: s.device });
+    });
+    this.el.device.addEventListener('change', () => {
+      const device = Number(this.el.device.value);
+      if (this.target && Number.isInteger(device) && device !== this.target.device) this.setTarget({ snapshotId: this.target.snapshotId, device });
+    });
+    this.el.axis.addEventListener('change', () => this.switchAxis(this.el.axis.value === 'time' ? 'time' : 'event'));
+
+    let stackTimer: ReturnType<typeof setTimeout> | undefined;
+    this.el.filterFile.addEventListener('input', () => {
+      this.update({ filterFile: this.el.filterFile.value });
+      this.renderTable();
+      this.render();
+    });
+    this.el.filterStack.addEventListener('input', () => {
+      this.update({ filterStack: this.el.filterStack.value });
+      clearTimeout(stackTimer);
+      stackTimer = setTimeout(() => {
+        this.requestStackFilter();
+        if (!this.state.filterStack.trim()) {
+          this.renderTable();
+          this.render();
+        }
+      }, 250);
+    });
+    this.el.filterSize.addEventListener('change', () => {
+      this.update({ minBytes: Number(this.el.filterSize.value) || 0 });
+      this.renderTable();
+      this.render();
+    });
+    for (const button of Array.from(document.querySelectorAll<HTMLElement>('[data-command]'))) {
+      button.addEventListener('click', () => {
+        const command = button.dataset.command;
+        if (isAllowedCommand(command)) this.post({ type: 'runCommand', command });
+      });
+    }
+
+    const observer = new ResizeObserver(() => {
+      const a = this.chart.resize();
+      const b = this.minimap.resize();
+      if (a || b) {
+        this.render();
+        if (a) this.requestWindow();
+      }
+    });
+    observer.observe(this.el.chartBox);
+    observer.observe(this.minimap.canvas);
+    watchTheme((theme) => {
+      this.theme = theme;
+      this.render();
+    });
+
+    this.el.filterFile.value = this.state.filterFile;
+    this.el.filterStack.value = this.state.filterStack;
+    this.el.filterSize.value = String(this.state.minBytes);
+    this.el.axis.value = this.state.axis;
+  }
+
+  private switchAxis(axis: 'event' | 'time'): void {
+    if (axis === this.state.axis) return;
+    // Keep looking at the same states: ask for them on the new axis.
+    const w = this.window;
+    const v = this.viewport;
+    let states: [number, number] | undefined;
+    if (w && v && w.stepState.length > 0 && (v.x0 > (this.overview?.axis.start ?? 0) || v.x1 < (this.overview?.axis.end ?? 0))) {
+      states = [w.stepFirst[0], w.stepLast[w.stepLast.length - 1]];
+    }
+    this.update({ axis, x0: undefined, x1: undefined });
+    this.pendingStates = states;
+    this.requestOverview();
+    this.render();
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const handled = (() => {
+      switch (e.key) {
+        case '+':
+        case '=':
+          this.zoomBy(ZOOM_STEP);
+          return true;
+        case '-':
+        case '_':
+          this.zoomBy(1 / ZOOM_STEP);
+          return true;
+        case '0':
+          this.resetZoom();
+          return true;
+        case 'ArrowLeft':
+          this.panBy(-(e.shiftKey ? 0.5 : PAN_STEP));
+          return true;
+        case 'ArrowRight':
+          this.panBy(e.shiftKey ? 0.5 : PAN_STEP);
+          return true;
+        case 'ArrowUp':
+          this.zoomY(ZOOM_STEP, 1);
+          return true;
+        case 'ArrowDown':
+          this.zoomY(1 / ZOOM_STEP, 1);
+          return true;
+        case 'Enter':
+          this.goToSource();
+          return true;
+        case 'Escape':
+          this.pin(undefined);
+          return true;
+        default:
+          return false;
+      }
+    })();
+    if (handled) e.preventDefault();
+  }
+
+  private onHover(x: number, y: number): void {
+    const hit = this.chart.hit(x, y);
+    this.hover = hit ? { hit, x, y } : undefined;
+    if (hit?.kind === 'block') this.requestBlock(hit.record);
+    this.render();
+  }
+
+  // ---- rendering ----
+
+  private fillSelectors(): void {
+    const { snapshot, device } = this.el;
+    const options = (select: HTMLElement, items: { value: string; label: string }[], value: string) => {
+      const current = Array.from(select.querySelectorAll('vscode-option')).map((o) => `${o.getAttribute('value')}=${o.textContent}`);
+      const wanted = items.map((i) => `${i.value}=${i.label}`);
+      if (current.join('\n') !== wanted.join('\n')) {
+        select.replaceChildren(
+          ...items.map((i) => {
+            const o = document.createElement('vscode-option');
+            o.setAttribute('value', i.value);
+            o.textContent = i.label;
+            return o;
+          }),
+        );
+      }
+      (select as SelectElement).value = value;
+    };
+    options(
+      snapshot,
+      this.snapshots.map((s) => ({ value: s.id, label: s.label })),
+      this.target?.snapshotId ?? '',
+    );
+    const choice = this.snapshots.find((s) => s.id === this.target?.snapshotId);
+    const devices = choice?.devices ?? [];
+    options(
+      device,
+      devices.map((d) => ({ value: String(d.device), label: `GPU ${d.device} · ${formatBytes(d.peakBytes)}` })),
+      String(this.target?.device ?? ''),
+    );
+    device.hidden = devices.length <= 1;
+    this.el.axis.value = this.state.axis;
+    this.el.axis.toggleAttribute('disabled', !choice?.hasTimes);
+    this.el.axis.title = choice?.hasTimes ? 'X axis' : 'This snapshot has no event times (PyTorch 2.0): events only';
+  }
+
+  private setStatus(text: string): void {
+    this.status = text;
+    this.el.status.textContent = text;
+    this.chart.canvas.setAttribute('aria-label', `Memory over time: ${text}. Arrow keys pan, plus and minus zoom, Enter opens the selected block's line.`);
+  }
+
+  private filterHighlight(): ReadonlySet<number> | undefined {
+    const filterFile = this.state.filterFile.trim().toLowerCase();
+    const focus = this.state.focusLine;
+    if (!filterFile && !this.stackIds && focus === undefined) return undefined;
+    const ids = new Set<number>();
+    if (focus !== undefined) {
+      ids.add(focus);
+      return ids;
+    }
+    const filter = { file: filterFile, stackIds: this.stackIds, minBytes: 0 };
+    for (const r of this.rows) if (rowPasses(r, filter)) ids.add(r.id);
+    return ids;
+  }
+
+  private renderTable(): void {
+    this.table.render(
+      { file: this.state.filterFile.trim(), stackIds: this.stackIds, minBytes: this.state.minBytes },
+      this.state.sortKey,
+      this.state.sortDescending,
+      this.state.focusLine,
+    );
+  }
+
+  /** Draws on the next animation frame (several changes in one frame draw once). */
+  render(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.draw();
+    });
+  }
+
+  /** Draws now (the test hooks time this). */
+  draw(): DrawStats | undefined {
+    const o = this.overview;
+    if (!o || !this.viewport) {
+      this.el.tooltip.hidden = true;
+      this.chart.resize();
+      this.minimap.resize();
+      this.chart.clear(this.theme);
+      this.minimap.clear(this.theme);
+      return undefined;
+    }
+    this.chart.resize();
+    this.minimap.resize();
+    this.lastStats = this.chart.draw(
+      {
+        overview: o,
+        window: this.window,
+        viewport: this.viewport,
+        yRange: this.state.y0 !== undefined && this.state.y1 !== undefined ? { min: this.state.y0, max: this.state.y1 } : undefined,
+        highlight: this.filterHighlight(),
+        minBytes: this.state.minBytes,
+        pinned: this.state.pinnedRecord,
+        hovered: this.hover?.hit.kind === 'block' ? this.hover.hit.record : undefined,
+      },
+      this.theme,
+    );
+    this.minimap.draw(o, this.viewport, this.theme);
+    this.drawTooltip(o);
+    this.drawDetail(o);
+    return this.lastStats;
+  }
+
+  private drawTooltip(o: TimelineOverview): void {
+    const tip = this.el.tooltip;
+    const h = this.hover;
+    const lines = h ? tooltipLines(h.hit, this.window, o, h.hit.kind === 'block' ? this.details.get(h.hit.record) : undefined).filter(Boolean) : [];
+    if (!h || lines.length === 0) {
+      tip.hidden = true;
+      return;
+    }
+    tip.replaceChildren(
+      ...lines.map((text, i) => {
+        const div = document.createElement('div');
+        div.className = i === 0 ? 'tip-head' : 'tip-line';
+        div.textContent = text;
+        return div;
+      }),
+    );
+    tip.hidden = false;
+    const box = this.el.chartBox.getBoundingClientRect();
+    const width = tip.offsetWidth;
+    const left = h.x + 14 + width > box.width ? Math.max(0, h.x - 14 - width) : h.x + 14;
+    tip.style.left = `${left}px`;
+    tip.style.top = `${Math.min(Math.max(0, box.height - tip.offsetHeight), h.y + 12)}px`;
+  }
+
+  private drawDetail(o: TimelineOverview): void {
+    const record = this.state.pinnedRecord;
+    const detail = record !== undefined ? this.details.get(record) : undefined;
+    this.el.detail.hidden = detail === undefined;
+    if (!detail) return;
+    if (this.el.detail.dataset.record !== String(record)) {
+      renderDetail(this.el.detailTitle, this.el.detailBody, detail, o);
+      this.el.detail.dataset.record = String(record);
+    }
+    this.el.goToSource.toggleAttribute('disabled', detail.line === undefined);
+  }
+
+  /** For the test hooks: the state, what is pinned, and where a block is on screen. */
+  inspect(): { state: ViewState; status: string; window: TimelineWindow | undefined; viewport: Viewport | undefined } {
+    return { state: this.state, status: this.status, window: this.window, viewport: this.viewport };
+  }
+
+  pointOf(record: number): { x: number; y: number; height: number } | undefined {
+    return this.chart.pointOf(record);
+  }
+}

@@ -1,0 +1,23 @@
+/** Which rows of the lines table show, and in what order (pure, unit-tested). */
+import type { LineRow } from './protocol';
+import type { SortKey } from './state';
+
+export interface TableFilter {
+  readonly file: string;
+  /** Ids of the lines whose stacks contain the stack text; undefined: no stack filter. */
+  readonly stackIds: ReadonlySet<number> | undefined;
+  /** Rows whose self or inclusive live-at-peak bytes reach this. */
+  readonly minBytes: number;
+}
+
+export function rowPasses(row: LineRow, filter: TableFilter): boolean {
+  if (filter.file && !row.file.toLowerCase().includes(filter.file.toLowerCase())) return false;
+  if (filter.stackIds && !filter.stackIds.has(row.id)) return false;
+  return Math.max(row.liveAtPeakBytes, row.inclusiveLiveAtPeakBytes) >= filter.minBytes;
+}
+
+export function compareRows(key: SortKey, descending: boolean): (a: LineRow, b: LineRow) => number {
+  const sign = descending ? -1 : 1;
+  if (key === 'line') return (a, b) => sign * (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line);
+  return (a, b) => sign * (a[key] - b[key]) || b.allocBytes - a.allocBytes || a.id - b.id;
+}

@@ -1,0 +1,12 @@
+/** Entry of the timeline webview bundle (dist/webview/timeline.js). */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
+import { TimelineApp } from './app';
+import { installTestHooks } from './testHooks';
+import { connectHost } from './vscodeApi';
+
+const app = new TimelineApp(connectHost());
+installTestHooks(app);

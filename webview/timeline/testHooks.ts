@@ -1,0 +1,31 @@
+/**
+ * Hooks for the browser tests, installed only when the page was started with
+ * `__VRAM_LENS_TEST_HOOKS__` set (the tests set it before the bundle runs; VS Code never does).
+ */
+import type { TimelineApp } from './app';
+
+export interface TimelineTestHooks {
+  /** Draws now and returns what was drawn, with the time it took. */
+  drawNow(): unknown;
+  inspect(): unknown;
+  /** A CSS-pixel point (relative to the chart canvas) inside the block of that record. */
+  pointOf(record: number): { x: number; y: number; height: number } | undefined;
+  /** RGBA of the chart canvas at a CSS-pixel point. */
+  pixel(x: number, y: number): number[];
+}
+
+export function installTestHooks(app: TimelineApp): void {
+  const g = globalThis as { __VRAM_LENS_TEST_HOOKS__?: boolean; __vramLensTimeline?: TimelineTestHooks };
+  if (!g.__VRAM_LENS_TEST_HOOKS__) return;
+  const canvas = document.getElementById('chart') as HTMLCanvasElement;
+  g.__vramLensTimeline = {
+    drawNow: () => app.draw(),
+    inspect: () => app.inspect(),
+    pointOf: (record) => app.pointOf(record),
+    pixel: (x, y) => {
+      const dpr = window.devicePixelRatio || 1;
+      const data = canvas.getContext('2d')?.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data;
+      return data ? Array.from(data) : [];
+    },
+  };
+}

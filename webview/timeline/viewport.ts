@@ -1,0 +1,43 @@
+/** The x window the chart shows, and how zooming and panning move it inside the domain. */
+
+export interface Domain {
+  readonly start: number;
+  readonly end: number;
+  /** Narrowest window allowed (a few states on the event axis). */
+  readonly minWidth: number;
+}
+
+export interface Viewport {
+  readonly x0: number;
+  readonly x1: number;
+}
+
+/** Keeps a window inside the domain, at least `minWidth` wide, moving rather than shrinking it. */
+export function clampViewport(v: Viewport, d: Domain): Viewport {
+  const full = d.end - d.start;
+  let width = Math.min(full, Math.max(d.minWidth, v.x1 - v.x0));
+  if (!(width > 0)) width = full;
+  let x0 = v.x0;
+  if (!Number.isFinite(x0)) x0 = d.start;
+  x0 = Math.min(Math.max(x0, d.start), d.end - width);
+  return { x0, x1: x0 + width };
+}
+
+/** Zooms by `factor` (> 1 zooms in) keeping the x at `anchor` (0..1 across the window) in place. */
+export function zoom(v: Viewport, factor: number, anchor: number, d: Domain): Viewport {
+  const width = v.x1 - v.x0;
+  const at = v.x0 + width * anchor;
+  const next = Math.min(d.end - d.start, Math.max(d.minWidth, width / factor));
+  return clampViewport({ x0: at - next * anchor, x1: at - next * anchor + next }, d);
+}
+
+/** Pans by a fraction of the window's width (negative: to the left). */
+export function pan(v: Viewport, fraction: number, d: Domain): Viewport {
+  const dx = (v.x1 - v.x0) * fraction;
+  return clampViewport({ x0: v.x0 + dx, x1: v.x1 + dx }, d);
+}
+
+export function sameViewport(a: Viewport, b: Viewport): boolean {
+  const eps = (a.x1 - a.x0) * 1e-9;
+  return Math.abs(a.x0 - b.x0) <= eps && Math.abs(a.x1 - b.x1) <= eps;
+}
