@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { PickleError } from '../core/pickle/errors';
 import { SnapshotFormatError } from '../core/snapshot/errors';
 import type { Snapshot } from '../core/snapshot/model';
-import { snapshotFromBytes } from '../core/load';
+import type { OwnedBytes } from '../core/load';
+import { snapshotFromOwnedBytes } from '../core/load';
 
 export interface CliIO {
   readonly out: (text: string) => void;
@@ -21,9 +22,9 @@ export class InputError extends Error {
 }
 
 export async function loadSnapshotFile(path: string): Promise<Snapshot> {
-  let bytes: Uint8Array;
+  const owned: OwnedBytes = { bytes: undefined };
   try {
-    bytes = await readFile(path);
+    owned.bytes = await readFile(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new InputError(`${path}: no such file`);
@@ -31,7 +32,7 @@ export async function loadSnapshotFile(path: string): Promise<Snapshot> {
     throw new InputError(`${path}: cannot read (${code ?? String(e)})`);
   }
   try {
-    return snapshotFromBytes(bytes);
+    return snapshotFromOwnedBytes(owned);
   } catch (e) {
     if (e instanceof PickleError || e instanceof SnapshotFormatError) throw new InputError(`${path}: ${e.message}`);
     throw e;
