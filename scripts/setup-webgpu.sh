@@ -15,10 +15,19 @@ if [ "${VERSION_CODENAME:-}" != "bookworm" ]; then
   exit 1
 fi
 
-# 1. The bookworm-backports source, unless apt already knows it.
+# 1. The bookworm-backports source, unless apt already knows it: the same mirror as this machine's
+#    bookworm source, with the backports suite.
 if ! apt-cache policy 2>/dev/null | grep -q "bookworm-backports"; then
-  echo "setup-webgpu: adding the bookworm-backports apt source"
-  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+  mirror=$(awk '/^URIs:/ { uri = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") { print uri; exit } }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+  if [ -z "$mirror" ]; then
+    mirror=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+  fi
+  if [ -z "$mirror" ]; then
+    echo "setup-webgpu: no bookworm apt source found to derive bookworm-backports from; add bookworm-backports to your apt sources" >&2
+    exit 1
+  fi
+  echo "setup-webgpu: adding the bookworm-backports apt source ($mirror)"
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$mirror" |
     $SUDO tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null
   $SUDO apt-get update -qq
 fi
