@@ -25,7 +25,7 @@ export function pythonExecutable() {
 
 /**
  * Bundles the core's load/analysis entry points from src/ with esbuild (the CLI bundle does not export
- * them) and loads the bundle: { decodePickle, snapshotFromPickle, analyzeSnapshot, toReport, stringifyExact }.
+ * them) and loads the bundle: { snapshotFromOwnedBytes, analyzeSnapshot, toReport, stringifyExact }.
  */
 export async function loadCore() {
   const { build } = await import('esbuild');
@@ -34,8 +34,7 @@ export async function loadCore() {
   await build({
     stdin: {
       contents: [
-        "export { decodePickle } from './src/core/pickle/decoder';",
-        "export { snapshotFromPickle } from './src/core/snapshot/fromPickle';",
+        "export { snapshotFromOwnedBytes } from './src/core/load';",
         "export { analyzeSnapshot } from './src/core/analysis/analyze';",
         "export { stringifyExact, toReport } from './src/core/analysis/report';",
       ].join('\n'),

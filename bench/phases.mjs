@@ -1,10 +1,11 @@
-// Times the phases of `vram-lens analyze --json` inside one Node process: read, decode (pickle ->
-// plain values), model (values -> Snapshot), analysis, report (JSON text), with the heap after each.
+// Times the phases of `vram-lens analyze --json` inside one Node process: read, load (the pickle
+// decoded with its trace entries streamed straight into the Snapshot model), analysis, report (JSON
+// text), with the heap after each.
 //
 //   node --expose-gc bench/phases.mjs FILE [--json]
 //
-// With --expose-gc, heap + array buffers are also measured after a full collection once the decoded
-// values are dropped: what the model itself keeps. --json prints one JSON object instead of a table.
+// With --expose-gc, heap + array buffers are also measured after a full collection once the file's
+// bytes are dropped: what the model itself keeps. --json prints one JSON object instead of a table.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { loadCore } from './common.mjs';
@@ -31,12 +32,9 @@ function phase(name, run) {
   return value;
 }
 
-let bytes = phase('read', () => readFileSync(file));
-const fileBytes = bytes.length;
-let decoded = phase('decode', () => core.decodePickle(bytes));
-const snapshot = phase('model', () => core.snapshotFromPickle(decoded));
-decoded = undefined;
-bytes = undefined;
+const owned = { bytes: phase('read', () => readFileSync(file)) };
+const fileBytes = owned.bytes.length;
+const snapshot = phase('load', () => core.snapshotFromOwnedBytes(owned));
 let modelMiB;
 if (typeof globalThis.gc === 'function') {
   globalThis.gc();

@@ -149,15 +149,15 @@ function markdownTable(header, body) {
 }
 
 function phasesTable(results) {
-  const header = ['file', 'read ms', 'decode ms', 'model ms', 'analysis ms', 'report ms', 'heap after decode MiB', 'model MiB', 'peak RSS MiB'];
+  const header = ['file', 'read ms', 'load ms', 'analysis ms', 'report ms', 'heap after load MiB', 'model MiB', 'peak RSS MiB'];
   const body = results
     .filter((r) => r.phases !== undefined)
     .map((r) => {
       const p = Object.fromEntries(r.phases.phases.map((x) => [x.phase, x]));
       return [
         r.file,
-        ...['read', 'decode', 'model', 'analysis', 'report'].map((name) => p[name].ms.toFixed(0)),
-        p.decode.heapUsedMiB.toFixed(0),
+        ...['read', 'load', 'analysis', 'report'].map((name) => p[name].ms.toFixed(0)),
+        p.load.heapUsedMiB.toFixed(0),
         r.phases.modelMiB === undefined ? '-' : r.phases.modelMiB.toFixed(0),
         r.phases.peakRssMiB.toFixed(0),
       ];
