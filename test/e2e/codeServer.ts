@@ -172,7 +172,7 @@ export async function startCodeServer(env: Record<string, string> = {}, vsix?: s
   };
 }
 
-/** Headless Chromium with the flags that work offline (see docs/README-editor.md). */
+/** Headless Chromium with the flags that work offline (see docs/editor.md). */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath,
