@@ -15,7 +15,7 @@ import type { ActiveComparison, CompareMode } from './compareMode';
 import type { ComparisonView, HostToPanel, PanelToHost, RowView } from './panelProtocol';
 import { PANEL_COMMANDS } from './panelProtocol';
 import { panelHtml, panelOptions } from './panelHtml';
-import type { RecordedFiles } from './recordedFiles';
+import type { PathResolver } from '../editor/pathResolver';
 
 const VIEW_TYPE = 'vramLens.compareResults';
 /** Rows sent to the page (the most changed first). */
@@ -38,7 +38,7 @@ export class ResultsPanel implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly store: SnapshotStore,
     private readonly mode: CompareMode,
-    private readonly files: RecordedFiles,
+    private readonly files: PathResolver,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscription = mode.onDidChange((on) => {
@@ -147,7 +147,7 @@ export class ResultsPanel implements vscode.Disposable {
     const l = Number.isInteger(row) ? this.rows[row] : undefined;
     const at = l?.[side] ?? l?.current ?? l?.baseline;
     if (!at || typeof at.line !== 'number') return;
-    const uri = await this.files.resolve(at.file);
+    const uri = await this.files.localUri(at.file);
     if (!uri) {
       void vscode.window.showWarningMessage(`VRAM Lens: ${at.file} is not in this workspace.`);
       return;

@@ -11,7 +11,6 @@ import { isAllowedCommand, isWebviewMessage } from '../../../webview/timeline/pr
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { timelineHtml } from './html';
-import { resolveSourceUri } from './resolveSourceUri';
 import { lineRow, snapshotChoice } from './rows';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
@@ -234,7 +233,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
   }
 
   private async openSource(file: string, line: number): Promise<void> {
-    const uri = await resolveSourceUri(file);
+    const uri = await this.services.resolver.localUri(file);
     if (!uri) {
       void vscode.window.showWarningMessage(`VRAM Lens: cannot find ${file} on this machine or in the workspace.`);
       return;
