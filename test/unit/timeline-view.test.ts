@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import type { LineFigures } from '../../src/core/analysis/lines';
 import { LocalFiles, resolveRecordedPath } from '../../src/core/paths/pathMapper';
 import { commonSuffixLength, isWindowsPath, pathSegments } from '../../src/core/paths/recordedPath';
-import { contentSecurityPolicy, timelineHtml } from '../../src/extension/timeline/html';
+import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
+import { contentSecurityPolicy, webviewDocument } from '../../src/extension/webviewDocument';
 import { lineRow } from '../../src/extension/timeline/rows';
 import { compareRows, rowPasses } from '../../webview/timeline/lineFilter';
 import type { LineRow } from '../../webview/timeline/protocol';
@@ -143,15 +144,15 @@ describe('timeline host: source paths (the shared path mapper)', () => {
 });
 
 describe('timeline host: the page', () => {
-  const page = timelineHtml({
+  const page = webviewDocument(TIMELINE_PAGE, {
     cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
     nonce: 'abc123==',
     scriptUri: 'https://x/dist/webview/timeline.js?a="b"',
-    styleUri: 'https://x/media/timeline.css',
+    styleUris: ['https://x/media/timeline.css'],
     codiconUri: 'https://x/dist/codicons/codicon.css',
   });
   it('allows no inline code: scripts only with the nonce, styles and fonts from the webview source', () => {
-    const csp = contentSecurityPolicy('https://src', 'n0nce');
+    const csp = contentSecurityPolicy('https://src', 'n0nce', TIMELINE_PAGE.dataImages);
     assert.equal(csp, "default-src 'none'; img-src https://src data:; style-src https://src; font-src https://src; script-src 'nonce-n0nce'");
     assert.ok(page.includes(`content="default-src 'none'`));
     const scripts = page.match(/<script[^>]*>/g) ?? [];
