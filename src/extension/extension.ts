@@ -9,6 +9,7 @@ import { compareFeature } from './compare/compareFeature';
 import { affects, frameFilter } from './config';
 import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
+import { PathResolver } from './editor/pathResolver';
 import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
@@ -33,7 +34,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   );
   const compareMode = new CompareMode();
   context.subscriptions.push(compareMode);
-  const services: Services = { context, store, log, compareMode };
+  const resolver = new PathResolver(context.workspaceState, log);
+  context.subscriptions.push(resolver);
+  const services: Services = { context, store, log, compareMode, resolver };
   for (const feature of features) feature(services);
   return { services, editor: registerEditor(services) };
 }

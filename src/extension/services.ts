@@ -1,6 +1,7 @@
 /** What every feature of the extension is given at activation: one instance of each shared service. */
 import type * as vscode from 'vscode';
 import type { CompareMode } from './compare/compareMode';
+import type { PathResolver } from './editor/pathResolver';
 import type { SnapshotStore } from './snapshotStore';
 
 export interface Services {
@@ -9,6 +10,8 @@ export interface Services {
   readonly log: vscode.LogOutputChannel;
   /** Compare mode (on while two runs are compared); features that annotate lines step aside on its `onDidChange`. */
   readonly compareMode: CompareMode;
+  /** Where recorded snapshot paths are in this workspace, with the user's remembered root mappings. */
+  readonly resolver: PathResolver;
 }
 
 /** A feature registers its commands, views and listeners, pushing every disposable on `context.subscriptions`. */

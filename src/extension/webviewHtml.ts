@@ -1,58 +1,28 @@
 /**
- * The one place webview pages are built: a strict Content Security Policy (nothing by default;
- * scripts only by a fresh nonce from the crypto RNG; styles and fonts only from the extension's
- * own folders), resources limited to dist/webview and media. Data never goes into the HTML: pages
- * ask for it with a `ready` message and get it by postMessage.
+ * The one place webview pages are loaded: the folders a webview may read (dist/webview, media and,
+ * for pages with icons, dist/codicons) and the page's HTML (src/extension/webviewDocument.ts) with
+ * a nonce from the crypto RNG and resource URIs for this webview.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import type { PageContent } from './webviewDocument';
+import { webviewDocument } from './webviewDocument';
 
-/** The folders a webview may load from. */
-export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
-  return {
-    enableScripts: true,
-    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
-  };
+/** The folders a webview showing `page` may load from. */
+export function webviewOptions(extensionUri: vscode.Uri, page: Pick<PageContent, 'codicons'> = {}): vscode.WebviewOptions {
+  const roots = [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')];
+  if (page.codicons) roots.push(vscode.Uri.joinPath(extensionUri, 'dist', 'codicons'));
+  return { enableScripts: true, localResourceRoots: roots };
 }
 
-export function makeNonce(): string {
-  return randomBytes(18).toString('base64');
-}
-
-export interface PageOptions {
-  readonly title: string;
-  /** Bundle under dist/webview, e.g. `summary.js`. */
-  readonly script: string;
-  /** Stylesheets under media, e.g. `summary.css`. */
-  readonly styles: readonly string[];
-}
-
-/** The static HTML of a webview page; its script renders everything it is sent. */
-export function webviewPage(webview: vscode.Webview, extensionUri: vscode.Uri, page: PageOptions): string {
-  const nonce = makeNonce();
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  const styles = page.styles
-    .map((s) => `<link rel="stylesheet" href="${webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', s)).toString()}">`)
-    .join('\n    ');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', page.script)).toString();
-  return `<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="UTF-8">
-    <meta http-equiv="Content-Security-Policy" content="${csp}">
-    <meta name="viewport" content="width=device-width, initial-scale=1.0">
-    ${styles}
-    <title>${page.title.replace(/[<>&"]/g, '')}</title>
-  </head>
-  <body>
-    <main id="root" aria-live="polite"></main>
-    <script nonce="${nonce}" src="${script}"></script>
-  </body>
-</html>`;
+/** The HTML of `page` for `webview`, with a fresh nonce. */
+export function webviewPage(webview: vscode.Webview, extensionUri: vscode.Uri, page: PageContent): string {
+  const uri = (...segments: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...segments)).toString();
+  return webviewDocument(page, {
+    cspSource: webview.cspSource,
+    nonce: randomBytes(18).toString('base64'),
+    scriptUri: uri('dist', 'webview', page.script),
+    styleUris: page.styles.map((s) => uri('media', s)),
+    codiconUri: page.codicons ? uri('dist', 'codicons', 'codicon.css') : undefined,
+  });
 }

@@ -14,8 +14,9 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import type { SnapshotSession } from '../../src/core/worker/session';
-import { timelineHtml } from '../../src/extension/timeline/html';
+import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
 import { lineRow, snapshotChoice } from '../../src/extension/timeline/rows';
+import { webviewDocument } from '../../src/extension/webviewDocument';
 import type { HostMessage, Target, WebviewMessage } from '../../webview/timeline/protocol';
 import { isAllowedCommand } from '../../webview/timeline/protocol';
 import { repoRoot } from '../helpers/corpus';
@@ -42,11 +43,11 @@ export async function startServer(): Promise<{ server: Server; origin: string }>
       if (url.pathname === '/') {
         const origin = `http://${req.headers.host ?? ''}`;
         const theme: ThemeName = url.searchParams.get('theme') === 'light' ? 'light' : 'dark';
-        let html = timelineHtml({
+        let html = webviewDocument(TIMELINE_PAGE, {
           cspSource: origin,
           nonce: randomBytes(16).toString('base64'),
           scriptUri: `${origin}/dist/webview/timeline.js`,
-          styleUri: `${origin}/media/timeline.css`,
+          styleUris: [`${origin}/media/timeline.css`],
           codiconUri: `${origin}/dist/codicons/codicon.css`,
         });
         // What VS Code adds: the theme's variables and the body class naming the theme kind.

@@ -6,9 +6,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LineFigures } from '../../src/core/analysis/lines';
-import { contentSecurityPolicy, timelineHtml } from '../../src/extension/timeline/html';
+import { LocalFiles, resolveRecordedPath } from '../../src/core/paths/pathMapper';
+import { commonSuffixLength, isWindowsPath, pathSegments } from '../../src/core/paths/recordedPath';
+import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
+import { contentSecurityPolicy, webviewDocument } from '../../src/extension/webviewDocument';
 import { lineRow } from '../../src/extension/timeline/rows';
-import { bestSuffixMatch, commonSuffixSegments } from '../../src/extension/timeline/suffixMatch';
 import { compareRows, rowPasses } from '../../webview/timeline/lineFilter';
 import type { LineRow } from '../../webview/timeline/protocol';
 import { isAllowedCommand, isHostMessage, isWebviewMessage } from '../../webview/timeline/protocol';
@@ -126,30 +128,31 @@ describe('timeline view: the lines table', () => {
   });
 });
 
-describe('timeline host: source paths', () => {
+describe('timeline host: source paths (the shared path mapper)', () => {
+  const shared = (a: string, b: string): number => commonSuffixLength(pathSegments(a), pathSegments(b), isWindowsPath(a) || isWindowsPath(b));
   it('counts the trailing path segments two paths share, with either slash', () => {
-    assert.equal(commonSuffixSegments('/root/proj/src/model.py', '/home/me/proj/src/model.py'), 3);
-    assert.equal(commonSuffixSegments('C:\\work\\proj\\model.py', '/srv/proj/model.py'), 2);
-    assert.equal(commonSuffixSegments('/a/model.py', '/a/train.py'), 0);
+    assert.equal(shared('/root/proj/src/model.py', '/home/me/proj/src/model.py'), 3);
+    assert.equal(shared('C:\\work\\proj\\model.py', '/srv/proj/model.py'), 2);
+    assert.equal(shared('/a/model.py', '/a/train.py'), 0);
   });
-  it('picks the workspace file with the longest common suffix, the shortest on ties', () => {
-    const candidates = ['/ws/old/model.py', '/ws/proj/src/model.py', '/ws/other/src/model.py', '/ws/x/train.py'];
-    assert.equal(bestSuffixMatch('/root/proj/src/model.py', candidates), '/ws/proj/src/model.py');
-    assert.equal(bestSuffixMatch('/elsewhere/model.py', candidates), '/ws/old/model.py');
-    assert.equal(bestSuffixMatch('/elsewhere/eval.py', candidates), undefined);
+  it('picks the workspace file with the longest common suffix, and none on ties (the user is asked instead)', () => {
+    const candidates = new LocalFiles(['/ws/old/model.py', '/ws/proj/src/model.py', '/ws/other/src/model.py', '/ws/x/train.py']);
+    assert.deepEqual(resolveRecordedPath('/root/proj/src/model.py', candidates), { kind: 'mapped', local: '/ws/proj/src/model.py', via: 'suffix', matchedSegments: 3 });
+    assert.equal(resolveRecordedPath('/elsewhere/model.py', candidates).kind, 'ambiguous');
+    assert.equal(resolveRecordedPath('/elsewhere/eval.py', candidates).kind, 'unmapped');
   });
 });
 
 describe('timeline host: the page', () => {
-  const page = timelineHtml({
+  const page = webviewDocument(TIMELINE_PAGE, {
     cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
     nonce: 'abc123==',
     scriptUri: 'https://x/dist/webview/timeline.js?a="b"',
-    styleUri: 'https://x/media/timeline.css',
+    styleUris: ['https://x/media/timeline.css'],
     codiconUri: 'https://x/dist/codicons/codicon.css',
   });
   it('allows no inline code: scripts only with the nonce, styles and fonts from the webview source', () => {
-    const csp = contentSecurityPolicy('https://src', 'n0nce');
+    const csp = contentSecurityPolicy('https://src', 'n0nce', TIMELINE_PAGE.dataImages);
     assert.equal(csp, "default-src 'none'; img-src https://src data:; style-src https://src; font-src https://src; script-src 'nonce-n0nce'");
     assert.ok(page.includes(`content="default-src 'none'`));
     const scripts = page.match(/<script[^>]*>/g) ?? [];

@@ -5,6 +5,7 @@
  */
 import { formatBytes } from '../../src/core/format';
 import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import { fitToDisplay, paintBackground } from './canvas';
 import type { Theme } from './theme';
 import type { Tick } from './ticks';
 import { byteTicks, eventTicks, timeTicks } from './ticks';
@@ -116,22 +117,14 @@ export class Chart {
     this.ctx = ctx;
   }
 
-  /** Matches the backing store to the element's CSS size at the current devicePixelRatio. */
   /** Paints the background only (nothing to show yet). */
   clear(theme: Theme): void {
-    this.ctx.fillStyle = theme.background;
-    this.ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
+    paintBackground(this.ctx, theme);
   }
 
+  /** Matches the backing store to the element's CSS size at the current devicePixelRatio. */
   resize(): boolean {
-    const dpr = window.devicePixelRatio || 1;
-    const rect = this.canvas.getBoundingClientRect();
-    const w = Math.max(1, Math.round(rect.width * dpr));
-    const h = Math.max(1, Math.round(rect.height * dpr));
-    if (this.canvas.width === w && this.canvas.height === h) return false;
-    this.canvas.width = w;
-    this.canvas.height = h;
-    return true;
+    return fitToDisplay(this.canvas);
   }
 
   /** Plot width in CSS pixels: the number of columns to ask the host for. */

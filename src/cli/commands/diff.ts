@@ -13,6 +13,7 @@ import { alignTotals } from '../../core/compare/overlay';
 import { toComparisonReport } from '../../core/compare/report';
 import { busiestDevice, sideFromAnalysis } from '../../core/compare/side';
 import { NoTimesError, downsampleTotals } from '../../core/compare/totals';
+import { frameFilterOptions } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import { UsageError, intOption } from '../args';
 import type { CliIO } from '../io';
@@ -47,11 +48,7 @@ export async function diffCommand(args: ParsedArgs, io: CliIO): Promise<number> 
   const points = intOption(args, 'points', 200, 2) ?? 200;
   const overlayAxis = args.options.get('overlay');
   if (overlayAxis !== undefined && !AXES.includes(overlayAxis as OverlayAxis)) throw new UsageError(`--overlay takes one of ${AXES.join(', ')}`);
-  const libraryPath = args.options.get('library-path');
-  const filter = {
-    includeLibraryFrames: args.options.has('include-library'),
-    extraLibraryPaths: typeof libraryPath === 'string' ? libraryPath.split(',') : [],
-  };
+  const filter = frameFilterOptions(args);
   const srcA = args.options.get('src-a');
   const srcB = args.options.get('src-b');
 

@@ -4,27 +4,16 @@
  * matched by their path with `\` read as `/` and case ignored, else by the longest common tail of
  * path components (at least the file name), when that pairing is the best for both files.
  */
-import { normalisePath } from '../analysis/frameFilter';
-
-function components(file: string): string[] {
-  return normalisePath(file).split('/').filter((c) => c !== '');
-}
-
-/** How many trailing path components two paths share (0 when their file names differ). */
-export function commonSuffixLength(a: readonly string[], b: readonly string[]): number {
-  let n = 0;
-  while (n < a.length && n < b.length && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
-  return n;
-}
+import { commonSuffixLength, pathSegments } from '../paths/recordedPath';
 
 /**
  * Pairs baseline files with current files. Returns a map baseline file -> current file; files
  * without a counterpart (or with two equally good ones) are absent.
  */
 export function matchFiles(baseline: Iterable<string>, current: Iterable<string>): Map<string, string> {
-  const a = [...new Set(baseline)].map((file) => ({ file, parts: components(file) }));
-  const b = [...new Set(current)].map((file) => ({ file, parts: components(file) }));
-  const score = a.map((fa) => b.map((fb) => commonSuffixLength(fa.parts, fb.parts)));
+  const a = [...new Set(baseline)].map((file) => ({ file, parts: pathSegments(file) }));
+  const b = [...new Set(current)].map((file) => ({ file, parts: pathSegments(file) }));
+  const score = a.map((fa) => b.map((fb) => commonSuffixLength(fa.parts, fb.parts, true)));
   const bestOf = (values: readonly number[]): number => {
     let best = -1;
     let count = 0;

@@ -1,11 +1,13 @@
 /** Growable typed-array buffers for building the timeline's columnar results without boxing numbers. */
 
-export class IntBuffer {
-  private data: Int32Array;
+/** A typed array that grows by doubling as values are pushed. */
+abstract class GrowableBuffer<T extends Int32Array | Float64Array> {
+  private data: T;
   length = 0;
-  constructor(capacity = 64) {
-    this.data = new Int32Array(Math.max(1, capacity));
+  constructor(capacity: number) {
+    this.data = this.allocate(Math.max(1, capacity));
   }
+  protected abstract allocate(length: number): T;
   push(value: number): void {
     if (this.length === this.data.length) this.grow();
     this.data[this.length++] = value;
@@ -17,39 +19,31 @@ export class IntBuffer {
     this.data[i] = value;
   }
   /** A right-sized copy. */
-  toArray(): Int32Array {
-    return this.data.slice(0, this.length);
+  toArray(): T {
+    return this.data.slice(0, this.length) as T;
   }
   private grow(): void {
-    const next = new Int32Array(this.data.length * 2);
+    const next = this.allocate(this.data.length * 2);
     next.set(this.data);
     this.data = next;
   }
 }
 
-export class FloatBuffer {
-  private data: Float64Array;
-  length = 0;
+export class IntBuffer extends GrowableBuffer<Int32Array> {
   constructor(capacity = 64) {
-    this.data = new Float64Array(Math.max(1, capacity));
+    super(capacity);
   }
-  push(value: number): void {
-    if (this.length === this.data.length) this.grow();
-    this.data[this.length++] = value;
+  protected allocate(length: number): Int32Array {
+    return new Int32Array(length);
   }
-  get(i: number): number {
-    return this.data[i];
+}
+
+export class FloatBuffer extends GrowableBuffer<Float64Array> {
+  constructor(capacity = 64) {
+    super(capacity);
   }
-  set(i: number, value: number): void {
-    this.data[i] = value;
-  }
-  toArray(): Float64Array {
-    return this.data.slice(0, this.length);
-  }
-  private grow(): void {
-    const next = new Float64Array(this.data.length * 2);
-    next.set(this.data);
-    this.data = next;
+  protected allocate(length: number): Float64Array {
+    return new Float64Array(length);
   }
 }
 

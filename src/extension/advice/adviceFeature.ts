@@ -6,14 +6,12 @@
 import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import { setting } from '../config';
-import { RecordedFiles } from '../compare/recordedFiles';
 import type { Feature } from '../services';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
 
-export const adviceFeature: Feature = ({ context, store, log }) => {
+export const adviceFeature: Feature = ({ context, store, log, resolver: files }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
-  const files = new RecordedFiles();
   const index = new FindingIndex();
   let shown: { id: string; info: unknown } | undefined;
   let generation = 0;
@@ -49,10 +47,8 @@ export const adviceFeature: Feature = ({ context, store, log }) => {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('vramLens.advice.enabled')) void refresh(true);
     }),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => {
-      files.clear();
-      void refresh(true);
-    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void refresh(true)),
+    files.onDidChange(() => void refresh(true)),
     vscode.languages.registerCodeActionsProvider({ language: 'python' }, new AdviceQuickFixes(index, files), {
       providedCodeActionKinds: AdviceQuickFixes.kinds,
     }),

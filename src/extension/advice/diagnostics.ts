@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../../core/advice/finding';
-import type { RecordedFiles } from '../compare/recordedFiles';
+import type { PathResolver } from '../editor/pathResolver';
 import type { LoadedSnapshot } from '../snapshotStore';
 
 export const DIAGNOSTIC_SOURCE = 'VRAM Lens';
@@ -47,7 +47,7 @@ function lineRange(line: number): vscode.Range {
 export async function diagnosticsFor(
   snapshot: LoadedSnapshot,
   findings: readonly Finding[],
-  files: RecordedFiles,
+  files: PathResolver,
   index: FindingIndex,
 ): Promise<Map<string, { uri: vscode.Uri; diagnostics: vscode.Diagnostic[] }>> {
   const out = new Map<string, { uri: vscode.Uri; diagnostics: vscode.Diagnostic[] }>();
@@ -57,7 +57,7 @@ export async function diagnosticsFor(
     out.set(uri.toString(), entry);
   };
   for (const f of findings) {
-    const local = f.file !== undefined && f.line !== undefined ? await files.resolve(f.file) : undefined;
+    const local = f.file !== undefined && f.line !== undefined ? await files.localUri(f.file) : undefined;
     const uri = local ?? snapshot.uri;
     if (!uri) continue;
     const line = local && f.line !== undefined ? f.line : 1;
@@ -67,7 +67,7 @@ export async function diagnosticsFor(
     d.code = f.rule;
     const related: vscode.DiagnosticRelatedInformation[] = [];
     for (const r of f.related ?? []) {
-      const at = await files.resolve(r.file);
+      const at = await files.localUri(r.file);
       if (at) related.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(at, lineRange(r.line)), r.message));
     }
     if (related.length > 0) d.relatedInformation = related;

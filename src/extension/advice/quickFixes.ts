@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { quickFixesFor } from '../../core/advice/quickFix';
-import type { RecordedFiles } from '../compare/recordedFiles';
+import type { PathResolver } from '../editor/pathResolver';
 import type { FindingIndex } from './diagnostics';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 
@@ -13,7 +13,7 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
 
   constructor(
     private readonly index: FindingIndex,
-    private readonly files: RecordedFiles,
+    private readonly files: PathResolver,
   ) {}
 
   async provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): Promise<vscode.CodeAction[]> {
@@ -26,7 +26,7 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
       const documents = new Map<string, vscode.TextDocument>([[finding.file, document]]);
       for (const r of finding.related ?? []) {
         if (documents.has(r.file)) continue;
-        const uri = await this.files.resolve(r.file);
+        const uri = await this.files.localUri(r.file);
         if (uri) documents.set(r.file, await vscode.workspace.openTextDocument(uri));
       }
       const text = (file: string, line: number) => {

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { LineDelta } from '../../core/compare/diff';
 import type { CompareMode } from './compareMode';
 import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
-import type { RecordedFiles } from './recordedFiles';
+import type { PathResolver } from '../editor/pathResolver';
 
 export class CompareDecorations implements vscode.Disposable {
   private readonly increase = vscode.window.createTextEditorDecorationType({
@@ -25,7 +25,7 @@ export class CompareDecorations implements vscode.Disposable {
 
   constructor(
     private readonly mode: CompareMode,
-    private readonly files: RecordedFiles,
+    private readonly files: PathResolver,
   ) {
     this.disposables.push(
       mode.onDidChange(() => void this.rebuild()),
@@ -45,7 +45,7 @@ export class CompareDecorations implements vscode.Disposable {
     if (active) {
       const changed = active.comparison.lines.filter((l) => l.current && typeof l.current.line === 'number' && inlineDeltaText(l) !== undefined);
       for (const file of new Set(changed.map((l) => l.current!.file))) {
-        const uri = await this.files.resolve(file);
+        const uri = await this.files.localUri(file);
         if (!uri) continue;
         const key = uri.toString();
         byDocument.set(key, [...(byDocument.get(key) ?? []), ...changed.filter((l) => l.current!.file === file)]);

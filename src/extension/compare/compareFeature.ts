@@ -12,7 +12,6 @@ import type { Feature, Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { CompareDecorations } from './compareDecorations';
 import type { ActiveComparison, ComparedSide } from './compareMode';
-import { RecordedFiles } from './recordedFiles';
 import { ResultsPanel } from './resultsPanel';
 import { SourceTexts } from './sourceTexts';
 
@@ -100,8 +99,7 @@ function statusText(active: ActiveComparison): { text: string; tooltip: string }
 }
 
 export const compareFeature: Feature = (services) => {
-  const { context, store, compareMode, log } = services;
-  const files = new RecordedFiles();
+  const { context, store, compareMode, log, resolver: files } = services;
   const texts = new SourceTexts(store, files, log);
   const decorations = new CompareDecorations(compareMode, files);
   const panel = new ResultsPanel(context.extensionUri, store, compareMode, files, log);
@@ -115,7 +113,6 @@ export const compareFeature: Feature = (services) => {
     decorations,
     panel,
     status,
-    vscode.workspace.onDidChangeWorkspaceFolders(() => files.clear()),
     compareMode.onDidChange((on) => {
       const active = compareMode.comparison;
       if (!on || !active) {

@@ -14,10 +14,17 @@ import type { SnapshotStore } from '../snapshotStore';
 import type { ActiveComparison, CompareMode } from './compareMode';
 import type { ComparisonView, HostToPanel, PanelToHost, RowView } from './panelProtocol';
 import { PANEL_COMMANDS } from './panelProtocol';
-import { panelHtml, panelOptions } from './panelHtml';
-import type { RecordedFiles } from './recordedFiles';
+import type { PathResolver } from '../editor/pathResolver';
+import { webviewOptions, webviewPage } from '../webviewHtml';
+import type { PageContent } from '../webviewDocument';
 
 const VIEW_TYPE = 'vramLens.compareResults';
+const PAGE: PageContent = {
+  title: 'VRAM Lens: Compare',
+  script: 'compare.js',
+  styles: ['compare.css'],
+  body: '<main id="root" aria-live="polite"><p class="muted">Loading the comparison…</p></main>',
+};
 /** Rows sent to the page (the most changed first). */
 const MAX_ROWS = 500;
 const OVERLAY_POINTS = 400;
@@ -38,7 +45,7 @@ export class ResultsPanel implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly store: SnapshotStore,
     private readonly mode: CompareMode,
-    private readonly files: RecordedFiles,
+    private readonly files: PathResolver,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscription = mode.onDidChange((on) => {
@@ -56,9 +63,9 @@ export class ResultsPanel implements vscode.Disposable {
       this.panel.reveal(undefined, true);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(VIEW_TYPE, 'VRAM Lens: Compare', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, panelOptions(this.extensionUri));
+    const panel = vscode.window.createWebviewPanel(VIEW_TYPE, 'VRAM Lens: Compare', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, webviewOptions(this.extensionUri));
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.png');
-    panel.webview.html = panelHtml(panel.webview, this.extensionUri);
+    panel.webview.html = webviewPage(panel.webview, this.extensionUri, PAGE);
     const subscriptions = [
       panel.webview.onDidReceiveMessage((m: PanelToHost) => void this.receive(m)),
       panel.onDidDispose(() => {
@@ -147,7 +154,7 @@ export class ResultsPanel implements vscode.Disposable {
     const l = Number.isInteger(row) ? this.rows[row] : undefined;
     const at = l?.[side] ?? l?.current ?? l?.baseline;
     if (!at || typeof at.line !== 'number') return;
-    const uri = await this.files.resolve(at.file);
+    const uri = await this.files.localUri(at.file);
     if (!uri) {
       void vscode.window.showWarningMessage(`VRAM Lens: ${at.file} is not in this workspace.`);
       return;

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LineTextProvider } from '../../core/sourceText';
 import type { SnapshotStore } from '../snapshotStore';
-import type { RecordedFiles } from './recordedFiles';
+import type { PathResolver } from '../editor/pathResolver';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
@@ -16,7 +16,7 @@ export class SourceTexts implements vscode.Disposable {
 
   constructor(
     private readonly store: SnapshotStore,
-    private readonly files: RecordedFiles,
+    private readonly files: PathResolver,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscription = store.onDidChange(() => this.sync());
@@ -53,7 +53,7 @@ export class SourceTexts implements vscode.Disposable {
       for (const l of await snapshot.worker.call('lines', { device: d.device })) files.add(l.file);
     }
     for (const file of files) {
-      const uri = await this.files.resolve(file);
+      const uri = await this.files.localUri(file);
       if (!uri) continue;
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       if (open) {

@@ -13,7 +13,7 @@ import type { CommandDeps } from './commands';
 import { closeSnapshot, openFrame, openSnapshot, showLineInTimelineFallback, switchSnapshot } from './commands';
 import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
-import { PathResolver } from './pathResolver';
+import type { PathResolver } from './pathResolver';
 import { SnapshotStatusBar } from './statusBar';
 import type { SummaryDeps } from './summaryView';
 import { SUMMARY_VIEW_TYPE, SnapshotSummaryEditorProvider, showSummary } from './summaryView';
@@ -28,8 +28,7 @@ export interface EditorApi {
 const PYTHON: vscode.DocumentSelector = [{ language: 'python' }, { pattern: '**/*.py' }];
 
 export function registerEditor(services: Services): EditorApi {
-  const { context, store, log, compareMode } = services;
-  const resolver = new PathResolver(context.workspaceState, log);
+  const { context, store, log, compareMode, resolver } = services;
   const annotator = new Annotator(store, resolver, compareMode, log);
   const codeLens = new FunctionCodeLensProvider(annotator);
   const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
@@ -46,7 +45,6 @@ export function registerEditor(services: Services): EditorApi {
   };
 
   context.subscriptions.push(
-    resolver,
     annotator,
     codeLens,
     new SnapshotStatusBar(store, annotator),

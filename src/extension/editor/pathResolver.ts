@@ -32,12 +32,21 @@ export class PathResolver implements vscode.Disposable {
   /** Fires when a root mapping is added or forgotten. */
   readonly onDidChange = this.changed.event;
   private readonly askedThisSession = new Set<string>();
+  /** `localUri` answers, dropped when a mapping or the workspace folders change. */
+  private readonly uris = new Map<string, Promise<vscode.Uri | undefined>>();
+  private readonly subscriptions: vscode.Disposable[];
   private asking = false;
 
   constructor(
     private readonly state: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    this.subscriptions = [
+      this.changed,
+      this.changed.event(() => this.uris.clear()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.uris.clear()),
+    ];
+  }
 
   get mappings(): readonly RootMapping[] {
     return this.state.get<RootMapping[]>(MAPPINGS_KEY, []);
@@ -69,6 +78,19 @@ export class PathResolver implements vscode.Disposable {
       else unmapped.push(file);
     }
     return { local, unmapped };
+  }
+
+  /** The local file of one recorded path (remembered until the mappings or workspace folders change). */
+  localUri(recorded: string): Promise<vscode.Uri | undefined> {
+    let found = this.uris.get(recorded);
+    if (!found) {
+      found = this.resolve([recorded]).then((r) => {
+        const local = r.local.get(recorded);
+        return local === undefined ? undefined : vscode.Uri.file(local);
+      });
+      this.uris.set(recorded, found);
+    }
+    return found;
   }
 
   /**
@@ -147,6 +169,6 @@ export class PathResolver implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.changed.dispose();
+    for (const d of this.subscriptions) d.dispose();
   }
 }

@@ -1,46 +1,17 @@
 /**
- * The timeline webview's page: static markup, a strict CSP (no inline code or styles, scripts only
- * with this load's nonce), and resource URIs. No data is ever written into it: everything the view
- * shows arrives by postMessage. Free of `vscode`, so the browser tests load the very same page.
+ * The timeline webview's page: its static markup (no data: everything the view shows arrives by
+ * postMessage), built into a document with the shared strict CSP by src/extension/webviewDocument.ts.
+ * Free of `vscode`, so the browser tests load the very same page.
  */
+import type { PageContent } from '../webviewDocument';
 
-export interface TimelineHtmlResources {
-  /** `webview.cspSource`. */
-  readonly cspSource: string;
-  /** A fresh random nonce per page load (base64). */
-  readonly nonce: string;
-  readonly scriptUri: string;
-  readonly styleUri: string;
-  readonly codiconUri: string;
-}
-
-const escapeAttribute = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return [
-    "default-src 'none'",
-    `img-src ${cspSource} data:`,
-    `style-src ${cspSource}`,
-    `font-src ${cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-}
-
-export function timelineHtml(r: TimelineHtmlResources): string {
-  const a = escapeAttribute;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${a(contentSecurityPolicy(r.cspSource, r.nonce))}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${a(r.codiconUri)}" id="vscode-codicon-stylesheet">
-<link rel="stylesheet" href="${a(r.styleUri)}">
-<title>VRAM Timeline</title>
-</head>
-<body>
-<main id="app" hidden>
+export const TIMELINE_PAGE: PageContent = {
+  title: 'VRAM Timeline',
+  script: 'timeline.js',
+  styles: ['timeline.css'],
+  codicons: true,
+  dataImages: true,
+  body: `<main id="app" hidden>
   <div class="toolbar" role="toolbar" aria-label="Timeline">
     <vscode-single-select id="snapshot" aria-label="Snapshot" class="grow"></vscode-single-select>
     <vscode-single-select id="device" aria-label="Device"></vscode-single-select>
@@ -106,9 +77,5 @@ export function timelineHtml(r: TimelineHtmlResources): string {
     <vscode-button data-command="vramLens.profile" icon="pulse" secondary>Profile VRAM</vscode-button>
     <vscode-button data-command="vramLens.openSample" secondary>Open Sample...</vscode-button>
   </div>
-</section>
-<script nonce="${a(r.nonce)}" src="${a(r.scriptUri)}"></script>
-</body>
-</html>
-`;
-}
+</section>`,
+};

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import type { Services } from '../services';
-import { bestSuffixMatch } from './suffixMatch';
+import { localKey } from '../editor/pathResolver';
 import { TIMELINE_VIEW_ID, TimelineView } from './timelineView';
 
 /** `Show Line in Timeline` arguments: a file (as the snapshot or the workspace names it) and a 1-based line. */
@@ -22,7 +22,18 @@ function isLineArgument(value: unknown): value is LineArgument {
 
 export function timelineFeature(services: Services): void {
   const view = new TimelineView(services);
-  const { context, log } = services;
+  const { context, log, resolver } = services;
+
+  /** The snapshot's recorded file that `file` (recorded, or a workspace file) stands for, as the editor maps it. */
+  const recordedFile = async (file: string, recorded: readonly string[]): Promise<string | undefined> => {
+    if (recorded.includes(file)) return file;
+    const wanted = localKey(file);
+    const { local } = await resolver.resolve(recorded);
+    return recorded.find((r) => {
+      const here = local.get(r);
+      return here !== undefined && localKey(here) === wanted;
+    });
+  };
   context.subscriptions.push(
     view,
     vscode.window.registerWebviewViewProvider(TIMELINE_VIEW_ID, view),
@@ -45,7 +56,7 @@ export function timelineFeature(services: Services): void {
       const { snapshot, device } = target;
       const lines = await snapshot.worker.call('lines', { device });
       const files = [...new Set(lines.map((l) => l.file))];
-      const file = files.includes(wanted.file) ? wanted.file : bestSuffixMatch(wanted.file, files);
+      const file = await recordedFile(wanted.file, files);
       const shown = file !== undefined && (await view.showLine(snapshot, device, file, wanted.line));
       if (!shown) {
         log.info(`Show Line in Timeline: no blocks for ${wanted.file}:${wanted.line} (matched ${file ?? 'no file'}) in ${snapshot.label}`);

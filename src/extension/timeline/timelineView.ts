@@ -3,15 +3,14 @@
  * (the heavy work happens there), opens source files it points at, and re-sends the snapshot list
  * whenever the store changes or the view is shown again (the page is not kept while hidden).
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { WindowRequest } from '../../core/timeline/types';
 import type { HostMessage, Target, WebviewMessage } from '../../../webview/timeline/protocol';
 import { isAllowedCommand, isWebviewMessage } from '../../../webview/timeline/protocol';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
-import { timelineHtml } from './html';
-import { resolveSourceUri } from './resolveSourceUri';
+import { webviewOptions, webviewPage } from '../webviewHtml';
+import { TIMELINE_PAGE } from './html';
 import { lineRow, snapshotChoice } from './rows';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
@@ -79,19 +78,11 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
 
   resolveWebviewView(view: vscode.WebviewView): void {
     const extensionUri = this.services.context.extensionUri;
-    const dist = vscode.Uri.joinPath(extensionUri, 'dist');
-    const media = vscode.Uri.joinPath(extensionUri, 'media');
     this.view = view;
     this.ready = false;
-    view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    view.webview.options = webviewOptions(extensionUri, TIMELINE_PAGE);
     const webview = view.webview;
-    view.webview.html = timelineHtml({
-      cspSource: webview.cspSource,
-      nonce: randomBytes(16).toString('base64'),
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview', 'timeline.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'timeline.css')).toString(),
-      codiconUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css')).toString(),
-    });
+    view.webview.html = webviewPage(webview, extensionUri, TIMELINE_PAGE);
     const subscriptions = [
       webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       // The page is dropped while hidden; when shown again it says `ready` and gets everything anew.
@@ -234,7 +225,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
   }
 
   private async openSource(file: string, line: number): Promise<void> {
-    const uri = await resolveSourceUri(file);
+    const uri = await this.services.resolver.localUri(file);
     if (!uri) {
       void vscode.window.showWarningMessage(`VRAM Lens: cannot find ${file} on this machine or in the workspace.`);
       return;

@@ -1,0 +1,39 @@
+/** What the commands that analyse snapshot files share: the frame filter options and the one-file start. */
+import type { Analysis } from '../core/analysis/analyze';
+import type { FrameFilterOptions } from '../core/analysis/frameFilter';
+import { analyzeSnapshot } from '../core/analysis/analyze';
+import type { ParsedArgs } from './args';
+import { UsageError, intOption } from './args';
+import type { CliIO } from './io';
+import { loadSnapshotFile } from './io';
+
+/** `--include-library` and `--library-path P[,P...]`. */
+export function frameFilterOptions(args: ParsedArgs): FrameFilterOptions {
+  const libraryPath = args.options.get('library-path');
+  return {
+    includeLibraryFrames: args.options.has('include-library'),
+    extraLibraryPaths: typeof libraryPath === 'string' ? libraryPath.split(',') : [],
+  };
+}
+
+/**
+ * The snapshot FILE (the one positional) analysed with the frame filter options, and `--device`
+ * when given; undefined (after saying why on stderr) when the snapshot has no such device.
+ */
+export async function analyzeFileArgument(
+  args: ParsedArgs,
+  io: CliIO,
+  command: string,
+  usage: string,
+): Promise<{ file: string; device: number | undefined; analysis: Analysis } | undefined> {
+  if (args.positionals.length !== 1) throw new UsageError(`${command} takes one snapshot file\nusage: ${usage}`);
+  const file = args.positionals[0];
+  const device = intOption(args, 'device', undefined);
+  const analysis = analyzeSnapshot(await loadSnapshotFile(file), frameFilterOptions(args));
+  if (device !== undefined && !analysis.devices.some((d) => d.device === device)) {
+    const known = analysis.devices.map((d) => d.device).join(', ') || 'none';
+    io.err(`vram-lens: ${file}: no device ${device} in this snapshot (devices: ${known})\n`);
+    return undefined;
+  }
+  return { file, device, analysis };
+}
