@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { formatBytes } from '../../src/core/format';
 import { NO_LINE } from '../../src/core/analysis/lineIndex';
+import { Action } from '../../src/core/snapshot/model';
 import { snapshotFromBytes } from '../../src/core/load';
 import { lineColor } from '../../src/core/timeline/colors';
 import type { TimelineWindow } from '../../src/core/timeline/types';
@@ -37,6 +38,7 @@ interface Stats {
   rects: number;
   drawnRecords: number[];
   drawnColors: number[];
+  drawnFindings: { label: string; x: number; y: number }[];
   yMax: number;
 }
 interface Hooks {
@@ -443,6 +445,39 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     assert.ok(text.includes('Out of memory') && text.includes(formatBytes(oom.requestedBytes)), text);
     if (oom.deviceFreeBytes !== undefined) assert.ok(text.includes(formatBytes(oom.deviceFreeBytes)), text);
     await oomPage.close();
+  });
+
+  it('marks the advisor\'s findings at their events: the OOM post-mortem at the OOM, its message on hover', async () => {
+    const multi = load('constructor-sun-expandable-oom-4dev.pickle', 'a');
+    // The OOM of device 1, found here in the trace itself.
+    const trace = multi.session.snapshot.traces.find((t) => t.device === 1)!;
+    const oomEvent = trace.action.indexOf(Action.Oom);
+    assert.ok(oomEvent >= 0, 'device 1 ran out of memory');
+    const host = new HostDouble([multi], 'a');
+    const page = await open(host, { width: 900 });
+    await page.evaluate(() => {
+      const select = document.getElementById('device') as HTMLElement & { value: string };
+      select.value = '1';
+      select.dispatchEvent(new Event('change'));
+    });
+    const { viewport } = await settled(page);
+    assert.equal((await inspect(page)).state.device, 1);
+    await page.waitForFunction(() => ((globalThis as unknown as Hooks).__vramLensTimeline.drawNow()?.drawnFindings.length ?? 0) > 0);
+    const stats = (await drawNow(page))!;
+    const marker = stats.drawnFindings.find((f) => f.label === 'OOM post-mortem');
+    assert.ok(marker, `an OOM marker among ${JSON.stringify(stats.drawnFindings)}`);
+    // On the event axis the OOM (event i) is drawn where state i + 1 begins, as the OOM line is.
+    const chart = (await page.locator('#chart').boundingBox())!;
+    const plotWidth = chart.width - 70;
+    const expectedX = 60 + ((oomEvent + 1 - viewport!.x0) / (viewport!.x1 - viewport!.x0)) * plotWidth;
+    assert.ok(Math.abs(marker.x - expectedX) <= 1.5, `marker at ${marker.x}, OOM at ${expectedX}`);
+    await page.mouse.move(chart.x + marker.x + 2, chart.y + marker.y);
+    await page.locator('#tooltip').waitFor({ state: 'visible' });
+    const text = (await page.locator('#tooltip').textContent()) ?? '';
+    assert.ok(text.includes(`requested at event ${oomEvent}`), text);
+    assert.ok(text.includes('consider') || text.includes('fragmentation'), `the finding's suggestion: ${text}`);
+    await page.screenshot({ path: path.join(RESULTS, 'timeline-findings-dark.png') });
+    await page.close();
   });
 
   it('offers only allowed commands when nothing is loaded, and ignores unknown messages', async () => {

@@ -4,6 +4,7 @@
  * turns pointer and keyboard input into zoom, pan, hover, pin and "go to source".
  */
 import { formatBytes } from '../../src/core/format';
+import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
 import type { BlockDetail, LineBlocks, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import type { DrawStats, Hit } from './chart';
 import { Chart } from './chart';
@@ -29,6 +30,7 @@ const PAN_STEP = 0.1;
 type Pending =
   | { kind: 'overview'; key: string }
   | { kind: 'window'; key: string; viewport: Viewport | undefined }
+  | { kind: 'findings'; key: string }
   | { kind: 'lines'; key: string }
   | { kind: 'block'; key: string; record: number }
   | { kind: 'stackFilter'; key: string; text: string }
@@ -47,6 +49,8 @@ export class TimelineApp {
   private target: Target | undefined;
   private overview: TimelineOverview | undefined;
   private window: TimelineWindow | undefined;
+  /** The advisor's findings on the current axis. */
+  private findings: readonly FindingMarker[] = [];
   private viewport: Viewport | undefined;
   private rows: readonly LineRow[] = [];
   private stackIds: ReadonlySet<number> | undefined;
@@ -147,6 +151,10 @@ export class TimelineApp {
       case 'window':
         this.onWindow(message.window, pending.kind === 'window' ? pending.viewport : undefined);
         return;
+      case 'findings':
+        this.findings = message.markers;
+        this.render();
+        return;
       case 'lines':
         this.rows = message.rows;
         this.table.setRows(message.rows);
@@ -230,12 +238,14 @@ export class TimelineApp {
     if (!this.target) return;
     this.overview = undefined;
     this.window = undefined;
+    this.findings = [];
     const key = `${targetKey(this.target)}@${this.state.axis}`;
     this.minimap.resize();
     this.request(
       { type: 'overview', requestId: this.nextId++, target: this.target, axis: this.state.axis, columns: this.minimap.columns() },
       { kind: 'overview', key },
     );
+    this.request({ type: 'findings', requestId: this.nextId++, target: this.target, axis: this.state.axis }, { kind: 'findings', key });
   }
 
   private onOverview(overview: TimelineOverview): void {
@@ -762,6 +772,7 @@ export class TimelineApp {
         overview: o,
         window: this.window,
         viewport: this.viewport,
+        findings: this.findings,
         yRange: this.state.y0 !== undefined && this.state.y1 !== undefined ? { min: this.state.y0, max: this.state.y1 } : undefined,
         highlight: this.filterHighlight(),
         minBytes: this.state.minBytes,
@@ -792,6 +803,8 @@ export class TimelineApp {
         return div;
       }),
     );
+    // A finding's message is prose: wrap it rather than cut it.
+    tip.classList.toggle('wrap', h.hit.kind === 'finding');
     tip.hidden = false;
     const box = this.el.chartBox.getBoundingClientRect();
     const width = tip.offsetWidth;

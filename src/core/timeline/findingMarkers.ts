@@ -10,6 +10,8 @@ import type { TimelineAxis } from './axis';
 export interface FindingMarker {
   readonly rule: RuleId;
   readonly severity: Severity;
+  /** A few words to label the marker with. */
+  readonly label: string;
   readonly title: string;
   readonly message: string;
   /** Event indices the marker stands for (first and last; equal for a point). */
@@ -18,6 +20,18 @@ export interface FindingMarker {
   readonly x0: number;
   readonly x1: number;
 }
+
+const LABELS: Readonly<Record<RuleId, string>> = {
+  'out-of-memory': 'OOM post-mortem',
+  'empty-cache-in-loop': 'empty_cache',
+  'growing-memory': 'growing memory',
+  'in-place-arithmetic': 'in-place op',
+  'inference-without-no-grad': 'no_grad?',
+  'activation-checkpointing': 'checkpointing?',
+  'optimizer-state': 'optimizer state',
+  'mixed-precision': 'mixed precision?',
+  fragmentation: 'fragmentation',
+};
 
 /** The event ranges [first, last] a finding's evidence names, in the order found; none: not on the timeline. */
 export function findingEventRanges(finding: Finding): [number, number][] {
@@ -55,6 +69,7 @@ export function findingMarkers(findings: readonly Finding[], axis: TimelineAxis)
       markers.push({
         rule: f.rule,
         severity: f.severity,
+        label: LABELS[f.rule],
         title: f.title,
         message: f.message,
         firstEvent: first,
