@@ -5,6 +5,7 @@
  */
 import { formatBytes } from '../../src/core/format';
 import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
+import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { BlockDetail, LineBlocks, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import type { DrawStats, Hit } from './chart';
 import { Chart } from './chart';
@@ -41,6 +42,25 @@ interface SelectElement extends HTMLElement {
 }
 
 const targetKey = (t: Target) => `${t.snapshotId}#${t.device}`;
+
+/** The legend entry of the measured line, added to the legend the first time a snapshot has one. */
+function showMeasuredLegend(measured: MeasuredLine | undefined): void {
+  let entry = document.getElementById('legend-measured');
+  if (!measured) {
+    if (entry) entry.hidden = true;
+    return;
+  }
+  if (!entry) {
+    entry = document.createElement('span');
+    entry.id = 'legend-measured';
+    const key = document.createElement('span');
+    key.className = 'key key-measured';
+    entry.append(key, document.createElement('span'));
+    document.querySelector('.legend')?.append(entry);
+  }
+  (entry.lastChild as HTMLElement).textContent = `measured (${measured.source === 'nvml' ? 'NVML' : measured.source})`;
+  entry.hidden = false;
+}
 
 export class TimelineApp {
   private state: ViewState;
@@ -252,6 +272,7 @@ export class TimelineApp {
     this.overview = overview;
     byId('legend-oom').hidden = overview.ooms.length === 0;
     byId('legend-release').hidden = overview.summary.releaseX.length === 0;
+    showMeasuredLegend(overview.measured);
     const d = this.domain();
     const saved = this.state.x0 !== undefined && this.state.x1 !== undefined ? { x0: this.state.x0, x1: this.state.x1 } : undefined;
     this.viewport = clampViewport(saved ?? { x0: d.start, x1: d.end }, d);

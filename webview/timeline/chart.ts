@@ -5,6 +5,7 @@
  */
 import { formatBytes } from '../../src/core/format';
 import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
+import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import type { Theme } from './theme';
 import type { Tick } from './ticks';
@@ -174,6 +175,10 @@ export class Chart {
         yMax = Math.max(yMax, w.reserved[i], w.envelope[i]);
       }
     }
+    const measured = overview.measured;
+    if (measured) {
+      for (let k = 0; k < measured.x.length; k++) if (measured.x[k] >= viewport.x0 && measured.x[k] <= viewport.x1) yMax = Math.max(yMax, measured.bytes[k]);
+    }
     if (!(yMax > 0)) yMax = Math.max(overview.peakReservedBytes, overview.peak.bytes, 1);
     yMax *= 1.06;
     let yMin = 0;
@@ -285,6 +290,7 @@ export class Chart {
       // The allocated total (envelope) and the reserved memory, as step lines.
       this.stepLine(w, (i) => w.envelope[i], px, sy, theme.allocated, 1.25 * dpr, []);
       this.stepLine(w, (i) => w.reserved[i], px, sy, theme.reserved, 1.25 * dpr, [4 * dpr, 3 * dpr]);
+      if (measured) this.measuredLine(measured, px, sy, theme.measured, 1.5 * dpr);
 
       // Hovered and pinned blocks.
       for (const [record, color, lineWidth] of [
@@ -438,8 +444,12 @@ export class Chart {
       const x0 = Math.max(left, px(marker.x0));
       const x1 = Math.min(left + width, px(marker.x1));
       if (x1 < left || x0 > left + width) continue;
-      const labelEnd = x0 + 8 * dpr + ctx.measureText(marker.label).width;
-      let row = rowEnds.findIndex((end) => end < x0 - 4 * dpr);
+      const labelWidth = ctx.measureText(marker.label).width;
+      // Near the right edge the label goes to the left of the diamond.
+      const leftward = x0 + 8 * dpr + labelWidth > left + width;
+      const labelStart = leftward ? x0 - 7 * dpr - labelWidth : x0;
+      const labelEnd = leftward ? x0 + 4 * dpr : x0 + 8 * dpr + labelWidth;
+      let row = rowEnds.findIndex((end) => end < labelStart - 4 * dpr);
       if (row < 0) row = rowEnds.length < 3 ? rowEnds.length : 2;
       rowEnds[row] = Math.max(rowEnds[row] ?? 0, labelEnd, x1);
       const y = top + (34 + row * 13) * dpr;
@@ -458,12 +468,25 @@ export class Chart {
       ctx.lineTo(x0 - r, y);
       ctx.closePath();
       ctx.fill();
-      ctx.fillText(marker.label, x0 + 7 * dpr, y + 3.5 * dpr);
-      this.findingSpots.push({ marker, x0: x0 - r, x1: Math.max(x1, labelEnd), y });
+      ctx.fillText(marker.label, leftward ? labelStart : x0 + 7 * dpr, y + 3.5 * dpr);
+      this.findingSpots.push({ marker, x0: Math.min(x0 - r, labelStart), x1: Math.max(x1, labelEnd), y });
       drawn.push({ label: marker.label, x: x0 / dpr, y: y / dpr });
     }
     ctx.restore();
     return drawn;
+  }
+
+  /** The measured device memory (NVML samples), straight segments between samples. */
+  private measuredLine(m: MeasuredLine, px: (x: number) => number, sy: (b: number) => number, color: string, lineWidth: number): void {
+    const { ctx } = this;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = lineWidth;
+    ctx.beginPath();
+    for (let k = 0; k < m.x.length; k++) {
+      if (k === 0) ctx.moveTo(px(m.x[k]), sy(m.bytes[k]));
+      else ctx.lineTo(px(m.x[k]), sy(m.bytes[k]));
+    }
+    ctx.stroke();
   }
 
   /** `color` moved SHADE of the way towards the background (opaque), cached per theme. */
