@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
+import { dispatch } from '../../src/core/worker/methods';
 import type { SnapshotSession } from '../../src/core/worker/session';
 import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
 import { lineRow, snapshotChoice } from '../../src/extension/timeline/rows';
@@ -154,6 +155,12 @@ export class HostDouble {
           const sent = performance.now();
           await this.send({ type: 'window', requestId, window });
           this.transportTimes.push(performance.now() - sent);
+          return;
+        }
+        case 'findings': {
+          // What the worker answers the host.
+          const ctx = { session: this.session(message.target), progress: () => undefined };
+          await this.send({ type: 'findings', requestId, markers: dispatch('timelineFindings', { device: message.target.device, axis: message.axis }, ctx) });
           return;
         }
         case 'block':

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { formatBytes } from '../../src/core/format';
 import { NO_LINE } from '../../src/core/analysis/lineIndex';
+import { Action } from '../../src/core/snapshot/model';
 import { snapshotFromBytes } from '../../src/core/load';
 import { lineColor } from '../../src/core/timeline/colors';
 import type { TimelineWindow } from '../../src/core/timeline/types';
@@ -37,6 +38,7 @@ interface Stats {
   rects: number;
   drawnRecords: number[];
   drawnColors: number[];
+  drawnFindings: { label: string; x: number; y: number }[];
   yMax: number;
 }
 interface Hooks {
@@ -443,6 +445,116 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     assert.ok(text.includes('Out of memory') && text.includes(formatBytes(oom.requestedBytes)), text);
     if (oom.deviceFreeBytes !== undefined) assert.ok(text.includes(formatBytes(oom.deviceFreeBytes)), text);
     await oomPage.close();
+  });
+
+  it('marks the advisor\'s findings at their events: the OOM post-mortem at the OOM, its message on hover', async () => {
+    const multi = load('constructor-sun-expandable-oom-4dev.pickle', 'a');
+    // The OOM of device 1, found here in the trace itself.
+    const trace = multi.session.snapshot.traces.find((t) => t.device === 1)!;
+    const oomEvent = trace.action.indexOf(Action.Oom);
+    assert.ok(oomEvent >= 0, 'device 1 ran out of memory');
+    const host = new HostDouble([multi], 'a');
+    const page = await open(host, { width: 900 });
+    await page.evaluate(() => {
+      const select = document.getElementById('device') as HTMLElement & { value: string };
+      select.value = '1';
+      select.dispatchEvent(new Event('change'));
+    });
+    const { viewport } = await settled(page);
+    assert.equal((await inspect(page)).state.device, 1);
+    await page.waitForFunction(() => ((globalThis as unknown as Hooks).__vramLensTimeline.drawNow()?.drawnFindings.length ?? 0) > 0);
+    const stats = (await drawNow(page))!;
+    const marker = stats.drawnFindings.find((f) => f.label === 'OOM post-mortem');
+    assert.ok(marker, `an OOM marker among ${JSON.stringify(stats.drawnFindings)}`);
+    // On the event axis the OOM (event i) is drawn where state i + 1 begins, as the OOM line is.
+    const chart = (await page.locator('#chart').boundingBox())!;
+    const plotWidth = chart.width - 70;
+    const expectedX = 60 + ((oomEvent + 1 - viewport!.x0) / (viewport!.x1 - viewport!.x0)) * plotWidth;
+    assert.ok(Math.abs(marker.x - expectedX) <= 1.5, `marker at ${marker.x}, OOM at ${expectedX}`);
+    await page.mouse.move(chart.x + marker.x + 2, chart.y + marker.y);
+    await page.locator('#tooltip').waitFor({ state: 'visible' });
+    const text = (await page.locator('#tooltip').textContent()) ?? '';
+    assert.ok(text.includes(`requested at event ${oomEvent}`), text);
+    assert.ok(text.includes('consider') || text.includes('fragmentation'), `the finding's suggestion: ${text}`);
+    await page.screenshot({ path: path.join(RESULTS, 'timeline-findings-dark.png') });
+    await page.close();
+  });
+
+  it('draws the measured device memory (NVML) as its own line, placed by time on both axes', async () => {
+    // A corpus run with a synthetic NVML line: flat, above everything the allocator held, sampled
+    // only over the second half of the run's wall time.
+    const bytes = readFileSync(path.join(corpusDir, 'kkaitlyn111-cs336-small-forward-uint64-line.pickle'));
+    const base = snapshotFromBytes(bytes);
+    const trace = base.traces.find((t) => t.length > 0)!;
+    const t0 = trace.timeUs[0];
+    const t1 = trace.timeUs[trace.length - 1];
+    const tMid = (t0 + t1) / 2;
+    const plain = new SnapshotSession(base, bytes.byteLength, {});
+    const d = plain.analysis.devices[0];
+    const level = 1.5 * Math.max(d.peakBytes, d.peakReservedBytes);
+    const samples = 200;
+    const timeUs = Float64Array.from({ length: samples }, (_, i) => tMid + ((t1 - tMid) * i) / (samples - 1));
+    const snapshot = { ...base, measuredDeviceMemory: { source: 'nvml', timeUs, bytes: new Float64Array(samples).fill(level) } };
+    const s: LoadedForTest = { id: 'm', label: 'measured', session: new SnapshotSession(snapshot, bytes.byteLength, {}), device: 0 };
+    // The first event at or after the middle of the run: where the line starts on the event axis.
+    const midEvent = trace.timeUs.findIndex((t) => t >= tMid);
+    const page = await open(new HostDouble([s], s.id), { width: 900 });
+    const measuredRgb = /--vscode-vramLens-timeline-measured: (#[0-9a-f]{6})/.exec(readFileSync(path.join(repoRoot, 'test', 'browser', 'themes', 'dark.css'), 'utf8'))![1];
+    /** CSS-pixel rows and columns of the canvas in the measured colour. */
+    const measuredPixels = () =>
+      page.evaluate((color) => {
+        const canvas = document.getElementById('chart') as HTMLCanvasElement;
+        const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        const hexAt = (i: number) => `#${[data[i], data[i + 1], data[i + 2]].map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+        const found: { x: number; y: number }[] = [];
+        for (let y = 0; y < canvas.height; y++) {
+          for (let x = 0; x < canvas.width; x++) if (hexAt((y * canvas.width + x) * 4) === color) found.push({ x: x / devicePixelRatio, y: y / devicePixelRatio });
+        }
+        return found;
+      }, measuredRgb);
+
+    for (const axis of ['event', 'time'] as const) {
+      if (axis === 'time') {
+        await page.evaluate(() => {
+          const select = document.getElementById('axis') as HTMLElement & { value: string };
+          select.value = 'time';
+          select.dispatchEvent(new Event('change'));
+        });
+        await page.waitForFunction(() => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().window?.axis === 'time');
+      }
+      const { viewport } = await settled(page);
+      await drawNow(page);
+      const found = await measuredPixels();
+      assert.ok(found.length > 50, `${axis}: the measured line is drawn (${found.length} pixels)`);
+      // Flat and the highest thing drawn: one row near the top of the plot.
+      const ys = found.map((p) => p.y);
+      assert.ok(Math.max(...ys) - Math.min(...ys) <= 2, `${axis}: flat, rows ${Math.min(...ys)}-${Math.max(...ys)}`);
+      const blockTop = await page.evaluate(() => {
+        const hooks = (globalThis as unknown as Hooks).__vramLensTimeline;
+        const tops = [...(hooks.inspect().window?.blockRecord ?? [])].map((r) => hooks.pointOf(r)).filter((p) => p !== undefined).map((p) => p.y - p.height / 2);
+        return Math.min(...tops);
+      });
+      assert.ok(Math.max(...ys) < blockTop, `${axis}: above the blocks (row ${Math.max(...ys)}, highest block top ${blockTop})`);
+      // It starts where the middle of the run's wall time is on this axis.
+      const plotWidth = (await page.locator('#chart').boundingBox())!.width - 70;
+      const startX = axis === 'event' ? midEvent : tMid;
+      const expected = 60 + ((startX - viewport!.x0) / (viewport!.x1 - viewport!.x0)) * plotWidth;
+      const left = Math.min(...found.map((p) => p.x));
+      assert.ok(Math.abs(left - expected) <= 3, `${axis}: starts at ${left}, expected ${expected}`);
+    }
+    assert.equal(await page.locator('#legend-measured').isVisible(), true);
+    assert.equal((await page.locator('#legend-measured').textContent())?.trim(), 'measured (NVML)');
+    await page.screenshot({ path: path.join(RESULTS, 'timeline-measured-dark.png') });
+    await page.close();
+
+    // Without samples: no line and no legend entry.
+    const other = load('kkaitlyn111-cs336-small-forward-uint64-line.pickle', 'p');
+    const plainPage = await open(new HostDouble([other], other.id), { width: 900 });
+    await settled(plainPage);
+    await drawNow(plainPage);
+    const none = await plainPage.evaluate(() => document.getElementById('legend-measured')?.hidden ?? true);
+    assert.equal(none, true);
+    await plainPage.close();
   });
 
   it('offers only allowed commands when nothing is loaded, and ignores unknown messages', async () => {

@@ -4,6 +4,8 @@
  * turns pointer and keyboard input into zoom, pan, hover, pin and "go to source".
  */
 import { formatBytes } from '../../src/core/format';
+import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
+import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { BlockDetail, LineBlocks, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import type { DrawStats, Hit } from './chart';
 import { Chart } from './chart';
@@ -29,6 +31,7 @@ const PAN_STEP = 0.1;
 type Pending =
   | { kind: 'overview'; key: string }
   | { kind: 'window'; key: string; viewport: Viewport | undefined }
+  | { kind: 'findings'; key: string }
   | { kind: 'lines'; key: string }
   | { kind: 'block'; key: string; record: number }
   | { kind: 'stackFilter'; key: string; text: string }
@@ -40,6 +43,25 @@ interface SelectElement extends HTMLElement {
 
 const targetKey = (t: Target) => `${t.snapshotId}#${t.device}`;
 
+/** The legend entry of the measured line, added to the legend the first time a snapshot has one. */
+function showMeasuredLegend(measured: MeasuredLine | undefined): void {
+  let entry = document.getElementById('legend-measured');
+  if (!measured) {
+    if (entry) entry.hidden = true;
+    return;
+  }
+  if (!entry) {
+    entry = document.createElement('span');
+    entry.id = 'legend-measured';
+    const key = document.createElement('span');
+    key.className = 'key key-measured';
+    entry.append(key, document.createElement('span'));
+    document.querySelector('.legend')?.append(entry);
+  }
+  (entry.lastChild as HTMLElement).textContent = `measured (${measured.source === 'nvml' ? 'NVML' : measured.source})`;
+  entry.hidden = false;
+}
+
 export class TimelineApp {
   private state: ViewState;
   private theme: Theme;
@@ -47,6 +69,8 @@ export class TimelineApp {
   private target: Target | undefined;
   private overview: TimelineOverview | undefined;
   private window: TimelineWindow | undefined;
+  /** The advisor's findings on the current axis. */
+  private findings: readonly FindingMarker[] = [];
   private viewport: Viewport | undefined;
   private rows: readonly LineRow[] = [];
   private stackIds: ReadonlySet<number> | undefined;
@@ -147,6 +171,10 @@ export class TimelineApp {
       case 'window':
         this.onWindow(message.window, pending.kind === 'window' ? pending.viewport : undefined);
         return;
+      case 'findings':
+        this.findings = message.markers;
+        this.render();
+        return;
       case 'lines':
         this.rows = message.rows;
         this.table.setRows(message.rows);
@@ -230,18 +258,21 @@ export class TimelineApp {
     if (!this.target) return;
     this.overview = undefined;
     this.window = undefined;
+    this.findings = [];
     const key = `${targetKey(this.target)}@${this.state.axis}`;
     this.minimap.resize();
     this.request(
       { type: 'overview', requestId: this.nextId++, target: this.target, axis: this.state.axis, columns: this.minimap.columns() },
       { kind: 'overview', key },
     );
+    this.request({ type: 'findings', requestId: this.nextId++, target: this.target, axis: this.state.axis }, { kind: 'findings', key });
   }
 
   private onOverview(overview: TimelineOverview): void {
     this.overview = overview;
     byId('legend-oom').hidden = overview.ooms.length === 0;
     byId('legend-release').hidden = overview.summary.releaseX.length === 0;
+    showMeasuredLegend(overview.measured);
     const d = this.domain();
     const saved = this.state.x0 !== undefined && this.state.x1 !== undefined ? { x0: this.state.x0, x1: this.state.x1 } : undefined;
     this.viewport = clampViewport(saved ?? { x0: d.start, x1: d.end }, d);
@@ -762,6 +793,7 @@ export class TimelineApp {
         overview: o,
         window: this.window,
         viewport: this.viewport,
+        findings: this.findings,
         yRange: this.state.y0 !== undefined && this.state.y1 !== undefined ? { min: this.state.y0, max: this.state.y1 } : undefined,
         highlight: this.filterHighlight(),
         minBytes: this.state.minBytes,
@@ -792,6 +824,8 @@ export class TimelineApp {
         return div;
       }),
     );
+    // A finding's message is prose: wrap it rather than cut it.
+    tip.classList.toggle('wrap', h.hit.kind === 'finding');
     tip.hidden = false;
     const box = this.el.chartBox.getBoundingClientRect();
     const width = tip.offsetWidth;

@@ -4,6 +4,8 @@
  * annotation spans), scaled for devicePixelRatio, and hit testing for hover and clicks.
  */
 import { formatBytes } from '../../src/core/format';
+import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
+import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import { fitToDisplay, paintBackground } from './canvas';
 import type { Theme } from './theme';
@@ -16,6 +18,8 @@ export interface ChartScene {
   /** The latest summary; may cover another window than `viewport` while a new one is on its way. */
   readonly window: TimelineWindow | undefined;
   readonly viewport: Viewport;
+  /** The advisor's findings placed on this axis (empty until the host has sent them). */
+  readonly findings: readonly FindingMarker[];
   /** The bytes range of the y axis; undefined fits [0, highest in the window]. */
   readonly yRange: { readonly min: number; readonly max: number } | undefined;
   /** Lines drawn at full strength (the others dimmed); undefined: every line. */
@@ -33,6 +37,7 @@ export type Hit =
   | { readonly kind: 'annotation'; readonly index: number }
   | { readonly kind: 'peak' }
   | { readonly kind: 'oom'; readonly index: number }
+  | { readonly kind: 'finding'; readonly marker: FindingMarker }
   | { readonly kind: 'release'; readonly index: number };
 
 /** What the last frame drew (read by the browser tests through the test hooks). */
@@ -44,6 +49,8 @@ export interface DrawStats {
   readonly drawnRecords: readonly number[];
   /** Palette index (or -1) of each of those blocks. */
   readonly drawnColors: readonly number[];
+  /** The finding markers on screen: label and the CSS-pixel centre of the marker's diamond. */
+  readonly drawnFindings: readonly { readonly label: string; readonly x: number; readonly y: number }[];
   readonly yMax: number;
 }
 
@@ -107,6 +114,8 @@ export class Chart {
   private plot: Plot | undefined;
   private scene: ChartScene | undefined;
   private lanes = 0;
+  /** Where the finding markers were drawn (device pixels), for hit testing. */
+  private findingSpots: { marker: FindingMarker; x0: number; x1: number; y: number }[] = [];
   private pattern: { key: string; pattern: CanvasPattern | string } | undefined;
   private readonly shades = new Map<string, string>();
   stats: DrawStats | undefined;
@@ -158,6 +167,10 @@ export class Chart {
         if (w.stepX[i + 1] <= viewport.x0 || w.stepX[i] >= viewport.x1) continue;
         yMax = Math.max(yMax, w.reserved[i], w.envelope[i]);
       }
+    }
+    const measured = overview.measured;
+    if (measured) {
+      for (let k = 0; k < measured.x.length; k++) if (measured.x[k] >= viewport.x0 && measured.x[k] <= viewport.x1) yMax = Math.max(yMax, measured.bytes[k]);
     }
     if (!(yMax > 0)) yMax = Math.max(overview.peakReservedBytes, overview.peak.bytes, 1);
     yMax *= 1.06;
@@ -270,6 +283,7 @@ export class Chart {
       // The allocated total (envelope) and the reserved memory, as step lines.
       this.stepLine(w, (i) => w.envelope[i], px, sy, theme.allocated, 1.25 * dpr, []);
       this.stepLine(w, (i) => w.reserved[i], px, sy, theme.reserved, 1.25 * dpr, [4 * dpr, 3 * dpr]);
+      if (measured) this.measuredLine(measured, px, sy, theme.measured, 1.5 * dpr);
 
       // Hovered and pinned blocks.
       for (const [record, color, lineWidth] of [
@@ -325,6 +339,7 @@ export class Chart {
       ctx.textAlign = 'left';
       ctx.fillText('OOM', x + 4 * dpr, top + 22 * dpr);
     }
+    const drawnFindings = this.drawFindings(scene.findings, theme, px, plot);
     ctx.restore();
 
     // Segment releases: small marks under the plot's baseline.
@@ -399,8 +414,72 @@ export class Chart {
     }
     ctx.restore();
 
-    this.stats = { ms: performance.now() - started, steps: w?.stepState.length ?? 0, rects, drawnRecords, drawnColors, yMax };
+    this.stats = { ms: performance.now() - started, steps: w?.stepState.length ?? 0, rects, drawnRecords, drawnColors, drawnFindings, yMax };
     return this.stats;
+  }
+
+  /**
+   * The advisor's findings: a diamond at a finding's event (a bar over its range) in rows under
+   * the peak and OOM labels; returns the markers on screen.
+   */
+  private drawFindings(findings: readonly FindingMarker[], theme: Theme, px: (x: number) => number, plot: Plot): DrawStats['drawnFindings'] {
+    const { ctx } = this;
+    const { dpr, left, top, width } = plot;
+    const rowEnds: number[] = [];
+    const drawn: { label: string; x: number; y: number }[] = [];
+    this.findingSpots = [];
+    ctx.save();
+    ctx.font = `${10 * dpr}px ${theme.fontFamily}`;
+    ctx.textAlign = 'left';
+    ctx.fillStyle = theme.finding;
+    ctx.strokeStyle = theme.finding;
+    for (const marker of findings) {
+      const x0 = Math.max(left, px(marker.x0));
+      const x1 = Math.min(left + width, px(marker.x1));
+      if (x1 < left || x0 > left + width) continue;
+      const labelWidth = ctx.measureText(marker.label).width;
+      // Near the right edge the label goes to the left of the diamond.
+      const leftward = x0 + 8 * dpr + labelWidth > left + width;
+      const labelStart = leftward ? x0 - 7 * dpr - labelWidth : x0;
+      const labelEnd = leftward ? x0 + 4 * dpr : x0 + 8 * dpr + labelWidth;
+      let row = rowEnds.findIndex((end) => end < labelStart - 4 * dpr);
+      if (row < 0) row = rowEnds.length < 3 ? rowEnds.length : 2;
+      rowEnds[row] = Math.max(rowEnds[row] ?? 0, labelEnd, x1);
+      const y = top + (34 + row * 13) * dpr;
+      if (x1 - x0 >= 2 * dpr) {
+        ctx.lineWidth = 3 * dpr;
+        ctx.beginPath();
+        ctx.moveTo(x0, y);
+        ctx.lineTo(x1, y);
+        ctx.stroke();
+      }
+      const r = 4 * dpr;
+      ctx.beginPath();
+      ctx.moveTo(x0, y - r);
+      ctx.lineTo(x0 + r, y);
+      ctx.lineTo(x0, y + r);
+      ctx.lineTo(x0 - r, y);
+      ctx.closePath();
+      ctx.fill();
+      ctx.fillText(marker.label, leftward ? labelStart : x0 + 7 * dpr, y + 3.5 * dpr);
+      this.findingSpots.push({ marker, x0: Math.min(x0 - r, labelStart), x1: Math.max(x1, labelEnd), y });
+      drawn.push({ label: marker.label, x: x0 / dpr, y: y / dpr });
+    }
+    ctx.restore();
+    return drawn;
+  }
+
+  /** The measured device memory (NVML samples), straight segments between samples. */
+  private measuredLine(m: MeasuredLine, px: (x: number) => number, sy: (b: number) => number, color: string, lineWidth: number): void {
+    const { ctx } = this;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = lineWidth;
+    ctx.beginPath();
+    for (let k = 0; k < m.x.length; k++) {
+      if (k === 0) ctx.moveTo(px(m.x[k]), sy(m.bytes[k]));
+      else ctx.lineTo(px(m.x[k]), sy(m.bytes[k]));
+    }
+    ctx.stroke();
   }
 
   /** `color` moved SHADE of the way towards the background (opaque), cached per theme. */
@@ -489,6 +568,8 @@ export class Chart {
       const release = Array.from(w.releaseX).findIndex((rx) => Math.abs(sx(rx) - x) <= near);
       return release >= 0 ? { kind: 'release', index: release } : undefined;
     }
+    const spot = this.findingSpots.find((f) => Math.abs(f.y - y) <= 6 * plot.dpr && x >= f.x0 && x <= f.x1);
+    if (spot) return { kind: 'finding', marker: spot.marker };
     const oom = overview.ooms.findIndex((o) => Math.abs(sx(o.x) - x) <= near);
     if (oom >= 0) return { kind: 'oom', index: oom };
     if (!w || w.stepState.length === 0) return undefined;
@@ -549,6 +630,7 @@ export class Chart {
         const mid = w.runOffset[k] + w.blockSize[j] / 2;
         const y = plot.top + plot.height - ((mid - plot.yMin) / (plot.yMax - plot.yMin)) * plot.height;
         if (y < plot.top || y > plot.top + plot.height) continue;
+        if (this.findingSpots.some((f) => Math.abs(f.y - y) <= 7 * plot.dpr && x >= f.x0 - plot.dpr && x <= f.x1 + plot.dpr)) continue;
         return { x: x / plot.dpr, y: y / plot.dpr, height: height / plot.dpr };
       }
     }

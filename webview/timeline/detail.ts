@@ -59,6 +59,8 @@ export function tooltipLines(hit: Hit, w: TimelineWindow | undefined, overview: 
       const p = overview.peak;
       return [`Peak: ${formatBytes(p.bytes)} ${stateLabel(p.state)}`, p.line ? `reached by ${baseName(p.line.file)}:${p.line.line}` : ''];
     }
+    case 'finding':
+      return [hit.marker.title, hit.marker.message];
     case 'oom': {
       const o = overview.ooms[hit.index];
       return [

@@ -4,6 +4,7 @@
  * id its answer echoes. A side that receives a message it does not know logs it and ignores it.
  * Types only (plus the command allowlist): no DOM and no `vscode` here.
  */
+import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
 import type {
   AxisKind,
   BlockDetail,
@@ -56,6 +57,8 @@ export type WebviewMessage =
   | { readonly type: 'ready' }
   | { readonly type: 'overview'; readonly requestId: number; readonly target: Target; readonly axis: AxisKind; readonly columns: number }
   | { readonly type: 'window'; readonly requestId: number; readonly target: Target; readonly request: WindowRequest }
+  /** The advisor's findings that name trace events, placed on the axis. */
+  | { readonly type: 'findings'; readonly requestId: number; readonly target: Target; readonly axis: AxisKind }
   | { readonly type: 'block'; readonly requestId: number; readonly target: Target; readonly record: number }
   | { readonly type: 'lines'; readonly requestId: number; readonly target: Target }
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly target: Target; readonly text: string }
@@ -75,6 +78,7 @@ export type HostMessage =
   | { readonly type: 'snapshots'; readonly snapshots: readonly SnapshotChoice[]; readonly activeId: string | undefined }
   | { readonly type: 'overview'; readonly requestId: number; readonly overview: TimelineOverview }
   | { readonly type: 'window'; readonly requestId: number; readonly window: TimelineWindow }
+  | { readonly type: 'findings'; readonly requestId: number; readonly markers: readonly FindingMarker[] }
   | { readonly type: 'block'; readonly requestId: number; readonly detail: BlockDetail }
   | { readonly type: 'lines'; readonly requestId: number; readonly rows: readonly LineRow[] }
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly lineIds: readonly number[] }
@@ -89,6 +93,7 @@ const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewMessageType>([
   'ready',
   'overview',
   'window',
+  'findings',
   'block',
   'lines',
   'stackFilter',
@@ -102,6 +107,7 @@ const HOST_TYPES: ReadonlySet<string> = new Set<HostMessageType>([
   'snapshots',
   'overview',
   'window',
+  'findings',
   'block',
   'lines',
   'stackFilter',

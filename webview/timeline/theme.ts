@@ -19,6 +19,10 @@ export interface Theme {
   readonly unattributed: string;
   readonly peak: string;
   readonly oom: string;
+  /** Device memory measured beside the trace (NVML). */
+  readonly measured: string;
+  /** The advisor's findings. */
+  readonly finding: string;
   readonly release: string;
   readonly annotation: string;
   readonly selection: string;
@@ -55,6 +59,8 @@ export function readTheme(): Theme {
     unattributed: v('vramLens-timeline-unattributed', light ? '#aab4c0' : '#5f6b7a'),
     peak: v('vramLens-timeline-peak', light ? '#bf8803' : '#cca700'),
     oom: v('vramLens-timeline-oom', light ? '#e51400' : '#f14c4c'),
+    measured: v('vramLens-timeline-measured', light ? '#388a34' : '#89d185'),
+    finding: v('vramLens-timeline-finding', light ? '#bf8803' : '#cca700'),
     release: v('vramLens-timeline-release', light ? '#1a85ff' : '#3794ff'),
     annotation: v('vramLens-timeline-annotation', light ? '#652d90' : '#b180d7'),
     selection: v('vramLens-timeline-selection', v('focusBorder', '#0078d4')),

@@ -10,11 +10,12 @@ import { NO_LINE } from '../analysis/lineIndex';
 import type { DeviceReplay } from '../analysis/replay';
 import { traceOf } from '../analysis/replay';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
-import { Action, NO_STACK } from '../snapshot/model';
+import { Action, devicesOf, NO_STACK } from '../snapshot/model';
 import type { TimelineAxis } from './axis';
 import { eventAxis, hasTimes, timeAxis } from './axis';
 import { lineColor } from './colors';
 import { BlockLayout } from './layout';
+import { measuredLine } from './measuredLine';
 import type {
   AnnotationSpan,
   AxisKind,
@@ -158,6 +159,9 @@ export class TimelineQueries {
       line: selfLineOf(index, o.stack),
     }));
     const { spans, omitted } = this.annotations(t, device, axis.kind);
+    const sampled = this.snapshot.measuredDeviceMemory;
+    const measured =
+      sampled && t.hasTimes && devicesOf(this.snapshot).length === 1 ? measuredLine(sampled, (us) => t.timeToX(axis.kind, us)) : undefined;
     return {
       device,
       axis: axis.info(),
@@ -174,6 +178,7 @@ export class TimelineQueries {
       annotationsOmitted: omitted,
       summary,
       allocations: t.layout.bySize.length,
+      ...(measured ? { measured } : {}),
     };
   }
 

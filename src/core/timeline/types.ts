@@ -8,6 +8,7 @@
  * state s spans x in [s, s + 1); on the `time` axis it spans [time of event s - 1, time of event s)
  * in microseconds (state 0 has no width there).
  */
+import type { MeasuredLine } from './measuredLine';
 
 export type AxisKind = 'event' | 'time';
 
@@ -149,6 +150,11 @@ export interface TimelineOverview {
   /** The full-domain summary without individual blocks (the minimap). */
   readonly summary: TimelineWindow;
   readonly allocations: number;
+  /**
+   * Device memory measured beside the trace (NVML samples of a workload run) on this axis; only for a
+   * snapshot of one device whose trace has times to place the samples by.
+   */
+  readonly measured?: MeasuredLine;
 }
 
 export interface StackFrameView {

@@ -5,6 +5,7 @@ import { rangeFigures } from '../analysis/rangeFigures';
 import { traceOf } from '../analysis/replay';
 import { downsampleTotals } from '../compare/totals';
 import { snapshotFromOwnedBytes } from '../load';
+import { findingMarkers } from '../timeline/findingMarkers';
 import type { MethodName, ParamsOf, ResultOf } from './protocol';
 import { SnapshotSession } from './session';
 
@@ -49,6 +50,10 @@ export const methods: Implementations = {
   },
   timelineOverview({ device, axis, columns }, ctx) {
     return requireSession(ctx).timeline.overview(device, axis, columns);
+  },
+  timelineFindings({ device, axis }, ctx) {
+    const session = requireSession(ctx);
+    return findingMarkers(advise(session.analysis, { device }), session.timeline.timeline(device).axis(axis));
   },
   timelineWindow({ device, request }, ctx) {
     return requireSession(ctx).timeline.window(device, request);

@@ -10,6 +10,7 @@ import type { LineFigures } from '../analysis/lines';
 import type { LineRange, RangeFigures } from '../analysis/rangeFigures';
 import type { DeviceSummary } from '../analysis/summary';
 import type { SeriesAxis, TotalsSeries } from '../compare/totals';
+import type { FindingMarker } from '../timeline/findingMarkers';
 import type { LineNumber, SnapshotLayout } from '../snapshot/model';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../timeline/types';
 
@@ -40,6 +41,8 @@ export interface WorkerMethods {
   rangeFigures: { params: { device: number; ranges: readonly LineRange[] }; result: RangeFigures[] };
   /** The memory timeline of a device at a glance: minimap envelope, peak, OOMs, annotations, axis. */
   timelineOverview: { params: { device: number; axis: AxisKind; columns: number }; result: TimelineOverview };
+  /** The advisor's findings of a device that name trace events, placed on the axis. */
+  timelineFindings: { params: { device: number; axis: AxisKind }; result: readonly FindingMarker[] };
   /** A level-of-detail summary of one x window of a device's timeline (see `TimelineWindow`). */
   timelineWindow: { params: { device: number; request: WindowRequest }; result: TimelineWindow };
   /** What the timeline's hover card shows about one block (an allocation record id). */

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { WindowRequest } from '../../core/timeline/types';
 import type { HostMessage, Target, WebviewMessage } from '../../../webview/timeline/protocol';
 import { isAllowedCommand, isWebviewMessage } from '../../../webview/timeline/protocol';
+import { setting } from '../config';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
@@ -160,6 +161,14 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
         const columns = Math.max(1, Math.min(8192, Math.round(Number(message.columns)) || 1));
         const overview = await s.worker.call('timelineOverview', { device: message.target.device, axis: message.axis, columns });
         this.post({ type: 'overview', requestId, overview });
+        return;
+      }
+      case 'findings': {
+        if (!isTarget(message.target) || (message.axis !== 'event' && message.axis !== 'time')) break;
+        const s = this.snapshotFor(message.target);
+        // The advisor turned off: no markers either.
+        const markers = setting('advice.enabled', true) ? await s.worker.call('timelineFindings', { device: message.target.device, axis: message.axis }) : [];
+        this.post({ type: 'findings', requestId, markers });
         return;
       }
       case 'window': {

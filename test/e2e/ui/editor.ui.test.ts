@@ -13,31 +13,11 @@ import type { CodeServer } from '../codeServer';
 import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
 import type { OracleDevice } from '../expected';
 import { binary, expectedInline, oracle, oracleLine } from '../expected';
+import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 const SNAPSHOT = path.basename(fixtureSnapshot);
 /** The default dark theme colour of the hottest heat step (package.json contributes.colors vramLens.heat9). */
 const HOTTEST_DARK = 'rgb(242, 44, 23)';
-
-/** Runs a command from the palette (F1), retrying while the extension host is still starting. */
-async function runCommand(page: Page, title: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input.input');
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`>${title}`);
-    try {
-      await row.waitFor({ timeout: 2_000 });
-      break;
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await page.keyboard.press('Escape');
-      await page.waitForTimeout(1_000);
-    }
-  }
-  await page.keyboard.press('Enter');
-}
 
 /**
  * Generated `::after` content of the editor's text spans: where decoration text lives. (Strings of
@@ -55,30 +35,6 @@ function heatMarkColours(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(
     `[...document.querySelectorAll('.view-overlays > div > div')].map((d) => getComputedStyle(d)).filter((s) => s.borderLeftWidth === '3px').map((s) => s.borderLeftColor)`,
   );
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** A test body that leaves a screenshot of the page behind when it fails. */
-function withScreenshot(name: string, page: () => Page, body: () => Promise<void>): () => Promise<void> {
-  return async () => {
-    try {
-      await body();
-    } catch (e) {
-      await page()
-        .screenshot({ path: path.join(resultsDir, `failed-${name}.png`) })
-        .catch(() => undefined);
-      throw e;
-    }
-  };
 }
 
 describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 180_000 }, () => {
@@ -113,21 +69,7 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
   });
 
   it('opens a snapshot from the command palette through the file dialog', withScreenshot('open-snapshot', () => page, async () => {
-    await runCommand(page, 'VRAM Lens: Open Snapshot...');
-    // The workbench's own file dialog (a quick input holding a path): type the snapshot's path.
-    const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open a PyTorch memory snapshot' });
-    await title.waitFor();
-    const input = page.locator('.quick-input-widget input.input');
-    // The dialog fills in its starting folder and lists it asynchronously, and may put that path back
-    // over what was typed: type the snapshot's path until the dialog takes it.
-    await eventually('the file dialog to accept the path', async () => {
-      await input.fill(fixtureSnapshot);
-      await page.waitForTimeout(700);
-      if ((await input.inputValue()) !== fixtureSnapshot) return undefined;
-      await page.keyboard.press('Enter');
-      await page.waitForTimeout(700);
-      return (await title.isVisible()) ? undefined : true;
-    });
+    await openSnapshotFromPalette(page, fixtureSnapshot);
     const status = page.locator('.statusbar-item', { hasText: 'peak · cuda:0' });
     await status.waitFor({ timeout: 60_000 });
     const expected = `${binary(device.peakBytes)} peak · cuda:0`;

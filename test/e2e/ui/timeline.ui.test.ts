@@ -1,0 +1,171 @@
+/**
+ * The memory timeline in the real VS Code workbench (code-server) driven through Chromium: open a
+ * corpus snapshot, open the timeline, read the peak, hover a block, pin a block of a user line and
+ * go to its source. Screenshots: test-results/timeline-in-vscode*.png, timeline-go-to-source.png.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { NO_LINE } from '../../../src/core/analysis/lineIndex';
+import { snapshotFromBytes } from '../../../src/core/load';
+import { SnapshotSession } from '../../../src/core/worker/session';
+import type { CodeServer } from '../codeServer';
+import { copyFixtureWorkspace, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
+import { binary, oracle } from '../expected';
+import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+
+/** What the page's test hooks (webview/timeline/testHooks.ts) answer. */
+interface Hooks {
+  __vramLensTimeline?: {
+    drawNow(): unknown;
+    inspect(): { status: string; window?: { blockRecord: ArrayLike<number> } };
+    pointOf(record: number): { x: number; y: number; height: number } | undefined;
+  };
+}
+
+describe('the memory timeline in the VS Code workbench (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 240_000 }, () => {
+  let server: CodeServer;
+  let browser: Browser;
+  let page: Page;
+  let workspace: string;
+  let session: SnapshotSession;
+
+  /** The self line of an allocation record on device 0, worked out here from the snapshot (not from the page). */
+  function lineOfRecord(record: number): { file: string; line: number } | undefined {
+    const a = session.analysis;
+    const d = a.devices.find((x) => x.device === 0)!;
+    const stack = d.allocations.stack[record];
+    const id = stack < 0 ? NO_LINE : a.lineIndex.selfLine[stack];
+    if (id === NO_LINE) return undefined;
+    const l = a.lineIndex.lines[id];
+    return { file: l.file, line: Number(l.line) };
+  }
+
+  /** The fixture workspace file a recorded path maps to: the one whose path is the longest tail of it. */
+  function workspaceFileOf(recorded: string): string | undefined {
+    const parts = recorded.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const candidate = path.join(workspace, ...parts.slice(i));
+      if (existsSync(candidate)) return candidate;
+    }
+    return undefined;
+  }
+
+  before(async () => {
+    mkdirSync(resultsDir, { recursive: true });
+    const bytes = readFileSync(fixtureSnapshot);
+    session = new SnapshotSession(snapshotFromBytes(bytes), bytes.byteLength, {});
+    server = await startCodeServer({}, vsixUnderTest);
+    workspace = copyFixtureWorkspace(server.tempDir);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+    // Installs the timeline page's test hooks in every frame (the webview's inner frame included).
+    await page.addInitScript(() => {
+      (globalThis as { __VRAM_LENS_TEST_HOOKS__?: boolean }).__VRAM_LENS_TEST_HOOKS__ = true;
+    });
+    await page.goto(server.url(workspace, vsixUnderTest ? [] : [['extensionDevelopmentPath', server.remote(repoRoot)]]));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar').waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** The frame holding the timeline page (the inner frame of its webview). */
+  async function timelineFrame(): Promise<Frame> {
+    return eventually(
+      'the timeline webview',
+      async () => {
+        for (const frame of page.frames()) {
+          if (await frame.locator('#chart').count().catch(() => 0)) return frame;
+        }
+        return undefined;
+      },
+      60_000,
+    );
+  }
+
+  it('shows the snapshot with its peak, a block\'s stack on hover, and opens a pinned block\'s line', withScreenshot('timeline', () => page, async () => {
+    const [device] = oracle(fixtureSnapshot);
+    await openSnapshotFromPalette(page, fixtureSnapshot);
+    await page.locator('.statusbar-item', { hasText: 'peak · cuda:0' }).waitFor({ timeout: 60_000 });
+    await runCommand(page, 'VRAM Lens: Open Timeline');
+    const frame = await timelineFrame();
+    // Give the view room: collapse the Runs view below it and widen the side bar.
+    const runs = page.locator('.pane-header', { hasText: 'Runs' }).first();
+    if ((await runs.getAttribute('aria-expanded')) === 'true') await runs.click();
+    const sidebar = (await page.locator('#workbench\\.parts\\.sidebar').boundingBox())!;
+    await page.mouse.move(sidebar.x + sidebar.width + 1, sidebar.y + 300);
+    await page.mouse.down();
+    await page.mouse.move(sidebar.x + 800, sidebar.y + 300, { steps: 8 });
+    await page.mouse.up();
+    await page.waitForTimeout(1_500);
+    const hooksReady = () => frame.evaluate(() => (globalThis as Hooks).__vramLensTimeline !== undefined);
+    assert.ok(await eventually('the page test hooks', async () => ((await hooksReady()) ? true : undefined)), 'test hooks are installed');
+
+    // The peak: the status line names its size (the chart labels the marker the same way).
+    const status = await eventually('a drawn summary', async () => {
+      const i = await frame.evaluate(() => (globalThis as Hooks).__vramLensTimeline!.inspect());
+      return i.window && i.window.blockRecord.length > 0 ? i.status : undefined;
+    }, 60_000);
+    assert.ok(status.includes(`peak ${binary(device.peakBytes)}`), status);
+
+    await page.screenshot({ path: path.join(resultsDir, 'timeline-in-vscode.png') });
+
+    // Zoom memory towards the top (the activations around the peak) until blocks are tall enough to point at.
+    await frame.locator('#chart').focus();
+    for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowUp');
+    await page.waitForTimeout(1_500);
+    // A tall block of a user line that the fixture workspace holds.
+    const tall = await frame.evaluate(() => {
+      const hooks = (globalThis as Hooks).__vramLensTimeline!;
+      hooks.drawNow();
+      const w = hooks.inspect().window;
+      return w ? Array.from(w.blockRecord).filter((r) => (hooks.pointOf(r)?.height ?? 0) >= 3) : [];
+    });
+    const record = tall.find((r) => {
+      const l = lineOfRecord(r);
+      return l !== undefined && workspaceFileOf(l.file) !== undefined;
+    });
+    assert.ok(record !== undefined, `a tall block of a workspace line among ${tall.length}`);
+    const expected = lineOfRecord(record)!;
+    const target = workspaceFileOf(expected.file)!;
+    const base = path.basename(target);
+
+    const chart = await frame.locator('#chart').boundingBox();
+    assert.ok(chart, 'the chart is on screen');
+    const p = (await frame.evaluate((r) => (globalThis as Hooks).__vramLensTimeline!.pointOf(r), record))!;
+    await page.mouse.move(chart.x + p.x, chart.y + p.y);
+    const tooltip = frame.locator('#tooltip');
+    await tooltip.waitFor({ state: 'visible' });
+    const tip = await eventually('the block\'s frames in the tooltip', async () => {
+      const t = (await tooltip.textContent()) ?? '';
+      return t.includes(`${base}:${expected.line}`) ? t : undefined;
+    });
+    assert.match(tip, /\d+(\.\d)? (B|KiB|MiB|GiB)/, `a size in the tooltip: ${tip}`);
+
+    await page.mouse.down();
+    await page.mouse.up();
+    await frame.locator('#detail').waitFor({ state: 'visible' });
+    assert.ok((await frame.locator('#detail-title').textContent())?.includes(`${base}:${expected.line}`));
+    await page.screenshot({ path: path.join(resultsDir, 'timeline-in-vscode-pinned.png') });
+
+    await frame.locator('#go-to-source').click();
+    await page.locator('.tab.active', { hasText: base }).waitFor({ timeout: 20_000 });
+    const cursor = page.locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ }).first();
+    const position = await eventually('the cursor on the block\'s line', async () => {
+      const t = (await cursor.innerText()).trim();
+      return t.startsWith(`Ln ${expected.line},`) ? t : undefined;
+    }).catch(async () => (await cursor.innerText()).trim());
+    assert.ok(position.startsWith(`Ln ${expected.line},`), `${position} (expected line ${expected.line} of ${base})`);
+    // The breadcrumbs name the folders of the mapped workspace file.
+    const crumbs = (await page.locator('.breadcrumbs-control').first().innerText()).split(/\s+/).filter((c) => c.length > 0);
+    const segments = path.relative(workspace, target).split(path.sep);
+    assert.ok(segments.every((segment) => crumbs.includes(segment)), `${crumbs.join(' > ')} names ${segments.join('/')}`);
+    await page.screenshot({ path: path.join(resultsDir, 'timeline-go-to-source.png') });
+  }));
+});
