@@ -433,18 +433,25 @@ export class Chart {
     ctx.textAlign = 'left';
     ctx.fillStyle = theme.finding;
     ctx.strokeStyle = theme.finding;
+    /** Labels already drawn at a pixel: the same finding at the same spot is labelled once. */
+    const labelled = new Set<string>();
     for (const marker of findings) {
       const x0 = Math.max(left, px(marker.x0));
       const x1 = Math.min(left + width, px(marker.x1));
       if (x1 < left || x0 > left + width) continue;
-      const labelWidth = ctx.measureText(marker.label).width;
+      const spotKey = `${Math.round(x0)}:${Math.round(x1)}:${marker.label}`;
+      const repeat = labelled.has(spotKey);
+      labelled.add(spotKey);
+      const labelWidth = repeat ? 0 : ctx.measureText(marker.label).width;
       // Near the right edge the label goes to the left of the diamond.
       const leftward = x0 + 8 * dpr + labelWidth > left + width;
       const labelStart = leftward ? x0 - 7 * dpr - labelWidth : x0;
       const labelEnd = leftward ? x0 + 4 * dpr : x0 + 8 * dpr + labelWidth;
       let row = rowEnds.findIndex((end) => end < labelStart - 4 * dpr);
-      if (row < 0) row = rowEnds.length < 3 ? rowEnds.length : 2;
-      rowEnds[row] = Math.max(rowEnds[row] ?? 0, labelEnd, x1);
+      // With every row taken here, the diamond still shows (its hover names the finding) but no label.
+      const crowded = row < 0 && rowEnds.length >= 3;
+      if (row < 0) row = crowded ? 2 : rowEnds.length;
+      if (!crowded) rowEnds[row] = Math.max(rowEnds[row] ?? 0, labelEnd, x1);
       const y = top + (34 + row * 13) * dpr;
       if (x1 - x0 >= 2 * dpr) {
         ctx.lineWidth = 3 * dpr;
@@ -461,8 +468,10 @@ export class Chart {
       ctx.lineTo(x0 - r, y);
       ctx.closePath();
       ctx.fill();
-      ctx.fillText(marker.label, leftward ? labelStart : x0 + 7 * dpr, y + 3.5 * dpr);
-      this.findingSpots.push({ marker, x0: Math.min(x0 - r, labelStart), x1: Math.max(x1, labelEnd), y });
+      const showLabel = !repeat && !crowded;
+      if (showLabel) ctx.fillText(marker.label, leftward ? labelStart : x0 + 7 * dpr, y + 3.5 * dpr);
+      const hitEnd = showLabel ? labelEnd : x0 + r;
+      this.findingSpots.push({ marker, x0: Math.min(x0 - r, showLabel ? labelStart : x0 - r), x1: Math.max(x1, hitEnd), y });
       drawn.push({ label: marker.label, x: x0 / dpr, y: y / dpr });
     }
     ctx.restore();
