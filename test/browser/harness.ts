@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
+import { chromiumPath, launchHeadlessChromium } from '../helpers/chromium';
 import { dispatch } from '../../src/core/worker/methods';
 import type { SnapshotSession } from '../../src/core/worker/session';
 import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
@@ -22,7 +22,7 @@ import type { HostMessage, Target, WebviewMessage } from '../../webview/timeline
 import { isAllowedCommand } from '../../webview/timeline/protocol';
 import { repoRoot } from '../helpers/corpus';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM = chromiumPath;
 export const browserMissing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (run scripts/setup-browser.sh)`;
 export const bundleMissing = existsSync(path.join(repoRoot, 'dist', 'webview', 'timeline.js')) ? false : 'dist/webview/timeline.js is missing (npm run build)';
 
@@ -79,19 +79,7 @@ export async function startServer(): Promise<{ server: Server; origin: string }>
 }
 
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return launchHeadlessChromium();
 }
 
 export interface LoadedForTest {

@@ -10,13 +10,13 @@ import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
+import { chromiumPath, launchHeadlessChromium } from '../helpers/chromium';
 
 /** The repository root (this file runs from out/test/e2e/). */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 export const node24 = path.join(repoRoot, '.e2e', 'node24', 'bin', 'node');
 export const codeServerEntry = path.join(repoRoot, '.e2e', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { chromiumPath };
 export const resultsDir = path.join(repoRoot, 'test-results');
 export const corpusDir = process.env.VRAM_LENS_CORPUS ?? path.resolve(repoRoot, '..', 'shared', 'snapshots');
 /** The corpus snapshot whose user files the fixture workspace holds. */
@@ -174,18 +174,5 @@ export async function startCodeServer(env: Record<string, string> = {}, vsix?: s
 
 /** Headless Chromium with the flags that work offline (see docs/editor.md). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return launchHeadlessChromium();
 }
