@@ -27,7 +27,9 @@ export const methods: Implementations = {
     const byteLength = params.bytes.byteLength;
     ctx.progress('Decoding the snapshot');
     // The request owns the only reference to the file's bytes: let the loader drop it once decoded.
-    const snapshot = snapshotFromOwnedBytes(params);
+    const snapshot = snapshotFromOwnedBytes(params, {
+      onProgress: (done, total) => ctx.progress(`Decoding the snapshot (${Math.floor((100 * done) / total)}%)`),
+    });
     ctx.progress('Attributing memory to lines');
     ctx.session = new SnapshotSession(snapshot, byteLength, filter);
     return ctx.session.info();
