@@ -1,7 +1,7 @@
 /** Plain-text rendering of an analysis for terminals: a summary and a table of the top lines. */
 import type { Analysis } from '../core/analysis/analyze';
 import { summarizeDevice, topLines } from '../core/analysis/summary';
-import { formatBytes } from '../core/format';
+import { formatBytes, formatPercent } from '../core/format';
 
 function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
@@ -42,6 +42,11 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
     out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);
+    if (s.peakBytesWithoutUserLine > 0) {
+      out.push(
+        `  not your lines  ${formatBytes(s.peakBytesWithoutUserLine)} of the peak (${formatPercent(s.peakBytesWithoutUserLine, s.peakBytes)}): library or C++ frames only, or allocated before recording`,
+      );
+    }
     if (s.oomCount > 0) {
       for (const oom of device.ooms) {
         const free = oom.deviceFreeBytes === undefined ? '' : `, ${formatBytes(oom.deviceFreeBytes)} free on the device`;

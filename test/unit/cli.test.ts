@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
+import { formatBytes } from '../../src/core/format';
 import { corpusFiles, corpusMissing, parseExactJson, referenceAnalysis, repoRoot } from '../helpers/corpus';
 
 const fixture = path.join(repoRoot, 'fixtures', 'silmont2000-cs336-small.pickle');
@@ -34,6 +35,15 @@ describe('vram-lens analyze', () => {
     const ref = (referenceAnalysis([fixture])[fixture] as { devices: Record<string, unknown>[] }).devices;
     const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
     assert.deepEqual(ours.devices.map(strip), ref.map(strip));
+  });
+
+  it('says how much of the peak no line of your own code holds', async () => {
+    // From the oracle: the peak minus every line's self bytes live at the peak.
+    const ref = (referenceAnalysis([fixture])[fixture] as { devices: { peakBytes: number; lines: { liveAtPeakBytes: number }[] }[] }).devices[0];
+    const unattributed = ref.peakBytes - ref.lines.reduce((sum, l) => sum + l.liveAtPeakBytes, 0);
+    assert.ok(unattributed > 0);
+    const r = await run(['analyze', fixture]);
+    assert.ok(r.out.includes(`not your lines  ${formatBytes(unattributed)} of the peak`), r.out);
   });
 
   it('--device selects one device and rejects an unknown one', async () => {

@@ -43,6 +43,11 @@ export interface DeviceSummary {
   readonly oomCount: number;
   readonly allocations: number;
   readonly linesWithFigures: number;
+  /**
+   * Bytes live at the peak that no line of the user's code allocated: blocks whose stacks hold only
+   * library or C++ frames, or that were allocated before recording began.
+   */
+  readonly peakBytesWithoutUserLine: number;
 }
 
 export function summarizeDevice(analysis: Analysis, device: DeviceAnalysis): DeviceSummary {
@@ -59,5 +64,6 @@ export function summarizeDevice(analysis: Analysis, device: DeviceAnalysis): Dev
     oomCount: device.ooms.length,
     allocations: device.allocations.count,
     linesWithFigures: device.lines.length,
+    peakBytesWithoutUserLine: device.peakBytes - device.lines.reduce((sum, l) => sum + l.liveAtPeakBytes, 0),
   };
 }
