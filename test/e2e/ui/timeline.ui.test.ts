@@ -119,19 +119,27 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
     // Zoom memory towards the top (the activations around the peak) until blocks are tall enough to point at.
     await frame.locator('#chart').focus();
     for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowUp');
-    await page.waitForTimeout(1_500);
-    // A tall block of a user line that the fixture workspace holds.
-    const tall = await frame.evaluate(() => {
-      const hooks = (globalThis as Hooks).__vramLensTimeline!;
-      hooks.drawNow();
-      const w = hooks.inspect().window;
-      return w ? Array.from(w.blockRecord).filter((r) => (hooks.pointOf(r)?.height ?? 0) >= 3) : [];
-    });
-    const record = tall.find((r) => {
-      const l = lineOfRecord(r);
-      return l !== undefined && workspaceFileOf(l.file) !== undefined;
-    });
-    assert.ok(record !== undefined, `a tall block of a workspace line among ${tall.length}`);
+    // A tall block of a user line that the fixture workspace holds, once the zoomed summary has arrived
+    // (the worker answers each zoom step; on a busy machine that can take a while).
+    let seen = 0;
+    const record = await eventually(
+      'a tall block of a workspace line',
+      async () => {
+        const tall = await frame.evaluate(() => {
+          const hooks = (globalThis as Hooks).__vramLensTimeline!;
+          hooks.drawNow();
+          const w = hooks.inspect().window;
+          return w ? Array.from(w.blockRecord).filter((r) => (hooks.pointOf(r)?.height ?? 0) >= 3) : [];
+        });
+        seen = tall.length;
+        return tall.find((r) => {
+          const l = lineOfRecord(r);
+          return l !== undefined && workspaceFileOf(l.file) !== undefined;
+        });
+      },
+      30_000,
+    ).catch(() => undefined);
+    assert.ok(record !== undefined, `a tall block of a workspace line among ${seen}`);
     const expected = lineOfRecord(record)!;
     const target = workspaceFileOf(expected.file)!;
     const base = path.basename(target);
