@@ -1,5 +1,4 @@
 /** The implementations of `WorkerMethods`, over the worker's one `SnapshotSession`. */
-import { advise } from '../advice/advise';
 import { lineDetail } from '../analysis/lineDetail';
 import { rangeFigures } from '../analysis/rangeFigures';
 import { traceOf } from '../analysis/replay';
@@ -55,7 +54,7 @@ export const methods: Implementations = {
   },
   timelineFindings({ device, axis }, ctx) {
     const session = requireSession(ctx);
-    return findingMarkers(advise(session.analysis, { device }), session.timeline.timeline(device).axis(axis));
+    return findingMarkers(session.advice(device), session.timeline.timeline(device).axis(axis));
   },
   timelineWindow({ device, request }, ctx) {
     return requireSession(ctx).timeline.window(device, request);
@@ -74,9 +73,7 @@ export const methods: Implementations = {
     return downsampleTotals(session.device(device), traceOf(session.snapshot, device).timeUs, axis, points);
   },
   advice({ device }, ctx) {
-    const session = requireSession(ctx);
-    if (device !== undefined) session.device(device);
-    return advise(session.analysis, { device });
+    return requireSession(ctx).advice(device);
   },
 };
 

@@ -1,6 +1,8 @@
 /** What one snapshot worker holds: the model and its analysis under the current filter. */
 import type { Analysis } from '../analysis/analyze';
 import { analyzeSnapshot } from '../analysis/analyze';
+import { advise } from '../advice/advise';
+import type { Finding } from '../advice/finding';
 import type { FrameFilterOptions } from '../analysis/frameFilter';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot } from '../snapshot/model';
@@ -9,6 +11,8 @@ import type { SnapshotInfo } from './protocol';
 
 export class SnapshotSession {
   private current: Analysis;
+  /** The advisor's findings per device ('all' for every device), under the current filter. */
+  private readonly findings = new Map<number | 'all', Finding[]>();
   /** The memory timeline's layouts and queries (built per device on first use). */
   readonly timeline: TimelineQueries;
   constructor(
@@ -26,6 +30,19 @@ export class SnapshotSession {
 
   setFilter(filter: FrameFilterOptions): void {
     this.current = analyzeSnapshot(this.snapshot, filter);
+    this.findings.clear();
+  }
+
+  /** The advisor's findings for one device or all, computed once (the Problems panel and the timeline both ask). */
+  advice(device?: number): Finding[] {
+    const key = device ?? 'all';
+    let found = this.findings.get(key);
+    if (found === undefined) {
+      if (device !== undefined) this.device(device);
+      found = advise(this.current, { device });
+      this.findings.set(key, found);
+    }
+    return found;
   }
 
   info(): SnapshotInfo {

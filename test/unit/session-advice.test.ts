@@ -1,0 +1,33 @@
+/** A snapshot worker computes the advisor's findings once per filter, for the Problems panel and the timeline alike. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { advise } from '../../src/core/advice/advise';
+import { snapshotFromBytes } from '../../src/core/load';
+import { SnapshotSession } from '../../src/core/worker/session';
+import { repoRoot } from '../helpers/corpus';
+
+describe('session advice', () => {
+  const snapshot = snapshotFromBytes(readFileSync(path.join(repoRoot, 'fixtures', 'silmont2000-cs336-small.pickle')));
+
+  it('answers repeated questions from one computation, equal to the advisor run directly', () => {
+    const session = new SnapshotSession(snapshot, 0, {});
+    const first = session.advice(0);
+    assert.equal(session.advice(0), first, 'the same findings object, not a second run');
+    assert.deepEqual(first, advise(session.analysis, { device: 0 }));
+  });
+
+  it('runs again after the user-frame filter changes', () => {
+    const session = new SnapshotSession(snapshot, 0, {});
+    const before = session.advice();
+    session.setFilter({ includeLibraryFrames: true });
+    const after = session.advice();
+    assert.notEqual(after, before);
+    assert.deepEqual(after, advise(session.analysis, {}));
+  });
+
+  it('rejects a device the snapshot does not have', () => {
+    assert.throws(() => new SnapshotSession(snapshot, 0, {}).advice(7), /no device 7/);
+  });
+});
