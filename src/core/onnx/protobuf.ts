@@ -3,6 +3,7 @@
  * and a bounds-checked reader that never reads past its input and always advances (so a corrupt file
  * ends in an `OnnxFormatError`, never a hang or an out-of-range read).
  */
+import { GrowableBytes } from '../growableBytes';
 import { OnnxFormatError } from './errors';
 
 export const enum WireType {
@@ -17,19 +18,7 @@ export const enum WireType {
 const utf8 = new TextEncoder();
 
 /** Appends protobuf fields to a growing buffer; nested messages are written by `message()`. */
-export class ProtoWriter {
-  private buffer = new Uint8Array(256);
-  private length = 0;
-
-  private reserve(n: number): void {
-    if (this.length + n <= this.buffer.length) return;
-    let size = this.buffer.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buffer.subarray(0, this.length));
-    this.buffer = next;
-  }
-
+export class ProtoWriter extends GrowableBytes {
   private rawVarint(value: number): void {
     if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not an integer protobuf can hold exactly`);
     this.reserve(10);
@@ -66,7 +55,7 @@ export class ProtoWriter {
   float(field: number, value: number): this {
     this.tag(field, WireType.Fixed32);
     this.reserve(4);
-    new DataView(this.buffer.buffer).setFloat32(this.length, value, true);
+    this.view.setFloat32(this.length, value, true);
     this.length += 4;
     return this;
   }
@@ -74,9 +63,7 @@ export class ProtoWriter {
   bytes(field: number, value: Uint8Array): this {
     this.tag(field, WireType.LengthDelimited);
     this.rawVarint(value.length);
-    this.reserve(value.length);
-    this.buffer.set(value, this.length);
-    this.length += value.length;
+    this.append(value);
     return this;
   }
 
@@ -96,10 +83,6 @@ export class ProtoWriter {
     const inner = new ProtoWriter();
     write(inner);
     return this.bytes(field, inner.finish());
-  }
-
-  finish(): Uint8Array {
-    return this.buffer.slice(0, this.length);
   }
 }
 

@@ -8,6 +8,7 @@
  * block of an allocation) are written once and referenced through the memo, as Python does; strings
  * are memoized too, so a file name repeated in ten thousand frames costs a few bytes per repeat.
  */
+import { GrowableBytes } from '../growableBytes';
 import { Op } from './opcodes';
 
 /** What the encoder accepts: the plain-data subset of `PyValue`. */
@@ -25,19 +26,9 @@ const PROTOCOL = 4;
 /** Items per APPENDS / SETITEMS batch, as CPython writes them. */
 const BATCH = 1000;
 
-class ByteSink {
-  private buffer = new Uint8Array(1 << 16);
-  private view = new DataView(this.buffer.buffer);
-  length = 0;
-
-  private reserve(n: number): void {
-    if (this.length + n <= this.buffer.length) return;
-    let size = this.buffer.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buffer.subarray(0, this.length));
-    this.buffer = next;
-    this.view = new DataView(next.buffer);
+class ByteSink extends GrowableBytes {
+  constructor() {
+    super(1 << 16);
   }
 
   byte(b: number): void {
@@ -76,13 +67,7 @@ class ByteSink {
   }
 
   bytes(data: Uint8Array): void {
-    this.reserve(data.length);
-    this.buffer.set(data, this.length);
-    this.length += data.length;
-  }
-
-  finish(): Uint8Array {
-    return this.buffer.slice(0, this.length);
+    this.append(data);
   }
 }
 
