@@ -5,6 +5,7 @@
  */
 import type { Block, DeviceTrace, Segment, Snapshot } from '../snapshot/model';
 import { Action, NO_STACK } from '../snapshot/model';
+import { FloatBuffer, IntBuffer } from '../growableArrays';
 
 /** An allocation's event index when it happened before recording began. */
 export const BEFORE_TRACE = -1;
@@ -75,62 +76,37 @@ export function isLiveState(state: string): boolean {
   return state === 'active_allocated' || state === 'active_pending_free';
 }
 
-/** Allocation records in typed arrays that grow by half as needed. */
+/** Allocation records while the trace is replayed, column-wise. */
 class RecordBuilder {
-  count = 0;
-  private capacity: number;
-  addr: Float64Array;
-  size: Float64Array;
-  allocEvent: Int32Array;
-  freeEvent: Int32Array;
-  stack: Int32Array;
+  readonly addr: FloatBuffer;
+  readonly size: FloatBuffer;
+  readonly allocEvent: IntBuffer;
+  readonly freeEvent: IntBuffer;
+  readonly stack: IntBuffer;
   constructor(expected: number) {
-    this.capacity = Math.max(16, expected);
-    this.addr = new Float64Array(this.capacity);
-    this.size = new Float64Array(this.capacity);
-    this.allocEvent = new Int32Array(this.capacity);
-    this.freeEvent = new Int32Array(this.capacity);
-    this.stack = new Int32Array(this.capacity);
+    this.addr = new FloatBuffer(expected);
+    this.size = new FloatBuffer(expected);
+    this.allocEvent = new IntBuffer(expected);
+    this.freeEvent = new IntBuffer(expected);
+    this.stack = new IntBuffer(expected);
   }
   add(addr: number, size: number, allocEvent: number, freeEvent: number, stack: number): number {
-    const r = this.count;
-    if (r === this.capacity) this.grow();
-    this.addr[r] = addr;
-    this.size[r] = size;
-    this.allocEvent[r] = allocEvent;
-    this.freeEvent[r] = freeEvent;
-    this.stack[r] = stack;
-    this.count = r + 1;
-    return r;
+    this.addr.push(addr);
+    this.size.push(size);
+    this.allocEvent.push(allocEvent);
+    this.freeEvent.push(freeEvent);
+    this.stack.push(stack);
+    return this.addr.length - 1;
   }
   build(): AllocationRecords {
-    const n = this.count;
     return {
-      count: n,
-      addr: this.addr.slice(0, n),
-      size: this.size.slice(0, n),
-      allocEvent: this.allocEvent.slice(0, n),
-      freeEvent: this.freeEvent.slice(0, n),
-      stack: this.stack.slice(0, n),
+      count: this.addr.length,
+      addr: this.addr.toArray(),
+      size: this.size.toArray(),
+      allocEvent: this.allocEvent.toArray(),
+      freeEvent: this.freeEvent.toArray(),
+      stack: this.stack.toArray(),
     };
-  }
-  private grow(): void {
-    this.capacity = Math.ceil(this.capacity * 1.5);
-    const f64 = (a: Float64Array) => {
-      const b = new Float64Array(this.capacity);
-      b.set(a);
-      return b;
-    };
-    const i32 = (a: Int32Array) => {
-      const b = new Int32Array(this.capacity);
-      b.set(a);
-      return b;
-    };
-    this.addr = f64(this.addr);
-    this.size = f64(this.size);
-    this.allocEvent = i32(this.allocEvent);
-    this.freeEvent = i32(this.freeEvent);
-    this.stack = i32(this.stack);
   }
 }
 
@@ -145,7 +121,7 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   const records = new RecordBuilder(allocs + 16);
   /** The latest record allocated at each address: its presence means "allocated earlier in the trace". */
   const lastAt = new Map<number, number>();
-  const isLive = (r: number | undefined): r is number => r !== undefined && records.freeEvent[r] === NEVER_FREED;
+  const isLive = (r: number | undefined): r is number => r !== undefined && records.freeEvent.get(r) === NEVER_FREED;
   const ooms: OomEvent[] = [];
   const active = new Float64Array(n);
   const reserved = new Float64Array(n);
@@ -163,7 +139,7 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
         activeDelta += s;
         // An address allocated again without a free in between: the newer block replaces it.
         const previous = lastAt.get(a);
-        if (isLive(previous)) records.freeEvent[previous] = i;
+        if (isLive(previous)) records.freeEvent.set(previous, i);
         lastAt.set(a, records.add(a, s, i, NEVER_FREED, stack[i]));
         break;
       }
@@ -174,7 +150,7 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
           freedBeforeTrace += s;
           records.add(a, s, BEFORE_TRACE, i, stack[i]);
         } else if (isLive(latest)) {
-          records.freeEvent[latest] = i;
+          records.freeEvent.set(latest, i);
         }
         break;
       }

@@ -13,7 +13,8 @@
  */
 import type { DeviceReplay } from '../analysis/replay';
 import { BEFORE_TRACE, NEVER_FREED } from '../analysis/replay';
-import { IntBuffer, lowerBound } from './buffers';
+import { IntBuffer } from '../growableArrays';
+import { lowerBound } from './lowerBound';
 
 /** Fewest states between two checkpoints (more when many blocks are alive, to bound memory). */
 const CHECKPOINT_SPACING = 4096;

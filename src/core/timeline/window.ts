@@ -7,7 +7,8 @@
  * at worst to pick the blocks, and one walk of the live blocks per step where they changed.
  */
 import type { TimelineAxis } from './axis';
-import { FloatBuffer, IntBuffer, lowerBound } from './buffers';
+import { FloatBuffer, IntBuffer } from '../growableArrays';
+import { lowerBound } from './lowerBound';
 import type { BlockLayout } from './layout';
 import { MAX_BLOCK } from './layout';
 import type { TimelineLine, TimelineWindow, WindowRequest } from './types';

@@ -1,4 +1,4 @@
-/** Growable typed-array buffers for building the timeline's columnar results without boxing numbers. */
+/** Growable typed-array buffers for building columnar results (replay records, timeline summaries) without boxing numbers. */
 
 /** A typed array that grows by doubling as values are pushed. */
 abstract class GrowableBuffer<T extends Int32Array | Float64Array> {
@@ -45,16 +45,4 @@ export class FloatBuffer extends GrowableBuffer<Float64Array> {
   protected allocate(length: number): Float64Array {
     return new Float64Array(length);
   }
-}
-
-/** Smallest i in [0, length) with values[i] >= x, or length (values non-decreasing). */
-export function lowerBound(values: ArrayLike<number>, x: number, length = values.length): number {
-  let lo = 0;
-  let hi = length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
