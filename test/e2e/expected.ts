@@ -2,19 +2,12 @@
  * Expected figures for the end-to-end tests, from the Python oracle (test/reference/spec_reference.py,
  * written from the spec alone) and a byte formatter written here, apart from the extension's.
  */
+import type { LineReport } from '../../src/core/analysis/report';
 import { referenceAnalysis } from '../helpers/corpus';
 
-export interface OracleLine {
-  readonly file: string;
+/** A line of the Python oracle's output: the spec's JSON shape (numbers only: the fixture has no line beyond 2^53). */
+export interface OracleLine extends Omit<LineReport, 'line'> {
   readonly line: number;
-  readonly allocCount: number;
-  readonly allocBytes: number;
-  readonly freedBytes: number;
-  readonly peakBytes: number;
-  readonly liveAtPeakBytes: number;
-  readonly inclusiveAllocBytes: number;
-  readonly inclusivePeakBytes: number;
-  readonly inclusiveLiveAtPeakBytes: number;
 }
 
 export interface OracleDevice {

@@ -11,6 +11,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ProfileCommand } from './command';
+import type { ProcessEnding } from './outcome';
 import type { ProfileRecord } from './protocol';
 import { LineSplitter, parseRecord } from './protocol';
 
@@ -58,13 +59,8 @@ export interface RunListener {
   onRecord?(record: ProfileRecord): void;
 }
 
-export interface RunResult {
-  readonly exitCode: number | null;
-  readonly signal: string | null;
-  readonly records: readonly ProfileRecord[];
-  readonly cancelRequested: boolean;
-  readonly killed: boolean;
-  readonly spawnError?: { readonly code?: string; readonly message: string; readonly command: string };
+/** How the process ended (what the outcome is classified from), and how long it ran. */
+export interface RunResult extends ProcessEnding {
   readonly durationMs: number;
 }
 
