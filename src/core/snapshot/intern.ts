@@ -32,9 +32,9 @@ export class FrameTable {
     const known = marked[this.frameMark];
     if (known !== undefined) return known;
     let byLine = this.frameByContent.get(filename);
-    if (byLine === undefined) this.frameByContent.set(filename, (byLine = new Map()));
+    if (byLine === undefined) this.frameByContent.set(filename, (byLine = new Map<LineNumber, Map<string, number>>()));
     let byName = byLine.get(line);
-    if (byName === undefined) byLine.set(line, (byName = new Map()));
+    if (byName === undefined) byLine.set(line, (byName = new Map<string, number>()));
     let id = byName.get(name);
     if (id === undefined) {
       id = this.frames.length;
