@@ -4,6 +4,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { SnapshotFileError } from '../core/input/errors';
+import { fileProblem, readSnapshotFile } from '../core/input/snapshotFile';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
 import type { LineFigures } from '../core/analysis/lines';
 import { CancelledError, SnapshotWorker } from '../core/worker/client';
@@ -67,7 +69,7 @@ export class SnapshotStore implements vscode.Disposable {
         const worker = new SnapshotWorker(this.workerScript);
         try {
           progress.report({ message: 'reading the file' });
-          const bytes = request.bytes ?? (await vscode.workspace.fs.readFile(uri!));
+          const bytes = request.bytes ?? (await readSnapshotUri(uri!));
           if (abort.signal.aborted) throw new CancelledError();
           const info = await worker.call(
             'load',
@@ -150,4 +152,17 @@ function defaultDevice(info: SnapshotInfo): number {
   let best = info.devices[0];
   for (const d of info.devices) if (best === undefined || d.peakBytes > best.peakBytes) best = d;
   return best?.device ?? 0;
+}
+
+/**
+ * A snapshot file's bytes, after the type and size checks (a FIFO or /dev/zero is refused at once):
+ * local files through the core reader, other schemes through the workspace file system.
+ */
+async function readSnapshotUri(uri: vscode.Uri): Promise<Uint8Array> {
+  if (uri.scheme === 'file') return readSnapshotFile(uri.fsPath);
+  const stat = await vscode.workspace.fs.stat(uri);
+  const isFile = (stat.type & vscode.FileType.File) !== 0;
+  const problem = fileProblem({ isFile, size: stat.size, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
+  if (problem !== undefined) throw new SnapshotFileError(`${path.basename(uri.path)}: ${problem}`);
+  return vscode.workspace.fs.readFile(uri);
 }
