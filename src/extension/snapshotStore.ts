@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SnapshotFileError } from '../core/input/errors';
 import { fileProblem, readSnapshotFile } from '../core/input/snapshotFile';
+import { notificationText } from '../core/text/plainText';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
 import type { LineFigures } from '../core/analysis/lines';
 import { CancelledError, SnapshotWorker } from '../core/worker/client';
@@ -62,7 +63,7 @@ export class SnapshotStore implements vscode.Disposable {
   async load(uri: vscode.Uri | undefined, request: LoadRequest = {}): Promise<LoadedSnapshot | undefined> {
     const label = request.label ?? (uri ? path.basename(uri.path) : 'snapshot');
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${label}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${notificationText(label)}`, cancellable: true },
       async (progress, token) => {
         const abort = new AbortController();
         const subscription = token.onCancellationRequested(() => abort.abort());

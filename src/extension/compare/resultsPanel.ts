@@ -17,6 +17,7 @@ import { PANEL_COMMANDS } from './panelProtocol';
 import type { PathResolver } from '../editor/pathResolver';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
+import { notificationText } from '../../core/text/plainText';
 
 const VIEW_TYPE = 'vramLens.compareResults';
 const PAGE: PageContent = {
@@ -156,7 +157,7 @@ export class ResultsPanel implements vscode.Disposable {
     if (!at || typeof at.line !== 'number') return;
     const uri = await this.files.localUri(at.file);
     if (!uri) {
-      void vscode.window.showWarningMessage(`VRAM Lens: ${at.file} is not in this workspace.`);
+      void vscode.window.showWarningMessage(`VRAM Lens: ${notificationText(at.file)} is not in this workspace.`);
       return;
     }
     const position = new vscode.Position(at.line - 1, 0);

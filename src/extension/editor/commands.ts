@@ -10,6 +10,8 @@ import type { PathResolver } from './pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
+import { notificationText } from '../../core/text/plainText';
+import { errorMessage } from '../../core/errors';
 
 export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
   readonly store: SnapshotStore;
@@ -45,9 +47,8 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
     }
     loaded = snapshot;
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
     deps.log.error(`Could not open ${uri.toString()}:`, e);
-    void vscode.window.showErrorMessage(`VRAM Lens: ${baseName(uri.path)} could not be read as a PyTorch memory snapshot: ${message}`);
+    void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(baseName(uri.path))} could not be read as a PyTorch memory snapshot: ${notificationText(errorMessage(e))}`);
     return undefined;
   }
   if (!loaded) return undefined;
@@ -55,9 +56,9 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const device = loaded.info.devices.find((d) => d.device === loaded.device);
   const goToPeak = 'Go to Peak Line';
   const summary = 'Show Summary';
-  const where = device?.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';
+  const where = device?.peakLine ? ` at ${notificationText(baseName(device.peakLine.file))}:${String(device.peakLine.line)}` : '';
   const actions = device?.peakLine ? [goToPeak, summary] : [summary];
-  void vscode.window.showInformationMessage(`VRAM Lens: ${loaded.label}: ${describeSnapshot(loaded)}${where}.`, ...actions).then(async (choice) => {
+  void vscode.window.showInformationMessage(`VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}.`, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
     if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
   });
@@ -125,7 +126,7 @@ export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefin
   }
   const local = resolved.local.get(args.file);
   if (!local) {
-    void vscode.window.showWarningMessage(`VRAM Lens: ${normaliseRecordedPath(args.file)} was not found on this machine.`);
+    void vscode.window.showWarningMessage(`VRAM Lens: ${notificationText(normaliseRecordedPath(args.file))} was not found on this machine.`);
     return;
   }
   try {
@@ -133,7 +134,7 @@ export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefin
     const position = new vscode.Position(Math.min(line - 1, document.lineCount - 1), 0);
     await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
   } catch (e) {
-    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${e instanceof Error ? e.message : String(e)}`);
+    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(local)}: ${notificationText(errorMessage(e))}`);
   }
 }
 

@@ -13,6 +13,7 @@ import type { LoadedSnapshot } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { TIMELINE_PAGE } from './html';
 import { lineRow, snapshotChoice } from './rows';
+import { notificationText } from '../../core/text/plainText';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 const MAX_FRAMES = 12;
@@ -236,7 +237,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
   private async openSource(file: string, line: number): Promise<void> {
     const uri = await this.services.resolver.localUri(file);
     if (!uri) {
-      void vscode.window.showWarningMessage(`VRAM Lens: cannot find ${file} on this machine or in the workspace.`);
+      void vscode.window.showWarningMessage(`VRAM Lens: cannot find ${notificationText(file)} on this machine or in the workspace.`);
       return;
     }
     const position = new vscode.Position(Math.max(0, line - 1), 0);

@@ -17,6 +17,8 @@ import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { chooseModelDimensions, readModelInputs } from './modelInputs';
 import { providerSetting, sessionSettings } from './settings';
+import { notificationText } from '../../core/text/plainText';
+import { errorMessage } from '../../core/errors';
 
 /** Arguments of `vramLens.runWorkload` for callers that skip the pickers (tests, walkthroughs). */
 export interface RunWorkloadArgs {
@@ -124,9 +126,9 @@ async function runWithProgress(services: Services, workerScript: string, title: 
         return await runWorkload(request, { workerScript, signal: abort.signal, onProgress: (message) => progress.report({ message }) });
       } catch (e) {
         if (e instanceof CancelledError) return undefined;
-        const message = e instanceof Error ? e.message : String(e);
+        const message = errorMessage(e);
         services.log.error(`${title}: ${message}`);
-        void vscode.window.showErrorMessage(`VRAM Lens: ${title} failed: ${message}`);
+        void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(title)} failed: ${notificationText(message)}`);
         return undefined;
       } finally {
         subscription.dispose();
@@ -151,7 +153,7 @@ function reportRuns(services: Services, summaries: readonly RunSummary[]): void 
     message += ` ${last.workload?.variant ?? last.title} ${delta <= 0 ? 'saves' : 'adds'} ${formatBytes(Math.abs(delta))} (${formatPercent(Math.abs(delta), first.snapshotPeakBytes)}).`;
   }
   const actions = summaries.length > 1 ? ['Open Timeline', 'Compare'] : ['Open Timeline', 'Show Log'];
-  void vscode.window.showInformationMessage(message, ...actions).then((action) => {
+  void vscode.window.showInformationMessage(notificationText(message, 1000), ...actions).then((action) => {
     if (action === 'Open Timeline') void vscode.commands.executeCommand(Commands.openTimeline);
     if (action === 'Compare') void vscode.commands.executeCommand(Commands.compareSnapshots);
     if (action === 'Show Log') services.log.show(true);
