@@ -128,7 +128,7 @@ export class Profiler implements vscode.Disposable {
     };
 
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: profiling ${effective.name}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: profiling ${notificationText(effective.name)}`, cancellable: true },
       async (progress, token) => {
         let cancelling = false;
         const onRecord = (record: ProfileRecord) => {

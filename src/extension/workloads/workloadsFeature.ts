@@ -118,7 +118,7 @@ function snapshotLabel(summary: RunSummary): string {
 
 async function runWithProgress(services: Services, workerScript: string, title: string, request: JobRequest): Promise<WorkloadResult | undefined> {
   return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: running ${title}`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: running ${notificationText(title)}`, cancellable: true },
     async (progress, token) => {
       const abort = new AbortController();
       const subscription = token.onCancellationRequested(() => abort.abort());
