@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
+import { diskLineText } from '../../src/cli/sourceFiles';
 import { SnapshotFileError } from '../../src/core/input/errors';
 import { pickleBytesOf } from '../../src/core/input/snapshotBytes';
 import { readSnapshotFile } from '../../src/core/input/snapshotFile';
@@ -174,5 +175,17 @@ describe('item 7: decoder limits', () => {
       throw new RangeError('Array buffer allocation failed');
     };
     assert.throws(() => decodePickle(encodePickle([1, 2]), { onScanned }), (e: unknown) => e instanceof PickleError && e.code === 'too-large');
+  });
+});
+
+describe('the CLI source reader reads only small .py files', () => {
+  it('a line of a .py file is read; a file that is not .py, or over 4 MiB, is never read', () => {
+    const py = file('small.py', 'a = 1\nb = 2\n');
+    const txt = file('secret.txt', 'token = 1\n');
+    const big = file('big.py', `x = 1\n${'#'.repeat(4 * 1024 * 1024)}\n`);
+    const lines = diskLineText();
+    assert.equal(lines(py, 2), 'b = 2');
+    assert.equal(lines(txt, 1), undefined);
+    assert.equal(lines(big, 1), undefined);
   });
 });
