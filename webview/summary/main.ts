@@ -4,31 +4,18 @@
  * it only ever goes into the page through `textContent`.
  */
 import { formatBytes, formatPercent } from '../../src/core/format';
-import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/extension/editor/summaryProtocol';
+import { describeRefused } from '../../src/protocol/messageGuard';
+import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import { isHostToSummary } from '../../src/protocol/summary';
+import { baseName, el } from '../shared/dom';
+import { connectHost } from '../shared/host';
 
-interface VsCodeApi {
-  postMessage(message: SummaryToHost): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function fileName(path: string): string {
-  const parts = path.split(/[\\/]/);
-  return parts[parts.length - 1] || path;
-}
 
 /** A `file:line` reference: a link when the file is on this machine, plain text otherwise. */
 function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
-  const label = `${fileName(file)}:${line}`;
+  const label = `${baseName(file)}:${line}`;
   if (!mapped) {
     const span = el('span', 'unmapped', label);
     span.title = `${file}:${line} (not found on this machine)`;
@@ -39,7 +26,7 @@ function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
   link.title = `${file}:${line}`;
   link.addEventListener('click', (e) => {
     e.preventDefault();
-    vscode.postMessage({ type: 'openLine', file, line });
+    vscode.post({ type: 'openLine', file, line });
   });
   return link;
 }
@@ -120,7 +107,7 @@ function render(model: SummaryModel): void {
   annotate.id = 'annotate';
   annotate.disabled = model.active;
   annotate.title = model.active ? 'This snapshot annotates your source files' : 'Show this snapshot\'s figures on your source files';
-  annotate.addEventListener('click', () => vscode.postMessage({ type: 'annotate' }));
+  annotate.addEventListener('click', () => vscode.post({ type: 'annotate' }));
   actions.append(annotate);
   header.append(actions);
 
@@ -135,7 +122,7 @@ function render(model: SummaryModel): void {
         const tab = el('button', d.device === model.selectedDevice ? 'tab selected' : 'tab', `Device ${d.device} · ${formatBytes(d.peakBytes)}`);
         tab.setAttribute('role', 'tab');
         tab.setAttribute('aria-selected', String(d.device === model.selectedDevice));
-        tab.addEventListener('click', () => vscode.postMessage({ type: 'selectDevice', device: d.device }));
+        tab.addEventListener('click', () => vscode.post({ type: 'selectDevice', device: d.device }));
         tabs.append(tab);
       }
       parts.push(tabs);
@@ -155,9 +142,13 @@ function render(model: SummaryModel): void {
   root.replaceChildren(...parts);
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToSummary>) => {
-  const message = event.data;
-  switch (message?.type) {
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  if (!isHostToSummary(event.data)) {
+    console.warn(`VRAM Lens summary: ignored an unknown message: ${describeRefused(event.data)}`);
+    return;
+  }
+  const message: HostToSummary = event.data;
+  switch (message.type) {
     case 'loading':
       root.replaceChildren(el('p', 'muted', `Reading ${message.label}…`));
       break;
@@ -172,4 +163,4 @@ window.addEventListener('message', (event: MessageEvent<HostToSummary>) => {
   }
 });
 
-vscode.postMessage({ type: 'ready' });
+vscode.post({ type: 'ready' });

@@ -5,7 +5,7 @@
 import { formatBytes } from '../../src/core/format';
 import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import type { Hit } from './chart';
-import { baseName, el } from './dom';
+import { baseName, el } from '../shared/dom';
 import { formatDuration } from './ticks';
 
 const count = (n: number) => n.toLocaleString('en-US');

@@ -5,6 +5,7 @@
  * lines, and offers to annotate the sources with it.
  */
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import { topLines } from '../../core/analysis/summary';
 import type { LineFigures } from '../../core/analysis/lines';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
@@ -12,7 +13,9 @@ import { webviewOptions, webviewPage } from '../webviewHtml';
 import { loadSnapshotFile } from './snapshotFiles';
 import type { Annotator } from './annotator';
 import type { PathResolver } from './pathResolver';
-import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from './summaryProtocol';
+import { describeRefused } from '../../protocol/messageGuard';
+import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
+import { isSummaryToHost } from '../../protocol/summary';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 const TOP_LINES = 15;
@@ -88,7 +91,7 @@ class SummaryView implements vscode.Disposable {
     panel.webview.options = webviewOptions(deps.extensionUri);
     panel.webview.html = webviewPage(panel.webview, deps.extensionUri, { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'] });
     this.subscriptions.push(
-      panel.webview.onDidReceiveMessage((m: SummaryToHost) => void this.receive(m)),
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
       deps.annotator.onDidChange(() => void this.post()),
       panel.onDidDispose(() => this.dispose()),
@@ -96,8 +99,13 @@ class SummaryView implements vscode.Disposable {
     if ('snapshot' in source) this.snapshot = source.snapshot;
   }
 
-  private async receive(message: SummaryToHost): Promise<void> {
-    switch (message?.type) {
+  private async receive(raw: unknown): Promise<void> {
+    if (!isSummaryToHost(raw)) {
+      this.deps.log.warn(`Summary view: ignored an unknown message: ${describeRefused(raw)}`);
+      return;
+    }
+    const message: SummaryToHost = raw;
+    switch (message.type) {
       case 'ready':
         this.ready = true;
         await this.ensureLoaded();
@@ -114,8 +122,6 @@ class SummaryView implements vscode.Disposable {
       case 'openLine':
         if (typeof message.file === 'string' && typeof message.line === 'string') await this.deps.openLine(message.file, message.line);
         break;
-      default:
-        this.deps.log.warn('Summary view: unknown message', message);
     }
   }
 
@@ -130,7 +136,7 @@ class SummaryView implements vscode.Disposable {
       this.owned = snapshot !== undefined && !reused;
       if (!this.snapshot) void this.send({ type: 'error', message: 'Loading was cancelled. Reopen the file to try again.' });
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       this.deps.log.error(`Could not read ${uri.toString()}:`, e);
       void this.send({ type: 'error', message: `This file could not be read as a PyTorch memory snapshot: ${message}` });
     }

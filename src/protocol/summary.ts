@@ -1,8 +1,9 @@
 /**
- * Messages between the snapshot summary webview (webview/summary) and the extension. Types only:
- * both sides import it. Every string in a model is untrusted snapshot text; the page renders it
- * with textContent only.
+ * Messages between the snapshot summary webview (webview/summary) and the extension
+ * (`HostToSummary`, `SummaryToHost`). Types and guards only: both sides import it. Every string in a
+ * model is untrusted snapshot text; the page renders it with textContent only.
  */
+import { messageGuard } from './messageGuard';
 
 export interface SummaryLine {
   readonly file: string;
@@ -58,3 +59,6 @@ export type SummaryToHost =
   | { readonly type: 'annotate' }
   | { readonly type: 'selectDevice'; readonly device: number }
   | { readonly type: 'openLine'; readonly file: string; readonly line: string };
+
+export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, openLine: true });
+export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, error: true });
