@@ -26,7 +26,7 @@ describe('webview protocols: the message guard', () => {
     assert.equal(guard({ type: 'c' }), false);
     // Names every object has are not message types.
     for (const type of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) assert.equal(guard({ type }), false, type);
-    for (const value of [null, undefined, 'a', 1, [], { type: 1 }, { kind: 'a' }]) assert.equal(guard(value), false, String(value));
+    for (const value of [null, undefined, 'a', 1, [], { type: 1 }, { kind: 'a' }]) assert.equal(guard(value), false, JSON.stringify(value) ?? 'undefined');
   });
   it('guards each direction of each page', () => {
     assert.equal(isTimelineToHost({ type: 'ready' }), true);

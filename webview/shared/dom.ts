@@ -29,9 +29,3 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   for (const child of children) if (child !== undefined) node.append(child);
   return node;
 }
-
-/** The last path segment, for compact labels (the full path goes in a title). */
-export function baseName(file: string): string {
-  const parts = file.split(/[\\/]/);
-  return parts[parts.length - 1] || file;
-}

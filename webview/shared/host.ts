@@ -23,7 +23,7 @@ export function connectHost<ToHost, State = unknown>(): Host<ToHost, State> {
     post: (message) => api.postMessage(message),
     getState: () => {
       const state = api.getState();
-      return typeof state === 'object' && state !== null ? (state as Partial<State>) : undefined;
+      return typeof state === 'object' && state !== null ? (state) : undefined;
     },
     setState: (state) => api.setState(state),
   };

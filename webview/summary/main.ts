@@ -7,7 +7,8 @@ import { formatBytes, formatPercent } from '../../src/core/format';
 import { describeRefused } from '../../src/protocol/messageGuard';
 import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary } from '../../src/protocol/summary';
-import { baseName, el } from '../shared/dom';
+import { baseName } from '../../src/core/paths/recordedPath';
+import { el } from '../shared/dom';
 import { connectHost } from '../shared/host';
 
 const vscode = connectHost<SummaryToHost>();

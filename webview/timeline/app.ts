@@ -7,16 +7,19 @@ import { formatBytes } from '../../src/core/format';
 import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
 import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { BlockDetail, LineBlocks, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
-import type { DrawStats, Hit } from './chart';
+import type { DrawStats } from './chart';
+import type { Hit } from './hit';
 import { Chart } from './chart';
-import { renderDetail, tooltipLines } from './detail';
-import { baseName, byId } from '../shared/dom';
+import { renderDetail } from './detail';
+import { tooltipLines } from './tooltipText';
+import { byId } from '../shared/dom';
 import type { Host } from '../shared/host';
 import { describeRefused } from '../../src/protocol/messageGuard';
 import type { HostToTimeline, LineRow, SnapshotChoice, Target, TimelineCommand, TimelineToHost } from '../../src/protocol/timeline';
 import { isHostToTimeline } from '../../src/protocol/timeline';
 import { Minimap } from './minimap';
 import { Requests } from './requests';
+import { statusText } from './statusText';
 import type { SortKey, ViewState } from './state';
 import { restoreState } from './state';
 import { rowPasses } from './lineFilter';
@@ -253,16 +256,7 @@ export class TimelineApp {
       // A window fitted to states (show a line): the host chose the x range.
       this.setViewport({ x0: w.x0, x1: w.x1 }, false);
     }
-    const drawn = w.blockRecord.length;
-    const peak = this.overview?.peak;
-    this.setStatus(
-      [
-        peak ? `peak ${formatBytes(peak.bytes)}${peak.line ? ` at ${baseName(peak.line.file)}:${peak.line.line}` : ''}` : '',
-        `${drawn.toLocaleString('en-US')} blocks drawn${w.moreBlocks ? ', smaller ones merged' : ''}`,
-      ]
-        .filter(Boolean)
-        .join(' · '),
-    );
+    if (this.overview) this.setStatus(statusText(this.overview, w));
     this.render();
     this.maybeRequestWindow();
   }
@@ -799,6 +793,11 @@ export class TimelineApp {
       this.theme,
     );
     this.minimap.draw(o, this.viewport, this.theme);
+    // The hit under the pointer in what was just drawn (a new window renumbers blocks and steps).
+    if (this.hover) {
+      const hit = this.chart.hit(this.hover.x, this.hover.y);
+      this.hover = hit ? { ...this.hover, hit } : undefined;
+    }
     this.drawTooltip(o);
     this.drawDetail(o);
     return this.lastStats;
@@ -825,7 +824,9 @@ export class TimelineApp {
     tip.hidden = false;
     const box = this.el.chartBox.getBoundingClientRect();
     const width = tip.offsetWidth;
-    const left = h.x + 14 + width > box.width ? Math.max(0, h.x - 14 - width) : h.x + 14;
+    // Beside the pointer, on the side with room, and never past the chart's edges.
+    const preferred = h.x + 14 + width > box.width ? h.x - 14 - width : h.x + 14;
+    const left = Math.max(0, Math.min(preferred, box.width - width));
     tip.style.left = `${left}px`;
     tip.style.top = `${Math.min(Math.max(0, box.height - tip.offsetHeight), h.y + 12)}px`;
   }

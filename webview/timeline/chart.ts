@@ -9,6 +9,7 @@ import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import { fitToDisplay, paintBackground } from './canvas';
 import type { Theme } from './theme';
+import type { Hit } from './hit';
 import type { Tick } from './ticks';
 import { byteTicks, eventTicks, timeTicks } from './ticks';
 import type { Viewport } from './viewport';
@@ -30,15 +31,7 @@ export interface ChartScene {
   readonly hovered: number | undefined;
 }
 
-export type Hit =
-  | { readonly kind: 'block'; readonly index: number; readonly record: number; readonly step: number }
-  | { readonly kind: 'rest'; readonly step: number }
-  | { readonly kind: 'reserved'; readonly step: number }
-  | { readonly kind: 'annotation'; readonly index: number }
-  | { readonly kind: 'peak' }
-  | { readonly kind: 'oom'; readonly index: number }
-  | { readonly kind: 'finding'; readonly marker: FindingMarker }
-  | { readonly kind: 'release'; readonly index: number };
+
 
 /** What the last frame drew (read by the browser tests through the test hooks). */
 export interface DrawStats {

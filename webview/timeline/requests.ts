@@ -65,7 +65,7 @@ export class Requests {
       return;
     }
     if (answer.type === 'error') (w.options.failed ?? this.onError)(answer.message);
-    else if (answer.type === w.type) w.options.answered(answer as AnswerTo<RequestType>);
+    else if (answer.type === w.type) w.options.answered(answer);
     else this.onError(`the host answered a '${w.type}' request with '${answer.type}'`);
   }
 }
