@@ -20,6 +20,7 @@ import { isHostToTimeline } from '../../src/protocol/timeline';
 import { Minimap } from './minimap';
 import { Requests } from './requests';
 import { statusText } from './statusText';
+import { distinctLineColors } from './lineColors';
 import type { SortKey, ViewState } from './state';
 import { restoreState } from './state';
 import { rowPasses } from './lineFilter';
@@ -69,6 +70,8 @@ export class TimelineApp {
   private findings: readonly FindingMarker[] = [];
   private viewport: Viewport | undefined;
   private rows: readonly LineRow[] = [];
+  /** Distinct colours of the largest lines (lineColors). */
+  private lineColors: ReadonlyMap<number, number> = new Map();
   private stackIds: ReadonlySet<number> | undefined;
   private readonly details = new Map<number, BlockDetail>();
   private hover: { hit: Hit; x: number; y: number } | undefined;
@@ -179,6 +182,7 @@ export class TimelineApp {
     this.overview = undefined;
     this.window = undefined;
     this.rows = [];
+    this.lineColors = new Map();
     const nothing = choice !== undefined && choice.devices.length === 0;
     this.el.app.classList.toggle('no-devices', nothing);
     if (nothing) {
@@ -198,9 +202,11 @@ export class TimelineApp {
       {
         current: this.showing(target),
         answered: (m) => {
-          this.rows = m.rows;
-          this.table.setRows(m.rows);
+          this.lineColors = distinctLineColors(m.rows, this.theme.palette.length);
+          this.rows = m.rows.map((r) => ({ ...r, color: this.lineColors.get(r.id) ?? r.color }));
+          this.table.setRows(this.rows);
           this.renderTable();
+          this.render();
         },
       },
     );
@@ -789,6 +795,7 @@ export class TimelineApp {
         minBytes: this.state.minBytes,
         pinned: this.state.pinnedRecord,
         hovered: this.hover?.hit.kind === 'block' ? this.hover.hit.record : undefined,
+        lineColors: this.lineColors,
       },
       this.theme,
     );

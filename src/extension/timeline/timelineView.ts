@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { errorMessage } from '../../core/errors';
+import type { LineBlock } from '../../core/timeline/types';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToTimeline, Target, TimelineToHost } from '../../protocol/timeline';
 import { isTarget, isTimelineToHost } from '../../protocol/timeline';
@@ -78,15 +79,30 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
    * to its block `record` when given (and it is one of the line's), else to its largest block.
    */
   async showLine(snapshot: LoadedSnapshot, device: number, file: string, line: number, record?: number): Promise<boolean> {
-    const blocks = await snapshot.worker.call('lineBlocks', { device, file, line, limit: LINE_BLOCK_LIMIT });
-    if (!blocks || blocks.blocks.length === 0) return false;
-    const chosen = record === undefined ? undefined : blocks.blocks.find((b) => b.record === record);
-    // The page zooms to the first block: put the block asked for first.
-    const ordered = chosen ? { ...blocks, blocks: [chosen, ...blocks.blocks.filter((b) => b !== chosen)] } : blocks;
+    const found = await snapshot.worker.call('lineBlocks', { device, file, line, limit: LINE_BLOCK_LIMIT });
+    if (!found || found.blocks.length === 0) return false;
+    let blocks = found;
+    if (record !== undefined && Number.isInteger(record)) {
+      // The page zooms to the first block: put the block asked for first (a hover's block may be one
+      // made through the line, not by it, and so not among the line's own).
+      const own = found.blocks.find((b) => b.record === record);
+      const chosen = own ?? (await this.blockOf(snapshot, device, record));
+      if (chosen) blocks = { ...found, blocks: [chosen, ...found.blocks.filter((b) => b.record !== chosen.record)] };
+    }
     await vscode.commands.executeCommand(`${TIMELINE_VIEW_ID}.focus`);
     this.target = { snapshotId: snapshot.id, device };
-    this.post({ type: 'showLine', target: this.target, blocks: ordered });
+    this.post({ type: 'showLine', target: this.target, blocks });
     return true;
+  }
+
+  private async blockOf(snapshot: LoadedSnapshot, device: number, record: number): Promise<LineBlock | undefined> {
+    try {
+      const d = await snapshot.worker.call('timelineBlock', { device, record, maxFrames: 0 });
+      return { record: d.record, size: d.size, firstState: d.firstState, lastState: d.lastState };
+    } catch (e) {
+      this.services.log.info(`Show Line in Timeline: no block ${record} on device ${device} of ${snapshot.label}: ${errorMessage(e)}`);
+      return undefined;
+    }
   }
 
   private post(message: HostToTimeline): void {
