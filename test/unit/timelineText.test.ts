@@ -190,3 +190,14 @@ describe('timeline colours: the ten largest lines', () => {
     assert.deepEqual([...colors.entries()], [[2, 5], [1, 6]]);
   });
 });
+
+describe('timeline labels: shorter forms', () => {
+  it('uses a shorter form where the full label fits nowhere', () => {
+    const placed = placeLabels(
+      [{ text: 'peak 12.0 GiB · model.py:7', anchorX: 150, width: 170, rows: [10], priority: 0, shorter: [{ text: 'peak 12.0 GiB', width: 80 }] }],
+      { left: 0, right: 300, ascent: 6, descent: 6, gap: 4 },
+    );
+    // Right: 154 + 170 > 300; left: 150 - 4 - 170 < 0; the short form goes right at 154.
+    assert.deepEqual(placed.map((p) => [p.text, p.x]), [['peak 12.0 GiB', 154]]);
+  });
+});

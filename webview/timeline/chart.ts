@@ -322,7 +322,19 @@ export class Chart {
       ctx.setLineDash([]);
       const line = overview.peak.line;
       const label = `peak ${formatBytes(overview.peak.bytes)}${line ? ` · ${line.file.split(/[\\/]/).pop() ?? line.file}:${line.line}` : ''}`;
-      labels.push({ request: { text: label, anchorX: peakX, width: ctx.measureText(label).width, rows: [top + 8 * dpr, top + 22 * dpr], priority: 0 }, font: ctx.font, color: theme.peak });
+      const short = `peak ${formatBytes(overview.peak.bytes)}`;
+      labels.push({
+        request: {
+          text: label,
+          anchorX: peakX,
+          width: ctx.measureText(label).width,
+          rows: [top + 8 * dpr, top + 22 * dpr],
+          priority: 0,
+          shorter: line ? [{ text: short, width: ctx.measureText(short).width }] : [],
+        },
+        font: ctx.font,
+        color: theme.peak,
+      });
     }
     ctx.strokeStyle = theme.oom;
     ctx.lineWidth = 2 * dpr;

@@ -8,6 +8,9 @@ import * as vscode from 'vscode';
 import { errorMessage } from '../../core/errors';
 import { topLines } from '../../core/analysis/summary';
 import type { LineFigures } from '../../core/analysis/lines';
+import type { LineFigureKey } from '../../core/analysis/lineFigures';
+import { LINE_FIGURE_KEYS } from '../../core/analysis/lineFigures';
+import type { PeakBucket } from '../../core/analysis/peakBreakdown';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { loadSnapshotFile } from './snapshotFiles';
@@ -30,6 +33,12 @@ export interface SummaryDeps {
   readonly openLine: (file: string, line: string) => Promise<void>;
 }
 
+/** The device's peak breakdown when the analysis gives one (spec: "Explaining the peak"). */
+function peakBreakdownOf(device: object): readonly PeakBucket[] | undefined {
+  const buckets = (device as { readonly peakBreakdown?: unknown }).peakBreakdown;
+  return Array.isArray(buckets) ? (buckets as PeakBucket[]) : undefined;
+}
+
 async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
   const perDevice = await Promise.all(
     snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.worker.call('lines', { device: d.device }) })),
@@ -41,12 +50,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
     file: l.file,
     line: String(l.line),
     mapped: resolved.local.has(l.file),
-    allocCount: l.allocCount,
-    allocBytes: l.allocBytes,
-    liveAtPeakBytes: l.liveAtPeakBytes,
-    inclusiveAllocBytes: l.inclusiveAllocBytes,
-    inclusivePeakBytes: l.inclusivePeakBytes,
-    inclusiveLiveAtPeakBytes: l.inclusiveLiveAtPeakBytes,
+    figures: Object.fromEntries(LINE_FIGURE_KEYS.map((key) => [key, l[key]])) as Record<LineFigureKey, number>,
   });
   return {
     label: snapshot.label,
@@ -70,6 +74,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       oomCount: d.oomCount,
       linesWithFigures: d.linesWithFigures,
       topLines: topLines({ lines }, TOP_LINES).map(line),
+      peakBreakdown: peakBreakdownOf(d),
     })),
     unmappedFiles: resolved.unmapped,
   };
