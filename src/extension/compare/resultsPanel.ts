@@ -4,7 +4,6 @@
  * follows compare mode and closes when compare mode ends.
  */
 import * as vscode from 'vscode';
-import { errorMessage } from '../../core/errors';
 import type { LineDelta } from '../../core/compare/diff';
 import { changedLines } from '../../core/compare/diff';
 import type { OverlayAxis } from '../../core/compare/overlay';
@@ -20,6 +19,7 @@ import { commandAllowlist } from '../webviewCommands';
 import type { PathResolver } from '../editor/pathResolver';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
+import { errorMessage } from '../../core/errors';
 
 const VIEW_TYPE = 'vramLens.compareResults';
 const PAGE: PageContent = {
