@@ -58,10 +58,6 @@ export class Profiler implements vscode.Disposable {
     this.statusBar.command = Commands.showProfileOutput;
   }
 
-  get running(): boolean {
-    return this.current !== undefined;
-  }
-
   cancel(): void {
     this.current?.run.cancel();
   }
@@ -183,7 +179,7 @@ export class Profiler implements vscode.Disposable {
         try {
           return await run.done;
         } catch (e) {
-          const message = e instanceof Error ? e.message : String(e);
+          const message = errorMessage(e);
           log.error(`profile ${id}: ${message}`);
           return undefined;
         } finally {
@@ -249,7 +245,7 @@ export class Profiler implements vscode.Disposable {
     try {
       return await this.services.store.load(vscode.Uri.file(file.path), { label, origin: 'profile' });
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       this.services.log.error(`loading ${file.path}: ${message}`);
       void vscode.window.showErrorMessage(`VRAM Lens: could not read the snapshot of ${notificationText(run.configuration.name)}: ${notificationText(message)}`);
       return undefined;
@@ -284,7 +280,7 @@ export class Profiler implements vscode.Disposable {
       switch (action) {
         case 'Open Timeline':
           await vscode.commands.executeCommand(Commands.openTimeline).then(undefined, (e: unknown) => {
-            this.services.log.warn(`Open Timeline: ${e instanceof Error ? e.message : String(e)}`);
+            this.services.log.warn(`Open Timeline: ${errorMessage(e)}`);
           });
           break;
         case 'Reveal Snapshot File':
