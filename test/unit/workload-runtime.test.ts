@@ -149,7 +149,7 @@ describe('workload runs', () => {
   const request = {
     kind: 'builtin',
     workload: 'similarity',
-    variant: 'fused',
+    variant: 'inplace',
     size: 'tiny',
     samplePath,
     sampleText: readFileSync(samplePath, 'utf8'),
@@ -164,7 +164,7 @@ describe('workload runs', () => {
     assert.equal(result.summary.provider, 'cpu');
     assert.ok(progress.includes('running under the onnxruntime profiler'), progress.join(' / '));
     const decoded = decodePickle(result.pickle) as { device_traces: unknown[][]; vram_lens: { summary: { title: string } } };
-    assert.equal(decoded.vram_lens.summary.title, 'similarity fused (tiny)');
+    assert.equal(decoded.vram_lens.summary.title, 'similarity inplace (tiny)');
     assert.ok(decoded.device_traces[0].length > 10);
   });
 
@@ -204,7 +204,7 @@ describe('device memory line (NVML)', () => {
     const executed = await executeJob({
       kind: 'builtin',
       workload: 'similarity',
-      variant: 'fused',
+      variant: 'inplace',
       size: 'tiny',
       samplePath,
       sampleText: readFileSync(samplePath, 'utf8'),
@@ -230,9 +230,9 @@ describe('vram-lens run', () => {
   };
 
   it('prints the execution provider, whether figures are measured, and the analyze summary', async () => {
-    const r = await cli(['run', 'similarity', '--variant', 'fused', '--size', 'tiny', '--ep', 'cpu']);
+    const r = await cli(['run', 'similarity', '--variant', 'inplace', '--size', 'tiny', '--ep', 'cpu']);
     assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /^similarity fused \(tiny\) on the cpu execution provider/);
+    assert.match(r.out, /^similarity inplace \(tiny\) on the cpu execution provider/);
     assert.match(r.out, /figures {9}measured: intermediates peak [\d.]+ KiB measured by onnxruntime's arena/);
     assert.match(r.out, /device 0: \d+ events/);
     assert.match(r.out, /live@peak/);

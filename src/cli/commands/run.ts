@@ -17,7 +17,7 @@ import type { RunSummary } from '../../core/ort/workloadJob';
 import { JobError } from '../../core/ort/workloadJob';
 import { runWorkload } from '../../core/ort/workloadRunner';
 import type { SizeId } from '../../core/workloads/catalog';
-import { WORKLOADS, workloadInfo } from '../../core/workloads/catalog';
+import { WORKLOADS, resolveVariant, workloadInfo } from '../../core/workloads/catalog';
 import type { ParsedArgs } from '../args';
 import { UsageError, intOption } from '../args';
 import type { CliIO } from '../io';
@@ -71,7 +71,8 @@ export async function runCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   if (args.positionals.length !== 1) throw new UsageError(`run takes one workload (${names})\nusage: ${runUsage}`);
   const info = workloadInfo(args.positionals[0]);
   if (!info) throw new UsageError(`unknown workload '${args.positionals[0]}' (choose ${names})`);
-  const variant = String(args.options.get('variant') ?? info.variants[0].id);
+  const variantName = String(args.options.get('variant') ?? info.variants[0].id);
+  const variant = resolveVariant(info, variantName)?.id ?? variantName;
   if (!info.variants.some((v) => v.id === variant)) {
     throw new UsageError(`${info.id} has no variant '${variant}' (choose ${info.variants.map((v) => v.id).join(', ')})`);
   }

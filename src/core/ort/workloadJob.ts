@@ -13,7 +13,7 @@ import { ElemType, elemByteSize } from '../onnx/model';
 import type { PlainValue } from '../pickle/encoder';
 import { encodePickle } from '../pickle/encoder';
 import type { SizeId, WorkloadId } from '../workloads/catalog';
-import { buildWorkload, seededRandom, uniform, workloadInfo, workloadInputs } from '../workloads/catalog';
+import { buildWorkload, resolveVariant, seededRandom, uniform, workloadInfo, workloadInputs } from '../workloads/catalog';
 import { encodeModel } from '../onnx/encode';
 import type { ExecGraph, FigureOrigin, MemoryTrace, NodeRun } from '../workloads/liveness';
 import { reconstructMemory } from '../workloads/liveness';
@@ -159,7 +159,7 @@ function prepareBuiltin(job: BuiltinJob): Prepared {
   const resolved = resolveWorkloadFrames(workload, job.samplePath, job.sampleText);
   const indexByName = new Map(workload.nodes.map((n, i) => [n.name, i]));
   return {
-    title: `${job.workload} ${job.variant} (${job.size})`,
+    title: `${job.workload} ${builtinVariantId(job)} (${job.size})`,
     model: encodeModel(workload.model),
     feeds,
     graph: (profile) => ({
@@ -205,12 +205,27 @@ function prepareModel(job: ModelJob): Prepared {
   };
 }
 
+/** A built-in job's variant under its current name (older aliases resolved). */
+function builtinVariantId(request: BuiltinJob): string {
+  const info = workloadInfo(request.workload);
+  return (info && resolveVariant(info, request.variant)?.id) ?? request.variant;
+}
+
+/** The session settings a job runs with: a built-in variant may force the arena (the `cleanup` variant runs without one). */
+export function effectiveSettings(request: JobRequest): SessionSettings {
+  if (request.kind !== 'builtin') return request.settings;
+  const info = workloadInfo(request.workload);
+  const variant = info && resolveVariant(info, request.variant);
+  return variant?.memoryArena === undefined ? request.settings : { ...request.settings, memoryArena: variant.memoryArena };
+}
+
 /** Runs the job's graph under the profiler and reconstructs its memory. */
 export async function executeJob(request: JobRequest, progress: (message: string) => void = () => undefined): Promise<ExecutedJob> {
   progress(request.kind === 'builtin' ? 'building the graph' : 'reading the model');
   const prepared = request.kind === 'builtin' ? prepareBuiltin(request) : prepareModel(request);
+  const settings = effectiveSettings(request);
   progress('running under the onnxruntime profiler');
-  const session = await runSession({ model: prepared.model, feeds: prepared.feeds, provider: request.provider, settings: request.settings });
+  const session = await runSession({ model: prepared.model, feeds: prepared.feeds, provider: request.provider, settings });
   if (!session.profile) throw new JobError('onnxruntime wrote no profile for the run');
   progress('reconstructing memory per node');
   // Arena statistics measure the memory of the provider that ran the kernel: for a GPU session, those
@@ -240,12 +255,12 @@ export async function executeJob(request: JobRequest, progress: (message: string
   });
   const summary: RunSummary = {
     title: prepared.title,
-    workload: request.kind === 'builtin' ? { id: request.workload, variant: request.variant, size: request.size } : undefined,
+    workload: request.kind === 'builtin' ? { id: request.workload, variant: builtinVariantId(request), size: request.size } : undefined,
     model: request.kind === 'model' ? request.modelPath : undefined,
     provider: session.provider,
     skippedProviders: session.skipped,
     kernelsByProvider,
-    settings: request.settings,
+    settings,
     figures: trace.measured ? 'measured' : 'reconstructed',
     inputBytes: trace.preexistingBytes,
     reconstructedPeakBytes: trace.reconstructedPeakBytes,
