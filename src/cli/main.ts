@@ -40,6 +40,12 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     io.err(`vram-lens: unknown command '${name}'\n\n${help()}`);
     return 2;
   }
+  // `vram-lens COMMAND --help` (or -h), anywhere before a `--`: the command's usage, not an unknown option.
+  const end = rest.indexOf('--');
+  if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h')) {
+    io.out(`usage: ${command.usage}\n`);
+    return 0;
+  }
   try {
     return await command.run(parseArgs(rest, command.options.valued, command.options.flags), io);
   } catch (e) {

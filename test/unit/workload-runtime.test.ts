@@ -250,6 +250,20 @@ describe('vram-lens run', () => {
     assert.equal((JSON.parse(saved.out) as { devices: { peakBytes: number }[] }).devices[0].peakBytes, report.devices[0].peakBytes);
   });
 
+  it('every subcommand answers --help and -h with its usage on stdout (exit 0); after `--` it is an argument', async () => {
+    for (const command of ['analyze', 'diff', 'advise', 'run']) {
+      for (const flag of ['--help', '-h']) {
+        const r = await cli([command, 'similarity', flag]);
+        assert.equal(r.code, 0, `${command} ${flag}: ${r.err}`);
+        assert.equal(r.err, '');
+        assert.ok(r.out.startsWith(`usage: vram-lens ${command} `), r.out);
+      }
+    }
+    const r = await cli(['run', '--', '--help']);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /unknown workload '--help'/);
+  });
+
   it('rejects unknown workloads, variants, sizes and providers with usage errors', async () => {
     for (const args of [['run'], ['run', 'resnet'], ['run', 'similarity', '--variant', 'plain'], ['run', 'similarity', '--size', 'huge'], ['run', 'similarity', '--ep', 'tpu']]) {
       const r = await cli(args);
