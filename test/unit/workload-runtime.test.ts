@@ -21,7 +21,7 @@ import { decodePickle } from '../../src/core/pickle/decoder';
 import { encodePickle } from '../../src/core/pickle/encoder';
 import { CancelledError } from '../../src/core/worker/client';
 import { ProfileFormatError, parseOrtProfile } from '../../src/core/workloads/ortProfile';
-import { repoRoot } from '../helpers/corpus';
+import { parseExactJson, referenceAnalysis, repoRoot } from '../helpers/corpus';
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'vram-lens-runtime-'));
 
@@ -262,6 +262,22 @@ describe('vram-lens run', () => {
     const r = await cli(['run', '--', '--help']);
     assert.equal(r.code, 2);
     assert.match(r.err, /unknown workload '--help'/);
+  });
+
+  it("npm start's snapshot is this project's own (the eager similarity workload) and analyze reads it as the oracle does", async () => {
+    const file = path.join(repoRoot, 'media', 'samples', 'similarity-eager.pickle');
+    const decoded = decodePickle(readFileSync(file)) as { vram_lens: { producer: string; summary: { workload: { id: string; variant: string } } } };
+    assert.equal(decoded.vram_lens.producer, 'vram-lens');
+    assert.deepEqual(decoded.vram_lens.summary.workload, { id: 'similarity', variant: 'eager', size: 'medium' });
+    const r = await cli(['analyze', file, '--json']);
+    assert.equal(r.code, 0, r.err);
+    const ours = parseExactJson(r.out) as { devices: Record<string, unknown>[] };
+    const ref = (referenceAnalysis([file])[file] as { devices: Record<string, unknown>[] }).devices;
+    const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
+    assert.deepEqual(ours.devices.map(strip), ref.map(strip));
+    // Its lines are the sample's, by a path relative to the repository.
+    const lines = (ref[0].lines as { file: string }[]).map((l) => l.file);
+    assert.ok(lines.length > 0 && lines.every((f) => f === 'media/samples/similarity.py'), lines.join());
   });
 
   it('rejects unknown workloads, variants, sizes and providers with usage errors', async () => {
