@@ -20,6 +20,7 @@ import { runWorkload } from '../../src/core/ort/workloadRunner';
 import { decodePickle } from '../../src/core/pickle/decoder';
 import { encodePickle } from '../../src/core/pickle/encoder';
 import { CancelledError } from '../../src/core/worker/client';
+import { GraphBuilder } from '../../src/core/workloads/graphBuilder';
 import { ProfileFormatError, parseOrtProfile } from '../../src/core/workloads/ortProfile';
 import { parseExactJson, referenceAnalysis, repoRoot } from '../helpers/corpus';
 
@@ -133,6 +134,27 @@ describe('profiling a user ONNX model', () => {
       summary.nodes.map((n) => n.outputBytes),
       [128, 128, 128],
     );
+  });
+
+  it('counts an initializer once: as a pre-existing tensor, not again inside the arena\'s measured figure', async () => {
+    // x [1,512] fed, w [512,512] a 1 MiB initializer, y = x @ w and z = relu(y), [1,512] each.
+    const g = new GraphBuilder('weights', 'f').at({ function: 'f', statement: 'y' });
+    g.input('x', [1, 512]);
+    g.constant('w', new Array<number>(512 * 512).fill(0.01), [512, 512]);
+    g.op('Relu', [g.op('MatMul', ['x', 'w'], 'y')], 'z');
+    g.output('z');
+    const weights = path.join(tmp(), 'weights.onnx');
+    writeFileSync(weights, encodeModel(g.build().model));
+    const { summary } = finishJob(await executeJob({ kind: 'model', modelPath: weights, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }));
+    const x = 512 * 4;
+    const w = 512 * 512 * 4;
+    const y = 512 * 4;
+    const z = 512 * 4;
+    assert.equal(summary.figures, 'measured');
+    assert.equal(summary.inputBytes, x + w);
+    // The arena reports w + y + z in use after the Relu (z is a graph output: no in-place); w is taken out.
+    assert.equal(summary.measuredPeakBytes, y + z);
+    assert.equal(summary.snapshotPeakBytes, x + w + y + z, 'every byte once: not w twice');
   });
 
   it('asks for every open dimension', async () => {

@@ -33,6 +33,14 @@ export interface ExecGraph {
   /** Tensors that exist before the first node (graph inputs, initializers), with their frames. */
   readonly preexisting: readonly { readonly name: string; readonly frames: readonly Frame[] }[];
   readonly outputs: ReadonlySet<string>;
+  /**
+   * Bytes the arena already holds when the first node runs and keeps throughout: the initializers
+   * (onnxruntime places them in the provider's arena, and turns `Constant` nodes into initializers at
+   * load). They are counted once, as pre-existing tensors (or not at all, for the built-in workloads'
+   * scalar constants), and taken out of every measured figure, so they are not counted again as memory
+   * held by onnxruntime.
+   */
+  readonly arenaResidentBytes?: number;
 }
 
 /** onnxruntime's arena statistics for one node (profile `mem_*` fields). */
@@ -135,6 +143,16 @@ export function reconstructMemory(graph: ExecGraph, runs: readonly NodeRun[]): M
     return held.bytes;
   };
 
+  const resident = graph.arenaResidentBytes ?? 0;
+  /** The arena's figures without what it held before the first node (counted once, elsewhere). */
+  const ownStats = (a: ArenaStats | undefined): ArenaStats | undefined =>
+    a && {
+      requestedInUse: Math.max(0, a.requestedInUse - resident),
+      inUse: Math.max(0, a.inUse - resident),
+      requestedDelta: a.requestedDelta,
+      runningPeak: Math.max(0, a.runningPeak - resident),
+    };
+
   const startUs = runs.length > 0 ? runs[0].startUs : 0;
   let preexistingBytes = 0;
   for (const p of graph.preexisting) {
@@ -147,7 +165,7 @@ export function reconstructMemory(graph: ExecGraph, runs: readonly NodeRun[]): M
     const node = graph.nodes[run.node];
     const label = `${node.opType} ${node.name}`;
     const endUs = run.startUs + run.durationUs;
-    const arena = run.arena;
+    const arena = ownStats(run.arena);
     const dying = [...new Set(node.inputs)].filter(
       (t) => t !== '' && lastUse.get(t) === position && !preexisting.has(t) && !graph.outputs.has(t) && blockOf.has(t),
     );

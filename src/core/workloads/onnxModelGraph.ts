@@ -102,9 +102,14 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
   });
 
   const tensorBytes = new Map<string, number>(inputBytes);
+  let arenaResidentBytes = 0;
   for (const init of model.graph.initializers) {
     const size = elemByteSize(init.elemType);
-    if (size !== undefined) tensorBytes.set(init.name, init.dims.reduce((a, b) => a * b, size));
+    if (size === undefined) continue;
+    const bytes = init.dims.reduce((a, b) => a * b, size);
+    tensorBytes.set(init.name, bytes);
+    // An initializer also listed as an input is fed by us, not held in the arena.
+    if (!inputBytes.has(init.name)) arenaResidentBytes += bytes;
   }
   const runs: NodeRun[] = [];
   for (const kernel of profile.nodes) {
@@ -131,6 +136,7 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
       tensorBytes,
       preexisting: preexisting.map((name) => ({ name, frames: inputFrame })),
       outputs: new Set(model.graph.outputs.map((o) => o.name)),
+      arenaResidentBytes,
     },
     runs,
     nodesWithSource,
