@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
 import { snapshotFromBytes } from '../../src/core/load';
+import { decodeModel } from '../../src/core/onnx/decode';
 import { encodeModel } from '../../src/core/onnx/encode';
 import type { OnnxModel } from '../../src/core/onnx/model';
 import { DeviceMemoryRecorder, openNvml } from '../../src/core/ort/nvml';
@@ -155,6 +156,54 @@ describe('profiling a user ONNX model', () => {
     // The arena reports w + y + z in use after the Relu (z is a graph output: no in-place); w is taken out.
     assert.equal(summary.measuredPeakBytes, y + z);
     assert.equal(summary.snapshotPeakBytes, x + w + y + z, 'every byte once: not w twice');
+  });
+
+  it('counts Constant-node weights once, as weights on their own line (value tensor and value_floats)', async () => {
+    // y = x @ W with W [512,512] a Constant's `value` (1 MiB); z = y + b with b a Constant's value_floats (512 floats).
+    const model: OnnxModel = {
+      irVersion: 8,
+      opsetImports: [{ domain: '', version: 17 }],
+      producerName: 'test',
+      producerVersion: '1',
+      graph: {
+        name: 'constants',
+        nodes: [
+          {
+            name: 'W',
+            opType: 'Constant',
+            inputs: [],
+            outputs: ['w'],
+            attributes: { value: { kind: 'tensor', value: { name: 'w', elemType: 1, dims: [512, 512], data: new Float32Array(512 * 512).fill(0.01) } } },
+          },
+          { name: 'B', opType: 'Constant', inputs: [], outputs: ['b'], attributes: { value_floats: { kind: 'floats', value: new Array<number>(512).fill(0.5) } } },
+          { name: 'matmul', opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
+          { name: 'add', opType: 'Add', inputs: ['y', 'b'], outputs: ['z'] },
+        ],
+        inputs: [{ name: 'x', elemType: 1, shape: [1, 512] }],
+        outputs: [{ name: 'z', elemType: 1, shape: [1, 512] }],
+        initializers: [],
+      },
+    };
+    const file = path.join(tmp(), 'constants.onnx');
+    writeFileSync(file, encodeModel(model));
+    const decoded = decodeModel(readFileSync(file));
+    assert.deepEqual(decoded.graph.nodes.map((n) => n.constant), [{ elemType: 1, dims: [512, 512] }, { elemType: 1, dims: [512] }, undefined, undefined]);
+    const executed = await executeJob({ kind: 'model', modelPath: file, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS });
+    const { summary } = finishJob(executed);
+    const x = 512 * 4;
+    const w = 512 * 512 * 4;
+    const b = 512 * 4;
+    const y = 512 * 4;
+    const z = 512 * 4;
+    assert.equal(summary.inputBytes, x + w + b, 'the constants are pre-existing weights');
+    assert.equal(summary.measuredPeakBytes, y + z, 'and not again inside the arena');
+    assert.equal(summary.snapshotPeakBytes, x + w + b + y + z);
+    // W's bytes are on W's own line of the model pseudo-file (node 1), b's on node 2.
+    const weights = executed.trace.events.filter((e) => e.kind === 'alloc' && (e.label === 'input w' || e.label === 'input b'));
+    assert.deepEqual(
+      weights.map((e) => `${e.bytes} ${String(e.frames[0].line)}`),
+      [`${w} 1`, `${b} 2`],
+    );
   });
 
   it('asks for every open dimension', async () => {

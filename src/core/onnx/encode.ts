@@ -10,6 +10,8 @@ const enum AttributeType {
   Float = 1,
   Int = 2,
   String = 3,
+  Tensor = 4,
+  Floats = 6,
   Ints = 7,
 }
 
@@ -51,6 +53,14 @@ function writeAttribute(w: ProtoWriter, name: string, attribute: AttributeValue)
     case 'ints':
       w.packedVarints(8, attribute.value).varint(20, AttributeType.Ints);
       break;
+    case 'floats':
+      w.bytes(7, new Uint8Array(Float32Array.from(attribute.value).buffer)).varint(20, AttributeType.Floats);
+      break;
+    case 'tensor': {
+      const tensor = attribute.value;
+      w.message(5, (t) => writeInitializer(t, tensor)).varint(20, AttributeType.Tensor);
+      break;
+    }
   }
 }
 

@@ -33,14 +33,6 @@ export interface ExecGraph {
   /** Tensors that exist before the first node (graph inputs, initializers), with their frames. */
   readonly preexisting: readonly { readonly name: string; readonly frames: readonly Frame[] }[];
   readonly outputs: ReadonlySet<string>;
-  /**
-   * Bytes the arena already holds when the first node runs and keeps throughout: the initializers
-   * (onnxruntime places them in the provider's arena, and turns `Constant` nodes into initializers at
-   * load). They are counted once, as pre-existing tensors (or not at all, for the built-in workloads'
-   * scalar constants), and taken out of every measured figure, so they are not counted again as memory
-   * held by onnxruntime.
-   */
-  readonly arenaResidentBytes?: number;
 }
 
 /** onnxruntime's arena statistics for one node (profile `mem_*` fields). */
@@ -143,8 +135,13 @@ export function reconstructMemory(graph: ExecGraph, runs: readonly NodeRun[]): M
     return held.bytes;
   };
 
-  const resident = graph.arenaResidentBytes ?? 0;
-  /** The arena's figures without what it held before the first node (counted once, elsewhere). */
+  // What the arena held before the first node ran and holds throughout: the initializers (onnxruntime
+  // places them in the provider's arena, and makes `Constant` nodes initializers when it loads a model).
+  // They are counted once, as pre-existing tensors (the built-in workloads' few-byte scalar constants,
+  // Python scalars in the samples, not at all), so every measured figure leaves them out.
+  const first = runs.find((r) => r.arena !== undefined)?.arena;
+  const resident = first ? Math.max(0, first.requestedInUse - first.requestedDelta) : 0;
+  /** The arena's figures without what it held before the first node. */
   const ownStats = (a: ArenaStats | undefined): ArenaStats | undefined =>
     a && {
       requestedInUse: Math.max(0, a.requestedInUse - resident),

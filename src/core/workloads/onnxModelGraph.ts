@@ -102,21 +102,29 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
   });
 
   const tensorBytes = new Map<string, number>(inputBytes);
-  let arenaResidentBytes = 0;
   for (const init of model.graph.initializers) {
     const size = elemByteSize(init.elemType);
-    if (size === undefined) continue;
-    const bytes = init.dims.reduce((a, b) => a * b, size);
-    tensorBytes.set(init.name, bytes);
-    // An initializer also listed as an input is fed by us, not held in the arena.
-    if (!inputBytes.has(init.name)) arenaResidentBytes += bytes;
+    if (size !== undefined) tensorBytes.set(init.name, init.dims.reduce((a, b) => a * b, size));
   }
+  // Constant nodes are weights: onnxruntime makes them initializers when it loads the model (no kernel
+  // runs them), so they are pre-existing tensors, shown on the node's own line.
+  const constants: { name: string; frames: readonly Frame[] }[] = [];
+  modelNodes.forEach((n, i) => {
+    const output = n.outputs[0];
+    const size = n.constant && elemByteSize(n.constant.elemType);
+    if (!n.constant || size === undefined || output === undefined || output === '') return;
+    const bytes = n.constant.dims.reduce((a, b) => a * b, size);
+    tensorBytes.set(output, bytes);
+    constants.push({ name: output, frames: nodes[i].frames });
+  });
+  const constantOutputs = new Set(constants.map((c) => c.name));
   const runs: NodeRun[] = [];
   for (const kernel of profile.nodes) {
     let index = byName.get(kernel.name);
     if (index === undefined && kernel.nodeIndex !== undefined && modelNodes[kernel.nodeIndex]?.opType === kernel.opType && modelNodes[kernel.nodeIndex].name === '') {
       index = kernel.nodeIndex;
     }
+    if (index !== undefined && modelNodes[index].outputs.some((t) => constantOutputs.has(t))) continue;
     if (index === undefined) {
       index = nodes.length;
       nodes.push({ name: kernel.name, opType: kernel.opType, inputs: [], outputs: [], frames: RUNTIME_FRAMES });
@@ -134,9 +142,8 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
     graph: {
       nodes,
       tensorBytes,
-      preexisting: preexisting.map((name) => ({ name, frames: inputFrame })),
+      preexisting: [...preexisting.map((name) => ({ name, frames: inputFrame })), ...constants],
       outputs: new Set(model.graph.outputs.map((o) => o.name)),
-      arenaResidentBytes,
     },
     runs,
     nodesWithSource,

@@ -72,8 +72,6 @@ export function resolveWorkloadFrames(workload: WorkloadGraph, samplePath: strin
       // The graph's constants (2, sqrt(C), axes: a few bytes, Python scalars in the sample) are left out.
       preexisting: workload.inputs.map((name) => ({ name, frames: inputFrames(name) })),
       outputs: new Set(workload.outputs),
-      // They are in onnxruntime's arena all the same: out of its measured figures too.
-      arenaResidentBytes: workload.model.graph.initializers.reduce((sum, i) => sum + tensorBytes(i.dims, workload.int64Tensors.has(i.name)), 0),
     },
     unresolved: [...unresolved],
   };
