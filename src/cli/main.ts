@@ -13,7 +13,7 @@ import { InputError, processIO } from './io';
 
 interface CommandSpec {
   readonly usage: string;
-  readonly options: { readonly valued: readonly string[]; readonly flags: readonly string[] };
+  readonly options: { readonly valued: readonly string[]; readonly flags: readonly string[]; readonly repeatable?: readonly string[] };
   readonly run: (args: ParsedArgs, io: CliIO) => Promise<number>;
 }
 
@@ -47,7 +47,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     return 0;
   }
   try {
-    return await command.run(parseArgs(rest, command.options.valued, command.options.flags), io);
+    return await command.run(parseArgs(rest, command.options.valued, command.options.flags, command.options.repeatable), io);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`vram-lens: ${e.message}\n`);

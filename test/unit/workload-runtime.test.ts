@@ -351,6 +351,46 @@ describe('vram-lens run', () => {
     assert.ok(lines.length > 0 && lines.every((f) => f === 'media/samples/similarity.py'), lines.join());
   });
 
+  it('profiles a user model with --input NAME=SHAPE[:VALUE] and --dim NAME=N, with the figures executeJob gives', async () => {
+    const file = path.join(tmp(), 'user.onnx');
+    writeFileSync(file, encodeModel(userModel()));
+    const viaJob = finishJob(await executeJob({ kind: 'model', modelPath: file, dimensions: { batch: 4 }, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS })).summary;
+    type Report = { run: { model: string; inputBytes: number; reconstructedPeakBytes: number; nodes: { name: string; outputBytes: number }[] } };
+    for (const options of [['--dim', 'batch=4'], ['--input', 'x=4x8:0.25'], ['--input', 'x=4,8']]) {
+      const r = await cli(['run', file, ...options, '--ep', 'cpu', '--json']);
+      assert.equal(r.code, 0, r.err);
+      const run = (JSON.parse(r.out) as Report).run;
+      assert.equal(run.model, file);
+      // x [4,8] float32 (128 B) and w [8,8] (256 B); three [4,8] intermediates.
+      assert.equal(run.inputBytes, 4 * 8 * 4 + 8 * 8 * 4);
+      assert.equal(run.inputBytes, viaJob.inputBytes);
+      assert.equal(run.reconstructedPeakBytes, viaJob.reconstructedPeakBytes);
+      assert.deepEqual(run.nodes.map((n) => n.outputBytes), [128, 128, 128]);
+    }
+    // A batch of 2 through --input: half the bytes.
+    const half = await cli(['run', file, '--input', 'x=2x8', '--ep', 'cpu', '--json']);
+    assert.deepEqual((JSON.parse(half.out) as Report).run.nodes.map((n) => n.outputBytes), [64, 64, 64]);
+  });
+
+  it('names the input when a model run cannot be set up', async () => {
+    const file = path.join(tmp(), 'user.onnx');
+    writeFileSync(file, encodeModel(userModel()));
+    const cases: [string[], number, RegExp][] = [
+      [['--input', 'y=4x8'], 1, /the model has no input 'y' \(its inputs: x\)/],
+      [['--input', 'x=4x8x1'], 1, /input 'x': the model declares 2 dimensions, the spec gives 3/],
+      [['--input', 'x=4x9'], 1, /input 'x': dimension 1 is 8 in the model, 9 in the spec/],
+      [['--input', 'x=4xA'], 2, /--input input 'x': shape '4xA'/],
+      [['--input', 'x=4x8:abc'], 2, /value 'abc' is not a number/],
+      [[], 1, /no size for dimension 'batch' of input 'x'/],
+      [['--variant', 'eager'], 2, /--variant is for the built-in workloads/],
+    ];
+    for (const [options, code, message] of cases) {
+      const r = await cli(['run', file, ...options, '--ep', 'cpu']);
+      assert.equal(r.code, code, `${options.join(' ')}: ${r.err}`);
+      assert.match(r.err, message);
+    }
+  });
+
   it('rejects unknown workloads, variants, sizes and providers with usage errors', async () => {
     for (const args of [['run'], ['run', 'resnet'], ['run', 'similarity', '--variant', 'plain'], ['run', 'similarity', '--size', 'huge'], ['run', 'similarity', '--ep', 'tpu']]) {
       const r = await cli(args);
