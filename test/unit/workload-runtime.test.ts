@@ -22,6 +22,7 @@ import { decodePickle } from '../../src/core/pickle/decoder';
 import { encodePickle } from '../../src/core/pickle/encoder';
 import { CancelledError } from '../../src/core/worker/client';
 import { GraphBuilder } from '../../src/core/workloads/graphBuilder';
+import { modelInputs } from '../../src/core/workloads/onnxModelGraph';
 import { ProfileFormatError, parseOrtProfile } from '../../src/core/workloads/ortProfile';
 import { parseExactJson, referenceAnalysis, repoRoot } from '../helpers/corpus';
 
@@ -204,6 +205,41 @@ describe('profiling a user ONNX model', () => {
       weights.map((e) => `${e.bytes} ${String(e.frames[0].line)}`),
       [`${w} 1`, `${b} 2`],
     );
+  });
+
+  it('counts a sparse initializer at its dense size, and does not feed it when the model lists it as an input', async () => {
+    // w: [512,512] float32 with 3 non-zeros, dense 1 MiB once onnxruntime loads it; also a graph input, as older exporters write.
+    const model: OnnxModel = {
+      irVersion: 8,
+      opsetImports: [{ domain: '', version: 17 }],
+      producerName: 'test',
+      producerVersion: '1',
+      graph: {
+        name: 'sparse',
+        nodes: [
+          { name: 'matmul', opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
+          { name: 'relu', opType: 'Relu', inputs: ['y'], outputs: ['z'] },
+        ],
+        inputs: [
+          { name: 'x', elemType: 1, shape: [1, 512] },
+          { name: 'w', elemType: 1, shape: [512, 512] },
+        ],
+        outputs: [{ name: 'z', elemType: 1, shape: [1, 512] }],
+        initializers: [],
+        sparseInitializers: [{ name: 'w', elemType: 1, dims: [512, 512], values: Float32Array.from([1, 2, 3]), indices: BigInt64Array.from([0n, 513n, 262143n]) }],
+      },
+    };
+    const file = path.join(tmp(), 'sparse.onnx');
+    writeFileSync(file, encodeModel(model));
+    const decoded = decodeModel(readFileSync(file));
+    assert.deepEqual(decoded.graph.sparseInitializers, [{ name: 'w', elemType: 1, dims: [512, 512] }]);
+    assert.deepEqual(modelInputs(decoded).map((i) => i.name), ['x'], 'w is not fed (zeros would override its values)');
+    const { summary } = finishJob(await executeJob({ kind: 'model', modelPath: file, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }));
+    const x = 512 * 4;
+    const w = 512 * 512 * 4;
+    assert.equal(summary.inputBytes, x + w, 'x fed, w a weight at its dense size');
+    assert.equal(summary.snapshotPeakBytes, x + w + summary.measuredPeakBytes!);
+    assert.ok(summary.measuredPeakBytes! <= 2 * 512 * 4, `${summary.measuredPeakBytes}: w is not counted again`);
   });
 
   it('asks for every open dimension', async () => {

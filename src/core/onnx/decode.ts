@@ -6,7 +6,7 @@
  * bounds-checked: bad input ends in an `OnnxFormatError`.
  */
 import { OnnxFormatError } from './errors';
-import type { Dim, OnnxGraph, OnnxInitializer, OnnxModel, OnnxNode, OpsetImport, ValueInfo } from './model';
+import type { Dim, OnnxGraph, OnnxInitializer, OnnxModel, OnnxNode, OnnxSparseInitializer, OpsetImport, ValueInfo } from './model';
 import type { Field } from './protobuf';
 import { ProtoReader, WireType, fieldInt, fieldInts, fieldText } from './protobuf';
 
@@ -124,6 +124,14 @@ function tensorShape(field: Field): { elemType: number; dims: number[] } {
   return { elemType, dims };
 }
 
+/** A sparse initializer: its name is that of its `values` tensor; its shape the dense one. */
+function readSparseInitializer(field: Field): OnnxSparseInitializer {
+  const { data, base } = nested(field);
+  let name = '';
+  for (const f of fieldsOf(data, base)) if (f.number === 1) name = readInitializer(f).name;
+  return { name, ...sparseShape(field) };
+}
+
 /** Dense shape of a SparseTensorProto: its `dims` (3), with the element type of its `values` (1). */
 function sparseShape(field: Field): { elemType: number; dims: number[] } {
   const { data, base } = nested(field);
@@ -194,6 +202,7 @@ function readGraph(field: Field): OnnxGraph {
   const inputs: ValueInfo[] = [];
   const outputs: ValueInfo[] = [];
   const initializers: OnnxInitializer[] = [];
+  const sparseInitializers: OnnxSparseInitializer[] = [];
   let name = '';
   for (const f of fieldsOf(data, base)) {
     switch (f.number) {
@@ -206,6 +215,9 @@ function readGraph(field: Field): OnnxGraph {
       case 5:
         initializers.push(readInitializer(f));
         break;
+      case 15:
+        sparseInitializers.push(readSparseInitializer(f));
+        break;
       case 11:
         inputs.push(readValueInfo(f));
         break;
@@ -216,7 +228,7 @@ function readGraph(field: Field): OnnxGraph {
         break;
     }
   }
-  return { name, nodes, inputs, outputs, initializers };
+  return { name, nodes, inputs, outputs, initializers, ...(sparseInitializers.length > 0 ? { sparseInitializers } : {}) };
 }
 
 /** Decodes a ModelProto; throws OnnxFormatError when the bytes are not one. */

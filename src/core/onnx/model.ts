@@ -68,12 +68,27 @@ export interface OnnxInitializer {
   readonly data?: Float32Array | BigInt64Array;
 }
 
+export interface OnnxSparseInitializer {
+  readonly name: string;
+  readonly elemType: number;
+  /** The dense shape. */
+  readonly dims: readonly number[];
+  readonly values?: Float32Array;
+  readonly indices?: BigInt64Array;
+}
+
 export interface OnnxGraph {
   readonly name: string;
   readonly nodes: readonly OnnxNode[];
   readonly inputs: readonly ValueInfo[];
   readonly outputs: readonly ValueInfo[];
   readonly initializers: readonly OnnxInitializer[];
+  /**
+   * Sparse initializers (GraphProto field 15). Read back as their dense shape (`dims`) and the type of their
+   * values, which is what onnxruntime allocates: it makes them dense when it loads the model. Written with
+   * `values` and `indices` (int64, positions in the flattened tensor).
+   */
+  readonly sparseInitializers?: readonly OnnxSparseInitializer[];
 }
 
 export interface OpsetImport {

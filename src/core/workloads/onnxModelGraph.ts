@@ -18,8 +18,14 @@ export const TORCH_STACK_TRACE_KEY = 'pkg.torch.onnx.stack_trace';
 
 /** Inputs the caller must feed: graph inputs that are not initializers (older exporters list weights as inputs too). */
 export function modelInputs(model: OnnxModel): ValueInfo[] {
-  const initializers = new Set(model.graph.initializers.map((i) => i.name));
+  // Sparse ones too: feeding one would override its values.
+  const initializers = new Set(denseAndSparseInitializers(model).map((i) => i.name));
   return model.graph.inputs.filter((i) => !initializers.has(i.name));
+}
+
+/** Every initializer with the shape onnxruntime allocates for it (sparse ones dense, as it loads them). */
+export function denseAndSparseInitializers(model: OnnxModel): { readonly name: string; readonly elemType: number; readonly dims: readonly number[] }[] {
+  return [...model.graph.initializers, ...(model.graph.sparseInitializers ?? [])];
 }
 
 /** The name a user gives a dimension: its `dim_param`, or `input[axis]` when the model leaves it unnamed. */
@@ -102,7 +108,8 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
   });
 
   const tensorBytes = new Map<string, number>(inputBytes);
-  for (const init of model.graph.initializers) {
+  const initializers = denseAndSparseInitializers(model);
+  for (const init of initializers) {
     const size = elemByteSize(init.elemType);
     if (size !== undefined) tensorBytes.set(init.name, init.dims.reduce((a, b) => a * b, size));
   }
@@ -136,7 +143,7 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
     }
     runs.push({ node: index, startUs: kernel.startUs, durationUs: kernel.durationUs, arena: kernel.arena });
   }
-  const preexisting = [...inputBytes.keys(), ...model.graph.initializers.map((i) => i.name)];
+  const preexisting = [...inputBytes.keys(), ...initializers.map((i) => i.name)];
   const inputFrame: Frame[] = [{ filename: `${ONNX_PSEUDO_FILE_PREFIX}${modelPath}`, line: 0, name: 'inputs' }];
   return {
     graph: {
