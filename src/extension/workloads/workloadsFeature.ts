@@ -80,7 +80,20 @@ async function pickWorkload(args: RunWorkloadArgs | undefined): Promise<{ info: 
   return { info, variants, size: size as SizeId };
 }
 
+/**
+ * Running a workload or a model executes native code on files of the workspace (onnxruntime parses the
+ * model), so, like Profile VRAM, it needs a trusted workspace (package.json also disables both commands).
+ */
+function workspaceTrusted(action: string): boolean {
+  if (vscode.workspace.isTrusted) return true;
+  void vscode.window.showWarningMessage(`VRAM Lens: ${action} runs onnxruntime, so it needs a trusted workspace.`, 'Manage Workspace Trust').then((a) => {
+    if (a) void vscode.commands.executeCommand('workbench.trust.manage');
+  });
+  return false;
+}
+
 async function runBuiltin(services: Services, workerScript: string, args?: RunWorkloadArgs): Promise<RunWorkloadOutcome | undefined> {
+  if (!workspaceTrusted('Run Built-in Workload')) return undefined;
   const choice = await pickWorkload(args);
   if (!choice) return undefined;
   const { info, variants, size } = choice;
@@ -170,6 +183,7 @@ function describeRun(s: RunSummary): string {
 }
 
 async function profileModel(services: Services, workerScript: string, uri?: vscode.Uri): Promise<LoadedSnapshot | undefined> {
+  if (!workspaceTrusted('Profile ONNX Model')) return undefined;
   const target =
     uri ??
     (
