@@ -51,7 +51,7 @@ const EDIT_DELAY_MS = 120;
 
 export class Annotator implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly decorations = new AnnotationDecorations();
+  private readonly decorations: AnnotationDecorations;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after the annotations changed (snapshot, mapping, settings, shown or hidden). */
   readonly onDidChange = this.changed.event;
@@ -65,7 +65,7 @@ export class Annotator implements vscode.Disposable {
   private trackedSnapshot: string | undefined;
   private readonly tracking = new Map<string, Tracking>();
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly rendered = new WeakMap<vscode.TextEditor, string>();
+  private rendered = new WeakMap<vscode.TextEditor, string>();
   private renderTimer: NodeJS.Timeout | undefined;
   private pending: Promise<void> = Promise.resolve();
 
@@ -75,8 +75,11 @@ export class Annotator implements vscode.Disposable {
     /** While compare mode draws its deltas, the annotations step aside. */
     private readonly compareMode: Pick<CompareMode, 'active' | 'onDidChange'>,
     private readonly log: vscode.LogOutputChannel,
+    extensionUri: vscode.Uri,
   ) {
+    this.decorations = new AnnotationDecorations(extensionUri, this.settings.lineBar);
     this.disposables.push(
+      vscode.window.onDidChangeActiveColorTheme((theme) => this.redecorate(theme.kind)),
       compareMode.onDidChange(() => this.invalidate()),
       this.decorations,
       this.changed,
@@ -88,6 +91,7 @@ export class Annotator implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!affectsEditorSettings(e)) return;
         this.settings = readEditorSettings();
+        this.redecorate(vscode.window.activeColorTheme.kind);
         this.invalidate();
       }),
     );
@@ -195,6 +199,13 @@ export class Annotator implements vscode.Disposable {
     }
     this.current = next;
     this.invalidate();
+  }
+
+  /** New decoration types for another theme kind or bar setting: every editor is drawn again. */
+  private redecorate(kind: vscode.ColorThemeKind): void {
+    if (!this.decorations.update(kind, this.settings.lineBar)) return;
+    this.rendered = new WeakMap();
+    this.render();
   }
 
   /** Drops cached annotations and redraws everything now. */
