@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { ExecutionProvider } from '../core/ort/providers';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
 import type { LineFigures } from '../core/analysis/lines';
 import { CancelledError, SnapshotWorker } from '../core/worker/client';
@@ -16,6 +17,8 @@ export interface LoadedSnapshot {
   readonly label: string;
   readonly uri: vscode.Uri | undefined;
   readonly origin: SnapshotOrigin;
+  /** The execution provider that ran a workload (undefined: a PyTorch snapshot, on CUDA devices). */
+  readonly ranOn?: ExecutionProvider;
   readonly worker: SnapshotWorker;
   info: SnapshotInfo;
   /** The device whose figures are shown (the one with the highest peak by default). */
@@ -25,6 +28,7 @@ export interface LoadedSnapshot {
 export interface LoadRequest {
   readonly label?: string;
   readonly origin?: SnapshotOrigin;
+  readonly ranOn?: ExecutionProvider;
   /** Bytes already in memory (an instrumented run); otherwise the file is read through workspace.fs. */
   readonly bytes?: Uint8Array;
   readonly makeActive?: boolean;
@@ -79,6 +83,7 @@ export class SnapshotStore implements vscode.Disposable {
             label,
             uri,
             origin: request.origin ?? 'file',
+            ranOn: request.ranOn,
             worker,
             info,
             device: defaultDevice(info),
