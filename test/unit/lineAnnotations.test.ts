@@ -124,6 +124,24 @@ describe('buildFileAnnotations', () => {
     assert.ok(built.byBucket.every((b) => b.length === 0), 'stale lines are drawn apart from the heat steps');
   });
 
+  it('places relocated lines on their new line and says so; marks lines outside their function', () => {
+    const options = { figures: ['liveAtPeakBytes'] as const, maxLength: 30, thresholdFraction: 0, overviewLines: 0 };
+    const built = buildFileAnnotations([hot, caller], PEAK, 100, options, undefined, (f, line) =>
+      f === hot ? { line: line + 1, kind: 'relocated' } : { line, kind: 'notFound' },
+    );
+    assert.deepEqual(
+      built.lines.map((l) => [l.line, l.originalLine, l.relocation, l.text]),
+      [
+        [3, 2, 'relocated', '1.2 GiB at peak (15%) (moved)'],
+        [9, 9, 'notFound', ''],
+      ],
+    );
+    const big = figures(20, { liveAtPeakBytes: 3.2 * GiB, inclusiveAllocBytes: 3.2 * GiB });
+    const outside = buildFileAnnotations([big], PEAK, 100, options, undefined, (_f, line) => ({ line, kind: 'notFound' }));
+    // "3.2 GiB at peak (40%) (changed?)" would be 32 characters: the mark alone, the figures stay in the hover.
+    assert.deepEqual(outside.lines.map((l) => l.text), ['(changed?)']);
+  });
+
   it('keeps the heavier line when two recorded files land on the same line', () => {
     const other = { ...figures(3, { allocCount: 1, allocBytes: GiB, inclusiveAllocBytes: GiB }), file: '/q/model.py' };
     const built = buildFileAnnotations([other, hot], PEAK, 100, { figures: ['allocBytes'], maxLength: 30, thresholdFraction: 0, overviewLines: 0 });

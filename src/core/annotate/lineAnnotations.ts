@@ -8,6 +8,7 @@ import type { LineFigures } from '../analysis/lines';
 import type { LineFigureKey } from '../analysis/lineFigures';
 import { HEAT_STEPS, lineHeat } from './heat';
 import { DEFAULT_INLINE_FIGURES, DEFAULT_INLINE_MAX_LENGTH, inlineTextBuilder } from './inlineFigures';
+import type { Relocation, RelocationKind } from './relocation';
 
 export interface AnnotationOptions {
   /** Which of the registry's figures the inline text shows, in this order. */
@@ -35,6 +36,8 @@ export interface LineAnnotation {
   readonly line: number;
   /** 0-based line as recorded in the snapshot. */
   readonly originalLine: number;
+  /** Whether the recorded line is inside the function its frames name (see relocation.ts). */
+  readonly relocation: RelocationKind;
   /** Heat step, 0 (coolest) .. HEAT_STEPS-1: the share of the peak the line holds at the peak. */
   readonly bucket: number;
   readonly text: string;
@@ -59,6 +62,12 @@ export function lineWeight(f: LineFigures): number {
 }
 
 const STALE_MARK = ' (stale)';
+const NOT_FOUND_MARK = ' (changed?)';
+const MOVED_MARK = ' (moved)';
+
+/** Where the recorded line of `f` (0-based) goes in the file as first annotated, and why. */
+export type Relocate = (f: LineFigures, recordedLine: number) => Relocation;
+const NO_RELOCATION: Relocate = (_f, line) => ({ line, kind: 'inside' });
 
 const IDENTITY: Placement = (line) => ({ line, stale: false });
 
@@ -72,6 +81,7 @@ export function buildFileAnnotations(
   lineCount: number,
   options: AnnotationOptions = DEFAULT_ANNOTATION_OPTIONS,
   placement: Placement = IDENTITY,
+  relocate: Relocate = NO_RELOCATION,
 ): FileAnnotations {
   const minimum = options.thresholdFraction * peakBytes;
   const text = inlineTextBuilder(options.figures);
@@ -82,17 +92,23 @@ export function buildFileAnnotations(
     const weight = lineWeight(f);
     if (weight <= 0 || weight < minimum) continue;
     const originalLine = f.line - 1;
-    const placed = placement(originalLine);
+    const relocation = relocate(f, originalLine);
+    const placed = placement(relocation.line);
     if (!placed || placed.line < 0 || placed.line >= lineCount) continue;
     const existing = byLine[placed.line];
     // Two recorded paths can map to one file: the heavier line wins.
     if (existing && lineWeight(existing.figures) >= weight) continue;
-    const inline = text(f, peakBytes, placed.stale ? options.maxLength - STALE_MARK.length : options.maxLength);
+    const mark =
+      (relocation.kind === 'relocated' ? MOVED_MARK : relocation.kind === 'notFound' ? NOT_FOUND_MARK : '') + (placed.stale ? STALE_MARK : '');
+    const inline = text(f, peakBytes, options.maxLength - mark.length);
+    // The figures do not fit beside the mark: the mark alone (the hover has the figures).
+    const shown = inline !== '' ? `${inline}${mark}` : mark !== '' && text(f, peakBytes, options.maxLength) !== '' ? mark.trim() : '';
     byLine[placed.line] = {
       line: placed.line,
       originalLine,
+      relocation: relocation.kind,
       bucket: lineHeat(f, peakBytes),
-      text: placed.stale && inline !== '' ? `${inline}${STALE_MARK}` : inline,
+      text: shown,
       stale: placed.stale,
       overview: false,
       figures: f,

@@ -8,6 +8,8 @@ import type { LineFigures } from '../../core/analysis/lines';
 import type { FileAnnotations, LineAnnotation, Placement } from '../../core/annotate/lineAnnotations';
 import { buildFileAnnotations } from '../../core/annotate/lineAnnotations';
 import { GONE, LineTracker, isLineStale } from '../../core/annotate/lineTracker';
+import type { Relocator } from '../../core/annotate/relocation';
+import { relocator } from '../../core/annotate/relocation';
 import type { CompareMode } from '../compare/compareMode';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { AnnotationDecorations } from './decorations';
@@ -33,11 +35,15 @@ export interface AnnotationState {
   /** By `localKey` of the local path. */
   readonly files: ReadonlyMap<string, MappedFile>;
   readonly unmapped: readonly string[];
+  /** Per line id: the function its frames name ('' when none), for stale-source relocation. */
+  readonly functionNames: readonly string[];
 }
 
 interface Tracking {
   readonly tracker: LineTracker;
   readonly originalTexts: readonly string[];
+  /** Relocates recorded lines against the text as first annotated (made on first use). */
+  relocator?: Relocator;
 }
 
 interface CacheEntry {
@@ -178,6 +184,10 @@ export class Annotator implements vscode.Disposable {
         if (!list) byRecorded.set(l.file, (list = []));
         list.push(l);
       }
+      const functionNames = await snapshot.worker.call('lineFunctions', {}).catch((e: unknown) => {
+        this.log.warn('No function names for the recorded lines:', e);
+        return [] as readonly string[];
+      });
       const resolved = await this.resolver.resolve([...byRecorded.keys()]);
       if (generation !== this.generation) return;
       const files = new Map<string, MappedFile>();
@@ -193,7 +203,7 @@ export class Annotator implements vscode.Disposable {
         );
       }
       const peakBytes = snapshot.info.devices.find((d) => d.device === device)?.peakBytes ?? 0;
-      next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped };
+      next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped, functionNames };
       this.log.info(`Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped, ${resolved.unmapped.length} not found.`);
       if (resolved.unmapped.length > 0) void this.resolver.askAboutUnmapped(resolved.unmapped);
     }
@@ -225,14 +235,20 @@ export class Annotator implements vscode.Disposable {
     const key = `${document.version}|${this.revision}`;
     const cached = this.cache.get(uri);
     if (cached?.key === key) return cached;
-    const annotations = buildFileAnnotations(file.lines, state.peakBytes, document.lineCount, this.settings.annotation, this.placement(document));
+    const tracking = this.trackingOf(document);
+    const names = state.functionNames;
+    const relocate = (f: LineFigures, line: number) => {
+      tracking.relocator ??= relocator(tracking.originalTexts);
+      return tracking.relocator(line, names[f.lineId] || undefined);
+    };
+    const annotations = buildFileAnnotations(file.lines, state.peakBytes, document.lineCount, this.settings.annotation, this.placement(document, tracking), relocate);
     const entry: CacheEntry = { key, annotations, byLine: new Map(annotations.lines.map((l) => [l.line, l])) };
     this.cache.set(uri, entry);
     return entry;
   }
 
   /** Where recorded lines are now in `document`, and whether their text changed since first annotated. */
-  private placement(document: vscode.TextDocument): Placement {
+  private trackingOf(document: vscode.TextDocument): Tracking {
     const uri = document.uri.toString();
     let tracking = this.tracking.get(uri);
     if (!tracking) {
@@ -240,6 +256,10 @@ export class Annotator implements vscode.Disposable {
       tracking = { tracker: new LineTracker(originalTexts.keys()), originalTexts };
       this.tracking.set(uri, tracking);
     }
+    return tracking;
+  }
+
+  private placement(document: vscode.TextDocument, tracking: Tracking): Placement {
     const { tracker, originalTexts } = tracking;
     return (original) => {
       const line = tracker.lineOf(original);
