@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { LineDetail } from '../../src/core/analysis/lineDetail';
 import type { LineFigures } from '../../src/core/analysis/lines';
 import { escapeMarkdown, hoverMarkdown } from '../../src/extension/editor/hoverMarkdown';
+import { peakBreakdownClause } from '../../src/extension/editor/peakBreakdownText';
 
 const MiB = 2 ** 20;
 const figures: LineFigures = {
@@ -143,5 +144,22 @@ describe('hoverMarkdown', () => {
     const md = render(() => false);
     assert.ok(!md.includes('vramLens.openFrame'), md);
     assert.ok(md.includes('forward model\\.py:39'), md);
+  });
+});
+
+describe('peakBreakdownClause', () => {
+  it('names the two largest buckets for a notification, as plain text', () => {
+    const clause = peakBreakdownClause(
+      [
+        { kind: 'annotation', label: 'Optimizer.step#AdamW.step', bytes: 64 * MiB },
+        { kind: 'backward', label: 'AccumulateGrad', bytes: 256 * MiB },
+        { kind: 'beforeRecording', label: '', bytes: 128 * MiB },
+        { kind: 'noFrames', label: '', bytes: 0 },
+      ],
+      1024 * MiB,
+    );
+    // Parentheses become look-alikes in notifications (notificationText), so no link can form.
+    assert.equal(clause, 'besides your lines, the peak holds gradients \u2772AccumulateGrad\u2773 256.0 MiB · 25%, allocated before recording began 128.0 MiB · 13% and 1 more');
+    assert.equal(peakBreakdownClause([], 1), '');
   });
 });

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import type { LineDetail } from '../../core/analysis/lineDetail';
 import { Commands } from '../commandIds';
 import type { Annotator } from './annotator';
-import { hoverMarkdown, peakBreakdownOf } from './hoverMarkdown';
+import { hoverMarkdown } from './hoverMarkdown';
+import { peakBreakdownOf } from './peakBreakdownText';
 
 export class AnnotationHoverProvider implements vscode.HoverProvider {
   private readonly details = new Map<string, Promise<LineDetail | undefined>>();

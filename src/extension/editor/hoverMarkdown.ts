@@ -9,11 +9,11 @@ import type { LineFigureKey, LineFigureSpec } from '../../core/analysis/lineFigu
 import { LINE_FIGURES } from '../../core/analysis/lineFigures';
 import type { LineFigures } from '../../core/analysis/lines';
 import type { PeakBucket } from '../../core/analysis/peakBreakdown';
-import { describeBucket } from '../../core/analysis/peakBreakdown';
 import type { RelocationKind } from '../../core/annotate/relocation';
 import { formatBytes, formatPercent } from '../../core/format';
 import { baseName } from '../../core/paths/recordedPath';
 import { Commands } from '../commandIds';
+import { peakBreakdownLines } from './peakBreakdownText';
 
 /** Arguments of `vramLens.openFrame`. */
 export interface OpenFrameArgs {
@@ -102,23 +102,6 @@ function figureRows(f: LineFigures, peak: number): string[] {
   }
   for (const spec of LINE_FIGURES) if (spec.inclusive && !paired.has(spec.key)) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
   return rows;
-}
-
-/**
- * The device's peak breakdown where the analysis provides it (`peakBreakdown`, spec "Explaining the
- * peak"); undefined on analyses that do not have it yet.
- */
-export function peakBreakdownOf(device: object | undefined): readonly PeakBucket[] | undefined {
-  const buckets = (device as { readonly peakBreakdown?: unknown } | undefined)?.peakBreakdown;
-  return Array.isArray(buckets) ? (buckets as PeakBucket[]) : undefined;
-}
-
-/** The peak's named buckets, largest first: `- gradients (AccumulateGrad): 1.2 GiB · 10%`. */
-export function peakBreakdownLines(buckets: readonly PeakBucket[], peak: number): string[] {
-  return [...buckets]
-    .filter((b) => b.bytes > 0)
-    .sort((a, b) => b.bytes - a.bytes)
-    .map((b) => `- ${escapeMarkdown(describeBucket(b.kind, b.label))}: ${bytesAndShare(b.bytes, peak)}`);
 }
 
 /** Frames of the caching allocator and of the unwinder that recorded the stack: nobody's code. */

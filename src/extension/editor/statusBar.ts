@@ -5,7 +5,7 @@ import { baseName } from '../../core/paths/recordedPath';
 import { Commands } from '../commandIds';
 import type { SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
-import { peakBreakdownLines, peakBreakdownOf } from './hoverMarkdown';
+import { peakBreakdownLines, peakBreakdownOf } from './peakBreakdownText';
 import { deviceLongName, deviceShortName } from './statusText';
 
 export class SnapshotStatusBar implements vscode.Disposable {
