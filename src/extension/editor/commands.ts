@@ -12,6 +12,7 @@ import type { SummaryDeps } from './summaryView';
 import { peakBreakdownClause, peakBreakdownOf } from './peakBreakdownText';
 import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
+import { errorMessage } from '../../core/errors';
 
 export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
   readonly store: SnapshotStore;
@@ -47,7 +48,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
     }
     loaded = snapshot;
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     deps.log.error(`Could not open ${uri.toString()}:`, e);
     void vscode.window.showErrorMessage(`VRAM Lens: ${baseName(uri.path)} could not be read as a PyTorch memory snapshot: ${message}`);
     return undefined;
@@ -137,7 +138,7 @@ export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefin
     const position = new vscode.Position(Math.min(line - 1, document.lineCount - 1), 0);
     await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
   } catch (e) {
-    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${e instanceof Error ? e.message : String(e)}`);
+    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${errorMessage(e)}`);
   }
 }
 
