@@ -6,7 +6,7 @@ import { unmappedRoots } from '../../core/paths/pathMapper';
 import { notificationText } from '../../core/text/plainText';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
-import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
+import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from './pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { peakBreakdownClause, peakBreakdownOf } from './peakBreakdownText';
@@ -140,14 +140,4 @@ export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefin
   } catch (e) {
     void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${errorMessage(e)}`);
   }
-}
-
-/**
- * `vramLens.showLineInTimeline` when no timeline view registered the command: the summary of the
- * snapshot the link came from.
- */
-export async function showLineInTimelineFallback(deps: SummaryDeps, args: ShowLineInTimelineArgs | undefined): Promise<void> {
-  const snapshot = (args && deps.store.get(args.snapshotId)) ?? deps.store.active;
-  if (!snapshot) return;
-  await showSummary(deps, snapshot);
 }
