@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { SnapshotFileError } from '../core/input/errors';
 import { fileProblem, readSnapshotFile } from '../core/input/snapshotFile';
 import { notificationText } from '../core/text/plainText';
+import type { ExecutionProvider } from '../core/ort/providers';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
 import type { LineFigures } from '../core/analysis/lines';
 import { CancelledError, SnapshotWorker } from '../core/worker/client';
@@ -19,6 +20,8 @@ export interface LoadedSnapshot {
   readonly label: string;
   readonly uri: vscode.Uri | undefined;
   readonly origin: SnapshotOrigin;
+  /** The execution provider that ran a workload (undefined: a PyTorch snapshot, on CUDA devices). */
+  readonly ranOn?: ExecutionProvider;
   readonly worker: SnapshotWorker;
   info: SnapshotInfo;
   /** The device whose figures are shown (the one with the highest peak by default). */
@@ -28,6 +31,7 @@ export interface LoadedSnapshot {
 export interface LoadRequest {
   readonly label?: string;
   readonly origin?: SnapshotOrigin;
+  readonly ranOn?: ExecutionProvider;
   /** Bytes already in memory (an instrumented run); otherwise the file is read through workspace.fs. */
   readonly bytes?: Uint8Array;
   readonly makeActive?: boolean;
@@ -82,6 +86,7 @@ export class SnapshotStore implements vscode.Disposable {
             label,
             uri,
             origin: request.origin ?? 'file',
+            ranOn: request.ranOn,
             worker,
             info,
             device: defaultDevice(info),

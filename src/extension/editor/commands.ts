@@ -3,14 +3,15 @@ import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
 import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
 import { unmappedRoots } from '../../core/paths/pathMapper';
+import { notificationText } from '../../core/text/plainText';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from './pathResolver';
 import type { SummaryDeps } from './summaryView';
+import { peakBreakdownClause, peakBreakdownOf } from './peakBreakdownText';
 import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
-import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 
 export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
@@ -58,7 +59,9 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const summary = 'Show Summary';
   const where = device?.peakLine ? ` at ${notificationText(baseName(device.peakLine.file))}:${String(device.peakLine.line)}` : '';
   const actions = device?.peakLine ? [goToPeak, summary] : [summary];
-  void vscode.window.showInformationMessage(`VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}.`, ...actions).then(async (choice) => {
+  const besides = device ? peakBreakdownClause(peakBreakdownOf(device) ?? [], device.peakBytes) : '';
+  const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${notificationText(besides)}`}.`;
+  void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
     if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
   });

@@ -24,7 +24,8 @@ import { Commands } from '../commandIds';
 import { setting } from '../config';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
-import { resolveInterpreter } from './interpreter';
+import { resolveInterpreter, selectInterpreter } from './interpreter';
+import { outcomeSentence } from './outcomeSentence';
 import type { RunHistory } from './runHistory';
 import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
@@ -254,7 +255,7 @@ export class Profiler implements vscode.Disposable {
 
   private announce(run: RunRecord, outcome: RunOutcome, loaded: LoadedSnapshot | undefined): void {
     const name = run.configuration.name;
-    const parts = [`${name} ${outcome.headline}.`];
+    const parts = [outcomeSentence(name, outcome)];
     if (run.peakBytes !== undefined) {
       const where = run.peakLine ? ` at ${vscode.workspace.asRelativePath(run.peakLine.file)}:${run.peakLine.line}` : '';
       parts.push(`Peak ${formatBytes(run.peakBytes)}${where}.`);
@@ -287,9 +288,7 @@ export class Profiler implements vscode.Disposable {
           await revealFile(run.snapshots[0].path);
           break;
         case 'Select Interpreter':
-          await vscode.commands.executeCommand('python.setInterpreter').then(undefined, () =>
-            vscode.commands.executeCommand('workbench.action.openSettings', 'vramLens.pythonPath'),
-          );
+          await selectInterpreter(this.services.log);
           break;
         case 'Run Again':
           await vscode.commands.executeCommand(Commands.runAgain, run.id);
