@@ -1,12 +1,13 @@
 /**
  * Reads what VRAM Lens needs from a user's ONNX model: producer, opsets, graph inputs and outputs
  * (element types, shapes with dim_value / dim_param), initializer shapes (not their data), and the
- * node list with `doc_string` and `metadata_props` (where exporters write source locations).
- * Attributes, subgraphs and tensor data are skipped without being copied. Every read is
+ * node list with `doc_string` and `metadata_props` (where exporters write source locations), and the
+ * subgraphs held by `If` / `Loop` / `Scan` attributes (nested at most MAX_GRAPH_DEPTH deep). Other
+ * attributes (but a Constant's shape) and tensor data are skipped without being copied. Every read is
  * bounds-checked: bad input ends in an `OnnxFormatError`.
  */
 import { OnnxFormatError } from './errors';
-import type { Dim, OnnxGraph, OnnxInitializer, OnnxModel, OnnxNode, OnnxSparseInitializer, OpsetImport, ValueInfo } from './model';
+import type { Dim, OnnxGraph, OnnxSubgraph, OnnxInitializer, OnnxModel, OnnxNode, OnnxSparseInitializer, OpsetImport, ValueInfo } from './model';
 import type { Field } from './protobuf';
 import { ProtoReader, WireType, fieldInt, fieldInts, fieldText } from './protobuf';
 
@@ -59,7 +60,29 @@ function readValueInfo(field: Field): ValueInfo {
   return { name, elemType, shape };
 }
 
-function readNode(field: Field): OnnxNode {
+/** Deeper nesting of subgraphs than this is no model an exporter writes; refusing it keeps the stack bounded. */
+export const MAX_GRAPH_DEPTH = 32;
+
+/** Graphs a node's attributes hold (AttributeProto: name 1, g 6, graphs 11). */
+function subgraphsOf(attributes: readonly Field[], depth: number): OnnxSubgraph[] {
+  const subgraphs: OnnxSubgraph[] = [];
+  for (const attribute of attributes) {
+    const { data, base } = nested(attribute);
+    let name = '';
+    const graphs: Field[] = [];
+    for (const f of fieldsOf(data, base)) {
+      if (f.number === 1) name = fieldText(f);
+      else if (f.number === 6 || f.number === 11) graphs.push(f);
+    }
+    for (const g of graphs) {
+      if (depth + 1 > MAX_GRAPH_DEPTH) throw new OnnxFormatError('not-onnx', g.offset, `subgraphs nested more than ${MAX_GRAPH_DEPTH} deep`);
+      subgraphs.push({ attribute: name, graph: readGraph(g, depth + 1) });
+    }
+  }
+  return subgraphs;
+}
+
+function readNode(field: Field, depth: number): OnnxNode {
   const { data, base } = nested(field);
   const inputs: string[] = [];
   const outputs: string[] = [];
@@ -107,9 +130,10 @@ function readNode(field: Field): OnnxNode {
         break; // overload (8), device configurations (10): not needed
     }
   }
-  // Attributes are read only where a figure needs them: the shape of what a Constant node outputs.
+  // Attributes are read only where a figure needs them: the shape of what a Constant node outputs, and subgraphs.
   const constant = opType === 'Constant' && domain === '' ? constantShape(attributes) : undefined;
-  return { name, opType, domain, inputs, outputs, docString, metadata, ...(constant ? { constant } : {}) };
+  const subgraphs = subgraphsOf(attributes, depth);
+  return { name, opType, domain, inputs, outputs, docString, metadata, ...(constant ? { constant } : {}), ...(subgraphs.length > 0 ? { subgraphs } : {}) };
 }
 
 /** Element type and dims of a TensorProto (its data is skipped). */
@@ -196,7 +220,7 @@ function readInitializer(field: Field): OnnxInitializer {
   return { name, elemType, dims };
 }
 
-function readGraph(field: Field): OnnxGraph {
+function readGraph(field: Field, depth: number): OnnxGraph {
   const { data, base } = nested(field);
   const nodes: OnnxNode[] = [];
   const inputs: ValueInfo[] = [];
@@ -207,7 +231,7 @@ function readGraph(field: Field): OnnxGraph {
   for (const f of fieldsOf(data, base)) {
     switch (f.number) {
       case 1:
-        nodes.push(readNode(f));
+        nodes.push(readNode(f, depth));
         break;
       case 2:
         name = fieldText(f);
@@ -250,7 +274,7 @@ export function decodeModel(bytes: Uint8Array): OnnxModel {
         producerVersion = fieldText(f);
         break;
       case 7:
-        graph = readGraph(f);
+        graph = readGraph(f, 0);
         break;
       case 8: {
         const o = nested(f);

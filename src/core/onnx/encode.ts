@@ -11,8 +11,10 @@ const enum AttributeType {
   Int = 2,
   String = 3,
   Tensor = 4,
+  Graph = 5,
   Floats = 6,
   Ints = 7,
+  Graphs = 10,
 }
 
 function writeDim(w: ProtoWriter, dim: Dim): void {
@@ -61,6 +63,15 @@ function writeAttribute(w: ProtoWriter, name: string, attribute: AttributeValue)
       w.message(5, (t) => writeInitializer(t, tensor)).varint(20, AttributeType.Tensor);
       break;
     }
+    case 'graph': {
+      const graph = attribute.value;
+      w.message(6, (g) => writeGraph(g, graph)).varint(20, AttributeType.Graph);
+      break;
+    }
+    case 'graphs':
+      for (const graph of attribute.value) w.message(11, (g) => writeGraph(g, graph));
+      w.varint(20, AttributeType.Graphs);
+      break;
   }
 }
 

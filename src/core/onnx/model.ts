@@ -40,7 +40,17 @@ export type AttributeValue =
   | { readonly kind: 'floats'; readonly value: readonly number[] }
   /** A tensor (written as a TensorProto, as an initializer is); `Constant` nodes hold their weights so. */
   | { readonly kind: 'tensor'; readonly value: OnnxInitializer }
-  | { readonly kind: 'string'; readonly value: string };
+  | { readonly kind: 'string'; readonly value: string }
+  /** A subgraph (`If`'s branches, `Loop`'s and `Scan`'s body). */
+  | { readonly kind: 'graph'; readonly value: OnnxGraph }
+  | { readonly kind: 'graphs'; readonly value: readonly OnnxGraph[] };
+
+/** A graph held by a node attribute (type GRAPH or GRAPHS), read back with its nodes. */
+export interface OnnxSubgraph {
+  /** The attribute's name, e.g. `then_branch`, `else_branch`, `body`. */
+  readonly attribute: string;
+  readonly graph: OnnxGraph;
+}
 
 export interface OnnxNode {
   readonly name: string;
@@ -58,6 +68,8 @@ export interface OnnxNode {
   readonly constant?: { readonly elemType: number; readonly dims: readonly number[] };
   /** `NodeProto.metadata_props` (e.g. `pkg.torch.onnx.stack_trace`). */
   readonly metadata?: Readonly<Record<string, string>>;
+  /** Read back: the graphs the node's GRAPH / GRAPHS attributes hold, in attribute order. */
+  readonly subgraphs?: readonly OnnxSubgraph[];
 }
 
 /** An initializer: for writing, with its data; when read, `data` is left out (only the shape matters). */

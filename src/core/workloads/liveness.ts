@@ -195,6 +195,8 @@ export function reconstructMemory(graph: ExecGraph, runs: readonly NodeRun[]): M
     if (heldBytes < (held?.bytes ?? 0)) resizeHeld();
     for (const t of outputs) {
       const bytes = bytesOf(t);
+      // A node that runs again (a Loop body, once per iteration) replaces what its last run made.
+      if (blockOf.has(t) && !preexisting.has(t)) live -= free(t, run.startUs, node.frames, label, 'reconstructed');
       if (bytes <= 0) continue;
       alloc(t, bytes, run.startUs, node.frames, label, inPlaceInput === undefined ? 'reconstructed' : 'measured');
       live += bytes;

@@ -89,41 +89,93 @@ export interface ModelRunGraph {
   readonly nodesWithSource: number;
 }
 
+/** A node of the model or of one of its subgraphs, with the tensor names the reconstruction uses. */
+interface FlatNode {
+  readonly source: OnnxNode;
+  readonly exec: ExecNode;
+}
+
+/** A weight of a subgraph: its initializers, named in the subgraph's scope. */
+interface ScopedWeight {
+  readonly name: string;
+  readonly elemType: number;
+  readonly dims: readonly number[];
+  readonly frames: readonly Frame[];
+}
+
+/**
+ * The nodes of `parent`'s subgraphs (recursively), attributed to the parent's line: each gets the
+ * parent's frames under one more innermost frame, on the parent's file and line, naming the subgraph
+ * node (`Loop/body/Add`), so hovers and the timeline show it as a child. Names a subgraph defines
+ * (its inputs, initializers and node outputs) are prefixed by the subgraph's path so they cannot meet
+ * the outer graph's; names it reads from outer scopes keep the outer name (so their lifetime counts
+ * the subgraph's reads).
+ */
+function subgraphNodes(parent: OnnxNode, parentFrames: readonly Frame[], outerScope: ReadonlyMap<string, string>, path: string, into: FlatNode[], weights: ScopedWeight[]): void {
+  const where = parentFrames[0];
+  for (const { attribute, graph } of parent.subgraphs ?? []) {
+    const prefix = `${path}/${attribute}`;
+    const scope = new Map(outerScope);
+    const define = (name: string) => {
+      if (name !== '') scope.set(name, `${prefix}/${name}`);
+    };
+    for (const i of graph.inputs) define(i.name);
+    for (const i of [...graph.initializers, ...(graph.sparseInitializers ?? [])]) define(i.name);
+    for (const n of graph.nodes) n.outputs.forEach(define);
+    const rename = (name: string) => (name === '' ? name : (scope.get(name) ?? name));
+    const frame = (label: string): Frame[] => [{ filename: where.filename, line: where.line, name: `${prefix}/${label}` }, ...parentFrames];
+    for (const i of [...graph.initializers, ...(graph.sparseInitializers ?? [])]) {
+      weights.push({ name: rename(i.name), elemType: i.elemType, dims: i.dims, frames: frame(i.name) });
+    }
+    for (const n of graph.nodes) {
+      const label = n.name || n.opType;
+      const frames = frame(label);
+      into.push({ source: n, exec: { name: n.name, opType: n.opType, inputs: n.inputs.map(rename), outputs: n.outputs.map(rename), frames } });
+      subgraphNodes(n, frames, scope, `${prefix}/${label}`, into, weights);
+    }
+  }
+}
+
 /**
  * The model's graph with sizes from the profile, and the profiled kernels as runs. Kernels the model
  * does not name (copies between devices, fused nodes) run as nodes of their own with no tensors.
+ * Nodes of `If` / `Loop` / `Scan` subgraphs run under their own names in the profile (a `Loop` body's
+ * once per iteration); their memory is attributed to the line of the node that holds the subgraph.
  */
 export function modelRunGraph(model: OnnxModel, modelPath: string, profile: ProfiledRun, inputBytes: ReadonlyMap<string, number>): ModelRunGraph {
   const modelNodes = model.graph.nodes;
-  const byName = new Map<string, number>();
-  modelNodes.forEach((n, i) => {
-    if (n.name !== '' && !byName.has(n.name)) byName.set(n.name, i);
-  });
-  const nodes: ExecNode[] = [];
   let nodesWithSource = 0;
-  modelNodes.forEach((n, i) => {
+  // The model's own nodes first (index = node index), then those of their subgraphs.
+  const flat: FlatNode[] = modelNodes.map((n, i) => {
     const frames = sourceFrames(n);
     if (frames) nodesWithSource++;
-    nodes.push({ name: n.name, opType: n.opType, inputs: n.inputs, outputs: n.outputs, frames: frames ?? [pseudoFrame(modelPath, n, i)] });
+    return { source: n, exec: { name: n.name, opType: n.opType, inputs: n.inputs, outputs: n.outputs, frames: frames ?? [pseudoFrame(modelPath, n, i)] } };
+  });
+  const subgraphWeights: ScopedWeight[] = [];
+  modelNodes.forEach((n, i) => subgraphNodes(n, flat[i].exec.frames, new Map(), n.name || n.opType, flat, subgraphWeights));
+  const nodes: ExecNode[] = flat.map((f) => f.exec);
+  const byName = new Map<string, number>();
+  nodes.forEach((n, i) => {
+    if (n.name !== '' && !byName.has(n.name)) byName.set(n.name, i);
   });
 
   const tensorBytes = new Map<string, number>(inputBytes);
   const initializers = denseAndSparseInitializers(model);
-  for (const init of initializers) {
+  for (const init of [...initializers, ...subgraphWeights]) {
     const size = elemByteSize(init.elemType);
     if (size !== undefined) tensorBytes.set(init.name, init.dims.reduce((a, b) => a * b, size));
   }
   // Constant nodes are weights: onnxruntime makes them initializers when it loads the model (no kernel
   // runs them), so they are pre-existing tensors, shown on the node's own line.
   const constants: { name: string; frames: readonly Frame[] }[] = [];
-  modelNodes.forEach((n, i) => {
-    const output = n.outputs[0];
+  for (const { source: n, exec } of flat) {
+    const output = exec.outputs[0];
     const size = n.constant && elemByteSize(n.constant.elemType);
-    if (!n.constant || size === undefined || output === undefined || output === '') return;
+    if (!n.constant || size === undefined || output === undefined || output === '') continue;
     const bytes = n.constant.dims.reduce((a, b) => a * b, size);
     tensorBytes.set(output, bytes);
-    constants.push({ name: output, frames: nodes[i].frames });
-  });
+    constants.push({ name: output, frames: exec.frames });
+  }
   const constantOutputs = new Set(constants.map((c) => c.name));
   const runs: NodeRun[] = [];
   for (const kernel of profile.nodes) {
@@ -131,25 +183,25 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
     if (index === undefined && kernel.nodeIndex !== undefined && modelNodes[kernel.nodeIndex]?.opType === kernel.opType && modelNodes[kernel.nodeIndex].name === '') {
       index = kernel.nodeIndex;
     }
-    if (index !== undefined && modelNodes[index].outputs.some((t) => constantOutputs.has(t))) continue;
+    if (index !== undefined && nodes[index].outputs.some((t) => constantOutputs.has(t))) continue;
     if (index === undefined) {
       index = nodes.length;
       nodes.push({ name: kernel.name, opType: kernel.opType, inputs: [], outputs: [], frames: RUNTIME_FRAMES });
     } else {
-      modelNodes[index].outputs.forEach((t, k) => {
+      nodes[index].outputs.forEach((t, k) => {
         const bytes = kernel.outputBytes?.[k];
         if (t !== '' && bytes !== undefined) tensorBytes.set(t, bytes);
       });
     }
     runs.push({ node: index, startUs: kernel.startUs, durationUs: kernel.durationUs, arena: kernel.arena });
   }
-  const preexisting = [...inputBytes.keys(), ...initializers.map((i) => i.name)];
   const inputFrame: Frame[] = [{ filename: `${ONNX_PSEUDO_FILE_PREFIX}${modelPath}`, line: 0, name: 'inputs' }];
+  const preexisting = [...inputBytes.keys(), ...initializers.map((i) => i.name)].map((name) => ({ name, frames: inputFrame }));
   return {
     graph: {
       nodes,
       tensorBytes,
-      preexisting: [...preexisting.map((name) => ({ name, frames: inputFrame })), ...constants],
+      preexisting: [...preexisting, ...subgraphWeights.map((w) => ({ name: w.name, frames: w.frames })), ...constants],
       outputs: new Set(model.graph.outputs.map((o) => o.name)),
     },
     runs,
