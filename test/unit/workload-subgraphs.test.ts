@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { decodeModel } from '../../src/core/onnx/decode';
+import { MAX_GRAPH_DEPTH, decodeModel } from '../../src/core/onnx/decode';
+import { OnnxFormatError } from '../../src/core/onnx/errors';
 import { encodeModel } from '../../src/core/onnx/encode';
 import type { OnnxGraph, OnnxModel } from '../../src/core/onnx/model';
 import { DEFAULT_SESSION_SETTINGS } from '../../src/core/ort/session';
@@ -97,14 +98,33 @@ describe('If / Loop subgraphs', () => {
     assert.equal(relu.subgraphs, undefined);
   });
 
-  const run = async (c: number, n: number) => {
+  it('reads subgraphs nested as deep as MAX_GRAPH_DEPTH and refuses deeper ones (the stack stays bounded)', () => {
+    const nest = (depth: number): OnnxGraph => ({
+      name: `g${depth}`,
+      nodes: depth === 0 ? [] : [{ name: `if${depth}`, opType: 'If', inputs: ['c'], outputs: ['y'], attributes: { then_branch: { kind: 'graph', value: nest(depth - 1) } } }],
+      inputs: [],
+      outputs: [],
+      initializers: [],
+    });
+    const wrap = (depth: number) => encodeModel({ ...model(), graph: nest(depth) });
+    let graph = decodeModel(wrap(MAX_GRAPH_DEPTH)).graph;
+    let depth = 0;
+    while (graph.nodes[0]?.subgraphs) {
+      graph = graph.nodes[0].subgraphs[0].graph;
+      depth++;
+    }
+    assert.equal(depth, MAX_GRAPH_DEPTH);
+    assert.throws(() => decodeModel(wrap(MAX_GRAPH_DEPTH + 1)), OnnxFormatError);
+  });
+
+  const run = async (c: number, n: number, settings = DEFAULT_SESSION_SETTINGS) => {
     const executed = await executeJob({
       kind: 'model',
       modelPath: file,
       dimensions: {},
       inputs: { c: { shape: [], value: c }, n: { shape: [], value: n } },
       provider: 'cpu',
-      settings: DEFAULT_SESSION_SETTINGS,
+      settings,
     });
     return { executed, summary: finishJob(executed).summary };
   };
@@ -152,11 +172,20 @@ describe('If / Loop subgraphs', () => {
   });
 
   it('a Loop iteration replaces what the previous one made: the body\'s rows never pile up', async () => {
-    const few = await run(1, 2);
-    const many = await run(1, 20);
-    // Reconstructed intermediates at most: y (If output), acc_next and acc_out of one iteration,
-    // the Loop's own output and the branch's t and t2, each one row: far below 20 iterations' worth.
-    assert.equal(many.summary.reconstructedPeakBytes, few.summary.reconstructedPeakBytes);
-    assert.ok(many.summary.reconstructedPeakBytes <= 6 * ROW + 2, String(many.summary.reconstructedPeakBytes));
+    const inputs = ROW + 1 + 8 + N * 4;
+    for (const n of [2, 20]) {
+      const { summary } = await run(1, n, { ...DEFAULT_SESSION_SETTINGS, memoryArena: false });
+      // Three rows at most: y (the If's output), t and t2 while then_add runs; in each Loop iteration acc
+      // (the Loop's output), acc_next and acc_out while body_mul runs (y died at the Loop). Were the last
+      // iteration's acc_next kept, n iterations would pile up n of them.
+      assert.equal(summary.reconstructedPeakBytes, 3 * ROW, `n=${n}`);
+      assert.equal(summary.snapshotPeakBytes, inputs + 3 * ROW, `n=${n}`);
+    }
+  });
+
+  it('a parent kernel\'s arena statistics are not counted again as its scratch: its children carry their own', async () => {
+    const { executed } = await run(1, 3);
+    const parents = executed.trace.events.filter((e) => e.label === 'If if scratch' || e.label === 'Loop loop scratch');
+    assert.deepEqual(parents, []);
   });
 });

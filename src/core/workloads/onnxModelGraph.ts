@@ -193,7 +193,10 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
         if (t !== '' && bytes !== undefined) tensorBytes.set(t, bytes);
       });
     }
-    runs.push({ node: index, startUs: kernel.startUs, durationUs: kernel.durationUs, arena: kernel.arena });
+    // An If / Loop / Scan kernel's statistics span its subgraph's kernels, which carry their own: its
+    // running peak would count their tensors a second time, as scratch of the parent.
+    const arena = flat[index]?.source.subgraphs ? undefined : kernel.arena;
+    runs.push({ node: index, startUs: kernel.startUs, durationUs: kernel.durationUs, arena });
   }
   const inputFrame: Frame[] = [{ filename: `${ONNX_PSEUDO_FILE_PREFIX}${modelPath}`, line: 0, name: 'inputs' }];
   const preexisting = [...inputBytes.keys(), ...initializers.map((i) => i.name)].map((name) => ({ name, frames: inputFrame }));
