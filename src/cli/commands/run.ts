@@ -21,7 +21,7 @@ import { WORKLOADS, resolveVariant, workloadInfo } from '../../core/workloads/ca
 import { errorMessage } from '../../core/errors';
 import { OnnxFormatError } from '../../core/onnx/errors';
 import type { InputSpec } from '../../core/workloads/modelInputSpec';
-import { parseInputSpec } from '../../core/workloads/modelInputSpec';
+import { inputsFilePath, parseInputSpec, parseInputsFile } from '../../core/workloads/modelInputSpec';
 import type { ParsedArgs } from '../args';
 import { UsageError, intOption } from '../args';
 import type { CliIO } from '../io';
@@ -39,9 +39,20 @@ export const runOptions = {
 
 const USER_ERRORS: ReadonlySet<string> = new Set([RuntimeUnavailableError.name, ProviderUnavailableError.name, JobError.name, OnnxFormatError.name]);
 
-/** `--input NAME=SHAPE[:VALUE]` and `--dim NAME=N`, each repeatable, for a user's model. */
+/**
+ * `--input NAME=SHAPE[:VALUE]` and `--dim NAME=N`, each repeatable, for a user's model; inputs the
+ * command line does not give come from `MODEL.onnx.inputs.json` when it exists (as in the extension).
+ */
 function modelRequest(args: ParsedArgs, modelPath: string): Pick<ModelJob, 'kind' | 'modelPath' | 'dimensions' | 'inputs'> {
   const inputs: Record<string, InputSpec> = {};
+  const file = inputsFilePath(modelPath);
+  if (existsSync(file)) {
+    try {
+      Object.assign(inputs, parseInputsFile(readFileSync(file, 'utf8'), file));
+    } catch (e) {
+      throw new InputError(errorMessage(e));
+    }
+  }
   for (const text of args.repeated.get('input') ?? []) {
     try {
       const [name, spec] = parseInputSpec(text);

@@ -90,6 +90,16 @@ function writeInitializer(w: ProtoWriter, init: OnnxInitializer): void {
   w.packedVarints(1, init.dims);
   w.varint(2, init.elemType);
   w.string(8, init.name);
+  if (init.external) {
+    // external_data (13): StringStringEntryProto { key 1, value 2 }; data_location (14) = EXTERNAL (1).
+    const { location, offset, length } = init.external;
+    const entries: [string, string][] = [['location', location]];
+    if (offset !== undefined) entries.push(['offset', String(offset)]);
+    if (length !== undefined) entries.push(['length', String(length)]);
+    for (const [key, value] of entries) w.message(13, (e) => e.string(1, key).string(2, value));
+    w.varint(14, 1);
+    return;
+  }
   if (init.data === undefined) return;
   const expected = init.data instanceof Float32Array ? ElemType.Float : ElemType.Int64;
   if (init.elemType !== expected) throw new TypeError(`initializer ${init.name}: data does not match its element type`);

@@ -78,6 +78,11 @@ export interface OnnxInitializer {
   readonly elemType: number;
   readonly dims: readonly number[];
   readonly data?: Float32Array | BigInt64Array;
+  /**
+   * Written only: the data lives in a file beside the model (`external_data` location, with
+   * `data_location` EXTERNAL), as exporters write models over 2 GB; `data` is then not written.
+   */
+  readonly external?: { readonly location: string; readonly offset?: number; readonly length?: number };
 }
 
 export interface OnnxSparseInitializer {

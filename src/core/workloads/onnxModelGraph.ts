@@ -34,10 +34,11 @@ export function dimensionKey(input: string, axis: number, dim: Dim): string | un
   return typeof dim === 'string' && dim !== '' ? dim : `${input}[${axis}]`;
 }
 
-/** Every distinct dimension the user must choose, in input order. */
-export function openDimensions(model: OnnxModel): string[] {
+/** Every distinct dimension the user must choose, in input order (inputs in `given` have their shape already). */
+export function openDimensions(model: OnnxModel, given: ReadonlySet<string> = new Set()): string[] {
   const keys = new Set<string>();
   for (const input of modelInputs(model)) {
+    if (given.has(input.name)) continue;
     (input.shape ?? []).forEach((dim, axis) => {
       const key = dimensionKey(input.name, axis, dim);
       if (key !== undefined) keys.add(key);

@@ -1,15 +1,22 @@
 /**
- * The inputs of a user's ONNX model: read from the file (our own bounds-checked decoder), and the
- * sizes of its dynamic dimensions, asked once per model and remembered in the workspace state.
+ * The inputs of a user's ONNX model: read from the file (our own bounds-checked decoder); what to feed
+ * each (the `vramLens.workloads.modelInputs` setting, then `MODEL.onnx.inputs.json` next to the model,
+ * then values the user accepted for its integer scalars); and the sizes of its dynamic dimensions.
+ * Answers are asked once per model and remembered in the workspace state.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { decodeModel } from '../../core/onnx/decode';
 import type { OnnxModel } from '../../core/onnx/model';
 import { dimensionKey, modelInputs, openDimensions } from '../../core/workloads/onnxModelGraph';
 import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
+import type { InputSpec } from '../../core/workloads/modelInputSpec';
+import { defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputsFile } from '../../core/workloads/modelInputSpec';
+import { setting } from '../config';
 
 const DIMENSIONS_KEY = 'vramLens.onnxDimensions';
+const SCALARS_KEY = 'vramLens.onnxScalarInputs';
 
 /** The decoded model, or undefined after telling the user why it cannot be read. */
 export async function readModelInputs(uri: vscode.Uri): Promise<OnnxModel | undefined> {
@@ -33,10 +40,15 @@ function usesOf(model: OnnxModel, key: string): string {
 }
 
 /** Sizes for every open dimension: remembered ones, and the rest asked (undefined if the user cancels). */
-export async function chooseModelDimensions(state: vscode.Memento, uri: vscode.Uri, model: OnnxModel): Promise<Record<string, number> | undefined> {
+export async function chooseModelDimensions(
+  state: vscode.Memento,
+  uri: vscode.Uri,
+  model: OnnxModel,
+  given: Readonly<Record<string, InputSpec>> = {},
+): Promise<Record<string, number> | undefined> {
   const all = state.get<Record<string, Record<string, number>>>(DIMENSIONS_KEY, {});
   const remembered = { ...(all[uri.fsPath] ?? {}) };
-  const open = openDimensions(model);
+  const open = openDimensions(model, new Set(Object.keys(given)));
   const missing = open.filter((key) => remembered[key] === undefined);
   for (const [i, key] of missing.entries()) {
     const value = await vscode.window.showInputBox({
@@ -51,4 +63,51 @@ export async function chooseModelDimensions(state: vscode.Memento, uri: vscode.U
   }
   if (missing.length > 0) await state.update(DIMENSIONS_KEY, { ...all, [uri.fsPath]: remembered });
   return Object.fromEntries(open.map((key) => [key, remembered[key]]));
+}
+
+/** The inputs file next to the model, when there is one. */
+async function readInputsFile(uri: vscode.Uri): Promise<string | undefined> {
+  const file = vscode.Uri.file(inputsFilePath(uri.fsPath));
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What to feed each input: the setting's entries for the model's inputs, overridden by the inputs file
+ * next to the model, then every integer scalar neither gives (offered with a default the user accepts
+ * or changes, remembered per model). Undefined when the user cancels or an entry cannot be read (the
+ * user is told which input and where).
+ */
+export async function chooseModelInputs(state: vscode.Memento, uri: vscode.Uri, model: OnnxModel): Promise<Record<string, InputSpec> | undefined> {
+  const inputs = modelInputs(model);
+  const specs: Record<string, InputSpec> = {};
+  try {
+    const fromSetting = inputSpecsFromJson(setting<unknown>('workloads.modelInputs', {}), 'setting vramLens.workloads.modelInputs');
+    for (const input of inputs) if (Object.hasOwn(fromSetting, input.name)) specs[input.name] = fromSetting[input.name];
+    const text = await readInputsFile(uri);
+    if (text !== undefined) Object.assign(specs, parseInputsFile(text, path.basename(inputsFilePath(uri.fsPath))));
+  } catch (e) {
+    void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(errorMessage(e))}`);
+    return undefined;
+  }
+  const all = state.get<Record<string, Record<string, number>>>(SCALARS_KEY, {});
+  const remembered = { ...(all[uri.fsPath] ?? {}) };
+  const scalars = inputs.filter((i) => isIntegerScalar(i) && !Object.hasOwn(specs, i.name));
+  for (const [i, input] of scalars.entries()) {
+    const value = await vscode.window.showInputBox({
+      title: `VRAM Lens: value of input '${input.name}' (${i + 1} of ${scalars.length})`,
+      prompt: `An integer the model reads (zeros are rarely what it expects). Press Enter to run with this value; it is remembered for this model (or write ${path.basename(inputsFilePath(uri.fsPath))}).`,
+      value: String(remembered[input.name] ?? defaultScalarValue(input.name)),
+      validateInput: (text) => (/^-?\d{1,15}$/.test(text.trim()) ? undefined : 'A whole number'),
+      ignoreFocusOut: true,
+    });
+    if (value === undefined) return undefined;
+    remembered[input.name] = Number(value.trim());
+    specs[input.name] = { shape: (input.shape ?? []).map(() => 1), value: remembered[input.name] };
+  }
+  if (scalars.length > 0) await state.update(SCALARS_KEY, { ...all, [uri.fsPath]: remembered });
+  return specs;
 }

@@ -15,7 +15,7 @@ import { CancelledError } from '../../core/worker/client';
 import { Commands } from '../commandIds';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
-import { chooseModelDimensions, readModelInputs } from './modelInputs';
+import { chooseModelDimensions, chooseModelInputs, readModelInputs } from './modelInputs';
 import { providerSetting, sessionSettings } from './settings';
 import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
@@ -200,13 +200,16 @@ async function profileModel(services: Services, workerScript: string, uri?: vsco
   }
   const model = await readModelInputs(target);
   if (!model) return undefined;
-  const dimensions = await chooseModelDimensions(services.context.workspaceState, target, model);
+  const inputs = await chooseModelInputs(services.context.workspaceState, target, model);
+  if (!inputs) return undefined;
+  const dimensions = await chooseModelDimensions(services.context.workspaceState, target, model, inputs);
   if (!dimensions) return undefined;
   const name = path.basename(target.fsPath);
   const result = await runWithProgress(services, workerScript, name, {
     kind: 'model',
     modelPath: target.fsPath,
     dimensions,
+    inputs,
     provider: providerSetting(),
     settings: sessionSettings(),
   });
