@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import { setting } from '../config';
 import type { Feature } from '../services';
+import { errorMessage } from '../../core/errors';
+import { SourceTexts } from '../compare/sourceTexts';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
 
@@ -15,6 +17,8 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
   const index = new FindingIndex();
   let shown: { id: string; info: unknown } | undefined;
   let generation = 0;
+  // The program's sources as they were when each snapshot was loaded: the rules read the code that ran.
+  const sources = new SourceTexts(store, files, log);
 
   const refresh = async (force = false) => {
     const snapshot = setting('advice.enabled', true) ? store.active : undefined;
@@ -27,7 +31,8 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
       return;
     }
     try {
-      const findings = await snapshot.worker.call('advice', {});
+      const texts = await sources.texts(snapshot.id);
+      const findings = await snapshot.worker.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])) });
       const fresh = new FindingIndex();
       const byFile = await diagnosticsFor(snapshot, findings, files, fresh);
       if (mine !== generation) return;
@@ -37,12 +42,13 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
       fresh.copyInto(index);
       log.info(`Advisor: ${findings.length} finding(s) for ${snapshot.label}`);
     } catch (e) {
-      log.warn(`Advisor failed for ${snapshot.label}: ${e instanceof Error ? e.message : String(e)}`);
+      log.warn(`Advisor failed for ${snapshot.label}: ${errorMessage(e)}`);
     }
   };
 
   context.subscriptions.push(
     collection,
+    sources,
     store.onDidChange(() => void refresh()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('vramLens.advice.enabled')) void refresh(true);

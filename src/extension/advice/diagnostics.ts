@@ -35,6 +35,7 @@ export class FindingIndex {
 }
 
 function severityOf(f: Finding): vscode.DiagnosticSeverity {
+  if (f.severity === 'error') return vscode.DiagnosticSeverity.Error;
   return f.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information;
 }
 
