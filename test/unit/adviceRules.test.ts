@@ -451,7 +451,7 @@ describe('rule: activation-checkpointing', () => {
     assert.deepEqual(f.evidence.nestedCandidateBytes, [256 * MiB], 'model.py:30 runs inside model.py:60');
     assert.deepEqual(f.evidence.separateCandidateBytes, []);
     assert.equal(f.evidence.activationLiveAtPeakBytes, 384 * MiB);
-    assert.match(f.message, /384\.0 MiB \(8 blocks\) under the module call at model\.py:60, of which 256\.0 MiB \(4 blocks\) under the module call at model\.py:30 \(nested calls: the figures contain one another and do not add up\)/);
+    assert.match(f.message, /384\.0 MiB \(8 blocks\) under the module call at model\.py:60; inside model\.py:60, 256\.0 MiB \(4 blocks\) under the module call at model\.py:30 \(nested calls: the figures contain one another and do not add up\)/);
     assert.match(f.message, /recomput/);
   });
 

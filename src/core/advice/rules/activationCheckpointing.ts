@@ -29,12 +29,15 @@ export const activationCheckpointing: AdviceRule = {
     if (calls.length === 0) return [];
     const top = calls.slice(0, MAX_CANDIDATES);
     // Candidates inside one another are one choice at different depths, not savings that add up.
-    const chain = [top[0]];
-    for (const c of top.slice(1)) if (c.inside.has(moduleCallKey(chain[chain.length - 1]))) chain.push(c);
+    const first = top[0];
+    const outerOf = (c: (typeof top)[number]) => top.slice(0, top.indexOf(c)).reverse().find((o) => c.inside.has(moduleCallKey(o)));
+    const chain = [first, ...top.slice(1).filter((c) => outerOf(c) !== undefined)];
     const separate = top.filter((c) => !chain.includes(c));
     const describe = (c: (typeof top)[number]) => `${formatBytes(c.bytes)} (${counted(c.records, 'block')}) under the module call at ${where(c)}`;
-    const nested = chain.slice(1).map((c) => `, of which ${describe(c)}`).join('');
-    const first = chain[0];
+    const nested = chain
+      .slice(1)
+      .map((c) => `; inside ${where(outerOf(c)!)}, ${describe(c)}`)
+      .join('');
     const finding: Finding = {
       rule: 'activation-checkpointing',
       severity: 'information',
@@ -61,7 +64,7 @@ export const activationCheckpointing: AdviceRule = {
       related: top.map((c) => ({
         file: c.file,
         line: c.line,
-        message: `${formatBytes(c.bytes)} of activations made inside this module call${chain.includes(c) && c !== first ? ` (inside ${where(chain[chain.indexOf(c) - 1])})` : ''}`,
+        message: `${formatBytes(c.bytes)} of activations made inside this module call${outerOf(c) ? ` (inside ${where(outerOf(c)!)})` : ''}`,
       })),
     };
     return [finding];

@@ -167,24 +167,20 @@ export const inPlaceArithmetic: AdviceRule = {
       liveSize.delete(addr);
       bump(freedSize, -1);
       const mine = made.get(addr);
-      if (mine) {
-        made.delete(addr);
-        // Freed within its own execution or the next line's: a temporary.
-        if (execution - mine.execution <= 1) {
-          count(mine, 'temporary', i);
-          const list = waiting.get(freedSize);
-          if (list) {
-            const at = list.indexOf(mine);
-            if (at >= 0) list.splice(at, 1);
-          }
-          continue;
-        }
-      }
-      // An older block of the size this execution just made, freed while it runs: the old value was replaced.
+      if (mine) made.delete(addr);
+      // An older block of a size this execution just made, freed while it runs: the old value was
+      // replaced (`x = x / s` frees the old x). Checked first: the old value may itself have been
+      // made by the line before.
       const list = waiting.get(freedSize);
       if (list && list.length > 0 && (!mine || mine.execution !== execution)) {
-        const m = list.shift()!;
-        count(m, 'replacement', -1);
+        count(list.shift()!, 'replacement', -1);
+        continue;
+      }
+      // Freed within its own execution or the next line's: a temporary.
+      if (mine && execution - mine.execution <= 1) {
+        count(mine, 'temporary', i);
+        const at = list ? list.indexOf(mine) : -1;
+        if (at >= 0) list!.splice(at, 1);
       }
     }
 
