@@ -205,7 +205,7 @@ export const inPlaceArithmetic: AdviceRule = {
         severity: g.atPeakCount > 0 ? 'warning' : 'information',
         device: d.device,
         ...at,
-        title: `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} that an in-place form would not`,
+        title: `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} per run in blocks an in-place form may avoid`,
         message:
           `${where(at)} (\`${form.statement}\`) allocated ${counted(g.avoidable, 'block')} of the size of a tensor already live (${formatBytes(g.avoidableBytes)} in all, the largest ${formatBytes(g.largest)}): ${how}; ` +
           `up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution.${peakNote} ` +
