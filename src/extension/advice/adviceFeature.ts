@@ -11,6 +11,7 @@ import { errorMessage } from '../../core/errors';
 import { SourceTexts } from '../compare/sourceTexts';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
+import { errorMessage } from '../../core/errors';
 
 export const adviceFeature: Feature = ({ context, store, log, resolver: files }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
