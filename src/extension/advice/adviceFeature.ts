@@ -11,7 +11,6 @@ import { errorMessage } from '../../core/errors';
 import { SourceTexts } from '../compare/sourceTexts';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
-import { errorMessage } from '../../core/errors';
 
 export const adviceFeature: Feature = ({ context, store, log, resolver: files }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
