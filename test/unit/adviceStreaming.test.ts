@@ -29,8 +29,8 @@ function withCappedCollections<T>(cap: number, work: () => T): T {
       return super.add(value);
     }
   }
-  globalThis.Map = CappedMap as MapConstructor;
-  globalThis.Set = CappedSet as SetConstructor;
+  globalThis.Map = CappedMap;
+  globalThis.Set = CappedSet;
   try {
     return work();
   } finally {

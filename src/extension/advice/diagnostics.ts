@@ -13,8 +13,12 @@ export const DIAGNOSTIC_SOURCE = 'VRAM Lens';
 export class FindingIndex {
   private readonly byKey = new Map<string, Finding>();
 
+  /**
+   * By path, not the whole URI: the document a code action is asked for may carry another spelling
+   * of the same file's URI than the resolver's (a remote authority, encoded characters).
+   */
   static key(uri: vscode.Uri, line: number, rule: string): string {
-    return `${uri.toString()}#${line}#${rule}`;
+    return `${uri.path}#${line}#${rule}`;
   }
 
   set(uri: vscode.Uri, line: number, finding: Finding): void {

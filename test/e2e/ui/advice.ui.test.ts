@@ -82,9 +82,9 @@ describe('the advisor\'s quick fix from the light bulb (code-server + Chromium)'
     await fix.click();
     await page.keyboard.press('Control+S');
 
-    const saved = await eventually('the saved file', async () => {
+    const saved = await eventually('the saved file', () => {
       const text = readFileSync(path.join(workspace, OPTIMIZER), 'utf8');
-      return text !== original ? text : undefined;
+      return Promise.resolve(text !== original ? text : undefined);
     });
     assert.equal(PythonSource.parse(saved).errorCount, 0, 'the fixed file parses');
     const lines = original.split('\n');

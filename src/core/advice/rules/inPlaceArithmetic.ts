@@ -76,7 +76,7 @@ export const inPlaceArithmetic: AdviceRule = {
     const formOf = (lineId: number): InPlaceForm | undefined => {
       if (forms.has(lineId)) return forms.get(lineId);
       const l = ctx.analysis.lineIndex.lines[lineId];
-      const form = typeof l.line === 'number' ? (() => { const src = ctx.source(l.file); return src && inPlaceFormAt(src, l.line as number); })() : undefined;
+      const form = typeof l.line === 'number' ? (() => { const src = ctx.source(l.file); return src && inPlaceFormAt(src, l.line); })() : undefined;
       forms.set(lineId, form);
       return form;
     };

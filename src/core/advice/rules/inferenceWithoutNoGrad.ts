@@ -63,7 +63,7 @@ export const inferenceWithoutNoGrad: AdviceRule = {
     const calls = rankModuleCalls(ctx, activations);
     const anchor = calls.find((c) => c.caller !== 'forward') ?? calls[0];
     const anchorSource = anchor ? ctx.source(anchor.file) : undefined;
-    const sourceRead = anchorSource?.statementAt(anchor!.line) !== undefined;
+    const sourceRead = anchorSource?.statementAt(anchor.line) !== undefined;
     if (!sourceRead && releases === 0) return [];
     const gradEvidence =
       releases > 0
@@ -78,7 +78,7 @@ export const inferenceWithoutNoGrad: AdviceRule = {
       message:
         `This run has forward passes but no backward pass and no optimizer step, yet ${formatBytes(bytes)} (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak) ` +
         `was live at the peak (event ${d.peakEventIndex}) in blocks made under a module's forward, ${counted(repeatedLines, 'line')} holding the outputs of ${MIN_CALLS_KEPT} or more separate calls at once.${gradEvidence} ` +
-        (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor!)}. ` : '') +
+        (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor)}. ` : '') +
         `If this is inference, autograd keeps these for a backward that never comes: ` +
         `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor)}` : ''}.`,
       evidence: {
