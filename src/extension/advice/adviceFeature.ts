@@ -41,6 +41,7 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
       for (const { uri, diagnostics } of byFile.values()) collection.set(uri, diagnostics);
       fresh.copyInto(index);
       log.info(`Advisor: ${findings.length} finding(s) for ${snapshot.label}`);
+      log.trace(`Advisor: diagnostics at ${index.keys().join(', ')}`);
     } catch (e) {
       log.warn(`Advisor failed for ${snapshot.label}: ${errorMessage(e)}`);
     }
@@ -55,7 +56,7 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void refresh(true)),
     files.onDidChange(() => void refresh(true)),
-    vscode.languages.registerCodeActionsProvider({ language: 'python' }, new AdviceQuickFixes(index, files), {
+    vscode.languages.registerCodeActionsProvider({ language: 'python' }, new AdviceQuickFixes(index, files, log), {
       providedCodeActionKinds: AdviceQuickFixes.kinds,
     }),
     vscode.commands.registerCommand(Commands.showAdvice, async () => {

@@ -29,6 +29,11 @@ export class FindingIndex {
     return this.byKey.get(FindingIndex.key(uri, line, rule));
   }
 
+  /** The keys held (for logs). */
+  keys(): string[] {
+    return [...this.byKey.keys()];
+  }
+
   clear(): void {
     this.byKey.clear();
   }

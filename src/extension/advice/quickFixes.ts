@@ -16,6 +16,7 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
   constructor(
     private readonly index: FindingIndex,
     private readonly files: PathResolver,
+    private readonly log?: vscode.LogOutputChannel,
   ) {}
 
   async provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): Promise<vscode.CodeAction[]> {
@@ -23,6 +24,7 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
     for (const diagnostic of context.diagnostics) {
       if (diagnostic.source !== DIAGNOSTIC_SOURCE || typeof diagnostic.code !== 'string') continue;
       const finding = this.index.get(document.uri, diagnostic.range.start.line + 1, diagnostic.code);
+      this.log?.trace(`Quick fixes asked for ${document.uri.path}:${diagnostic.range.start.line + 1} [${diagnostic.code}]: finding ${finding ? `with fix ${finding.fix ?? 'none'}` : 'not found'}`);
       if (!finding?.fix || finding.file === undefined) continue;
       // The documents the fix may touch: this one (the finding's line), and those of its related lines.
       const documents = new Map<string, vscode.TextDocument>([[finding.file, document]]);

@@ -5,7 +5,7 @@
  * as Python and only that statement changed.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -41,6 +41,8 @@ describe('the advisor\'s quick fix from the light bulb (code-server + Chromium)'
   after(async () => {
     if (page) await page.screenshot({ path: path.join(resultsDir, 'ui-advice-last.png') }).catch(() => undefined);
     writeFileSync(path.join(resultsDir, 'ui-advice-workbench.log'), workbenchLog.join('\n'));
+    // The extension host's logs (the advisor's, at trace level) before the server's folder goes.
+    if (server) cpSync(path.join(server.tempDir, 'user-data', 'logs'), path.join(resultsDir, 'ui-advice-logs'), { recursive: true });
     await browser?.close();
     await server?.stop();
   });
@@ -66,19 +68,23 @@ describe('the advisor\'s quick fix from the light bulb (code-server + Chromium)'
 
     // The finding arrives when the worker has analysed the snapshot; then the light bulb shows on the line.
     const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Update in place' }).first();
+    const menu: string[] = [];
     await eventually('the quick fix in the light bulb menu', async () => {
-      const bulb = page.locator('.lightBulbWidget').first();
-      if (!(await bulb.isVisible().catch(() => false))) {
-        // Move the cursor off and back on the line so the editor asks for code actions again.
-        await page.keyboard.press('ArrowUp');
-        await page.keyboard.press('ArrowDown');
-        return undefined;
-      }
-      await bulb.click();
+      if (await fix.isVisible().catch(() => false)) return true;
+      // The light bulb (in the gutter or over the text, by VS Code version), else its key, Ctrl+.
+      const bulb = page.locator('.lightBulbWidget, .codicon-light-bulb, .codicon-lightbulb-autofix').first();
+      if (await bulb.isVisible().catch(() => false)) await bulb.click({ timeout: 3_000 }).catch(() => page.keyboard.press('Control+.'));
+      else await page.keyboard.press('Control+.');
       if (await fix.isVisible({ timeout: 2_000 }).catch(() => false)) return true;
+      menu.push(...(await page.locator('.action-widget, .monaco-editor-overlaymessage').allInnerTexts()));
       await page.keyboard.press('Escape');
+      // Move the cursor off and back on the line so the editor asks for code actions again.
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('ArrowDown');
       return undefined;
-    }, 90_000);
+    }, 90_000).catch((e: unknown) => {
+      throw new Error(`${String(e)}; menus seen: ${JSON.stringify([...new Set(menu)].slice(0, 5))}`);
+    });
     await fix.click();
     await page.keyboard.press('Control+S');
 
