@@ -30,6 +30,11 @@ export class SourceTexts implements vscode.Disposable {
     return (file, line) => texts.get(file)?.[line - 1];
   }
 
+  /** The texts of a snapshot's files (file as recorded -> lines), captured at load. */
+  async texts(snapshotId: string): Promise<ReadonlyMap<string, readonly string[]>> {
+    return (await this.captured.get(snapshotId)) ?? (await this.capture(snapshotId));
+  }
+
   private sync(): void {
     const loaded = new Set(this.store.list().map((s) => s.id));
     for (const id of loaded) if (!this.captured.has(id)) void this.capture(id);
