@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { quickFixesFor } from '../../core/advice/quickFix';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import type { FindingIndex } from './diagnostics';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 

@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import type { LineDelta } from '../../core/compare/diff';
-import type { CompareMode } from './compareMode';
+import type { CompareMode } from '../compareMode';
 import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 
 export class CompareDecorations implements vscode.Disposable {
   private readonly increase = vscode.window.createTextEditorDecorationType({

@@ -11,7 +11,7 @@ import { Commands } from '../commandIds';
 import type { Feature, Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { CompareDecorations } from './compareDecorations';
-import type { ActiveComparison, ComparedSide } from './compareMode';
+import type { ActiveComparison, ComparedSide } from '../compareMode';
 import { ResultsPanel } from './resultsPanel';
 import { SourceTexts } from './sourceTexts';
 import { errorMessage } from '../../core/errors';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LineTextProvider } from '../../core/sourceText';
 import type { SnapshotStore } from '../snapshotStore';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import { errorMessage } from '../../core/errors';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;

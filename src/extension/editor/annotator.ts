@@ -8,11 +8,11 @@ import type { LineFigures } from '../../core/analysis/lines';
 import type { FileAnnotations, LineAnnotation, Placement } from '../../core/annotate/lineAnnotations';
 import { buildFileAnnotations } from '../../core/annotate/lineAnnotations';
 import { GONE, LineTracker, isLineStale } from '../../core/annotate/lineTracker';
-import type { CompareMode } from '../compare/compareMode';
+import type { CompareMode } from '../compareMode';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { AnnotationDecorations } from './decorations';
-import type { PathResolver } from './pathResolver';
-import { localKey } from './pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
+import { localKey } from '../paths/pathResolver';
 import type { EditorSettings } from './settings';
 import { affectsEditorSettings, readEditorSettings } from './settings';
 

@@ -1,16 +1,16 @@
 /** The editor's commands: open, switch, close snapshots; clear annotations; open frames; the summary. */
 import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
-import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
-import { unmappedRoots } from '../../core/paths/pathMapper';
+import { baseName } from '../../core/paths/recordedPath';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
-import type { PathResolver } from './pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
 import { errorMessage } from '../../core/errors';
+import { openRecordedLine } from '../paths/openRecordedLine';
 
 export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
   readonly store: SnapshotStore;
@@ -118,24 +118,7 @@ export async function closeSnapshot(deps: CommandDeps): Promise<void> {
 /** `vramLens.openFrame`: opens the local file of a recorded path at a line, asking where its folder is if unknown. */
 export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefined): Promise<void> {
   if (!args || typeof args.file !== 'string') return;
-  const line = Math.max(1, Number(args.line) || 1);
-  let resolved = await deps.resolver.resolve([args.file]);
-  if (!resolved.local.has(args.file)) {
-    const root = unmappedRoots([args.file])[0]?.root;
-    if (root && (await deps.resolver.askAbout(root, 1))) resolved = await deps.resolver.resolve([args.file]);
-  }
-  const local = resolved.local.get(args.file);
-  if (!local) {
-    void vscode.window.showWarningMessage(`VRAM Lens: ${normaliseRecordedPath(args.file)} was not found on this machine.`);
-    return;
-  }
-  try {
-    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(local));
-    const position = new vscode.Position(Math.min(line - 1, document.lineCount - 1), 0);
-    await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
-  } catch (e) {
-    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${errorMessage(e)}`);
-  }
+  await openRecordedLine(deps.resolver, args.file, Number(args.line));
 }
 
 /**

@@ -13,7 +13,7 @@ import type { CommandDeps } from './commands';
 import { closeSnapshot, openFrame, openSnapshot, showLineInTimelineFallback, switchSnapshot } from './commands';
 import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
-import type { PathResolver } from './pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
 import type { SummaryDeps } from './summaryView';
 import { SUMMARY_VIEW_TYPE, SnapshotSummaryEditorProvider, showSummary } from './summaryView';

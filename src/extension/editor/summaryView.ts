@@ -11,7 +11,7 @@ import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { loadSnapshotFile } from './snapshotFiles';
 import type { Annotator } from './annotator';
-import type { PathResolver } from './pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from './summaryProtocol';
 import { errorMessage } from '../../core/errors';
 

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import type { Services } from '../services';
-import { localKey } from '../editor/pathResolver';
+import { localKey } from '../paths/pathResolver';
 import { TIMELINE_VIEW_ID, TimelineView } from './timelineView';
 
 /** `Show Line in Timeline` arguments: a file (as the snapshot or the workspace names it) and a 1-based line. */

@@ -14,6 +14,7 @@ import { webviewOptions, webviewPage } from '../webviewHtml';
 import { TIMELINE_PAGE } from './html';
 import { lineRow, snapshotChoice } from './rows';
 import { errorMessage } from '../../core/errors';
+import { openRecordedLine } from '../paths/openRecordedLine';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 const MAX_FRAMES = 12;
@@ -235,17 +236,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
   }
 
   private async openSource(file: string, line: number): Promise<void> {
-    const uri = await this.services.resolver.localUri(file);
-    if (!uri) {
-      void vscode.window.showWarningMessage(`VRAM Lens: cannot find ${file} on this machine or in the workspace.`);
-      return;
-    }
-    const position = new vscode.Position(Math.max(0, line - 1), 0);
-    await vscode.window.showTextDocument(uri, {
-      selection: new vscode.Range(position, position),
-      preview: true,
-      viewColumn: vscode.ViewColumn.One,
-    });
+    await openRecordedLine(this.services.resolver, file, line, { viewColumn: vscode.ViewColumn.One });
   }
 
   dispose(): void {
