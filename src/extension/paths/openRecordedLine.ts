@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { unmappedRoots } from '../../core/paths/pathMapper';
+import { clampLine } from '../../core/paths/recordedLines';
 import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
 import { errorMessage } from '../../core/errors';
 import { notificationText } from '../../core/text/plainText';
@@ -40,10 +41,4 @@ export async function openRecordedLine(resolver: PathResolver, file: string, lin
     void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(uri.fsPath)}: ${notificationText(errorMessage(e))}`);
     return false;
   }
-}
-
-/** A recorded line number as a line of a file with `lineCount` lines (1-based). */
-export function clampLine(line: number, lineCount: number): number {
-  const whole = Number.isFinite(line) ? Math.trunc(line) : 1;
-  return Math.min(Math.max(1, whole), Math.max(1, lineCount));
 }

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RootMapping } from '../../core/paths/pathMapper';
 import { LocalFiles, applyRootMappings, resolveRecordedPaths, unmappedRoots } from '../../core/paths/pathMapper';
-import { baseName, isWindowsPath, normaliseRecordedPath, pathSegments } from '../../core/paths/recordedPath';
+import { baseName, isWindowsPath, normaliseRecordedPath } from '../../core/paths/recordedPath';
+import { filesUnderRoot } from '../../core/paths/recordedLines';
 import { notificationText, plainText } from '../../core/text/plainText';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';
@@ -213,9 +214,7 @@ async function isFile(uri: vscode.Uri): Promise<boolean> {
 }
 
 /** The first few recorded files under `root`, relative to it, for a message. */
-export function expectedFiles(root: string, files: readonly string[], shown = 3): string {
-  const depth = pathSegments(root).length;
-  const relative = files.slice(0, shown).map((f) => notificationText(pathSegments(f).slice(depth).join('/')));
-  const more = files.length > shown ? ` and ${String(files.length - shown)} more` : '';
-  return `${relative.join(', ')}${more}`;
+function expectedFiles(root: string, files: readonly string[]): string {
+  const { names, more } = filesUnderRoot(root, files);
+  return `${names.map(notificationText).join(', ')}${more > 0 ? ` and ${String(more)} more` : ''}`;
 }
