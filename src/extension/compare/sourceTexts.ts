@@ -51,7 +51,7 @@ export class SourceTexts implements vscode.Disposable {
     if (!snapshot) return texts;
     const files = new Set<string>();
     for (const d of snapshot.info.devices) {
-      for (const l of await snapshot.worker.call('lines', { device: d.device })) files.add(l.file);
+      for (const l of await snapshot.lines(d.device)) files.add(l.file);
     }
     for (const file of files) {
       const uri = await this.files.localUri(file);

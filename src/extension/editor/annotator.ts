@@ -188,7 +188,7 @@ export class Annotator implements vscode.Disposable {
             : { local, recorded: [recorded], lines: figures },
         );
       }
-      const peakBytes = snapshot.info.devices.find((d) => d.device === device)?.peakBytes ?? 0;
+      const peakBytes = snapshot.deviceSummary(device)?.peakBytes ?? 0;
       next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped };
       this.log.info(`Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped, ${resolved.unmapped.length} not found.`);
       if (resolved.unmapped.length > 0) void this.resolver.askAboutUnmapped(resolved.unmapped);

@@ -19,7 +19,7 @@ export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
 }
 
 function describeSnapshot(s: LoadedSnapshot): string {
-  const d = s.info.devices.find((x) => x.device === s.device);
+  const d = s.deviceSummary();
   return d ? `peak ${formatBytes(d.peakBytes)} on device ${d.device}` : 'no device';
 }
 
@@ -53,7 +53,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   }
   if (!loaded) return undefined;
   deps.annotator.show();
-  const device = loaded.info.devices.find((d) => d.device === loaded.device);
+  const device = loaded.deviceSummary();
   const goToPeak = 'Go to Peak Line';
   const summary = 'Show Summary';
   const where = device?.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';

@@ -33,7 +33,7 @@ export class SnapshotStatusBar implements vscode.Disposable {
       this.item.show();
       return;
     }
-    const device = active.info.devices.find((d) => d.device === active.device);
+    const device = active.deviceSummary();
     const hidden = this.annotator.isHidden;
     this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · cuda:${active.device}${hidden ? ' (hidden)' : ''}`;
     const tooltip = new vscode.MarkdownString();

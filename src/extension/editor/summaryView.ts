@@ -30,7 +30,7 @@ export interface SummaryDeps {
 
 async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
   const perDevice = await Promise.all(
-    snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.worker.call('lines', { device: d.device }) })),
+    snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
   );
   const recorded = new Set<string>();
   for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);

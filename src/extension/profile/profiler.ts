@@ -218,7 +218,7 @@ export class Profiler implements vscode.Disposable {
       const file = await pickSnapshot(snapshots);
       if (file) {
         loaded = await this.load(run, file);
-        const device = loaded?.info.devices.find((d) => d.device === loaded?.device);
+        const device = loaded?.deviceSummary();
         if (device) {
           const line = device.peakLine;
           run = {

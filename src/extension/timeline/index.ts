@@ -54,7 +54,7 @@ export function timelineFeature(services: Services): void {
         wanted = { file: editor.document.uri.fsPath, line: editor.selection.active.line + 1 };
       }
       const { snapshot, device } = target;
-      const lines = await snapshot.worker.call('lines', { device });
+      const lines = await snapshot.lines(device);
       const files = [...new Set(lines.map((l) => l.file))];
       const file = await recordedFile(wanted.file, files);
       const shown = file !== undefined && (await view.showLine(snapshot, device, file, wanted.line));

@@ -191,7 +191,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
       case 'lines': {
         if (!isTarget(message.target)) break;
         const s = this.snapshotFor(message.target);
-        const lines = await s.worker.call('lines', { device: message.target.device });
+        const lines = await s.lines(message.target.device);
         this.post({ type: 'lines', requestId, rows: lines.map(lineRow) });
         return;
       }
