@@ -5,18 +5,19 @@ import { baseName } from '../../core/paths/recordedPath';
 import { Commands } from '../commandIds';
 import type { SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
+import { DisposableOwner } from '../disposables';
 
-export class SnapshotStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('vramLens.snapshot', vscode.StatusBarAlignment.Right, 100);
-  private readonly subscriptions: vscode.Disposable[];
+export class SnapshotStatusBar extends DisposableOwner {
+  private readonly item = this.own(vscode.window.createStatusBarItem('vramLens.snapshot', vscode.StatusBarAlignment.Right, 100));
 
   constructor(
     private readonly store: SnapshotStore,
     private readonly annotator: Annotator,
   ) {
+    super();
     this.item.name = 'VRAM Lens Snapshot';
     this.item.command = Commands.switchSnapshot;
-    this.subscriptions = [store.onDidChange(() => this.update()), annotator.onDidChange(() => this.update())];
+    this.own(store.onDidChange(() => this.update()), annotator.onDidChange(() => this.update()));
     this.update();
   }
 
@@ -50,8 +51,4 @@ export class SnapshotStatusBar implements vscode.Disposable {
     this.item.show();
   }
 
-  dispose(): void {
-    for (const s of this.subscriptions) s.dispose();
-    this.item.dispose();
-  }
 }

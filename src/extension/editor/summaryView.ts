@@ -14,6 +14,7 @@ import type { Annotator } from './annotator';
 import type { PathResolver } from '../paths/pathResolver';
 import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from './summaryProtocol';
 import { errorMessage } from '../../core/errors';
+import { DisposableOwner } from '../disposables';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 const TOP_LINES = 15;
@@ -74,21 +75,21 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
 }
 
 /** One open summary (custom editor or panel): keeps the page in step with the store. */
-class SummaryView implements vscode.Disposable {
+class SummaryView extends DisposableOwner {
   private snapshot: LoadedSnapshot | undefined;
   /** This view loaded the snapshot itself: it unloads it on close unless it became the active one. */
   private owned = false;
   private ready = false;
-  private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
     private readonly panel: vscode.WebviewPanel,
     private readonly deps: SummaryDeps,
     private readonly source: { readonly uri: vscode.Uri } | { readonly snapshot: LoadedSnapshot },
   ) {
+    super();
     panel.webview.options = webviewOptions(deps.extensionUri);
     panel.webview.html = webviewPage(panel.webview, deps.extensionUri, { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'] });
-    this.subscriptions.push(
+    this.own(
       panel.webview.onDidReceiveMessage((m: SummaryToHost) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
       deps.annotator.onDidChange(() => void this.post()),
@@ -150,8 +151,9 @@ class SummaryView implements vscode.Disposable {
     return this.panel.webview.postMessage(message);
   }
 
-  dispose(): void {
-    for (const s of this.subscriptions) s.dispose();
+  override dispose(): void {
+    if (this.isDisposed) return;
+    super.dispose();
     const s = this.snapshot;
     if (this.owned && s && this.deps.store.active?.id !== s.id) void this.deps.store.remove(s.id);
   }

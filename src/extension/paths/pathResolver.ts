@@ -11,6 +11,7 @@ import { LocalFiles, applyRootMappings, resolveRecordedPaths, unmappedRoots } fr
 import { baseName, isWindowsPath, normaliseRecordedPath } from '../../core/paths/recordedPath';
 import { filesUnderRoot } from '../../core/paths/recordedLines';
 import { notificationText, plainText } from '../../core/text/plainText';
+import { DisposableOwner } from '../disposables';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';
 const IGNORED_KEY = 'vramLens.ignoredRoots';
@@ -30,14 +31,13 @@ export interface ResolvedPaths {
   readonly unmapped: readonly string[];
 }
 
-export class PathResolver implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class PathResolver extends DisposableOwner {
+  private readonly changed = this.own(new vscode.EventEmitter<void>());
   /** Fires when a root mapping is added or forgotten. */
   readonly onDidChange = this.changed.event;
   private readonly askedThisSession = new Set<string>();
   /** `localUri` answers, dropped when a mapping or the workspace folders change. */
   private readonly uris = new Map<string, Promise<vscode.Uri | undefined>>();
-  private readonly subscriptions: vscode.Disposable[];
   /** The question being asked about each recorded folder: a second caller waits for the same answer. */
   private readonly asking = new Map<string, Promise<boolean>>();
 
@@ -45,11 +45,11 @@ export class PathResolver implements vscode.Disposable {
     private readonly state: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.subscriptions = [
-      this.changed,
+    super();
+    this.own(
       this.changed.event(() => this.uris.clear()),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.uris.clear()),
-    ];
+    );
   }
 
   get mappings(): readonly RootMapping[] {
@@ -200,9 +200,6 @@ export class PathResolver implements vscode.Disposable {
     return isFile(vscode.Uri.file(normaliseRecordedPath(recorded)));
   }
 
-  dispose(): void {
-    for (const d of this.subscriptions) d.dispose();
-  }
 }
 
 async function isFile(uri: vscode.Uri): Promise<boolean> {
