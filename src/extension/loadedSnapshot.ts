@@ -8,7 +8,7 @@ import type { FrameFilterOptions } from '../core/analysis/frameFilter';
 import type { LineFigures } from '../core/analysis/lines';
 import type { DeviceSummary } from '../core/analysis/summary';
 import type { SnapshotWorker } from '../core/worker/client';
-import type { SnapshotInfo } from '../core/worker/protocol';
+import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../core/worker/protocol';
 
 export type SnapshotOrigin = 'file' | 'profile' | 'workload';
 
@@ -45,6 +45,12 @@ export class LoadedSnapshot {
       this.lineCache.set(device, cached);
     }
     return cached;
+  }
+
+  /** Any worker query; `lines` is answered from the cache. */
+  call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    if (method === 'lines') return this.lines((params as ParamsOf<'lines'>).device) as Promise<ResultOf<M>>;
+    return this.worker.call(method, params);
   }
 
   /** Re-attributes the snapshot after a change to the user-frame filter settings. */

@@ -4,7 +4,7 @@ import { formatBytes } from '../../core/format';
 import { baseName } from '../../core/paths/recordedPath';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
-import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
+import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from '../paths/pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { loadSnapshotFile } from './snapshotFiles';
@@ -119,14 +119,4 @@ export async function closeSnapshot(deps: CommandDeps): Promise<void> {
 export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefined): Promise<void> {
   if (!args || typeof args.file !== 'string') return;
   await openRecordedLine(deps.resolver, args.file, Number(args.line));
-}
-
-/**
- * `vramLens.showLineInTimeline` when no timeline view registered the command: the summary of the
- * snapshot the link came from.
- */
-export async function showLineInTimelineFallback(deps: SummaryDeps, args: ShowLineInTimelineArgs | undefined): Promise<void> {
-  const snapshot = (args && deps.store.get(args.snapshotId)) ?? deps.store.active;
-  if (!snapshot) return;
-  await showSummary(deps, snapshot);
 }
