@@ -49,7 +49,7 @@ export class LoadedSnapshot {
 
   /** Any worker query; `lines` is answered from the cache. */
   call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
-    if (method === 'lines') return this.lines((params as ParamsOf<'lines'>).device) as Promise<ResultOf<M>>;
+    if (method === 'lines') return this.lines((params as ParamsOf<'lines'>).device);
     return this.worker.call(method, params);
   }
 
