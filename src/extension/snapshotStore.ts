@@ -4,6 +4,9 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { SnapshotFileError } from '../core/input/errors';
+import { fileProblem, readSnapshotFile } from '../core/input/snapshotFile';
+import { notificationText } from '../core/text/plainText';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
 import type { LineFigures } from '../core/analysis/lines';
 import { CancelledError, SnapshotWorker } from '../core/worker/client';
@@ -49,14 +52,14 @@ export class SnapshotStore implements vscode.Disposable {
   async load(uri: vscode.Uri | undefined, request: LoadRequest = {}): Promise<LoadedSnapshot | undefined> {
     const label = request.label ?? (uri ? path.basename(uri.path) : 'snapshot');
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${label}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${notificationText(label)}`, cancellable: true },
       async (progress, token) => {
         const abort = new AbortController();
         const subscription = token.onCancellationRequested(() => abort.abort());
         const worker = new SnapshotWorker(this.workerScript);
         try {
           progress.report({ message: 'reading the file' });
-          const bytes = request.bytes ?? (await vscode.workspace.fs.readFile(uri!));
+          const bytes = request.bytes ?? (await readSnapshotUri(uri!));
           if (abort.signal.aborted) throw new CancelledError();
           const info = await worker.call(
             'load',
@@ -117,4 +120,17 @@ export class SnapshotStore implements vscode.Disposable {
     this.snapshots.clear();
     this.changed.dispose();
   }
+}
+
+/**
+ * A snapshot file's bytes, after the type and size checks (a FIFO or /dev/zero is refused at once):
+ * local files through the core reader, other schemes through the workspace file system.
+ */
+async function readSnapshotUri(uri: vscode.Uri): Promise<Uint8Array> {
+  if (uri.scheme === 'file') return readSnapshotFile(uri.fsPath);
+  const stat = await vscode.workspace.fs.stat(uri);
+  const isFile = (stat.type & vscode.FileType.File) !== 0;
+  const problem = fileProblem({ isFile, size: stat.size, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
+  if (problem !== undefined) throw new SnapshotFileError(`${path.basename(uri.path)}: ${problem}`);
+  return vscode.workspace.fs.readFile(uri);
 }

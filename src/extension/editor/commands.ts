@@ -9,6 +9,7 @@ import type { PathResolver } from '../paths/pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
+import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
 
@@ -46,9 +47,8 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
     }
     loaded = snapshot;
   } catch (e) {
-    const message = errorMessage(e);
     deps.log.error(`Could not open ${uri.toString()}:`, e);
-    void vscode.window.showErrorMessage(`VRAM Lens: ${baseName(uri.path)} could not be read as a PyTorch memory snapshot: ${message}`);
+    void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(baseName(uri.path))} could not be read as a PyTorch memory snapshot: ${notificationText(errorMessage(e))}`);
     return undefined;
   }
   if (!loaded) return undefined;
@@ -56,9 +56,9 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const device = loaded.deviceSummary();
   const goToPeak = 'Go to Peak Line';
   const summary = 'Show Summary';
-  const where = device?.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';
+  const where = device?.peakLine ? ` at ${notificationText(baseName(device.peakLine.file))}:${String(device.peakLine.line)}` : '';
   const actions = device?.peakLine ? [goToPeak, summary] : [summary];
-  void vscode.window.showInformationMessage(`VRAM Lens: ${loaded.label}: ${describeSnapshot(loaded)}${where}.`, ...actions).then(async (choice) => {
+  void vscode.window.showInformationMessage(`VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}.`, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
     if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
   });
