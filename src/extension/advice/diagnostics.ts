@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../../core/advice/finding';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import type { LoadedSnapshot } from '../snapshotStore';
 
 export const DIAGNOSTIC_SOURCE = 'VRAM Lens';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { quickFixesFor } from '../../core/advice/quickFix';
 import { PythonSource } from '../../core/python/pythonSource';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import type { FindingIndex } from './diagnostics';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 
