@@ -173,6 +173,7 @@ class _Session:
         self.problem = None
         self.module_ranges = None
         self.forked = False
+        self.import_hook = None
         self.peaks = {}
         self.started = time.monotonic()
         self.snapshot_path = _rank_path(options.snapshot) if options.per_rank else options.snapshot
@@ -407,6 +408,7 @@ class _TorchImportHook(object):
     def __init__(self, on_import):
         self._on_import = on_import
         self._busy = False
+        self.failed = None
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "torch" or self._busy:
@@ -430,7 +432,11 @@ class _TorchImportHook(object):
         hook = self
 
         def exec_module(module):
-            original(module)
+            try:
+                original(module)
+            except BaseException as e:
+                hook.failed = e
+                raise
             try:
                 sys.meta_path.remove(hook)
             except ValueError:
@@ -445,7 +451,8 @@ def _install_import_hook(session):
     if "torch" in sys.modules:  # imported by a sitecustomize or .pth file before us
         _on_torch_imported(session, sys.modules["torch"])
         return
-    sys.meta_path.insert(0, _TorchImportHook(lambda torch: _on_torch_imported(session, torch)))
+    session.import_hook = _TorchImportHook(lambda torch: _on_torch_imported(session, torch))
+    sys.meta_path.insert(0, session.import_hook)
 
 
 class _ModuleRanges(object):
@@ -699,12 +706,31 @@ def _is_bootstrap_frame(filename):
     return path == _THIS_FILE or path == os.path.abspath(getattr(runpy, "__file__", "") or "<none>")
 
 
+def _without_bootstrap_frames(tb):
+    """The traceback minus the bootstrap's, runpy's and (around `import torch`) importlib's frames."""
+    import types
+
+    kept = []
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not (_is_bootstrap_frame(filename) or filename.startswith("<frozen importlib")):
+            kept.append(tb)
+        tb = tb.tb_next
+    rebuilt = None
+    for entry in reversed(kept):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return rebuilt
+
+
 def _report_exception(exc):
     """The traceback as Python prints it for the program, without the bootstrap's and runpy's frames."""
-    tb = exc.__traceback__
-    while tb is not None and _is_bootstrap_frame(tb.tb_frame.f_code.co_filename):
-        tb = tb.tb_next
-    exc.__traceback__ = tb  # Python 3.11+ prints the exception's own traceback, not the one passed
+    seen = set()
+    link = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        link.__traceback__ = _without_bootstrap_frames(link.__traceback__)
+        link = link.__cause__ if link.__cause__ is not None else link.__context__
+    tb = exc.__traceback__  # Python 3.11+ prints the exception's own traceback, not the one passed
     try:
         sys.excepthook(type(exc), exc, tb)
     except Exception:
@@ -774,6 +800,16 @@ def _explain_unrecorded(session, details):
                 "PyTorch is not installed for %s." % sys.executable,
                 "Select the interpreter of the environment that has PyTorch (Python: Select Interpreter), or set "
                 "vramLens.pythonPath.",
+                python=sys.executable,
+            )
+            return
+        failed = getattr(session.import_hook, "failed", None)
+        if failed is not None:
+            _problem(
+                session,
+                "torch-import-failed",
+                "PyTorch failed to import: %s: %s" % (type(failed).__name__, failed),
+                "Check that `%s -c \"import torch\"` works in a terminal." % sys.executable,
                 python=sys.executable,
             )
             return
