@@ -230,6 +230,20 @@ describe('live memory', () => {
     assert.equal(describeLive(live.summary), '300 B allocated, peak 400 B (reserved 800 B) (max of 2 GPUs) · 3s');
     assert.equal(live.update({ type: 'cancelling', t: 1 }), false);
   });
+
+  it('the peak is the highest over the run: reset_peak_memory_stats() in the program does not lower it', () => {
+    const live = new LiveMemory();
+    const sample = (allocated: number, peak: number, t: number): ProfileRecord => ({
+      type: 'progress',
+      t,
+      devices: [{ index: 0, allocated, peakAllocated: peak, reserved: peak, peakReserved: peak }],
+    });
+    live.update(sample(100, 900, 1));
+    live.update(sample(100, 100, 2)); // after torch.cuda.reset_peak_memory_stats()
+    assert.deepEqual([live.summary.allocated, live.summary.peakAllocated, live.summary.peakReserved], [100, 900, 900]);
+    live.update(sample(1000, 1000, 3));
+    assert.equal(live.summary.peakAllocated, 1000);
+  });
 });
 
 describe('run history', () => {
