@@ -537,10 +537,10 @@ class _ModuleRanges(object):
             self.counter += 1
             key = (name, self.counter)
             for node in outputs:
-                node.register_prehook(self._opener(key))
+                self._on_node(node, "open", key)
             for node in self._nodes(args):
                 if node not in outputs:
-                    node.register_prehook(self._closer(key))
+                    self._on_node(node, "close", key)
         except Exception:
             pass
         return None
@@ -555,31 +555,42 @@ class _ModuleRanges(object):
                 nodes.append(node)
         return nodes
 
-    def _opener(self, key):
-        def opener(grad_outputs):
-            if key not in self.open:
-                rf = self.record_function("backward: " + key[0])
-                rf.__enter__()
-                self.open[key] = rf
-                if not self.callback_queued and self.engine is not None:
-                    self.callback_queued = True
-                    self.engine.queue_callback(self.close_all)
+    def _on_node(self, node, action, key):
+        """One pre-hook per node, holding the module calls that end and begin there (an inner module's output is
+        often its parent's output, and one module's output the next one's input). When backward reaches the node,
+        ranges close first (innermost first), then open (outermost first: inner calls register first)."""
+        metadata = getattr(node, "metadata", None)
+        if isinstance(metadata, dict) and "vram_lens" in metadata:
+            metadata["vram_lens"][action].append(key)
+            return
+        keys = {"open": [], "close": []}
+        keys[action].append(key)
+        if isinstance(metadata, dict):
+            metadata["vram_lens"] = keys
+        node.register_prehook(self._node_hook(keys))
+
+    def _node_hook(self, keys):
+        def hook(grad_outputs):
+            for key in keys["close"]:
+                rf = self.open.pop(key, None)
+                if rf is not None:
+                    rf.__exit__(None, None, None)
+            for key in reversed(keys["open"]):
+                if key not in self.open:
+                    rf = self.record_function("backward: " + key[0])
+                    rf.__enter__()
+                    self.open[key] = rf
+            if self.open and not self.callback_queued and self.engine is not None:
+                self.callback_queued = True
+                self.engine.queue_callback(self.close_all)
             return None
 
-        return opener
-
-    def _closer(self, key):
-        def closer(grad_outputs):
-            rf = self.open.pop(key, None)
-            if rf is not None:
-                rf.__exit__(None, None, None)
-            return None
-
-        return closer
+        return hook
 
     def close_all(self):
+        """End of the backward pass: what is still open closes, the latest opened first."""
         self.callback_queued = False
-        for key in sorted(self.open, key=lambda k: -k[1]):
+        for key in reversed(list(self.open)):
             self.open.pop(key).__exit__(None, None, None)
 
     def module_calls(self):
