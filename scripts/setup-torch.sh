@@ -38,7 +38,7 @@ build_chroot() {
   chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     python3-torch >"$CACHE/$suite.apt.log" 2>&1 || { tail -20 "$CACHE/$suite.apt.log" >&2; return 1; }
   chroot "$root" apt-get clean
-  chroot "$root" python3 -c 'import torch; print(torch.__version__)' >"$root/.vram-lens-ready"
+  chroot "$root" python3 -c 'import torch; print(torch.__version__)' 2>/dev/null | tail -1 >"$root/.vram-lens-ready"
 }
 
 if ! command -v debootstrap >/dev/null 2>&1; then
