@@ -121,6 +121,14 @@ describe('profile command line', () => {
     assert.equal(c.distributed, false);
   });
 
+  it('passes --backward-lines off only when the setting turns backward lines off', () => {
+    const config = fileConfiguration('/p/a.py');
+    assert.ok(!buildProfileCommand(config, '/p', { ...recording, backwardLines: true }, paths, {}).args.includes('--backward-lines'));
+    const off = buildProfileCommand(config, '/p', { ...recording, backwardLines: false }, paths, {}).args;
+    assert.deepEqual(off.slice(off.indexOf('--backward-lines'), off.indexOf('--backward-lines') + 2), ['--backward-lines', 'off']);
+    assert.ok(off.indexOf('--backward-lines') < off.indexOf('--script'));
+  });
+
   it('runs several processes through torch.distributed.run, one snapshot per rank', () => {
     const config = { ...fileConfiguration('/p/ddp.py'), nprocPerNode: 4 };
     const c = buildProfileCommand(config, '/p', recording, { ...paths, interpreter: ['conda', 'run', '-n', 'gpu', 'python'] }, {});

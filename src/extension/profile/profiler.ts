@@ -89,6 +89,7 @@ export class Profiler implements vscode.Disposable {
       maxEntries: setting<number>('profile.maxEntries', 1_000_000),
       stacks: setting<StackMode>('profile.stacks', 'python'),
       sampleIntervalMs: setting<number>('profile.sampleIntervalMs', 250),
+      backwardLines: setting<boolean>('profile.backwardLines', true),
     };
     const nproc = configuration.nprocPerNode ?? setting<number>('profile.nprocPerNode', 1);
     const effective: ProfileConfiguration = { ...configuration, nprocPerNode: nproc > 1 ? nproc : undefined };
