@@ -14,6 +14,8 @@ export interface ProfileSettings {
   readonly cancelGraceSeconds: number;
   readonly dumpGraceSeconds: number;
   readonly keepRunsDays: number;
+  /** Backward on the calling thread and module ranges, so backward memory lands on lines. */
+  readonly backwardLines: boolean;
 }
 
 type NumberKey = 'maxEntries' | 'sampleIntervalMs' | 'nprocPerNode' | 'cancelGraceSeconds' | 'dumpGraceSeconds' | 'keepRunsDays';
@@ -27,6 +29,7 @@ export const PROFILE_DEFAULTS: ProfileSettings = {
   cancelGraceSeconds: 10,
   dumpGraceSeconds: 300,
   keepRunsDays: 14,
+  backwardLines: true,
 };
 
 export const PROFILE_MINIMUMS: Readonly<Record<NumberKey, number>> = {
@@ -59,6 +62,7 @@ export function readProfileSettings(get: (key: keyof ProfileSettings) => unknown
     cancelGraceSeconds: number('cancelGraceSeconds'),
     dumpGraceSeconds: number('dumpGraceSeconds'),
     keepRunsDays: number('keepRunsDays'),
+    backwardLines: typeof get('backwardLines') === 'boolean' ? (get('backwardLines') as boolean) : PROFILE_DEFAULTS.backwardLines,
   };
 }
 

@@ -85,7 +85,7 @@ export class Profiler implements vscode.Disposable {
     mkdirSync(folder, { recursive: true });
     const cwd = configuration.cwd ?? defaultCwd(configuration, resource);
     const settings = profileSettings();
-    const recording = { maxEntries: settings.maxEntries, stacks: settings.stacks, sampleIntervalMs: settings.sampleIntervalMs };
+    const recording = { maxEntries: settings.maxEntries, stacks: settings.stacks, sampleIntervalMs: settings.sampleIntervalMs, backwardLines: settings.backwardLines };
     const nproc = configuration.nprocPerNode ?? settings.nprocPerNode;
     const effective: ProfileConfiguration = { ...configuration, nprocPerNode: nproc > 1 ? nproc : undefined };
     const channel = channelAddress(id);
