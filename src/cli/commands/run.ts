@@ -31,7 +31,7 @@ import { renderAnalysis } from '../render';
 export const runUsage =
   'vram-lens run similarity|train-step [--variant V] [--size tiny|small|medium|large] | MODEL.onnx [--input NAME=SHAPE[:VALUE]]... [--dim NAME=N]...\n' +
   '                 [--ep auto|cuda|webgpu|cpu] [--json] [--save FILE] [--top N] [--optimization LEVEL] [--no-arena] [--memory-pattern]\n' +
-  '  (a model's inputs not given by --input come from MODEL.onnx.inputs.json when it exists: {"NAME": "SHAPE[:VALUE]"})';
+  '  (inputs of a model not given by --input come from MODEL.onnx.inputs.json when it exists: {"NAME": "SHAPE[:VALUE]"})';
 export const runOptions = {
   valued: ['variant', 'size', 'ep', 'save', 'top', 'optimization', 'input', 'dim'],
   flags: ['json', 'no-arena', 'memory-pattern'],
