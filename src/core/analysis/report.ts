@@ -4,6 +4,7 @@
  */
 import type { LineNumber } from '../snapshot/model';
 import type { Analysis } from './analyze';
+import type { PeakBucket } from './peakBreakdown';
 
 export interface LineReport {
   file: string;
@@ -30,6 +31,8 @@ export interface DeviceReport {
   finalReservedBytes: number;
   oomCount: number;
   lines: LineReport[];
+  /** The live-at-peak bytes no self line holds, by bucket: lines + breakdown = peakBytes. */
+  peakBreakdown: PeakBucket[];
 }
 
 export interface AnalysisReport {
@@ -64,6 +67,7 @@ export function toReport(analysis: Analysis, onlyDevice?: number): AnalysisRepor
           inclusivePeakBytes: l.inclusivePeakBytes,
           inclusiveLiveAtPeakBytes: l.inclusiveLiveAtPeakBytes,
         })),
+        peakBreakdown: d.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
       }),
     );
   return { layout: analysis.snapshot.layout, devices };
