@@ -63,13 +63,13 @@ describe('advice on the corpus', { skip: corpusMissing }, () => {
     assert.deepEqual(findings('bcrafton-cs336', 'out-of-memory'), []);
   });
 
-  it('fragmentation: zijiandu held 47% of its reserved memory unused; explained with the oracle\'s numbers', () => {
+  it('fragmentation: zijiandu held 48% of its reserved memory unused (requested sizes); explained with the oracle\'s numbers', () => {
     const [f] = findings('zijiandu-attention-segments-only', 'fragmentation');
     const ref = reference('zijiandu-attention-segments-only')[0];
     assert.equal(f.evidence.reservedBytes, ref.peakReservedBytes);
     assert.equal(f.evidence.allocatedBytes, ref.peakBytes);
     assert.equal(f.evidence.cachedUnusedBytes, ref.peakReservedBytes - ref.peakBytes);
-    assert.equal(f.evidence.cachedUnusedPercent, 47);
+    assert.equal(f.evidence.cachedUnusedPercent, 48);
     assert.match(f.message, /expandable_segments:True/);
   });
 

@@ -12,7 +12,8 @@ export type RuleId =
   | 'optimizer-state'
   | 'mixed-precision'
   | 'fragmentation'
-  | 'out-of-memory';
+  | 'out-of-memory'
+  | 'before-recording';
 
 export type Severity = 'information' | 'warning';
 
