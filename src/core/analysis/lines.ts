@@ -9,6 +9,7 @@ import { NO_LINE } from './lineIndex';
 import type { DeviceReplay } from './replay';
 import { traceOf } from './replay';
 import type { LiveBlock } from './liveAtPeak';
+import { LINE_FIGURE_KEYS } from './lineFigures';
 import { liveAtPeak } from './liveAtPeak';
 
 export interface LineFigures {
@@ -52,16 +53,7 @@ class Accumulator {
     for (const l of index.inclusiveLines[stack]) this.inclusiveLiveAtPeakBytes[l] += size;
   }
   hasFigures(l: number): boolean {
-    return (
-      this.allocCount[l] !== 0 ||
-      this.allocBytes[l] !== 0 ||
-      this.freedBytes[l] !== 0 ||
-      this.peakBytes[l] !== 0 ||
-      this.liveAtPeakBytes[l] !== 0 ||
-      this.inclusiveAllocBytes[l] !== 0 ||
-      this.inclusivePeakBytes[l] !== 0 ||
-      this.inclusiveLiveAtPeakBytes[l] !== 0
-    );
+    return LINE_FIGURE_KEYS.some((key) => this[key][l] !== 0);
   }
 }
 
