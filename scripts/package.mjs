@@ -7,8 +7,7 @@
 //   npm run package -- linux-x64 --out x.vsix     further arguments go to `vsce package`
 //
 // Run it where `npm ci` installed the target's optional packages (koffi's binary comes from
-// @koromix/koffi-<platform>-<arch>). @vscode/vsce (fetched from the npm registry by npx) needs
-// Node >= 22: where this Node is older, the Node 24 of scripts/setup-e2e.sh (.e2e/node24) runs it.
+// @koromix/koffi-<platform>-<arch>).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,12 +37,25 @@ const missing = natives.filter((p) => !existsSync(p));
 if (missing.length > 0) fail(`${target}'s native modules are not installed (${missing.join(', ')}): run npm ci on that platform`);
 
 // vsce keeps a file that any `!` rule matches, whatever the order, so the broad rules of .vscodeignore
-// for these packages are replaced by this target's files.
+// for these packages are replaced by what `require` loads at run time on this target (and the licence
+// texts they ship): no sources, headers, docs, type declarations, source maps or ESM twins.
 const platformSpecific = {
   '!node_modules/onnxruntime-node/**': [
     '!node_modules/onnxruntime-node/package.json',
-    '!node_modules/onnxruntime-node/dist/**',
+    '!node_modules/onnxruntime-node/dist/*.js',
     `!node_modules/onnxruntime-node/bin/napi-v6/${os}/${arch}/**`,
+  ],
+  '!node_modules/onnxruntime-common/**': [
+    '!node_modules/onnxruntime-common/package.json',
+    '!node_modules/onnxruntime-common/dist/cjs/*.js',
+    '!node_modules/onnxruntime-common/dist/cjs/package.json',
+  ],
+  '!node_modules/koffi/**': [
+    '!node_modules/koffi/package.json',
+    '!node_modules/koffi/LICENSE.txt',
+    '!node_modules/koffi/index.cjs',
+    '!node_modules/koffi/src/koffi/index.cjs',
+    '!node_modules/koffi/src/koffi/src/*.cjs',
   ],
   '!node_modules/@koromix/**': [`!node_modules/@koromix/koffi-${os}-${arch}/**`],
 };
@@ -53,20 +65,14 @@ const rules = readFileSync('.vscodeignore', 'utf8')
 const ignoreFile = path.join(mkdtempSync(path.join(tmpdir(), 'vram-lens-vsix-')), '.vscodeignore');
 writeFileSync(ignoreFile, rules.join('\n'));
 
-// vsce needs Node >= 22; npx's own script runs on the first `node` on PATH.
-const env = { ...process.env };
-if (Number(process.versions.node.split('.')[0]) < 22) {
-  const node24 = path.join(root, '.e2e', 'node24', 'bin');
-  if (!existsSync(path.join(node24, process.platform === 'win32' ? 'node.exe' : 'node'))) {
-    fail(`@vscode/vsce needs Node >= 22 (this is ${process.version}); run 'bash scripts/setup-e2e.sh' to get .e2e/node24`);
-  }
-  env.PATH = `${node24}${path.delimiter}${env.PATH ?? ''}`;
-}
-
-const run = (command, args, options = {}) => {
-  const r = spawnSync(command, args, { stdio: 'inherit', shell: process.platform === 'win32', ...options });
+// @vscode/vsce is a pinned devDependency (3.9.x runs on Node 20), run by this Node: no download, no
+// second Node. The README's images are relative links that vsce would rewrite to a repository URL
+// (the manifest names none): they stay relative and the images they show travel in the VSIX.
+const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+const run = (command, args) => {
+  const r = spawnSync(command, args, { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 rmSync('dist', { recursive: true, force: true });
 run(process.execPath, ['scripts/build.mjs', '--production']);
-run('npx', ['--yes', '@vscode/vsce@3', 'package', '--target', target, '--ignoreFile', ignoreFile, ...vsceArgs], { env });
+run(process.execPath, [vsce, 'package', '--target', target, '--ignoreFile', ignoreFile, '--no-rewrite-relative-links', '--allow-missing-repository', ...vsceArgs]);

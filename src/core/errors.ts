@@ -2,3 +2,27 @@
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/** What crosses a worker boundary for an error: its class name and its message. */
+export interface ErrorShape {
+  readonly name: string;
+  readonly message: string;
+}
+
+/** Anything thrown, as it is posted from a worker thread to its host. */
+export function errorShape(e: unknown): ErrorShape {
+  return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
+}
+
+/**
+ * An error raised inside a worker thread (snapshot analysis or a workload run), rethrown on the host
+ * with the worker-side class name (e.g. PickleError, ProviderUnavailableError) as its `name`.
+ */
+export class RemoteError extends Error {
+  readonly errorName: string;
+  constructor({ name, message }: ErrorShape) {
+    super(message);
+    this.errorName = name;
+    this.name = name;
+  }
+}

@@ -26,5 +26,3 @@ export const Commands = {
   runAgain: 'vramLens.runs.runAgain',
   deleteRun: 'vramLens.runs.delete',
 } as const;
-
-export type CommandId = (typeof Commands)[keyof typeof Commands];

@@ -15,7 +15,4 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className = ''
 }
 
 /** The last path segment, for compact labels (the full path goes in a title). */
-export function baseName(file: string): string {
-  const parts = file.split(/[\\/]/);
-  return parts[parts.length - 1] || file;
-}
+export { baseName } from '../../src/core/paths/recordedPath';

@@ -13,6 +13,7 @@ import { parseOrtProfile } from '../workloads/ortProfile';
 import { epochMicros } from './clock';
 import type { ExecutionProvider, ProviderChoice, ProviderSkip } from './providers';
 import { probeProviderFacts, providerCandidates } from './providers';
+import { errorMessage } from '../errors';
 
 /** Session options that change what memory is used or measured. */
 export interface SessionSettings {
@@ -94,7 +95,7 @@ export function loadOrt(): OrtModule {
 }
 
 function firstLine(e: unknown): string {
-  const text = e instanceof Error ? e.message : String(e);
+  const text = errorMessage(e);
   const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
   // onnxruntime prefixes messages with the source file and line of the check that failed.
   return line.replace(/^\S+\.(cc|cpp|h):\d+ \S+ /, '').trim();

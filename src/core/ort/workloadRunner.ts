@@ -4,6 +4,7 @@
  * Free of `vscode`: the extension and the CLI both use it.
  */
 import { Worker } from 'node:worker_threads';
+import { RemoteError } from '../errors';
 import { CancelledError } from '../worker/client';
 import { DeviceMemoryRecorder, openNvml } from './nvml';
 import type { DeviceMemorySamples, JobRequest, RunSummary } from './workloadJob';
@@ -21,17 +22,6 @@ export interface WorkloadResult {
   /** The run as a PyTorch-format snapshot pickle. */
   readonly pickle: Uint8Array;
   readonly summary: RunSummary;
-}
-
-/** An error raised inside the worker, with the worker-side class name (e.g. ProviderUnavailableError). */
-export class WorkloadError extends Error {
-  constructor(
-    readonly errorName: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = errorName;
-  }
 }
 
 export async function runWorkload(request: JobRequest, options: RunOptions = {}): Promise<WorkloadResult> {
@@ -64,7 +54,7 @@ export async function runWorkload(request: JobRequest, options: RunOptions = {})
             resolve({ pickle: message.pickle, summary: message.summary });
             break;
           case 'error':
-            reject(new WorkloadError(message.name, message.message));
+            reject(new RemoteError(message));
             break;
         }
       });

@@ -3,6 +3,7 @@
  * thread, so a run lives here, where it blocks nothing and where cancelling ends only this thread.
  */
 import { parentPort } from 'node:worker_threads';
+import { errorShape } from '../errors';
 import type { ExecutedJob } from './workloadJob';
 import { executeJob, finishJob } from './workloadJob';
 import type { HostToWorker, WorkerToHost } from './workloadProtocol';
@@ -10,8 +11,7 @@ import type { HostToWorker, WorkerToHost } from './workloadProtocol';
 const port = parentPort;
 if (port) {
   const post = (message: WorkerToHost, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
-  const fail = (e: unknown) =>
-    post(e instanceof Error ? { kind: 'error', name: e.name, message: e.message } : { kind: 'error', name: 'Error', message: String(e) });
+  const fail = (e: unknown) => post({ kind: 'error', ...errorShape(e) });
   let executed: ExecutedJob | undefined;
   port.on('message', (message: HostToWorker) => {
     if (message.kind === 'run') {

@@ -8,6 +8,7 @@ import { HIGHEST_PROTOCOL, Op } from './opcodes';
 import { scanMemoReads } from './prescan';
 import { decodeRareOpcode } from './rareOpcodes';
 import { isPyDict, type PyValue } from './values';
+import { errorMessage } from '../errors';
 
 export { isPyDict, PY_NON_STRING_KEYS, type PyDict, type PyValue } from './values';
 
@@ -249,6 +250,6 @@ export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyV
 function asPickleError(error: unknown, at: number): PickleError {
   if (error instanceof PickleError) return error;
   const code: PickleErrorCode = error instanceof RangeError ? 'too-large' : 'corrupt';
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new PickleError(code, at, `cannot decode: ${detail}`);
 }

@@ -30,19 +30,6 @@ export const enum Action {
   Other = 9,
 }
 
-export const ACTION_NAMES: readonly string[] = [
-  'alloc',
-  'free_requested',
-  'free_completed',
-  'segment_alloc',
-  'segment_free',
-  'segment_map',
-  'segment_unmap',
-  'oom',
-  'snapshot',
-  'other',
-];
-
 /** No stack recorded for this event or block. */
 export const NO_STACK = -1;
 

@@ -1,5 +1,6 @@
 /** Worker-thread entry: holds one snapshot and answers `WorkerMethods` requests from its parent. */
 import { parentPort } from 'node:worker_threads';
+import { errorShape } from '../errors';
 import type { MethodContext } from './methods';
 import { dispatch } from './methods';
 import type { RequestMessage, WorkerToHost } from './protocol';
@@ -15,8 +16,7 @@ if (port) {
       const result = dispatch(message.method, message.params, ctx);
       post({ kind: 'response', id: message.id, result });
     } catch (e) {
-      const error = e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
-      post({ kind: 'response', id: message.id, error });
+      post({ kind: 'response', id: message.id, error: errorShape(e) });
     }
   });
 }

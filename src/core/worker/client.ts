@@ -3,18 +3,8 @@
  * worker: a snapshot being parsed cannot be half-kept). Free of `vscode`, so tests and the CLI use it too.
  */
 import { Worker } from 'node:worker_threads';
+import { RemoteError } from '../errors';
 import type { MethodName, ParamsOf, RequestMessage, ResultOf, WorkerToHost } from './protocol';
-
-/** The worker failed a request; `name` is the error class inside the worker (e.g. PickleError). */
-export class WorkerError extends Error {
-  constructor(
-    readonly errorName: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = errorName;
-  }
-}
 
 export class CancelledError extends Error {
   override readonly name = 'CancelledError';
@@ -81,7 +71,7 @@ export class SnapshotWorker {
       return;
     }
     this.pending.delete(message.id);
-    if (message.error) pending.reject(new WorkerError(message.error.name, message.error.message));
+    if (message.error) pending.reject(new RemoteError(message.error));
     else pending.resolve(message.result);
   }
 

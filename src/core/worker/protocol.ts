@@ -3,6 +3,7 @@
  * One worker holds one loaded snapshot; every query about it is a method here.
  * Add a method by extending `WorkerMethods` and implementing it in `methods.ts`.
  */
+import type { ErrorShape } from '../errors';
 import type { Finding } from '../advice/finding';
 import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { LineDetail } from '../analysis/lineDetail';
@@ -78,7 +79,7 @@ export interface ResponseMessage {
   readonly kind: 'response';
   readonly id: number;
   readonly result?: unknown;
-  readonly error?: { readonly name: string; readonly message: string };
+  readonly error?: ErrorShape;
 }
 
 export type WorkerToHost = ProgressMessage | ResponseMessage;

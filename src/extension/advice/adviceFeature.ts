@@ -9,6 +9,7 @@ import { setting } from '../config';
 import type { Feature } from '../services';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
+import { errorMessage } from '../../core/errors';
 
 export const adviceFeature: Feature = ({ context, store, log, resolver: files }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
@@ -37,7 +38,7 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
       fresh.copyInto(index);
       log.info(`Advisor: ${findings.length} finding(s) for ${snapshot.label}`);
     } catch (e) {
-      log.warn(`Advisor failed for ${snapshot.label}: ${e instanceof Error ? e.message : String(e)}`);
+      log.warn(`Advisor failed for ${snapshot.label}: ${errorMessage(e)}`);
     }
   };
 

@@ -33,11 +33,6 @@ export class CompareDecorations implements vscode.Disposable {
     );
   }
 
-  /** Lines decorated in a document (for tests and the panel). */
-  linesIn(uri: vscode.Uri): readonly LineDelta[] {
-    return this.byDocument.get(uri.toString()) ?? [];
-  }
-
   private async rebuild(): Promise<void> {
     const generation = ++this.generation;
     const active = this.mode.comparison;

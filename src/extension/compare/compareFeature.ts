@@ -14,6 +14,7 @@ import { CompareDecorations } from './compareDecorations';
 import type { ActiveComparison, ComparedSide } from './compareMode';
 import { ResultsPanel } from './resultsPanel';
 import { SourceTexts } from './sourceTexts';
+import { errorMessage } from '../../core/errors';
 
 interface SideItem extends vscode.QuickPickItem {
   readonly side: ComparedSide;
@@ -138,7 +139,7 @@ export const compareFeature: Feature = (services) => {
         panel.show();
         return active;
       } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
+        const message = errorMessage(e);
         log.error(`Compare failed: ${message}`);
         void vscode.window.showErrorMessage(`VRAM Lens: could not compare: ${message}`);
         return undefined;

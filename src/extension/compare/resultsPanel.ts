@@ -17,6 +17,7 @@ import { PANEL_COMMANDS } from './panelProtocol';
 import type { PathResolver } from '../editor/pathResolver';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
+import { errorMessage } from '../../core/errors';
 
 const VIEW_TYPE = 'vramLens.compareResults';
 const PAGE: PageContent = {
@@ -146,7 +147,7 @@ export class ResultsPanel implements vscode.Disposable {
       );
       this.post({ type: 'overlay', overlay: alignTotals(series[0], series[1], this.axis, OVERLAY_POINTS) });
     } catch (e) {
-      this.post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+      this.post({ type: 'error', message: errorMessage(e) });
     }
   }
 

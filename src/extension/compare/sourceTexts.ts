@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { LineTextProvider } from '../../core/sourceText';
 import type { SnapshotStore } from '../snapshotStore';
 import type { PathResolver } from '../editor/pathResolver';
+import { errorMessage } from '../../core/errors';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
@@ -37,7 +38,7 @@ export class SourceTexts implements vscode.Disposable {
 
   private capture(snapshotId: string): Promise<Map<string, string[]>> {
     const work = this.read(snapshotId).catch((e: unknown) => {
-      this.log.warn(`Could not read the sources of a snapshot: ${e instanceof Error ? e.message : String(e)}`);
+      this.log.warn(`Could not read the sources of a snapshot: ${errorMessage(e)}`);
       return new Map<string, string[]>();
     });
     this.captured.set(snapshotId, work);

@@ -10,6 +10,7 @@ import type { PathResolver } from './pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
+import { errorMessage } from '../../core/errors';
 
 export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
   readonly store: SnapshotStore;
@@ -45,7 +46,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
     }
     loaded = snapshot;
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     deps.log.error(`Could not open ${uri.toString()}:`, e);
     void vscode.window.showErrorMessage(`VRAM Lens: ${baseName(uri.path)} could not be read as a PyTorch memory snapshot: ${message}`);
     return undefined;
@@ -133,7 +134,7 @@ export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefin
     const position = new vscode.Position(Math.min(line - 1, document.lineCount - 1), 0);
     await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
   } catch (e) {
-    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${e instanceof Error ? e.message : String(e)}`);
+    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${errorMessage(e)}`);
   }
 }
 

@@ -13,6 +13,7 @@ import { loadSnapshotFile } from './snapshotFiles';
 import type { Annotator } from './annotator';
 import type { PathResolver } from './pathResolver';
 import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from './summaryProtocol';
+import { errorMessage } from '../../core/errors';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 const TOP_LINES = 15;
@@ -130,7 +131,7 @@ class SummaryView implements vscode.Disposable {
       this.owned = snapshot !== undefined && !reused;
       if (!this.snapshot) void this.send({ type: 'error', message: 'Loading was cancelled. Reopen the file to try again.' });
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       this.deps.log.error(`Could not read ${uri.toString()}:`, e);
       void this.send({ type: 'error', message: `This file could not be read as a PyTorch memory snapshot: ${message}` });
     }

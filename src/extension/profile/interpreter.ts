@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { setting } from '../config';
+import { errorMessage } from '../../core/errors';
 
 export interface Interpreter {
   /** Executable and any arguments that must come before the script. */
@@ -44,7 +45,7 @@ async function fromPythonExtension(resource: vscode.Uri | undefined, log: vscode
     const command = api?.settings?.getExecutionDetails(resource).execCommand;
     if (command && command.length > 0 && command[0] !== '') return [...command];
   } catch (e) {
-    log.warn(`The Python extension did not give an interpreter: ${e instanceof Error ? e.message : String(e)}`);
+    log.warn(`The Python extension did not give an interpreter: ${errorMessage(e)}`);
   }
   return undefined;
 }

@@ -18,6 +18,7 @@ import { RunHistory } from './runHistory';
 import type { RunNode } from './runsView';
 import { RunsTreeProvider } from './runsView';
 import { openSample } from './samples';
+import { errorMessage } from '../../core/errors';
 
 export function profileFeature(services: Services): void {
   const { context, log } = services;
@@ -30,7 +31,7 @@ export function profileFeature(services: Services): void {
 
   void history.prune(Date.now(), setting<number>('profile.keepRunsDays', 14)).then(
     (n) => n > 0 && log.info(`Deleted ${n} profiled run(s) older than vramLens.profile.keepRunsDays.`),
-    (e: unknown) => log.warn(`Could not delete old runs: ${e instanceof Error ? e.message : String(e)}`),
+    (e: unknown) => log.warn(`Could not delete old runs: ${errorMessage(e)}`),
   );
 
   const runOf = (arg: RunNode | string | undefined): RunRecord | undefined =>

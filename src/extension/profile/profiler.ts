@@ -26,6 +26,7 @@ import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { resolveInterpreter } from './interpreter';
 import type { RunHistory } from './runHistory';
+import { errorMessage } from '../../core/errors';
 
 /** What `vramLens.profile` resolves to (tests read it; the UI does not need it). */
 export interface ProfileResult {
@@ -54,10 +55,6 @@ export class Profiler implements vscode.Disposable {
     this.statusBar = vscode.window.createStatusBarItem('vramLens.profile', vscode.StatusBarAlignment.Left, 50);
     this.statusBar.name = 'VRAM Lens: Profiling';
     this.statusBar.command = Commands.showProfileOutput;
-  }
-
-  get running(): boolean {
-    return this.current !== undefined;
   }
 
   cancel(): void {
@@ -104,7 +101,7 @@ export class Profiler implements vscode.Disposable {
         process.env,
       );
     } catch (e) {
-      void vscode.window.showErrorMessage(`VRAM Lens: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(`VRAM Lens: ${errorMessage(e)}`);
       return undefined;
     }
 
@@ -181,7 +178,7 @@ export class Profiler implements vscode.Disposable {
         try {
           return await run.done;
         } catch (e) {
-          const message = e instanceof Error ? e.message : String(e);
+          const message = errorMessage(e);
           log.error(`profile ${id}: ${message}`);
           return undefined;
         } finally {
@@ -247,7 +244,7 @@ export class Profiler implements vscode.Disposable {
     try {
       return await this.services.store.load(vscode.Uri.file(file.path), { label, origin: 'profile' });
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       this.services.log.error(`loading ${file.path}: ${message}`);
       void vscode.window.showErrorMessage(`VRAM Lens: could not read the snapshot of ${run.configuration.name}: ${message}`);
       return undefined;
@@ -281,7 +278,7 @@ export class Profiler implements vscode.Disposable {
       switch (action) {
         case 'Open Timeline':
           await vscode.commands.executeCommand(Commands.openTimeline).then(undefined, (e: unknown) => {
-            this.services.log.warn(`Open Timeline: ${e instanceof Error ? e.message : String(e)}`);
+            this.services.log.warn(`Open Timeline: ${errorMessage(e)}`);
           });
           break;
         case 'Reveal Snapshot File':

@@ -13,6 +13,7 @@ import type { LoadedSnapshot } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { TIMELINE_PAGE } from './html';
 import { lineRow, snapshotChoice } from './rows';
+import { errorMessage } from '../../core/errors';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 const MAX_FRAMES = 12;
@@ -139,7 +140,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
     try {
       await this.handle(message, requestId);
     } catch (e) {
-      const text = e instanceof Error ? e.message : String(e);
+      const text = errorMessage(e);
       this.services.log.error(`Timeline: ${message.type} failed: ${text}`);
       if (requestId >= 0) this.post({ type: 'error', requestId, message: text });
     }

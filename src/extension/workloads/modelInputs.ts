@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { decodeModel } from '../../core/onnx/decode';
 import type { OnnxModel } from '../../core/onnx/model';
 import { dimensionKey, modelInputs, openDimensions } from '../../core/workloads/onnxModelGraph';
+import { errorMessage } from '../../core/errors';
 
 const DIMENSIONS_KEY = 'vramLens.onnxDimensions';
 
@@ -14,7 +15,7 @@ export async function readModelInputs(uri: vscode.Uri): Promise<OnnxModel | unde
   try {
     return decodeModel(await vscode.workspace.fs.readFile(uri));
   } catch (e) {
-    const reason = e instanceof Error ? e.message : String(e);
+    const reason = errorMessage(e);
     void vscode.window.showErrorMessage(`VRAM Lens: cannot read ${vscode.workspace.asRelativePath(uri)}: ${reason}`);
     return undefined;
   }

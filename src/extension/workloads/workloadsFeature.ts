@@ -17,6 +17,7 @@ import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { chooseModelDimensions, readModelInputs } from './modelInputs';
 import { providerSetting, sessionSettings } from './settings';
+import { errorMessage } from '../../core/errors';
 
 /** Arguments of `vramLens.runWorkload` for callers that skip the pickers (tests, walkthroughs). */
 export interface RunWorkloadArgs {
@@ -124,7 +125,7 @@ async function runWithProgress(services: Services, workerScript: string, title: 
         return await runWorkload(request, { workerScript, signal: abort.signal, onProgress: (message) => progress.report({ message }) });
       } catch (e) {
         if (e instanceof CancelledError) return undefined;
-        const message = e instanceof Error ? e.message : String(e);
+        const message = errorMessage(e);
         services.log.error(`${title}: ${message}`);
         void vscode.window.showErrorMessage(`VRAM Lens: ${title} failed: ${message}`);
         return undefined;

@@ -1,0 +1,110 @@
+/**
+ * `npm run package` from this checkout builds a VSIX with exactly what the installed extension needs:
+ * the extension and worker bundles, the webviews, the Python bootstrap, the samples, the README's
+ * images, and this platform's native modules (onnxruntime-node, koffi) with the JS that loads them.
+ * Then the native modules are loaded from the unpacked VSIX, as the extension host would.
+ *
+ * Slow (a production build and vsce): `npm run test:package`, run by CI, not by `npm test`.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { zipEntries, zipEntryBytes, type ZipEntry } from '../helpers/zipArchive';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const os = process.platform;
+const arch = process.arch;
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The README's relative image links: the pictures the Extensions view shows. */
+function readmeImages(): string[] {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  return [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((link) => !/^[a-z]+:/i.test(link));
+}
+
+const required = [
+  '[Content_Types].xml',
+  'extension.vsixmanifest',
+  'extension/package.json',
+  'extension/readme.md',
+  'extension/dist/extension.js',
+  'extension/dist/analysisWorker.js',
+  'extension/dist/workloadWorker.js',
+  'extension/dist/webview/summary.js',
+  'extension/dist/webview/timeline.js',
+  'extension/dist/webview/compare.js',
+  'extension/dist/codicons/codicon.css',
+  'extension/dist/codicons/codicon.ttf',
+  'extension/media/icon.png',
+  'extension/src/python/vram_lens_bootstrap.py',
+  `extension/node_modules/onnxruntime-node/bin/napi-v6/${os}/${arch}/onnxruntime_binding.node`,
+  'extension/node_modules/onnxruntime-node/dist/index.js',
+  'extension/node_modules/onnxruntime-common/dist/cjs/index.js',
+  'extension/node_modules/koffi/index.cjs',
+  `extension/node_modules/@koromix/koffi-${os}-${arch}/package.json`,
+  ...readmeImages().map((image) => `extension/${image}`),
+];
+
+/** Everything else the VSIX may hold; a file none of these match fails the test. */
+const allowed: RegExp[] = [
+  /^extension\/media\/[^/]+\.(css|svg|png)$/,
+  /^extension\/media\/samples\/[^/]+\.(py|md)$/,
+  /^extension\/src\/python\/[^/]+\.py$/,
+  /^extension\/node_modules\/(onnxruntime-node|onnxruntime-common|koffi)\/package\.json$/,
+  /^extension\/node_modules\/onnxruntime-node\/dist\/[^/]+\.js$/,
+  new RegExp(`^extension/node_modules/onnxruntime-node/bin/napi-v6/${escape(os)}/${escape(arch)}/[^/]+$`),
+  /^extension\/node_modules\/onnxruntime-common\/dist\/cjs\/[^/]+\.(js|json)$/,
+  /^extension\/node_modules\/koffi\/(index\.cjs|LICENSE\.txt|src\/koffi\/index\.cjs|src\/koffi\/src\/[^/]+\.cjs)$/,
+  new RegExp(`^extension/node_modules/@koromix/koffi-${escape(os)}-${escape(arch)}/`),
+];
+
+describe('npm run package', () => {
+  const work = mkdtempSync(path.join(tmpdir(), 'vram-lens-vsix-test-'));
+  const vsix = path.join(work, 'test.vsix');
+  let zip: Buffer;
+  let entries: ZipEntry[];
+
+  before(() => {
+    execFileSync(process.execPath, [path.join(root, 'scripts', 'package.mjs'), '--out', vsix], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 300_000,
+    });
+    zip = readFileSync(vsix);
+    entries = zipEntries(zip);
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('holds every file the installed extension loads', () => {
+    const names = new Set(entries.map((e) => e.name));
+    const missing = required.filter((name) => !names.has(name));
+    assert.deepEqual(missing, []);
+  });
+
+  it('holds nothing else: no sources, tests, maps, type declarations or other platforms', () => {
+    const requiredSet = new Set(required);
+    const unexpected = entries.map((e) => e.name).filter((name) => !requiredSet.has(name) && !allowed.some((re) => re.test(name)));
+    assert.deepEqual(unexpected, []);
+    assert.ok(!entries.some((e) => /\.(ts|map)$/.test(e.name) || e.name.startsWith('extension/dist/cli')), 'no TypeScript, source maps or CLI bundle');
+  });
+
+  it("loads this platform's native modules from the unpacked VSIX", () => {
+    const unpacked = path.join(work, 'unpacked');
+    for (const entry of entries.filter((e) => e.name.startsWith('extension/node_modules/'))) {
+      const to = path.join(unpacked, entry.name);
+      mkdirSync(path.dirname(to), { recursive: true });
+      writeFileSync(to, zipEntryBytes(zip, entry));
+    }
+    const modules = path.join(unpacked, 'extension', 'node_modules');
+    const probe = [
+      'const ort = require(process.argv[1] + "/onnxruntime-node");',
+      'const koffi = require(process.argv[1] + "/koffi");',
+      'process.stdout.write(JSON.stringify({ cpu: ort.listSupportedBackends().some((b) => b.name === "cpu"), koffi: typeof koffi.load }));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['-e', probe, modules], { encoding: 'utf8', env: { ...process.env, NODE_PATH: '' } });
+    assert.deepEqual(JSON.parse(out), { cpu: true, koffi: 'function' });
+  });
+});
