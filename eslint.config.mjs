@@ -8,19 +8,9 @@ const WEBVIEW = banned(['**/webview/**', '**/webview'], 'Only the webview bundle
 const EXTENSION = banned(['**/src/extension/**', '**/extension/**'], 'Only the VS Code adapters import src/extension.');
 const CLI = banned(['**/src/cli/**', '**/cli/**'], 'Only the CLI imports src/cli.');
 
-// Imports across layers that the move of the webview protocols to src/protocol (issue 15, views)
-// removes; listed here, file by file, so that lint holds the line everywhere else meanwhile.
-const PENDING_PROTOCOL_MOVE = [
-  'webview/summary/main.ts',
-  'webview/compare/main.ts',
-  'src/extension/timeline/timelineView.ts',
-  'src/extension/timeline/rows.ts',
-];
-
 function layerRules() {
   const layer = (files, paths, patterns) => ({
     files,
-    ignores: PENDING_PROTOCOL_MOVE,
     rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
   });
   return [

@@ -16,10 +16,12 @@ import { chromiumPath, launchHeadlessChromium } from '../helpers/chromium';
 import { dispatch } from '../../src/core/worker/methods';
 import type { SnapshotSession } from '../../src/core/worker/session';
 import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
-import { lineRow, snapshotChoice } from '../../src/extension/timeline/rows';
+import { snapshotChoice } from '../../src/extension/timeline/rows';
+import type { TimelineBackend } from '../../src/extension/timeline/timelineRequests';
+import { answerTimelineRequest, isTimelineRequest, requestIdOf, TIMELINE_COMMANDS } from '../../src/extension/timeline/timelineRequests';
+import { errorMessage } from '../../src/core/errors';
 import { webviewDocument } from '../../src/extension/webviewDocument';
-import type { HostMessage, Target, WebviewMessage } from '../../webview/timeline/protocol';
-import { isAllowedCommand } from '../../webview/timeline/protocol';
+import type { HostToTimeline, TimelineToHost } from '../../src/protocol/timeline';
 import { repoRoot } from '../helpers/corpus';
 
 export const CHROMIUM = chromiumPath;
@@ -92,7 +94,7 @@ export interface LoadedForTest {
 /** Plays the extension host: answers the page like TimelineView does, from in-process sessions. */
 export class HostDouble {
   /** Every message the page posted, in order. */
-  readonly received: WebviewMessage[] = [];
+  readonly received: TimelineToHost[] = [];
   page: Page | undefined;
   /** Milliseconds the core took for each window request, and Playwright took to hand it to the page. */
   readonly windowTimes: number[] = [];
@@ -103,13 +105,25 @@ export class HostDouble {
     public activeId: string | undefined,
   ) {}
 
-  private session(target: Target): SnapshotSession {
-    const s = this.snapshots.find((x) => x.id === target.snapshotId);
-    if (!s) throw new Error('This snapshot is no longer loaded.');
-    return s.session;
-  }
+  /** The host's own routing, over the core run in-process as the worker runs it. */
+  private readonly backend: TimelineBackend = {
+    worker: (snapshotId) => {
+      const loaded = this.snapshots.find((x) => x.id === snapshotId);
+      if (!loaded) return undefined;
+      return (method, params) => {
+        const started = performance.now();
+        const result = dispatch(method, params, { session: loaded.session, progress: () => undefined });
+        if (method === 'timelineWindow') this.windowTimes.push(performance.now() - started);
+        return Promise.resolve(result);
+      };
+    },
+    adviceEnabled: () => true,
+  };
 
-  async send(message: HostMessage | Record<string, unknown>): Promise<void> {
+  /** Commands the page asked for that the host's allowlist lets run (nothing runs here). */
+  readonly commands: string[] = [];
+
+  async send(message: HostToTimeline | Record<string, unknown>): Promise<void> {
     await this.page?.evaluate((m) => window.postMessage(m, '*'), message as unknown as Record<string, unknown>);
   }
 
@@ -121,65 +135,30 @@ export class HostDouble {
     });
   }
 
-  async onMessage(message: WebviewMessage): Promise<void> {
+  async onMessage(message: TimelineToHost): Promise<void> {
     this.received.push(message);
-    const requestId = 'requestId' in message ? message.requestId : -1;
+    const requestId = isTimelineRequest(message) ? requestIdOf(message) : -1;
     try {
-      switch (message.type) {
-        case 'ready':
-          await this.sendSnapshots();
-          return;
-        case 'overview':
-          await this.send({
-            type: 'overview',
-            requestId,
-            overview: this.session(message.target).timeline.overview(message.target.device, message.axis, message.columns),
-          });
-          return;
-        case 'window': {
-          const started = performance.now();
-          const window = this.session(message.target).timeline.window(message.target.device, message.request);
-          this.windowTimes.push(performance.now() - started);
-          const sent = performance.now();
-          await this.send({ type: 'window', requestId, window });
-          this.transportTimes.push(performance.now() - sent);
-          return;
-        }
-        case 'findings': {
-          // What the worker answers the host.
-          const ctx = { session: this.session(message.target), progress: () => undefined };
-          await this.send({ type: 'findings', requestId, markers: dispatch('timelineFindings', { device: message.target.device, axis: message.axis }, ctx) });
-          return;
-        }
-        case 'block':
-          await this.send({ type: 'block', requestId, detail: this.session(message.target).timeline.block(message.target.device, message.record, 12) });
-          return;
-        case 'lines':
-          await this.send({ type: 'lines', requestId, rows: this.session(message.target).device(message.target.device).lines.map(lineRow) });
-          return;
-        case 'stackFilter':
-          await this.send({ type: 'stackFilter', requestId, lineIds: this.session(message.target).timeline.linesMatchingStack(message.text) });
-          return;
-        case 'lineBlocks':
-          await this.send({
-            type: 'lineBlocks',
-            requestId,
-            blocks: this.session(message.target).timeline.lineBlocksFor(message.target.device, message.file, message.line, 500),
-          });
-          return;
-        case 'runCommand':
-          if (!isAllowedCommand(message.command)) throw new Error(`not allowed: ${String(message.command)}`);
-          return;
-        default:
-          return;
+      if (message.type === 'ready') {
+        await this.sendSnapshots();
+      } else if (message.type === 'runCommand') {
+        const command = TIMELINE_COMMANDS.commandFor(message.command);
+        if (!command) throw new Error(`not allowed: ${String(message.command)}`);
+        this.commands.push(command);
+      } else if (isTimelineRequest(message)) {
+        const answer = await answerTimelineRequest(message, this.backend);
+        if (!answer) throw new Error(`malformed ${message.type}`);
+        const sent = performance.now();
+        await this.send(answer);
+        if (answer.type === 'window') this.transportTimes.push(performance.now() - sent);
       }
     } catch (e) {
-      if (requestId >= 0) await this.send({ type: 'error', requestId, message: e instanceof Error ? e.message : String(e) });
+      if (requestId >= 0) await this.send({ type: 'error', requestId, message: errorMessage(e) });
     }
   }
 
-  ofType<T extends WebviewMessage['type']>(type: T): Extract<WebviewMessage, { type: T }>[] {
-    return this.received.filter((m): m is Extract<WebviewMessage, { type: T }> => m.type === type);
+  ofType<T extends TimelineToHost['type']>(type: T): Extract<TimelineToHost, { type: T }>[] {
+    return this.received.filter((m): m is Extract<TimelineToHost, { type: T }> => m.type === type);
   }
 }
 
@@ -200,7 +179,7 @@ export async function openPage(
 ): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: options.width ?? 440, height: options.height ?? 900 }, deviceScaleFactor: 2 });
   host.page = page;
-  await page.exposeFunction('__vramLensPost', (m: WebviewMessage) => host.onMessage(m));
+  await page.exposeFunction('__vramLensPost', (m: TimelineToHost) => host.onMessage(m));
   await page.addInitScript((saved: unknown) => {
     const g = globalThis as unknown as PageGlobals;
     g.__VRAM_LENS_TEST_HOOKS__ = true;

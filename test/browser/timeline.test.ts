@@ -14,7 +14,9 @@ import { formatBytes } from '../../src/core/format';
 import { NO_LINE } from '../../src/core/analysis/lineIndex';
 import { Action } from '../../src/core/snapshot/model';
 import { snapshotFromBytes } from '../../src/core/load';
-import { lineColor } from '../../src/core/timeline/colors';
+import { lineColor, PALETTE_SIZE } from '../../src/core/timeline/colors';
+import { lineRow } from '../../src/extension/timeline/rows';
+import { distinctLineColors } from '../../webview/timeline/lineColors';
 import type { TimelineWindow } from '../../src/core/timeline/types';
 import { SnapshotSession } from '../../src/core/worker/session';
 import type { ViewState } from '../../webview/timeline/state';
@@ -74,6 +76,19 @@ function lineOfRecord(s: LoadedForTest, device: number, record: number): { file:
   if (id === NO_LINE) return undefined;
   const l = a.lineIndex.lines[id];
   return { file: l.file, line: Number(l.line) };
+}
+
+/**
+ * The palette index the page gives a line: its hash (lineColor), unless it is one of the ten lines
+ * holding the most at the peak, which get distinct colours (distinctLineColors, tested in Node).
+ */
+function colorOfLine(s: LoadedForTest, device: number): (line: { file: string; line: number }) => number {
+  const rows = s.session.device(device).lines.map(lineRow);
+  const distinct = distinctLineColors(rows, PALETTE_SIZE);
+  return (line) => {
+    const row = rows.find((r) => r.file === line.file && r.line === line.line);
+    return row ? (distinct.get(row.id) ?? row.color) : lineColor(line.file, line.line);
+  };
 }
 
 /** Waits until the page shows a summary of its current viewport; `light` leaves the summary's arrays in the page. */
@@ -167,11 +182,15 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     const stats = (await drawNow(page))!;
     // At full zoom every block of the summary is on screen.
     assert.deepEqual([...stats.drawnRecords].sort((a, b) => a - b), [...window.blockRecord].sort((a, b) => a - b));
-    // Each block's colour is the hash of the line that allocated it (worked out here from the stacks).
+    // Each block's colour is that of the line that allocated it (worked out here from the stacks).
+    const colorOf = colorOfLine(s, s.device);
     stats.drawnRecords.forEach((record, i) => {
       const line = lineOfRecord(s, s.device, record);
-      assert.equal(stats.drawnColors[i], line ? lineColor(line.file, line.line) : -1, `record ${record}`);
+      assert.equal(stats.drawnColors[i], line ? colorOf(line) : -1, `record ${record}`);
     });
+    // The ten lines holding the most at the peak have ten different colours.
+    const top = [...s.session.device(s.device).lines].filter((l) => l.liveAtPeakBytes > 0).sort((a, b) => b.liveAtPeakBytes - a.liveAtPeakBytes).slice(0, 10);
+    assert.equal(new Set(top.map((l) => colorOf({ file: l.file, line: Number(l.line) }))).size, top.length);
     // Pixels: the middle of each block at least 3 device pixels tall is its line's palette colour.
     const palette = themePalette('dark');
     const samples = await page.evaluate((records) => {
@@ -185,7 +204,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     for (const sample of samples) {
       if (!sample) continue;
       const line = lineOfRecord(s, s.device, sample.record);
-      const base = line ? palette[lineColor(line.file, line.line)] : '#5f6b7a';
+      const base = line ? palette[colorOf(line)] : '#5f6b7a';
       // Odd records are drawn 20% of the way towards the background (#181818).
       const expected = sample.record % 2 === 0 ? base : towards(base, '#181818', 0.2);
       assert.equal(hex(sample.rgba), expected, `block ${sample.record} pixel`);
@@ -561,9 +580,11 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     const host = new HostDouble([], undefined);
     const page = await open(host);
     await page.locator('#empty').waitFor({ state: 'visible' });
-    await page.locator('#empty vscode-button[data-command="vramLens.openSnapshot"]').click();
+    await page.locator('#empty vscode-button[data-command="openSnapshot"]').click();
     await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(host.ofType('runCommand').map((m) => m.command), ['vramLens.openSnapshot']);
+    assert.deepEqual(host.ofType('runCommand').map((m) => m.command), ['openSnapshot']);
+    // The host's allowlist (built from Commands) turns the key into the command it runs.
+    assert.deepEqual(host.commands, ['vramLens.openSnapshot']);
     await host.send({ type: 'runScript', code: 'alert(1)' });
     await host.send({ type: 'window', requestId: 999, window: null });
     await new Promise((r) => setTimeout(r, 100));
@@ -589,7 +610,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     await page.waitForFunction(() => document.body.classList.contains('vscode-light'));
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(hex(await pixel(page, 5, 5)), '#f8f8f8');
-    const lightBase = themePalette('light')[lineColor(line.file, line.line)];
+    const lightBase = themePalette('light')[colorOfLine(s, s.device)(line)];
     assert.equal(hex(await pixel(page, p.x, p.y)), record % 2 === 0 ? lightBase : towards(lightBase, '#f8f8f8', 0.2));
     await page.screenshot({ path: path.join(RESULTS, 'timeline-light.png') });
     await page.close();
@@ -627,6 +648,62 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     assert.ok(median(draws) < 50, `drawing one frame took ${median(draws)} ms`);
     assert.ok(median(core) < 100, `a window summary took ${median(core)} ms`);
     await page.screenshot({ path: path.join(RESULTS, 'timeline-large-dark.png') });
+    await page.close();
+  });
+  it('in a 300 px side bar: labels never overlap on the OOM snapshot, and no NaN after wheel zooms', async () => {
+    const s = load('constructor-sun-expandable-oom-4dev.pickle');
+    assert.ok(s.session.timeline.overview(s.device, 'event', 100).ooms.length > 0, 'the corpus file has OOMs');
+    const host = new HostDouble([s], s.id);
+    const page = await open(host, { width: 300, height: 700 });
+    await settled(page);
+    type Labels = { drawnLabels: { text: string; x0: number; x1: number; y0: number; y1: number }[] };
+    const labelsNow = async () => ((await drawNow(page)) as unknown as Labels).drawnLabels;
+    const noOverlap = (labels: Labels['drawnLabels'], when: string) => {
+      for (let a = 0; a < labels.length; a++) {
+        for (let b = a + 1; b < labels.length; b++) {
+          const [p, q] = [labels[a], labels[b]];
+          const meet = p.x0 < q.x1 && q.x0 < p.x1 && p.y0 < q.y1 && q.y0 < p.y1;
+          assert.ok(!meet, `${when}: '${p.text}' and '${q.text}' overlap: ${JSON.stringify([p, q])}`);
+        }
+      }
+    };
+    const first = await labelsNow();
+    assert.ok(first.some((l) => l.text.startsWith('peak')), JSON.stringify(first));
+    noOverlap(first, 'full view');
+    // Wheel zooms over the chart, the pointer resting on it (a tooltip shows), labels checked each time.
+    const box = await canvasBox(page);
+    for (let k = 0; k < 6; k++) {
+      await page.mouse.move(box.x + 120 + k * 10, box.y + 60 + k * 15);
+      await page.mouse.wheel(0, k < 4 ? -240 : 240);
+      await settled(page);
+      noOverlap(await labelsNow(), `after wheel ${k + 1}`);
+      const text = await page.evaluate(() => document.body.innerText);
+      assert.ok(!text.includes('NaN'), `NaN on the page after wheel ${k + 1}: ${text.slice(0, 400)}`);
+    }
+    const status = await page.locator('#status').innerText();
+    assert.ok(!/blocks drawn/.test(status) && status.startsWith('peak '), status);
+    await page.screenshot({ path: path.join(RESULTS, 'timeline-300px-oom-dark.png') });
+    await page.close();
+  });
+
+  it('shows the line of the snapshot a link was made for, selecting the block it names', async () => {
+    const a = load('nothanmin-cs336.pickle', 'a');
+    const b = load('zidongliu-decomfl.pickle', 'b');
+    const host = new HostDouble([a, b], 'b');
+    const page = await open(host);
+    assert.equal((await settled(page)).state.snapshotId, 'b');
+    const top = a.session.device(a.device).lines.filter((l) => l.allocBytes > 0).sort((x, y) => y.liveAtPeakBytes - x.liveAtPeakBytes)[0];
+    const blocks = a.session.timeline.lineBlocksFor(a.device, top.file, Number(top.line))!;
+    assert.ok(blocks.blocks.length > 1, 'the line has more than one block');
+    // What the host sends for a hover's link naming A's second block: that block first.
+    const named = blocks.blocks[1];
+    await host.send({ type: 'showLine', target: { snapshotId: 'a', device: a.device }, blocks: { ...blocks, blocks: [named, ...blocks.blocks.filter((x) => x !== named)] } });
+    await page.waitForFunction((r) => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().state.pinnedRecord === r, named.record);
+    const i = await settled(page);
+    assert.equal(i.state.snapshotId, 'a');
+    assert.equal(i.state.focusLine, blocks.lineId);
+    assert.ok(i.viewport!.x0 <= named.firstState && i.viewport!.x1 >= named.lastState + 1, JSON.stringify(i.viewport));
+    assert.equal(await page.evaluate(() => (document.getElementById('snapshot') as HTMLElement & { value: string }).value), 'a');
     await page.close();
   });
 });

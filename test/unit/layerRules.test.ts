@@ -29,7 +29,7 @@ const planted: [file: string, specifier: string][] = [
   ['src/cli/planted.ts', 'vscode'],
   ['src/cli/planted.ts', '../extension/services'],
   ['src/cli/planted.ts', '../../webview/timeline/state'],
-  ['src/extension/planted.ts', '../../webview/timeline/protocol'],
+  ['src/extension/planted.ts', '../../webview/timeline/state'],
   ['src/extension/editor/planted.ts', '../../cli/main'],
   ['webview/timeline/planted.ts', 'vscode'],
   ['webview/timeline/planted.ts', '../../src/extension/services'],

@@ -12,8 +12,7 @@ import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
 import { contentSecurityPolicy, webviewDocument } from '../../src/extension/webviewDocument';
 import { lineRow } from '../../src/extension/timeline/rows';
 import { compareRows, rowPasses } from '../../webview/timeline/lineFilter';
-import type { LineRow } from '../../webview/timeline/protocol';
-import { isAllowedCommand, isHostMessage, isWebviewMessage } from '../../webview/timeline/protocol';
+import type { LineRow } from '../../src/protocol/timeline';
 import { INITIAL_STATE, restoreState } from '../../webview/timeline/state';
 import { binaryLabel, byteTicks, eventTicks, formatDuration, timeTicks } from '../../webview/timeline/ticks';
 import { clampViewport, pan, zoom } from '../../webview/timeline/viewport';
@@ -162,18 +161,3 @@ describe('timeline host: the page', () => {
   });
 });
 
-describe('timeline protocol', () => {
-  it('knows its message types and nothing else', () => {
-    assert.equal(isWebviewMessage({ type: 'ready' }), true);
-    assert.equal(isWebviewMessage({ type: 'eval', code: '1' }), false);
-    assert.equal(isWebviewMessage({ type: 'toString' }), false);
-    assert.equal(isWebviewMessage(null), false);
-    assert.equal(isHostMessage({ type: 'window', requestId: 1 }), true);
-    assert.equal(isHostMessage({ type: 'ready' }), false);
-  });
-  it('lets the page run only the allowlisted commands', () => {
-    assert.equal(isAllowedCommand('vramLens.openSnapshot'), true);
-    assert.equal(isAllowedCommand('workbench.action.terminal.sendSequence'), false);
-    assert.equal(isAllowedCommand(42), false);
-  });
-});

@@ -6,30 +6,18 @@
 import type { Overlay, OverlayAxis } from '../../src/core/compare/overlay';
 import type { FigureValues } from '../../src/core/compare/diff';
 import { formatBytes, formatDelta } from '../../src/core/format';
-import type { ComparisonView, HostToPanel, PanelCommand, PanelState, PanelToHost, RowView } from '../../src/extension/compare/panelProtocol';
+import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
+import { isHostToCompare } from '../../src/protocol/compare';
+import { describeRefused } from '../../src/protocol/messageGuard';
+import { el } from '../shared/dom';
+import { connectHost } from '../shared/host';
 
-interface VsCodeApi {
-  postMessage(message: PanelToHost): void;
-  getState(): PanelState | undefined;
-  setState(state: PanelState): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = connectHost<CompareToHost, CompareState>();
 const root = document.getElementById('root')!;
 let view: ComparisonView | undefined;
 let overlay: Overlay | undefined;
 let axis: OverlayAxis = vscode.getState()?.axis ?? 'normalized';
 let canvas: HTMLCanvasElement | undefined;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string; title?: string } = {}, ...children: Node[]): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (props.className) node.className = props.className;
-  if (props.text !== undefined) node.textContent = props.text;
-  if (props.title !== undefined) node.title = props.title;
-  for (const c of children) node.appendChild(c);
-  return node;
-}
 
 function signedCount(n: number): string {
   return n > 0 ? `+${n}` : String(n);
@@ -39,9 +27,9 @@ function changeCell(value: number, text: string): HTMLTableCellElement {
   return el('td', { className: `num ${value > 0 ? 'up' : value < 0 ? 'down' : 'same'}`, text });
 }
 
-function commandButton(label: string, command: PanelCommand): HTMLButtonElement {
+function commandButton(label: string, command: CompareCommand): HTMLButtonElement {
   const b = el('button', { text: label });
-  b.addEventListener('click', () => vscode.postMessage({ type: 'runCommand', command }));
+  b.addEventListener('click', () => vscode.post({ type: 'runCommand', command }));
   return b;
 }
 
@@ -81,7 +69,7 @@ function renderOverlaySection(v: ComparisonView): HTMLElement {
   select.addEventListener('change', () => {
     axis = select.value as OverlayAxis;
     vscode.setState({ axis });
-    vscode.postMessage({ type: 'setAxis', axis });
+    vscode.post({ type: 'setAxis', axis });
   });
   canvas = el('canvas', { className: 'overlay' });
   canvas.setAttribute('role', 'img');
@@ -99,7 +87,7 @@ function renderOverlaySection(v: ComparisonView): HTMLElement {
 
 function lineLink(row: number, side: 'baseline' | 'current', text: string): HTMLButtonElement {
   const b = el('button', { className: 'link', text });
-  b.addEventListener('click', () => vscode.postMessage({ type: 'openLine', row, side }));
+  b.addEventListener('click', () => vscode.post({ type: 'openLine', row, side }));
   return b;
 }
 
@@ -120,22 +108,30 @@ function figure(values: FigureValues | null, key: keyof FigureValues): string {
   return values ? formatBytes(values[key]) : '—';
 }
 
+/** A cell the narrow layout hides (see compare.css). */
+function wide<T extends HTMLElement>(cell: T): T {
+  cell.classList.add('wide');
+  return cell;
+}
+
 function renderLines(v: ComparisonView): HTMLElement {
   const body = el('tbody');
   v.rows.forEach((r, i) => {
+    // Line first: beside the editor the table is narrow, and the line is what a row is about.
     const place = el('td', { className: 'place', title: r.file }, lineLink(i, r.current ? 'current' : 'baseline', r.place));
     if (r.match === 'text' && r.baselineLine !== null) place.appendChild(lineLink(i, 'baseline', ' (baseline)'));
+    const remark = note(r);
+    if (remark) place.append(el('span', 'muted note', remark));
     body.appendChild(
       el(
         'tr',
         {},
+        place,
         changeCell(r.delta.liveAtPeakBytes, formatDelta(r.delta.liveAtPeakBytes)),
         el('td', { className: 'num', text: figure(r.baseline, 'liveAtPeakBytes') }),
         el('td', { className: 'num', text: figure(r.current, 'liveAtPeakBytes') }),
-        changeCell(r.delta.allocBytes, formatDelta(r.delta.allocBytes)),
-        changeCell(r.delta.inclusiveLiveAtPeakBytes, formatDelta(r.delta.inclusiveLiveAtPeakBytes)),
-        place,
-        el('td', { className: 'muted', text: note(r) }),
+        wide(changeCell(r.delta.allocBytes, formatDelta(r.delta.allocBytes))),
+        wide(changeCell(r.delta.inclusiveLiveAtPeakBytes, formatDelta(r.delta.inclusiveLiveAtPeakBytes))),
       ),
     );
   });
@@ -145,13 +141,12 @@ function renderLines(v: ComparisonView): HTMLElement {
     el(
       'tr',
       {},
+      el('th', { text: 'Line' }),
       el('th', { className: 'num', text: 'Δ live at peak' }),
       el('th', { className: 'num', text: 'Baseline' }),
       el('th', { className: 'num', text: 'Current' }),
-      el('th', { className: 'num', text: 'Δ allocated' }),
-      el('th', { className: 'num', text: 'Δ with calls', title: 'Change in memory live at the peak made by this line or the code it called' }),
-      el('th', { text: 'Line' }),
-      el('th'),
+      wide(el('th', { className: 'num', text: 'Δ allocated' })),
+      wide(el('th', { className: 'num', text: 'Δ with calls', title: 'Change in memory live at the peak made by this line or the code it called' })),
     ),
   );
   const caption = v.rows.length === 0 ? 'No line of your code changed its figures.' : `${v.rows.length} of ${v.changedLineCount} changed lines, largest change in memory live at the peak first`;
@@ -166,7 +161,7 @@ function render(): void {
       {},
       el('h1', { text: 'Compare runs' }),
       el('p', { text: `Baseline: ${view.baseline.label} · Current: ${view.current.label}` }),
-      el('div', { className: 'actions' }, commandButton('Compare Other Snapshots…', 'vramLens.compareSnapshots'), commandButton('Leave Compare Mode', 'vramLens.exitCompareMode')),
+      el('div', { className: 'actions' }, commandButton('Compare Other Snapshots…', 'compareSnapshots'), commandButton('Leave Compare Mode', 'exitCompareMode')),
     ),
     renderTotals(view),
     renderOverlaySection(view),
@@ -239,9 +234,13 @@ function draw(): void {
   g.setLineDash([]);
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToPanel>) => {
-  const message = event.data;
-  switch (message?.type) {
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  if (!isHostToCompare(event.data)) {
+    console.warn(`VRAM Lens compare: ignored an unknown message: ${describeRefused(event.data)}`);
+    return;
+  }
+  const message: HostToCompare = event.data;
+  switch (message.type) {
     case 'comparison':
       view = message.view;
       if (axis === 'time' && !view.hasTimes) axis = 'normalized';
@@ -262,5 +261,5 @@ window.addEventListener('message', (event: MessageEvent<HostToPanel>) => {
 new ResizeObserver(() => draw()).observe(document.body);
 // Theme changes swap the body's classes: re-read the colours.
 new MutationObserver(() => draw()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
-vscode.postMessage({ type: 'ready' });
-if (axis !== 'normalized') vscode.postMessage({ type: 'setAxis', axis });
+vscode.post({ type: 'ready' });
+if (axis !== 'normalized') vscode.post({ type: 'setAxis', axis });

@@ -3,32 +3,23 @@
  * extension posts, and sends back what the user clicks. Snapshot text (paths, names) is untrusted:
  * it only ever goes into the page through `textContent`.
  */
+import type { LineFigureKey } from '../../src/core/analysis/lineFigures';
+import { lineFigure } from '../../src/core/analysis/lineFigures';
+import { describeBucket } from '../../src/core/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/core/format';
-import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/extension/editor/summaryProtocol';
+import { describeRefused } from '../../src/protocol/messageGuard';
+import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
+import { baseName } from '../../src/core/paths/recordedPath';
+import { el } from '../shared/dom';
+import { connectHost } from '../shared/host';
 
-interface VsCodeApi {
-  postMessage(message: SummaryToHost): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function fileName(path: string): string {
-  const parts = path.split(/[\\/]/);
-  return parts[parts.length - 1] || path;
-}
 
 /** A `file:line` reference: a link when the file is on this machine, plain text otherwise. */
 function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
-  const label = `${fileName(file)}:${line}`;
+  const label = `${baseName(file)}:${line}`;
   if (!mapped) {
     const span = el('span', 'unmapped', label);
     span.title = `${file}:${line} (not found on this machine)`;
@@ -39,7 +30,7 @@ function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
   link.title = `${file}:${line}`;
   link.addEventListener('click', (e) => {
     e.preventDefault();
-    vscode.postMessage({ type: 'openLine', file, line });
+    vscode.post({ type: 'openLine', file, line });
   });
   return link;
 }
@@ -73,16 +64,10 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   }
   const table = el('table', 'lines');
   const head = el('tr');
-  for (const [title, numeric] of [
-    ['Line', false],
-    ['Live at peak', true],
-    ['Share', true],
-    ['Allocated', true],
-    ['With calls: live at peak', true],
-    ['With calls: peak', true],
-  ] as const) {
-    const th = el('th', numeric ? 'num' : undefined, title);
-    head.append(th);
+  head.append(el('th', undefined, 'Line'));
+  for (const key of SUMMARY_FIGURES) {
+    head.append(el('th', { className: 'num', text: capitalised(lineFigure(key).label), title: lineFigure(key).description }));
+    if (key === 'liveAtPeakBytes') head.append(el('th', { className: 'num', text: 'Share', title: 'Share of the device peak' }));
   }
   table.append(el('thead'));
   table.tHead!.append(head);
@@ -90,23 +75,48 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   for (const l of d.topLines) body.append(lineRow(l, d.peakBytes));
   table.append(body);
   section.append(table);
+  if (d.peakBreakdown && d.peakBreakdown.length > 0) section.append(renderBreakdown(d));
   return section;
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function share(bytes: number, peak: number): string {
+  return bytes <= 0 ? '' : bytes < peak / 1000 ? '<0.1%' : formatPercent(bytes, peak);
+}
+
+function figureText(l: SummaryLine, key: LineFigureKey): string {
+  const value = l.figures[key];
+  if (!(value > 0)) return '—';
+  if (lineFigure(key).unit === 'count') return value.toLocaleString('en-US');
+  // Allocated bytes read with their count: "1.5 GiB (x24)".
+  return key === 'allocBytes' ? `${formatBytes(value)} (x${l.figures.allocCount})` : formatBytes(value);
 }
 
 function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
   const row = el('tr');
   const name = el('td');
   name.append(lineRef(l.file, l.line, l.mapped));
-  const cell = (text: string) => el('td', 'num', text);
-  row.append(
-    name,
-    cell(l.liveAtPeakBytes > 0 ? formatBytes(l.liveAtPeakBytes) : '—'),
-    cell(l.liveAtPeakBytes <= 0 ? '' : l.liveAtPeakBytes < peak / 1000 ? '<0.1%' : formatPercent(l.liveAtPeakBytes, peak)),
-    cell(l.allocBytes > 0 ? `${formatBytes(l.allocBytes)} (x${l.allocCount})` : '—'),
-    cell(l.inclusiveLiveAtPeakBytes > 0 ? formatBytes(l.inclusiveLiveAtPeakBytes) : '—'),
-    cell(l.inclusivePeakBytes > 0 ? formatBytes(l.inclusivePeakBytes) : '—'),
-  );
+  row.append(name);
+  for (const key of SUMMARY_FIGURES) {
+    row.append(el('td', 'num', figureText(l, key)));
+    if (key === 'liveAtPeakBytes') row.append(el('td', 'num', share(l.figures.liveAtPeakBytes, peak)));
+  }
   return row;
+}
+
+/** The rest of the peak, named: "backward: BmmBackward0 · 1.2 GiB · 10%" (describeBucket's words). */
+function renderBreakdown(d: SummaryDevice): HTMLElement {
+  const section = el('section', 'breakdown');
+  section.append(el('h2', undefined, 'The rest of the peak'));
+  const table = el('table', 'lines');
+  const body = el('tbody');
+  for (const b of d.peakBreakdown ?? []) {
+    body.append(el('tr', {}, el('td', 'bucket', describeBucket(b.kind, b.label)), el('td', 'num', formatBytes(b.bytes)), el('td', 'num', share(b.bytes, d.peakBytes))));
+  }
+  table.append(body);
+  section.append(table);
+  return section;
 }
 
 function render(model: SummaryModel): void {
@@ -120,7 +130,7 @@ function render(model: SummaryModel): void {
   annotate.id = 'annotate';
   annotate.disabled = model.active;
   annotate.title = model.active ? 'This snapshot annotates your source files' : 'Show this snapshot\'s figures on your source files';
-  annotate.addEventListener('click', () => vscode.postMessage({ type: 'annotate' }));
+  annotate.addEventListener('click', () => vscode.post({ type: 'annotate' }));
   actions.append(annotate);
   header.append(actions);
 
@@ -135,7 +145,7 @@ function render(model: SummaryModel): void {
         const tab = el('button', d.device === model.selectedDevice ? 'tab selected' : 'tab', `Device ${d.device} · ${formatBytes(d.peakBytes)}`);
         tab.setAttribute('role', 'tab');
         tab.setAttribute('aria-selected', String(d.device === model.selectedDevice));
-        tab.addEventListener('click', () => vscode.postMessage({ type: 'selectDevice', device: d.device }));
+        tab.addEventListener('click', () => vscode.post({ type: 'selectDevice', device: d.device }));
         tabs.append(tab);
       }
       parts.push(tabs);
@@ -155,9 +165,13 @@ function render(model: SummaryModel): void {
   root.replaceChildren(...parts);
 }
 
-window.addEventListener('message', (event: MessageEvent<HostToSummary>) => {
-  const message = event.data;
-  switch (message?.type) {
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  if (!isHostToSummary(event.data)) {
+    console.warn(`VRAM Lens summary: ignored an unknown message: ${describeRefused(event.data)}`);
+    return;
+  }
+  const message: HostToSummary = event.data;
+  switch (message.type) {
     case 'loading':
       root.replaceChildren(el('p', 'muted', `Reading ${message.label}…`));
       break;
@@ -172,4 +186,4 @@ window.addEventListener('message', (event: MessageEvent<HostToSummary>) => {
   }
 });
 
-vscode.postMessage({ type: 'ready' });
+vscode.post({ type: 'ready' });

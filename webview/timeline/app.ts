@@ -7,13 +7,20 @@ import { formatBytes } from '../../src/core/format';
 import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
 import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { BlockDetail, LineBlocks, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
-import type { DrawStats, Hit } from './chart';
+import type { DrawStats } from './chart';
+import type { Hit } from './hit';
 import { Chart } from './chart';
-import { renderDetail, tooltipLines } from './detail';
-import { baseName, byId } from './dom';
+import { renderDetail } from './detail';
+import { tooltipLines } from './tooltipText';
+import { byId } from '../shared/dom';
+import type { Host } from '../shared/host';
+import { describeRefused } from '../../src/protocol/messageGuard';
+import type { HostToTimeline, LineRow, SnapshotChoice, Target, TimelineCommand, TimelineToHost } from '../../src/protocol/timeline';
+import { isHostToTimeline } from '../../src/protocol/timeline';
 import { Minimap } from './minimap';
-import type { HostMessage, LineRow, SnapshotChoice, Target, WebviewMessage } from './protocol';
-import { isAllowedCommand, isHostMessage } from './protocol';
+import { Requests } from './requests';
+import { statusText } from './statusText';
+import { distinctLineColors } from './lineColors';
 import type { SortKey, ViewState } from './state';
 import { restoreState } from './state';
 import { rowPasses } from './lineFilter';
@@ -22,20 +29,10 @@ import type { Theme } from './theme';
 import { readTheme, watchTheme } from './theme';
 import type { Domain, Viewport } from './viewport';
 import { clampViewport, pan, sameViewport, zoom } from './viewport';
-import type { Host } from './vscodeApi';
 
 const BLOCK_BUDGET = 20_000;
 const ZOOM_STEP = 1.5;
 const PAN_STEP = 0.1;
-
-type Pending =
-  | { kind: 'overview'; key: string }
-  | { kind: 'window'; key: string; viewport: Viewport | undefined }
-  | { kind: 'findings'; key: string }
-  | { kind: 'lines'; key: string }
-  | { kind: 'block'; key: string; record: number }
-  | { kind: 'stackFilter'; key: string; text: string }
-  | { kind: 'lineBlocks'; key: string };
 
 interface SelectElement extends HTMLElement {
   value: string;
@@ -73,6 +70,8 @@ export class TimelineApp {
   private findings: readonly FindingMarker[] = [];
   private viewport: Viewport | undefined;
   private rows: readonly LineRow[] = [];
+  /** Distinct colours of the largest lines (lineColors). */
+  private lineColors: ReadonlyMap<number, number> = new Map();
   private stackIds: ReadonlySet<number> | undefined;
   private readonly details = new Map<number, BlockDetail>();
   private hover: { hit: Hit; x: number; y: number } | undefined;
@@ -81,8 +80,7 @@ export class TimelineApp {
   /** States to fit once the overview arrives (after switching the axis). */
   private pendingStates: [number, number] | undefined;
 
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly requests: Requests;
   private windowInFlight = false;
   private windowWanted = false;
   /** Ask again even when the viewport has not moved (the focus line changed). */
@@ -112,7 +110,8 @@ export class TimelineApp {
     filterSize: byId<SelectElement>('filter-size'),
   };
 
-  constructor(private readonly host: Host) {
+  constructor(private readonly host: Host<TimelineToHost, ViewState>) {
+    this.requests = new Requests((m) => this.post(m), (message) => this.setStatus(`Error: ${message}`));
     this.state = restoreState(host.getState());
     this.theme = readTheme();
     this.chart = new Chart(byId<HTMLCanvasElement>('chart'));
@@ -130,76 +129,25 @@ export class TimelineApp {
 
   // ---- messages ----
 
-  private post(message: WebviewMessage): void {
+  private post(message: TimelineToHost): void {
     this.host.post(message);
   }
 
-  private request(message: WebviewMessage & { requestId: number }, pending: Pending): void {
-    this.pending.set(message.requestId, pending);
-    this.post(message);
+  /** Whether the page still shows `target` (and `axis`, when given): else an answer for it is dropped. */
+  private showing(target: Target, axis?: string): () => boolean {
+    const key = targetKey(target);
+    return () => this.target !== undefined && targetKey(this.target) === key && (axis === undefined || axis === this.state.axis);
   }
 
   private receive(data: unknown): void {
-    if (!isHostMessage(data)) {
-      this.post({ type: 'log', level: 'warn', message: `ignored an unknown message: ${JSON.stringify(data)?.slice(0, 200)}` });
+    if (!isHostToTimeline(data)) {
+      this.post({ type: 'log', level: 'warn', message: `ignored an unknown message: ${describeRefused(data)}` });
       return;
     }
-    const message: HostMessage = data;
-    switch (message.type) {
-      case 'snapshots':
-        this.onSnapshots(message.snapshots, message.activeId);
-        return;
-      case 'showLine':
-        this.onShowLine(message.target, message.blocks);
-        return;
-      default:
-        break;
-    }
-    const pending = this.pending.get(message.requestId);
-    this.pending.delete(message.requestId);
-    if (!pending) return;
-    const current = this.target ? targetKey(this.target) : '';
-    if (message.type === 'window' && pending.kind === 'window') this.windowInFlight = false;
-    if (pending.key !== `${current}@${this.state.axis}` && pending.key !== current) {
-      if (pending.kind === 'window') this.maybeRequestWindow();
-      return;
-    }
-    switch (message.type) {
-      case 'overview':
-        this.onOverview(message.overview);
-        return;
-      case 'window':
-        this.onWindow(message.window, pending.kind === 'window' ? pending.viewport : undefined);
-        return;
-      case 'findings':
-        this.findings = message.markers;
-        this.render();
-        return;
-      case 'lines':
-        this.rows = message.rows;
-        this.table.setRows(message.rows);
-        this.renderTable();
-        return;
-      case 'block':
-        this.details.set(message.detail.record, message.detail);
-        this.render();
-        return;
-      case 'stackFilter':
-        if (pending.kind === 'stackFilter' && pending.text === this.state.filterStack) {
-          this.stackIds = new Set(message.lineIds);
-          this.renderTable();
-          this.render();
-        }
-        return;
-      case 'lineBlocks':
-        if (message.blocks) this.focusBlocks(message.blocks);
-        else this.setStatus('That line allocated nothing on this device.');
-        return;
-      case 'error':
-        this.setStatus(`Error: ${message.message}`);
-        if (pending.kind === 'window') this.maybeRequestWindow();
-        return;
-    }
+    const message: HostToTimeline = data;
+    if (message.type === 'snapshots') this.onSnapshots(message.snapshots, message.activeId);
+    else if (message.type === 'showLine') this.onShowLine(message.target, message.blocks);
+    else this.requests.settle(message);
   }
 
   private onSnapshots(snapshots: readonly SnapshotChoice[], activeId: string | undefined): void {
@@ -234,6 +182,7 @@ export class TimelineApp {
     this.overview = undefined;
     this.window = undefined;
     this.rows = [];
+    this.lineColors = new Map();
     const nothing = choice !== undefined && choice.devices.length === 0;
     this.el.app.classList.toggle('no-devices', nothing);
     if (nothing) {
@@ -248,8 +197,19 @@ export class TimelineApp {
     this.post({ type: 'showing', target });
     this.setStatus('Loading the timeline…');
     this.requestOverview();
-    const key = targetKey(target);
-    this.request({ type: 'lines', requestId: this.nextId++, target }, { kind: 'lines', key });
+    this.requests.ask(
+      { type: 'lines', target },
+      {
+        current: this.showing(target),
+        answered: (m) => {
+          this.lineColors = distinctLineColors(m.rows, this.theme.palette.length);
+          this.rows = m.rows.map((r) => ({ ...r, color: this.lineColors.get(r.id) ?? r.color }));
+          this.table.setRows(this.rows);
+          this.renderTable();
+          this.render();
+        },
+      },
+    );
     if (this.state.filterStack) this.requestStackFilter();
     this.render();
   }
@@ -259,13 +219,22 @@ export class TimelineApp {
     this.overview = undefined;
     this.window = undefined;
     this.findings = [];
-    const key = `${targetKey(this.target)}@${this.state.axis}`;
+    const current = this.showing(this.target, this.state.axis);
     this.minimap.resize();
-    this.request(
-      { type: 'overview', requestId: this.nextId++, target: this.target, axis: this.state.axis, columns: this.minimap.columns() },
-      { kind: 'overview', key },
+    this.requests.ask(
+      { type: 'overview', target: this.target, axis: this.state.axis, columns: this.minimap.columns() },
+      { current, answered: (m) => this.onOverview(m.overview) },
     );
-    this.request({ type: 'findings', requestId: this.nextId++, target: this.target, axis: this.state.axis }, { kind: 'findings', key });
+    this.requests.ask(
+      { type: 'findings', target: this.target, axis: this.state.axis },
+      {
+        current,
+        answered: (m) => {
+          this.findings = m.markers;
+          this.render();
+        },
+      },
+    );
   }
 
   private onOverview(overview: TimelineOverview): void {
@@ -293,16 +262,7 @@ export class TimelineApp {
       // A window fitted to states (show a line): the host chose the x range.
       this.setViewport({ x0: w.x0, x1: w.x1 }, false);
     }
-    const drawn = w.blockRecord.length;
-    const peak = this.overview?.peak;
-    this.setStatus(
-      [
-        peak ? `peak ${formatBytes(peak.bytes)}${peak.line ? ` at ${baseName(peak.line.file)}:${peak.line.line}` : ''}` : '',
-        `${drawn.toLocaleString('en-US')} blocks drawn${w.moreBlocks ? ', smaller ones merged' : ''}`,
-      ]
-        .filter(Boolean)
-        .join(' · '),
-    );
+    if (this.overview) this.setStatus(statusText(this.overview, w));
     this.render();
     this.maybeRequestWindow();
   }
@@ -366,10 +326,9 @@ export class TimelineApp {
     // Offsets closer than half a device pixel look the same: they need not be sent.
     const quantum = span / heightPx / 2;
     const viewport = 'states' in range ? undefined : { x0: range.x0, x1: range.x1 };
-    this.request(
+    this.requests.ask(
       {
         type: 'window',
-        requestId: this.nextId++,
         target: this.target,
         request: {
           axis: this.state.axis,
@@ -380,7 +339,18 @@ export class TimelineApp {
           focusLine: this.state.focusLine,
         },
       },
-      { kind: 'window', key: `${targetKey(this.target)}@${this.state.axis}`, viewport },
+      {
+        current: this.showing(this.target, this.state.axis),
+        settled: () => {
+          this.windowInFlight = false;
+        },
+        answered: (m) => this.onWindow(m.window, viewport),
+        stale: () => this.maybeRequestWindow(),
+        failed: (message) => {
+          this.setStatus(`Error: ${message}`);
+          this.maybeRequestWindow();
+        },
+      },
     );
   }
 
@@ -400,8 +370,18 @@ export class TimelineApp {
 
   private requestBlock(record: number): void {
     if (!this.target || this.details.has(record)) return;
-    for (const p of this.pending.values()) if (p.kind === 'block' && p.record === record) return;
-    this.request({ type: 'block', requestId: this.nextId++, target: this.target, record }, { kind: 'block', key: targetKey(this.target), record });
+    if (this.requests.isWaiting('block', String(record))) return;
+    this.requests.ask(
+      { type: 'block', target: this.target, record },
+      {
+        current: this.showing(this.target),
+        tag: String(record),
+        answered: (m) => {
+          this.details.set(m.detail.record, m.detail);
+          this.render();
+        },
+      },
+    );
   }
 
   private requestStackFilter(): void {
@@ -411,9 +391,18 @@ export class TimelineApp {
       this.stackIds = undefined;
       return;
     }
-    this.request(
-      { type: 'stackFilter', requestId: this.nextId++, target: this.target, text },
-      { kind: 'stackFilter', key: targetKey(this.target), text: this.state.filterStack },
+    const asked = this.state.filterStack;
+    this.requests.ask(
+      { type: 'stackFilter', target: this.target, text },
+      {
+        current: this.showing(this.target),
+        answered: (m) => {
+          if (asked !== this.state.filterStack) return;
+          this.stackIds = new Set(m.lineIds);
+          this.renderTable();
+          this.render();
+        },
+      },
     );
   }
 
@@ -479,9 +468,15 @@ export class TimelineApp {
 
   private zoomToLine(row: LineRow): void {
     if (!this.target) return;
-    this.request(
-      { type: 'lineBlocks', requestId: this.nextId++, target: this.target, file: row.file, line: row.line },
-      { kind: 'lineBlocks', key: targetKey(this.target) },
+    this.requests.ask(
+      { type: 'lineBlocks', target: this.target, file: row.file, line: row.line },
+      {
+        current: this.showing(this.target),
+        answered: (m) => {
+          if (m.blocks) this.focusBlocks(m.blocks);
+          else this.setStatus('That line allocated nothing on this device.');
+        },
+      },
     );
   }
 
@@ -613,8 +608,9 @@ export class TimelineApp {
     });
     for (const button of Array.from(document.querySelectorAll<HTMLElement>('[data-command]'))) {
       button.addEventListener('click', () => {
-        const command = button.dataset.command;
-        if (isAllowedCommand(command)) this.post({ type: 'runCommand', command });
+        // The host runs only the commands on its allowlist.
+        const command = button.dataset.command as TimelineCommand | undefined;
+        if (command) this.post({ type: 'runCommand', command });
       });
     }
 
@@ -799,10 +795,16 @@ export class TimelineApp {
         minBytes: this.state.minBytes,
         pinned: this.state.pinnedRecord,
         hovered: this.hover?.hit.kind === 'block' ? this.hover.hit.record : undefined,
+        lineColors: this.lineColors,
       },
       this.theme,
     );
     this.minimap.draw(o, this.viewport, this.theme);
+    // The hit under the pointer in what was just drawn (a new window renumbers blocks and steps).
+    if (this.hover) {
+      const hit = this.chart.hit(this.hover.x, this.hover.y);
+      this.hover = hit ? { ...this.hover, hit } : undefined;
+    }
     this.drawTooltip(o);
     this.drawDetail(o);
     return this.lastStats;
@@ -829,7 +831,9 @@ export class TimelineApp {
     tip.hidden = false;
     const box = this.el.chartBox.getBoundingClientRect();
     const width = tip.offsetWidth;
-    const left = h.x + 14 + width > box.width ? Math.max(0, h.x - 14 - width) : h.x + 14;
+    // Beside the pointer, on the side with room, and never past the chart's edges.
+    const preferred = h.x + 14 + width > box.width ? h.x - 14 - width : h.x + 14;
+    const left = Math.max(0, Math.min(preferred, box.width - width));
     tip.style.left = `${left}px`;
     tip.style.top = `${Math.min(Math.max(0, box.height - tip.offsetHeight), h.y + 12)}px`;
   }

@@ -9,6 +9,9 @@ import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import { fitToDisplay, paintBackground } from './canvas';
 import type { Theme } from './theme';
+import type { Hit } from './hit';
+import type { LabelRequest } from './labelLayout';
+import { placeLabels } from './labelLayout';
 import type { Tick } from './ticks';
 import { byteTicks, eventTicks, timeTicks } from './ticks';
 import type { Viewport } from './viewport';
@@ -28,17 +31,11 @@ export interface ChartScene {
   readonly minBytes: number;
   readonly pinned: number | undefined;
   readonly hovered: number | undefined;
+  /** Colours that replace the lines' own (the ten largest lines get distinct ones: lineColors). */
+  readonly lineColors?: ReadonlyMap<number, number>;
 }
 
-export type Hit =
-  | { readonly kind: 'block'; readonly index: number; readonly record: number; readonly step: number }
-  | { readonly kind: 'rest'; readonly step: number }
-  | { readonly kind: 'reserved'; readonly step: number }
-  | { readonly kind: 'annotation'; readonly index: number }
-  | { readonly kind: 'peak' }
-  | { readonly kind: 'oom'; readonly index: number }
-  | { readonly kind: 'finding'; readonly marker: FindingMarker }
-  | { readonly kind: 'release'; readonly index: number };
+
 
 /** What the last frame drew (read by the browser tests through the test hooks). */
 export interface DrawStats {
@@ -51,6 +48,8 @@ export interface DrawStats {
   readonly drawnColors: readonly number[];
   /** The finding markers on screen: label and the CSS-pixel centre of the marker's diamond. */
   readonly drawnFindings: readonly { readonly label: string; readonly x: number; readonly y: number }[];
+  /** The text labels drawn over the plot (peak, OOMs, findings), their boxes in CSS pixels: they never intersect. */
+  readonly drawnLabels: readonly { readonly text: string; readonly x0: number; readonly x1: number; readonly y0: number; readonly y1: number }[];
   readonly yMax: number;
 }
 
@@ -229,7 +228,7 @@ export class Chart {
       // (odd and even records) alternate between the line's colour and a shade of it, so that
       // neighbouring blocks of one line stay apart.
       const lineColorIndex = new Map<number, number>();
-      for (const l of w.lines) lineColorIndex.set(l.id, l.color);
+      for (const l of w.lines) lineColorIndex.set(l.id, scene.lineColors?.get(l.id) ?? l.color);
       const colorOf = (j: number) => (w.blockLine[j] < 0 ? -1 : (lineColorIndex.get(w.blockLine[j]) ?? -1));
       const groups = new Map<string, number[]>();
       for (let j = 0; j < w.blockRecord.length; j++) {
@@ -309,7 +308,8 @@ export class Chart {
 
     }
 
-    // Peak and OOM markers.
+    // Peak and OOM markers; their labels and the findings' are placed together below.
+    const labels: { request: LabelRequest; font: string; color: string }[] = [];
     const peakX = px(overview.peak.x);
     if (overview.peak.bytes > 0 && peakX >= left && peakX <= left + width) {
       ctx.strokeStyle = theme.peak;
@@ -322,12 +322,21 @@ export class Chart {
       ctx.setLineDash([]);
       const line = overview.peak.line;
       const label = `peak ${formatBytes(overview.peak.bytes)}${line ? ` · ${line.file.split(/[\\/]/).pop() ?? line.file}:${line.line}` : ''}`;
-      ctx.fillStyle = theme.peak;
-      ctx.textAlign = peakX > left + width - ctx.measureText(label).width - 8 * dpr ? 'right' : 'left';
-      ctx.fillText(label, peakX + (ctx.textAlign === 'right' ? -4 : 4) * dpr, top + 8 * dpr);
+      const short = `peak ${formatBytes(overview.peak.bytes)}`;
+      labels.push({
+        request: {
+          text: label,
+          anchorX: peakX,
+          width: ctx.measureText(label).width,
+          rows: [top + 8 * dpr, top + 22 * dpr],
+          priority: 0,
+          shorter: line ? [{ text: short, width: ctx.measureText(short).width }] : [],
+        },
+        font: ctx.font,
+        color: theme.peak,
+      });
     }
     ctx.strokeStyle = theme.oom;
-    ctx.fillStyle = theme.oom;
     ctx.lineWidth = 2 * dpr;
     for (const o of overview.ooms) {
       const x = px(o.x);
@@ -336,10 +345,10 @@ export class Chart {
       ctx.moveTo(x, top);
       ctx.lineTo(x, top + height);
       ctx.stroke();
-      ctx.textAlign = 'left';
-      ctx.fillText('OOM', x + 4 * dpr, top + 22 * dpr);
+      labels.push({ request: { text: 'OOM', anchorX: x, width: ctx.measureText('OOM').width, rows: [top + 22 * dpr, top + 8 * dpr], priority: 1 }, font: ctx.font, color: theme.oom });
     }
-    const drawnFindings = this.drawFindings(scene.findings, theme, px, plot);
+    const drawnFindings = this.drawFindings(scene.findings, theme, px, plot, labels);
+    const drawnLabels = this.drawLabels(labels, plot);
     ctx.restore();
 
     // Segment releases: small marks under the plot's baseline.
@@ -414,7 +423,7 @@ export class Chart {
     }
     ctx.restore();
 
-    this.stats = { ms: performance.now() - started, steps: w?.stepState.length ?? 0, rects, drawnRecords, drawnColors, drawnFindings, yMax };
+    this.stats = { ms: performance.now() - started, steps: w?.stepState.length ?? 0, rects, drawnRecords, drawnColors, drawnFindings, drawnLabels, yMax };
     return this.stats;
   }
 
@@ -422,7 +431,34 @@ export class Chart {
    * The advisor's findings: a diamond at a finding's event (a bar over its range) in rows under
    * the peak and OOM labels; returns the markers on screen.
    */
-  private drawFindings(findings: readonly FindingMarker[], theme: Theme, px: (x: number) => number, plot: Plot): DrawStats['drawnFindings'] {
+  /** Places the labels so that none overlaps another (labelLayout) and draws those that fit. */
+  private drawLabels(labels: readonly { request: LabelRequest; font: string; color: string }[], plot: Plot): DrawStats['drawnLabels'] {
+    const { ctx } = this;
+    const { dpr, left, width } = plot;
+    const placed = placeLabels(
+      labels.map((l) => l.request),
+      { left, right: left + width, ascent: 6 * dpr, descent: 6 * dpr, gap: 6 * dpr },
+    );
+    ctx.save();
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    for (const p of placed) {
+      const l = labels[p.request];
+      ctx.font = l.font;
+      ctx.fillStyle = l.color;
+      ctx.fillText(p.text, p.x, p.y);
+    }
+    ctx.restore();
+    return placed.map((p) => ({ text: p.text, x0: p.x0 / dpr, x1: p.x1 / dpr, y0: p.y0 / dpr, y1: p.y1 / dpr }));
+  }
+
+  private drawFindings(
+    findings: readonly FindingMarker[],
+    theme: Theme,
+    px: (x: number) => number,
+    plot: Plot,
+    labels: { request: LabelRequest; font: string; color: string }[],
+  ): DrawStats['drawnFindings'] {
     const { ctx } = this;
     const { dpr, left, top, width } = plot;
     const rowEnds: number[] = [];
@@ -469,7 +505,7 @@ export class Chart {
       ctx.closePath();
       ctx.fill();
       const showLabel = !repeat && !crowded;
-      if (showLabel) ctx.fillText(marker.label, leftward ? labelStart : x0 + 7 * dpr, y + 3.5 * dpr);
+      if (showLabel) labels.push({ request: { text: marker.label, anchorX: x0, width: labelWidth, rows: [y], priority: 2 }, font: ctx.font, color: theme.finding });
       const hitEnd = showLabel ? labelEnd : x0 + r;
       this.findingSpots.push({ marker, x0: Math.min(x0 - r, showLabel ? labelStart : x0 - r), x1: Math.max(x1, hitEnd), y });
       drawn.push({ label: marker.label, x: x0 / dpr, y: y / dpr });

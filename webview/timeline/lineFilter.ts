@@ -1,5 +1,5 @@
 /** Which rows of the lines table show, and in what order (pure, unit-tested). */
-import type { LineRow } from './protocol';
+import type { LineRow } from '../../src/protocol/timeline';
 import type { SortKey } from './state';
 
 export interface TableFilter {

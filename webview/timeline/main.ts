@@ -4,9 +4,11 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
+import type { TimelineToHost } from '../../src/protocol/timeline';
 import { TimelineApp } from './app';
+import type { ViewState } from './state';
 import { installTestHooks } from './testHooks';
-import { connectHost } from './vscodeApi';
+import { connectHost } from '../shared/host';
 
-const app = new TimelineApp(connectHost());
+const app = new TimelineApp(connectHost<TimelineToHost, ViewState>());
 installTestHooks(app);

@@ -3,10 +3,11 @@
  * figures, sortable by column, filtered by file, by text in the stack and by minimum size.
  */
 import { formatBytes } from '../../src/core/format';
-import { baseName, el } from './dom';
+import { baseName } from '../../src/core/paths/recordedPath';
+import { el } from '../shared/dom';
 import type { TableFilter } from './lineFilter';
 import { compareRows, rowPasses } from './lineFilter';
-import type { LineRow } from './protocol';
+import type { LineRow } from '../../src/protocol/timeline';
 import type { SortKey } from './state';
 
 export interface TableHandlers {

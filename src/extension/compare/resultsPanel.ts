@@ -12,8 +12,10 @@ import { lineDeltaReport } from '../../core/compare/report';
 import type { SeriesAxis } from '../../core/compare/totals';
 import type { SnapshotStore } from '../snapshotStore';
 import type { ActiveComparison, CompareMode } from './compareMode';
-import type { ComparisonView, HostToPanel, PanelToHost, RowView } from './panelProtocol';
-import { PANEL_COMMANDS } from './panelProtocol';
+import type { CompareCommand, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../protocol/compare';
+import { isCompareToHost } from '../../protocol/compare';
+import { describeRefused } from '../../protocol/messageGuard';
+import { commandAllowlist } from '../webviewCommands';
 import type { PathResolver } from '../editor/pathResolver';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
@@ -35,6 +37,9 @@ const AXES: readonly OverlayAxis[] = ['event', 'time', 'normalized'];
 function shortPlace(file: string): string {
   return file.replace(/\\/g, '/').split('/').slice(-2).join('/');
 }
+
+/** What the page's buttons may run. */
+const COMPARE_COMMANDS = commandAllowlist<CompareCommand>(['compareSnapshots', 'exitCompareMode']);
 
 export class ResultsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -68,7 +73,7 @@ export class ResultsPanel implements vscode.Disposable {
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.png');
     panel.webview.html = webviewPage(panel.webview, this.extensionUri, PAGE);
     const subscriptions = [
-      panel.webview.onDidReceiveMessage((m: PanelToHost) => void this.receive(m)),
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       panel.onDidDispose(() => {
         for (const s of subscriptions) s.dispose();
         this.panel = undefined;
@@ -77,12 +82,17 @@ export class ResultsPanel implements vscode.Disposable {
     this.panel = panel;
   }
 
-  private post(message: HostToPanel): void {
+  private post(message: HostToCompare): void {
     void this.panel?.webview.postMessage(message);
   }
 
-  private async receive(message: PanelToHost): Promise<void> {
-    switch (message?.type) {
+  private async receive(raw: unknown): Promise<void> {
+    if (!isCompareToHost(raw)) {
+      this.log.warn(`compare panel: ignored an unknown message: ${describeRefused(raw)}`);
+      return;
+    }
+    const message: CompareToHost = raw;
+    switch (message.type) {
       case 'ready':
         await this.sendComparison();
         return;
@@ -95,10 +105,12 @@ export class ResultsPanel implements vscode.Disposable {
         await this.sendOverlay();
         return;
       case 'runCommand':
-        if ((PANEL_COMMANDS as readonly string[]).includes(message.command)) await vscode.commands.executeCommand(message.command);
+      {
+        const command = COMPARE_COMMANDS.commandFor(message.command);
+        if (command) await vscode.commands.executeCommand(command);
+        else this.log.warn(`compare panel: refused to run ${describeRefused(message.command)}`);
         return;
-      default:
-        this.log.debug(`compare panel: ignored message ${JSON.stringify(message)}`);
+      }
     }
   }
 

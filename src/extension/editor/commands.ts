@@ -5,7 +5,7 @@ import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
 import { unmappedRoots } from '../../core/paths/pathMapper';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
-import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
+import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from './pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { loadSnapshotFile } from './snapshotFiles';
@@ -136,14 +136,4 @@ export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefin
   } catch (e) {
     void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${errorMessage(e)}`);
   }
-}
-
-/**
- * `vramLens.showLineInTimeline` when no timeline view registered the command: the summary of the
- * snapshot the link came from.
- */
-export async function showLineInTimelineFallback(deps: SummaryDeps, args: ShowLineInTimelineArgs | undefined): Promise<void> {
-  const snapshot = (args && deps.store.get(args.snapshotId)) ?? deps.store.active;
-  if (!snapshot) return;
-  await showSummary(deps, snapshot);
 }

@@ -10,9 +10,9 @@ import type { LoadedSnapshot } from '../snapshotStore';
 import { Annotator } from './annotator';
 import { FunctionCodeLensProvider } from './codeLens';
 import type { CommandDeps } from './commands';
-import { closeSnapshot, openFrame, openSnapshot, showLineInTimelineFallback, switchSnapshot } from './commands';
+import { closeSnapshot, openFrame, openSnapshot, switchSnapshot } from './commands';
 import { AnnotationHoverProvider } from './hover';
-import type { OpenFrameArgs, ShowLineInTimelineArgs } from './hoverMarkdown';
+import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from './pathResolver';
 import { SnapshotStatusBar } from './statusBar';
 import type { SummaryDeps } from './summaryView';
@@ -61,15 +61,6 @@ export function registerEditor(services: Services): EditorApi {
     vscode.commands.registerCommand(Commands.openFrame, (args?: OpenFrameArgs) => openFrame(deps, args)),
     vscode.commands.registerCommand(Commands.forgetPathMappings, () => resolver.forgetMappings()),
   );
-
-  // The timeline view registers `showLineInTimeline` (features run before this); without it, hover links open the summary.
-  try {
-    context.subscriptions.push(
-      vscode.commands.registerCommand(Commands.showLineInTimeline, (args?: ShowLineInTimelineArgs) => showLineInTimelineFallback(summaryDeps, args)),
-    );
-  } catch {
-    log.info('Show Line in Timeline is handled by the timeline view.');
-  }
 
   return { annotator, resolver, openSnapshot: (target) => openSnapshot(deps, target) };
 }

@@ -5,15 +5,20 @@
  * lines, and offers to annotate the sources with it.
  */
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors';
 import { topLines } from '../../core/analysis/summary';
 import type { LineFigures } from '../../core/analysis/lines';
+import type { LineFigureKey } from '../../core/analysis/lineFigures';
+import { LINE_FIGURE_KEYS } from '../../core/analysis/lineFigures';
+import type { PeakBucket } from '../../core/analysis/peakBreakdown';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { loadSnapshotFile } from './snapshotFiles';
 import type { Annotator } from './annotator';
 import type { PathResolver } from './pathResolver';
-import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from './summaryProtocol';
-import { errorMessage } from '../../core/errors';
+import { describeRefused } from '../../protocol/messageGuard';
+import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
+import { isSummaryToHost } from '../../protocol/summary';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 const TOP_LINES = 15;
@@ -28,6 +33,12 @@ export interface SummaryDeps {
   readonly openLine: (file: string, line: string) => Promise<void>;
 }
 
+/** The device's peak breakdown when the analysis gives one (spec: "Explaining the peak"). */
+function peakBreakdownOf(device: object): readonly PeakBucket[] | undefined {
+  const buckets = (device as { readonly peakBreakdown?: unknown }).peakBreakdown;
+  return Array.isArray(buckets) ? (buckets as PeakBucket[]) : undefined;
+}
+
 async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
   const perDevice = await Promise.all(
     snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.worker.call('lines', { device: d.device }) })),
@@ -39,12 +50,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
     file: l.file,
     line: String(l.line),
     mapped: resolved.local.has(l.file),
-    allocCount: l.allocCount,
-    allocBytes: l.allocBytes,
-    liveAtPeakBytes: l.liveAtPeakBytes,
-    inclusiveAllocBytes: l.inclusiveAllocBytes,
-    inclusivePeakBytes: l.inclusivePeakBytes,
-    inclusiveLiveAtPeakBytes: l.inclusiveLiveAtPeakBytes,
+    figures: Object.fromEntries(LINE_FIGURE_KEYS.map((key) => [key, l[key]])) as Record<LineFigureKey, number>,
   });
   return {
     label: snapshot.label,
@@ -68,6 +74,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       oomCount: d.oomCount,
       linesWithFigures: d.linesWithFigures,
       topLines: topLines({ lines }, TOP_LINES).map(line),
+      peakBreakdown: peakBreakdownOf(d),
     })),
     unmappedFiles: resolved.unmapped,
   };
@@ -89,7 +96,7 @@ class SummaryView implements vscode.Disposable {
     panel.webview.options = webviewOptions(deps.extensionUri);
     panel.webview.html = webviewPage(panel.webview, deps.extensionUri, { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'] });
     this.subscriptions.push(
-      panel.webview.onDidReceiveMessage((m: SummaryToHost) => void this.receive(m)),
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
       deps.annotator.onDidChange(() => void this.post()),
       panel.onDidDispose(() => this.dispose()),
@@ -97,8 +104,13 @@ class SummaryView implements vscode.Disposable {
     if ('snapshot' in source) this.snapshot = source.snapshot;
   }
 
-  private async receive(message: SummaryToHost): Promise<void> {
-    switch (message?.type) {
+  private async receive(raw: unknown): Promise<void> {
+    if (!isSummaryToHost(raw)) {
+      this.deps.log.warn(`Summary view: ignored an unknown message: ${describeRefused(raw)}`);
+      return;
+    }
+    const message: SummaryToHost = raw;
+    switch (message.type) {
       case 'ready':
         this.ready = true;
         await this.ensureLoaded();
@@ -115,8 +127,6 @@ class SummaryView implements vscode.Disposable {
       case 'openLine':
         if (typeof message.file === 'string' && typeof message.line === 'string') await this.deps.openLine(message.file, message.line);
         break;
-      default:
-        this.deps.log.warn('Summary view: unknown message', message);
     }
   }
 

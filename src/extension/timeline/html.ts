@@ -73,9 +73,9 @@ export const TIMELINE_PAGE: PageContent = {
 <section id="empty" class="empty" hidden>
   <p>No snapshot is loaded. Open a PyTorch memory snapshot (<code>torch.cuda.memory._dump_snapshot()</code>) or profile a script to see its memory over time.</p>
   <div class="empty-actions">
-    <vscode-button data-command="vramLens.openSnapshot" icon="folder-opened">Open Snapshot...</vscode-button>
-    <vscode-button data-command="vramLens.profile" icon="pulse" secondary>Profile VRAM</vscode-button>
-    <vscode-button data-command="vramLens.openSample" secondary>Open Sample...</vscode-button>
+    <vscode-button data-command="openSnapshot" icon="folder-opened">Open Snapshot...</vscode-button>
+    <vscode-button data-command="profile" icon="pulse" secondary>Profile VRAM</vscode-button>
+    <vscode-button data-command="openSample" secondary>Open Sample...</vscode-button>
   </div>
 </section>`,
 };

@@ -5,19 +5,32 @@
 import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import type { Services } from '../services';
+import type { LoadedSnapshot } from '../snapshotStore';
 import { localKey } from '../editor/pathResolver';
 import { TIMELINE_VIEW_ID, TimelineView } from './timelineView';
 
-/** `Show Line in Timeline` arguments: a file (as the snapshot or the workspace names it) and a 1-based line. */
+/**
+ * `Show Line in Timeline` arguments: a file (as the snapshot or the workspace names it) and a 1-based
+ * line; from a hover also the snapshot, device and block it was built for (`ShowLineInTimelineArgs`).
+ */
 interface LineArgument {
   readonly file: string;
   readonly line: number;
+  readonly snapshotId?: string;
+  readonly device?: number;
+  readonly record?: number;
 }
 
 function isLineArgument(value: unknown): value is LineArgument {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.file === 'string' && Number.isInteger(v.line);
+  return (
+    typeof v.file === 'string' &&
+    Number.isInteger(v.line) &&
+    (v.snapshotId === undefined || typeof v.snapshotId === 'string') &&
+    (v.device === undefined || Number.isInteger(v.device)) &&
+    (v.record === undefined || Number.isInteger(v.record))
+  );
 }
 
 export function timelineFeature(services: Services): void {
@@ -38,12 +51,8 @@ export function timelineFeature(services: Services): void {
     view,
     vscode.window.registerWebviewViewProvider(TIMELINE_VIEW_ID, view),
     vscode.commands.registerCommand(Commands.openTimeline, () => vscode.commands.executeCommand(`${TIMELINE_VIEW_ID}.focus`)),
+    // The one registration of `Show Line in Timeline` (hover links, the command palette, keybindings).
     vscode.commands.registerCommand(Commands.showLineInTimeline, async (arg?: unknown) => {
-      const target = view.currentTarget();
-      if (!target) {
-        void vscode.window.showInformationMessage('VRAM Lens: open a snapshot first (VRAM Lens: Open Snapshot...).');
-        return;
-      }
       let wanted: LineArgument | undefined = isLineArgument(arg) ? arg : undefined;
       if (!wanted) {
         const editor = vscode.window.activeTextEditor;
@@ -53,11 +62,28 @@ export function timelineFeature(services: Services): void {
         }
         wanted = { file: editor.document.uri.fsPath, line: editor.selection.active.line + 1 };
       }
+      // A link built for a snapshot shows that snapshot (and device), whatever the timeline shows now.
+      let target: { snapshot: LoadedSnapshot; device: number } | undefined;
+      if (wanted.snapshotId !== undefined) {
+        const named = services.store.get(wanted.snapshotId);
+        if (!named) {
+          void vscode.window.showInformationMessage('VRAM Lens: the snapshot this link was made for is no longer loaded.');
+          return;
+        }
+        const device = wanted.device !== undefined && named.info.devices.some((d) => d.device === wanted.device) ? wanted.device : named.device;
+        target = { snapshot: named, device };
+      } else {
+        target = view.currentTarget();
+      }
+      if (!target) {
+        void vscode.window.showInformationMessage('VRAM Lens: open a snapshot first (VRAM Lens: Open Snapshot...).');
+        return;
+      }
       const { snapshot, device } = target;
       const lines = await snapshot.worker.call('lines', { device });
       const files = [...new Set(lines.map((l) => l.file))];
       const file = await recordedFile(wanted.file, files);
-      const shown = file !== undefined && (await view.showLine(snapshot, device, file, wanted.line));
+      const shown = file !== undefined && (await view.showLine(snapshot, device, file, wanted.line, wanted.record));
       if (!shown) {
         log.info(`Show Line in Timeline: no blocks for ${wanted.file}:${wanted.line} (matched ${file ?? 'no file'}) in ${snapshot.label}`);
         void vscode.window.showInformationMessage(

@@ -2,7 +2,7 @@
 import type { LineFigures } from '../../core/analysis/lines';
 import type { SnapshotInfo } from '../../core/worker/protocol';
 import { lineColor } from '../../core/timeline/colors';
-import type { LineRow, SnapshotChoice } from '../../../webview/timeline/protocol';
+import type { LineRow, SnapshotChoice } from '../../protocol/timeline';
 
 export function lineRow(l: LineFigures): LineRow {
   return {

@@ -4,69 +4,42 @@
  * whenever the store changes or the view is shown again (the page is not kept while hidden).
  */
 import * as vscode from 'vscode';
-import type { WindowRequest } from '../../core/timeline/types';
-import type { HostMessage, Target, WebviewMessage } from '../../../webview/timeline/protocol';
-import { isAllowedCommand, isWebviewMessage } from '../../../webview/timeline/protocol';
+import { errorMessage } from '../../core/errors';
+import type { LineBlock } from '../../core/timeline/types';
+import { describeRefused } from '../../protocol/messageGuard';
+import type { HostToTimeline, Target, TimelineToHost } from '../../protocol/timeline';
+import { isTarget, isTimelineToHost } from '../../protocol/timeline';
 import { setting } from '../config';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { TIMELINE_PAGE } from './html';
-import { lineRow, snapshotChoice } from './rows';
-import { errorMessage } from '../../core/errors';
+import { snapshotChoice } from './rows';
+import type { TimelineBackend } from './timelineRequests';
+import { answerTimelineRequest, isTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
-const MAX_FRAMES = 12;
-
-function isTarget(value: unknown): value is Target {
-  if (typeof value !== 'object' || value === null) return false;
-  const t = value as Record<string, unknown>;
-  return typeof t.snapshotId === 'string' && Number.isInteger(t.device);
-}
-
-function isFiniteOrUndefined(value: unknown): boolean {
-  return value === undefined || (typeof value === 'number' && Number.isFinite(value));
-}
-
-/** Only the fields a window request may have, each of the right type. */
-function sanitizeWindowRequest(value: unknown): WindowRequest | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const r = value as Record<string, unknown>;
-  if (r.axis !== 'event' && r.axis !== 'time') return undefined;
-  if (typeof r.columns !== 'number' || !Number.isFinite(r.columns)) return undefined;
-  for (const key of ['x0', 'x1', 'budget', 'runBudget', 'offsetQuantum', 'focusLine', 'statesMargin'] as const) {
-    if (!isFiniteOrUndefined(r[key])) return undefined;
-  }
-  let states: [number, number] | undefined;
-  if (r.states !== undefined) {
-    if (!Array.isArray(r.states) || r.states.length !== 2 || !r.states.every((s) => Number.isInteger(s))) return undefined;
-    states = [r.states[0] as number, r.states[1] as number];
-  }
-  return {
-    axis: r.axis,
-    columns: r.columns,
-    x0: r.x0 as number | undefined,
-    x1: r.x1 as number | undefined,
-    states,
-    statesMargin: r.statesMargin as number | undefined,
-    budget: r.budget as number | undefined,
-    runBudget: r.runBudget as number | undefined,
-    offsetQuantum: r.offsetQuantum as number | undefined,
-    focusLine: r.focusLine as number | undefined,
-  };
-}
 
 export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private ready = false;
   /** Messages for a page that is not ready yet (a `showLine` sent while the view opens). */
-  private queued: HostMessage[] = [];
+  private queued: HostToTimeline[] = [];
   /** The snapshot and device the page showed last. */
   private target: Target | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
+  private readonly backend: TimelineBackend;
+
   constructor(private readonly services: Services) {
     this.disposables.push(services.store.onDidChange(() => this.postSnapshots()));
+    this.backend = {
+      worker: (snapshotId) => {
+        const snapshot = services.store.get(snapshotId);
+        return snapshot ? (method, params) => snapshot.worker.call(method, params) : undefined;
+      },
+      adviceEnabled: () => setting('advice.enabled', true),
+    };
   }
 
   /** The snapshot and device the timeline shows (or the active snapshot when it shows none). */
@@ -101,16 +74,38 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
     });
   }
 
-  /** Selects `file:line` (a snapshot path) in the timeline and zooms to its largest block. */
-  async showLine(snapshot: LoadedSnapshot, device: number, file: string, line: number): Promise<boolean> {
-    const blocks = await snapshot.worker.call('lineBlocks', { device, file, line, limit: 500 });
-    if (!blocks || blocks.blocks.length === 0) return false;
+  /**
+   * Shows `snapshot` and `device` in the timeline, selects `file:line` (a snapshot path) and zooms
+   * to its block `record` when given (and it is one of the line's), else to its largest block.
+   */
+  async showLine(snapshot: LoadedSnapshot, device: number, file: string, line: number, record?: number): Promise<boolean> {
+    const found = await snapshot.worker.call('lineBlocks', { device, file, line, limit: LINE_BLOCK_LIMIT });
+    if (!found || found.blocks.length === 0) return false;
+    let blocks = found;
+    if (record !== undefined && Number.isInteger(record)) {
+      // The page zooms to the first block: put the block asked for first (a hover's block may be one
+      // made through the line, not by it, and so not among the line's own).
+      const own = found.blocks.find((b) => b.record === record);
+      const chosen = own ?? (await this.blockOf(snapshot, device, record));
+      if (chosen) blocks = { ...found, blocks: [chosen, ...found.blocks.filter((b) => b.record !== chosen.record)] };
+    }
     await vscode.commands.executeCommand(`${TIMELINE_VIEW_ID}.focus`);
-    this.post({ type: 'showLine', target: { snapshotId: snapshot.id, device }, blocks });
+    this.target = { snapshotId: snapshot.id, device };
+    this.post({ type: 'showLine', target: this.target, blocks });
     return true;
   }
 
-  private post(message: HostMessage): void {
+  private async blockOf(snapshot: LoadedSnapshot, device: number, record: number): Promise<LineBlock | undefined> {
+    try {
+      const d = await snapshot.worker.call('timelineBlock', { device, record, maxFrames: 0 });
+      return { record: d.record, size: d.size, firstState: d.firstState, lastState: d.lastState };
+    } catch (e) {
+      this.services.log.info(`Show Line in Timeline: no block ${record} on device ${device} of ${snapshot.label}: ${errorMessage(e)}`);
+      return undefined;
+    }
+  }
+
+  private post(message: HostToTimeline): void {
     if (!this.view || !this.ready) {
       if (message.type === 'showLine') this.queued = [message];
       return;
@@ -123,22 +118,15 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
     this.post({ type: 'snapshots', snapshots: store.list().map(snapshotChoice), activeId: store.active?.id });
   }
 
-  private snapshotFor(target: Target): LoadedSnapshot {
-    const s = this.services.store.get(target.snapshotId);
-    if (!s) throw new Error('This snapshot is no longer loaded.');
-    this.target = target;
-    return s;
-  }
-
   private async receive(raw: unknown): Promise<void> {
-    if (!isWebviewMessage(raw)) {
-      this.services.log.warn(`Timeline: ignored an unknown message from the view: ${JSON.stringify(raw)?.slice(0, 200)}`);
+    if (!isTimelineToHost(raw)) {
+      this.services.log.warn(`Timeline: ignored an unknown message from the view: ${describeRefused(raw)}`);
       return;
     }
-    const message: WebviewMessage = raw;
-    const requestId = 'requestId' in message && Number.isInteger(message.requestId) ? message.requestId : -1;
+    const message: TimelineToHost = raw;
+    const requestId = isTimelineRequest(message) ? requestIdOf(message) : -1;
     try {
-      await this.handle(message, requestId);
+      if (!(await this.handle(message))) this.services.log.warn(`Timeline: ignored a malformed '${message.type}' message from the view.`);
     } catch (e) {
       const text = errorMessage(e);
       this.services.log.error(`Timeline: ${message.type} failed: ${text}`);
@@ -146,7 +134,14 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
     }
   }
 
-  private async handle(message: WebviewMessage, requestId: number): Promise<void> {
+  /** Handles one message; false when its fields are malformed. */
+  private async handle(message: TimelineToHost): Promise<boolean> {
+    if (isTimelineRequest(message)) {
+      if (isTarget(message.target)) this.target = message.target;
+      const answer = await answerTimelineRequest(message, this.backend);
+      if (answer) this.post(answer);
+      return answer !== undefined;
+    }
     switch (message.type) {
       case 'ready': {
         this.ready = true;
@@ -154,84 +149,31 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
         const queued = this.queued;
         this.queued = [];
         for (const q of queued) this.post(q);
-        return;
+        return true;
       }
-      case 'overview': {
-        if (!isTarget(message.target) || (message.axis !== 'event' && message.axis !== 'time')) break;
-        const s = this.snapshotFor(message.target);
-        const columns = Math.max(1, Math.min(8192, Math.round(Number(message.columns)) || 1));
-        const overview = await s.worker.call('timelineOverview', { device: message.target.device, axis: message.axis, columns });
-        this.post({ type: 'overview', requestId, overview });
-        return;
-      }
-      case 'findings': {
-        if (!isTarget(message.target) || (message.axis !== 'event' && message.axis !== 'time')) break;
-        const s = this.snapshotFor(message.target);
-        // The advisor turned off: no markers either.
-        const markers = setting('advice.enabled', true) ? await s.worker.call('timelineFindings', { device: message.target.device, axis: message.axis }) : [];
-        this.post({ type: 'findings', requestId, markers });
-        return;
-      }
-      case 'window': {
-        const request = sanitizeWindowRequest(message.request);
-        if (!isTarget(message.target) || !request) break;
-        const s = this.snapshotFor(message.target);
-        const window = await s.worker.call('timelineWindow', { device: message.target.device, request });
-        this.post({ type: 'window', requestId, window });
-        return;
-      }
-      case 'block': {
-        if (!isTarget(message.target) || !Number.isInteger(message.record)) break;
-        const s = this.snapshotFor(message.target);
-        const detail = await s.worker.call('timelineBlock', { device: message.target.device, record: message.record, maxFrames: MAX_FRAMES });
-        this.post({ type: 'block', requestId, detail });
-        return;
-      }
-      case 'lines': {
-        if (!isTarget(message.target)) break;
-        const s = this.snapshotFor(message.target);
-        const lines = await s.worker.call('lines', { device: message.target.device });
-        this.post({ type: 'lines', requestId, rows: lines.map(lineRow) });
-        return;
-      }
-      case 'stackFilter': {
-        if (!isTarget(message.target) || typeof message.text !== 'string') break;
-        const s = this.snapshotFor(message.target);
-        const lineIds = await s.worker.call('linesMatchingStack', { text: message.text.slice(0, 500) });
-        this.post({ type: 'stackFilter', requestId, lineIds });
-        return;
-      }
-      case 'lineBlocks': {
-        if (!isTarget(message.target) || typeof message.file !== 'string' || !Number.isInteger(message.line)) break;
-        const s = this.snapshotFor(message.target);
-        const blocks = await s.worker.call('lineBlocks', { device: message.target.device, file: message.file, line: message.line, limit: 500 });
-        this.post({ type: 'lineBlocks', requestId, blocks });
-        return;
-      }
-      case 'showing': {
-        if (!isTarget(message.target)) break;
-        this.snapshotFor(message.target);
-        return;
-      }
-      case 'openSource': {
-        if (typeof message.file !== 'string' || !Number.isInteger(message.line)) break;
+      case 'showing':
+        if (!isTarget(message.target) || !this.services.store.get(message.target.snapshotId)) return false;
+        this.target = message.target;
+        return true;
+      case 'openSource':
+        if (typeof message.file !== 'string' || !Number.isInteger(message.line)) return false;
         await this.openSource(message.file, message.line);
-        return;
-      }
+        return true;
       case 'runCommand': {
-        if (!isAllowedCommand(message.command)) break;
-        await vscode.commands.executeCommand(message.command);
-        return;
+        const command = TIMELINE_COMMANDS.commandFor(message.command);
+        if (!command) return false;
+        await vscode.commands.executeCommand(command);
+        return true;
       }
       case 'log': {
         const text = `Timeline view: ${String(message.message).slice(0, 2000)}`;
         if (message.level === 'error') this.services.log.error(text);
         else if (message.level === 'warn') this.services.log.warn(text);
         else this.services.log.info(text);
-        return;
+        return true;
       }
     }
-    this.services.log.warn(`Timeline: ignored a malformed '${message.type}' message from the view.`);
+    return false;
   }
 
   private async openSource(file: string, line: number): Promise<void> {

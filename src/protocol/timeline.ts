@@ -1,10 +1,10 @@
 /**
- * The messages between the extension host and the timeline webview: the one contract both sides
- * import. Discriminated unions on `type`; the webview starts with `ready`; every request carries an
- * id its answer echoes. A side that receives a message it does not know logs it and ignores it.
- * Types only (plus the command allowlist): no DOM and no `vscode` here.
+ * The messages between the extension host and the timeline webview (`HostToTimeline`,
+ * `TimelineToHost`): the one contract both sides import. Discriminated unions on `type`; the page
+ * starts with `ready`; every request carries an id its answer echoes. A side that receives a message
+ * it does not know logs it and ignores it. Types and guards only: no DOM and no `vscode` here.
  */
-import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
+import type { FindingMarker } from '../core/timeline/findingMarkers';
 import type {
   AxisKind,
   BlockDetail,
@@ -12,15 +12,14 @@ import type {
   TimelineOverview,
   TimelineWindow,
   WindowRequest,
-} from '../../src/core/timeline/types';
+} from '../core/timeline/types';
+import { messageGuard } from './messageGuard';
 
-/** The commands the webview may ask the host to run (the empty state's buttons); nothing else runs. */
-export const ALLOWED_COMMANDS = ['vramLens.openSnapshot', 'vramLens.openSample', 'vramLens.profile'] as const;
-export type AllowedCommand = (typeof ALLOWED_COMMANDS)[number];
-
-export function isAllowedCommand(command: unknown): command is AllowedCommand {
-  return typeof command === 'string' && (ALLOWED_COMMANDS as readonly string[]).includes(command);
-}
+/**
+ * The commands the page may ask the host to run (the empty state's buttons), named by their key in
+ * the extension's `Commands`; the host maps them through its allowlist and runs nothing else.
+ */
+export type TimelineCommand = 'openSnapshot' | 'openSample' | 'profile';
 
 /** A loaded snapshot as the selectors show it. */
 export interface SnapshotChoice {
@@ -53,7 +52,7 @@ export interface Target {
 
 // ---- webview -> host ----
 
-export type WebviewMessage =
+export type TimelineToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'overview'; readonly requestId: number; readonly target: Target; readonly axis: AxisKind; readonly columns: number }
   | { readonly type: 'window'; readonly requestId: number; readonly target: Target; readonly request: WindowRequest }
@@ -65,16 +64,15 @@ export type WebviewMessage =
   /** The blocks of a line (a path as the snapshot names it), to zoom to the largest. */
   | { readonly type: 'lineBlocks'; readonly requestId: number; readonly target: Target; readonly file: string; readonly line: number }
   | { readonly type: 'openSource'; readonly file: string; readonly line: number }
-  | { readonly type: 'runCommand'; readonly command: AllowedCommand }
+  | { readonly type: 'runCommand'; readonly command: TimelineCommand }
   /** The snapshot and device the view now shows (the host's `Show Line in Timeline` uses them). */
   | { readonly type: 'showing'; readonly target: Target }
   | { readonly type: 'log'; readonly level: 'info' | 'warn' | 'error'; readonly message: string };
 
-export type WebviewMessageType = WebviewMessage['type'];
 
 // ---- host -> webview ----
 
-export type HostMessage =
+export type HostToTimeline =
   | { readonly type: 'snapshots'; readonly snapshots: readonly SnapshotChoice[]; readonly activeId: string | undefined }
   | { readonly type: 'overview'; readonly requestId: number; readonly overview: TimelineOverview }
   | { readonly type: 'window'; readonly requestId: number; readonly window: TimelineWindow }
@@ -87,46 +85,39 @@ export type HostMessage =
   /** Select a line and zoom to its largest block (the `Show Line in Timeline` command). */
   | { readonly type: 'showLine'; readonly target: Target; readonly blocks: LineBlocks };
 
-export type HostMessageType = HostMessage['type'];
+/** The requests of the page: the messages that carry a `requestId` its answer echoes. */
+export type TimelineRequest = Extract<TimelineToHost, { readonly requestId: number }>;
 
-const WEBVIEW_TYPES: ReadonlySet<string> = new Set<WebviewMessageType>([
-  'ready',
-  'overview',
-  'window',
-  'findings',
-  'block',
-  'lines',
-  'stackFilter',
-  'lineBlocks',
-  'openSource',
-  'runCommand',
-  'showing',
-  'log',
-]);
-const HOST_TYPES: ReadonlySet<string> = new Set<HostMessageType>([
-  'snapshots',
-  'overview',
-  'window',
-  'findings',
-  'block',
-  'lines',
-  'stackFilter',
-  'lineBlocks',
-  'error',
-  'showLine',
-]);
+export const isTimelineToHost = messageGuard<TimelineToHost>({
+  ready: true,
+  overview: true,
+  window: true,
+  findings: true,
+  block: true,
+  lines: true,
+  stackFilter: true,
+  lineBlocks: true,
+  openSource: true,
+  runCommand: true,
+  showing: true,
+  log: true,
+});
 
-function hasType(message: unknown, types: ReadonlySet<string>): boolean {
-  if (typeof message !== 'object' || message === null) return false;
-  const type = (message as { type?: unknown }).type;
-  return typeof type === 'string' && types.has(type);
-}
+export const isHostToTimeline = messageGuard<HostToTimeline>({
+  snapshots: true,
+  overview: true,
+  window: true,
+  findings: true,
+  block: true,
+  lines: true,
+  stackFilter: true,
+  lineBlocks: true,
+  error: true,
+  showLine: true,
+});
 
-/** Whether a value names a message type the host knows (its fields are checked where it is handled). */
-export function isWebviewMessage(message: unknown): message is WebviewMessage {
-  return hasType(message, WEBVIEW_TYPES);
-}
-
-export function isHostMessage(message: unknown): message is HostMessage {
-  return hasType(message, HOST_TYPES);
+export function isTarget(value: unknown): value is Target {
+  if (typeof value !== 'object' || value === null) return false;
+  const t = value as Record<string, unknown>;
+  return typeof t.snapshotId === 'string' && Number.isInteger(t.device);
 }

@@ -1,8 +1,14 @@
 /**
- * Messages between the snapshot summary webview (webview/summary) and the extension. Types only:
- * both sides import it. Every string in a model is untrusted snapshot text; the page renders it
- * with textContent only.
+ * Messages between the snapshot summary webview (webview/summary) and the extension
+ * (`HostToSummary`, `SummaryToHost`). Types and guards only: both sides import it. Every string in a
+ * model is untrusted snapshot text; the page renders it with textContent only.
  */
+import type { PeakBucket } from '../core/analysis/peakBreakdown';
+import type { LineFigureKey } from '../core/analysis/lineFigures';
+import { messageGuard } from './messageGuard';
+
+/** The per-line figures the summary's table shows, in order (labels and units from LINE_FIGURES). */
+export const SUMMARY_FIGURES: readonly LineFigureKey[] = ['liveAtPeakBytes', 'allocBytes', 'inclusiveLiveAtPeakBytes', 'inclusivePeakBytes'];
 
 export interface SummaryLine {
   readonly file: string;
@@ -10,12 +16,8 @@ export interface SummaryLine {
   readonly line: string;
   /** Whether the file was found on this machine (the line is a link). */
   readonly mapped: boolean;
-  readonly allocCount: number;
-  readonly allocBytes: number;
-  readonly liveAtPeakBytes: number;
-  readonly inclusiveAllocBytes: number;
-  readonly inclusivePeakBytes: number;
-  readonly inclusiveLiveAtPeakBytes: number;
+  /** Every per-line figure of the line (LINE_FIGURES), as the analysis gives it. */
+  readonly figures: Readonly<Record<LineFigureKey, number>>;
 }
 
 export interface SummaryDevice {
@@ -32,6 +34,8 @@ export interface SummaryDevice {
   readonly oomCount: number;
   readonly linesWithFigures: number;
   readonly topLines: readonly SummaryLine[];
+  /** The live-at-peak bytes no line of the user's holds, by bucket; absent from analyses that do not name them. */
+  readonly peakBreakdown?: readonly PeakBucket[];
 }
 
 export interface SummaryModel {
@@ -58,3 +62,6 @@ export type SummaryToHost =
   | { readonly type: 'annotate' }
   | { readonly type: 'selectDevice'; readonly device: number }
   | { readonly type: 'openLine'; readonly file: string; readonly line: string };
+
+export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, openLine: true });
+export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, error: true });

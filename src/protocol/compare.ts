@@ -1,10 +1,12 @@
 /**
- * Messages between the comparison results panel and its webview (webview/compare/main.ts).
- * Types only: both sides import this file. Data goes to the page only by postMessage, after the
- * page says `ready`; the page names rows by index and commands from an allowlist, never paths.
+ * Messages between the comparison results panel and its webview (webview/compare/main.ts):
+ * `HostToCompare`, `CompareToHost`. Types and guards only: both sides import this file. Data goes
+ * to the page only by postMessage, after the page says `ready`; the page names rows by index and
+ * commands by their key in the extension's `Commands` (the host's allowlist), never paths.
  */
-import type { DeviceTotals, FigureValues } from '../../core/compare/diff';
-import type { Overlay, OverlayAxis } from '../../core/compare/overlay';
+import type { DeviceTotals, FigureValues } from '../core/compare/diff';
+import type { Overlay, OverlayAxis } from '../core/compare/overlay';
+import { messageGuard } from './messageGuard';
 
 export interface SideView {
   readonly label: string;
@@ -38,22 +40,24 @@ export interface ComparisonView {
   readonly hasTimes: boolean;
 }
 
-export type HostToPanel =
+export type HostToCompare =
   | { readonly type: 'comparison'; readonly view: ComparisonView }
   | { readonly type: 'overlay'; readonly overlay: Overlay }
   | { readonly type: 'error'; readonly message: string };
 
-/** Host commands the page may ask for (anything else is ignored). */
-export const PANEL_COMMANDS = ['vramLens.exitCompareMode', 'vramLens.compareSnapshots'] as const;
-export type PanelCommand = (typeof PANEL_COMMANDS)[number];
+/** Host commands the page may ask for, by their key in `Commands` (anything else is ignored). */
+export type CompareCommand = 'exitCompareMode' | 'compareSnapshots';
 
-export type PanelToHost =
+export type CompareToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'openLine'; readonly row: number; readonly side: 'baseline' | 'current' }
   | { readonly type: 'setAxis'; readonly axis: OverlayAxis }
-  | { readonly type: 'runCommand'; readonly command: PanelCommand };
+  | { readonly type: 'runCommand'; readonly command: CompareCommand };
 
 /** The page's own state kept across hide/show (VS Code `setState`). */
-export interface PanelState {
+export interface CompareState {
   readonly axis: OverlayAxis;
 }
+
+export const isCompareToHost = messageGuard<CompareToHost>({ ready: true, openLine: true, setAxis: true, runCommand: true });
+export const isHostToCompare = messageGuard<HostToCompare>({ comparison: true, overlay: true, error: true });
