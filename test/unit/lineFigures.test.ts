@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { INLINE_FIGURE_NAMES, LINE_FIGURES, LINE_FIGURE_KEYS } from '../../src/core/analysis/lineFigures';
+import { LINE_FIGURES, LINE_FIGURE_KEYS } from '../../src/core/analysis/lineFigures';
 import { toReport } from '../../src/core/analysis/report';
-import { INLINE_FIGURES } from '../../src/core/annotate/lineAnnotations';
 import { compareRuns } from '../../src/core/compare/diff';
 import { GiB, TraceBuilder, user } from '../helpers/traceBuilder';
 import { repoRoot } from '../helpers/corpus';
@@ -25,15 +24,14 @@ describe('the per-line figure registry', () => {
     assert.equal(new Set(LINE_FIGURES.map((f) => f.label)).size, LINE_FIGURES.length, 'labels are distinct');
   });
 
-  it("package.json's vramLens.inline.figures enum is the registry's inline names (and the editor's list)", () => {
+  it("package.json's vramLens.inline.figures enum is the registry's keys, in its order", () => {
     type Setting = { items?: { enum?: string[]; enumDescriptions?: string[] } };
     type Configuration = { properties: Record<string, Setting | undefined> };
     const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { contributes: { configuration: Configuration | Configuration[] } };
     const configs = Array.isArray(pkg.contributes.configuration) ? pkg.contributes.configuration : [pkg.contributes.configuration];
     const setting = configs.map((c) => c.properties['vramLens.inline.figures']).find((s) => s !== undefined);
     const values = setting?.items?.enum ?? [];
-    assert.deepEqual(sorted(values), sorted(INLINE_FIGURE_NAMES));
-    assert.deepEqual(sorted(values), sorted(INLINE_FIGURES));
+    assert.deepEqual(values, [...LINE_FIGURE_KEYS]);
     assert.equal(setting?.items?.enumDescriptions?.length, values.length, 'one description per value');
   });
 

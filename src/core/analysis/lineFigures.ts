@@ -15,28 +15,17 @@ export interface LineFigureSpec {
   /** Counted on every user frame of the stack (inclusive) rather than the innermost one (self). */
   readonly inclusive: boolean;
   readonly description: string;
-  /** Its name in the `vramLens.inline.figures` setting, when the inline text can show it. */
-  readonly inline?: string;
 }
 
 export const LINE_FIGURES: readonly LineFigureSpec[] = [
-  { key: 'liveAtPeakBytes', label: 'live at peak', unit: 'bytes', inclusive: false, description: 'Bytes this line allocated that are live at the device peak.', inline: 'liveAtPeak' },
-  { key: 'allocBytes', label: 'allocated', unit: 'bytes', inclusive: false, description: 'Bytes this line allocated over the whole recording.', inline: 'allocated' },
+  { key: 'liveAtPeakBytes', label: 'live at peak', unit: 'bytes', inclusive: false, description: 'Bytes this line allocated that are live at the device peak.' },
+  { key: 'allocBytes', label: 'allocated', unit: 'bytes', inclusive: false, description: 'Bytes this line allocated over the whole recording.' },
   { key: 'allocCount', label: 'allocations', unit: 'count', inclusive: false, description: 'Number of allocations made by this line.' },
-  { key: 'freedBytes', label: 'freed', unit: 'bytes', inclusive: false, description: 'Bytes whose free was requested from this line.', inline: 'freed' },
-  { key: 'peakBytes', label: 'peak while allocating', unit: 'bytes', inclusive: false, description: 'The highest active memory right after an allocation of this line.', inline: 'peak' },
+  { key: 'freedBytes', label: 'freed', unit: 'bytes', inclusive: false, description: 'Bytes whose free was requested from this line.' },
+  { key: 'peakBytes', label: 'peak while allocating', unit: 'bytes', inclusive: false, description: 'The highest active memory right after an allocation of this line.' },
   { key: 'inclusiveLiveAtPeakBytes', label: 'live at peak (incl. callees)', unit: 'bytes', inclusive: true, description: 'Bytes live at the device peak allocated by this line or anything it called.' },
   { key: 'inclusiveAllocBytes', label: 'allocated (incl. callees)', unit: 'bytes', inclusive: true, description: 'Bytes allocated by this line or anything it called.' },
   { key: 'inclusivePeakBytes', label: 'peak while allocating (incl. callees)', unit: 'bytes', inclusive: true, description: 'The highest active memory right after an allocation by this line or anything it called.' },
-];
-
-/** Inline figures computed from the registry's figures rather than declared as one of them. */
-export const DERIVED_INLINE_FIGURES: readonly string[] = ['share'];
-
-/** Every name `vramLens.inline.figures` accepts: the registry's inline names and the derived ones. */
-export const INLINE_FIGURE_NAMES: readonly string[] = [
-  ...LINE_FIGURES.flatMap((f) => (f.inline === undefined ? [] : [f.inline])),
-  ...DERIVED_INLINE_FIGURES,
 ];
 
 export const LINE_FIGURE_KEYS: readonly LineFigureKey[] = LINE_FIGURES.map((f) => f.key);
