@@ -34,6 +34,9 @@ const BLOCK_BUDGET = 20_000;
 const ZOOM_STEP = 1.5;
 const PAN_STEP = 0.1;
 
+/** Widths (CSS px) up to which the page lays out for a narrow side bar (as media/timeline.css's @media). */
+const NARROW_WIDTH = 360;
+
 interface SelectElement extends HTMLElement {
   value: string;
 }
@@ -122,6 +125,8 @@ export class TimelineApp {
       zoom: (row) => this.zoomToLine(row),
       sort: (key) => this.sortBy(key),
     });
+    // In a narrow side bar the chart gets the height: the lines table starts collapsed below it.
+    if (window.innerWidth <= NARROW_WIDTH) byId<HTMLDetailsElement>('lines-section').open = false;
     this.wire();
     window.addEventListener('message', (e: MessageEvent<unknown>) => this.receive(e.data));
     this.post({ type: 'ready' });
