@@ -389,6 +389,23 @@ export class TimelineApp {
     );
   }
 
+  /** The "N more frames" control: the pinned block's detail again, with its whole stack. */
+  private expandFrames(record: number): void {
+    if (!this.target || !Number.isInteger(record)) return;
+    if (this.requests.isWaiting('block', `${record}:all`)) return;
+    this.requests.ask(
+      { type: 'block', target: this.target, record, allFrames: true },
+      {
+        current: this.showing(this.target),
+        tag: `${record}:all`,
+        answered: (m) => {
+          this.details.set(m.detail.record, m.detail);
+          this.render();
+        },
+      },
+    );
+  }
+
   private requestStackFilter(): void {
     if (!this.target) return;
     const text = this.state.filterStack.trim();
@@ -571,10 +588,17 @@ export class TimelineApp {
     byId('zoom-reset').addEventListener('click', () => this.resetZoom());
     this.el.goToSource.addEventListener('click', () => this.goToSource());
     this.el.detailBody.addEventListener('click', (e) => {
+      const more = (e.target as HTMLElement).closest<HTMLElement>('.more-frames');
+      if (more) return this.expandFrames(Number(more.dataset.record));
       const frame = (e.target as HTMLElement).closest<HTMLElement>('.frame');
       if (frame?.dataset.file) this.post({ type: 'openSource', file: frame.dataset.file, line: Number(frame.dataset.line) });
     });
     this.el.detailBody.addEventListener('keydown', (e) => {
+      const more = (e.target as HTMLElement).closest<HTMLElement>('.more-frames');
+      if (more && (e.key === 'Enter' || e.key === ' ')) {
+        e.preventDefault();
+        return this.expandFrames(Number(more.dataset.record));
+      }
       const frame = (e.target as HTMLElement).closest<HTMLElement>('.frame');
       if (e.key === 'Enter' && frame?.dataset.file) this.post({ type: 'openSource', file: frame.dataset.file, line: Number(frame.dataset.line) });
     });
@@ -848,9 +872,11 @@ export class TimelineApp {
     const detail = record !== undefined ? this.details.get(record) : undefined;
     this.el.detail.hidden = detail === undefined;
     if (!detail) return;
-    if (this.el.detail.dataset.record !== String(record)) {
+    // Drawn again for another block, or for the same one with its stack expanded.
+    const key = `${record}:${detail.frames.length}`;
+    if (this.el.detail.dataset.shown !== key) {
       renderDetail(this.el.detailTitle, this.el.detailBody, detail, o);
-      this.el.detail.dataset.record = String(record);
+      this.el.detail.dataset.shown = key;
     }
     this.el.goToSource.toggleAttribute('disabled', detail.line === undefined);
   }
