@@ -22,7 +22,7 @@ const BUDGET_MS = 20;
 
 const bundle = await build({
   stdin: {
-    contents: `export * from './src/core/annotate/lineAnnotations'; export * from './src/core/annotate/lineTracker';`,
+    contents: `export * from './src/core/annotate/lineAnnotations'; export * from './src/core/annotate/lineTracker'; export { LINE_FIGURE_KEYS } from './src/core/analysis/lineFigures';`,
     resolveDir: process.cwd(),
     loader: 'ts',
   },
@@ -89,8 +89,8 @@ const shown = core.buildFileAnnotations(figures, peak, LINES + 200, core.DEFAULT
 const worst = Math.max(
   time('buildFileAnnotations (no edits)', () => core.buildFileAnnotations(figures, peak, LINES + 200, core.DEFAULT_ANNOTATION_OPTIONS)),
   time('buildFileAnnotations (after 100 edits)', () => core.buildFileAnnotations(figures, peak, LINES + 200, core.DEFAULT_ANNOTATION_OPTIONS, placement)),
-  time('buildFileAnnotations (all five figures)', () =>
-    core.buildFileAnnotations(figures, peak, LINES + 200, { ...core.DEFAULT_ANNOTATION_OPTIONS, figures: core.INLINE_FIGURES }),
+  time('buildFileAnnotations (all eight figures, 200 characters)', () =>
+    core.buildFileAnnotations(figures, peak, LINES + 200, { ...core.DEFAULT_ANNOTATION_OPTIONS, figures: core.LINE_FIGURE_KEYS, maxLength: 200 }),
   ),
 );
 time(`buildFileAnnotations (${sparse.length} annotated lines)`, () => core.buildFileAnnotations(sparse, peak, LINES, core.DEFAULT_ANNOTATION_OPTIONS, placement));

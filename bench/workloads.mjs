@@ -2,7 +2,11 @@
 // without the profiler, runs interleaved, medians compared; then what the snapshot costs to build
 // afterwards (profile parsing, memory reconstruction, pickle). Needs `npm run compile-tests` first.
 //
-//   node bench/workloads.mjs [--size small|medium|large] [--runs N] [--ep cpu|webgpu|cuda]
+// First, the seed's table: the similarity workload's three iterations (eager, cleanup, inplace), peak of
+// the snapshot (inputs + intermediates, measured by the arena where it runs) and time per run, each as a
+// ratio to eager; each variant runs in its own session with its own options, runs interleaved.
+//
+//   node bench/workloads.mjs [--size small|medium|large] [--runs N] [--ep cpu|webgpu|cuda] [--table-only]
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +19,7 @@ const out = (p) => path.join(root, 'out', 'src', ...p.split('/'));
 const { DEFAULT_SESSION_SETTINGS, loadOrt, sessionOptions } = require(out('core/ort/session.js'));
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
-const { executeJob, finishJob } = require(out('core/ort/workloadJob.js'));
+const { effectiveSettings, executeJob, finishJob } = require(out('core/ort/workloadJob.js'));
 const { encodeModel } = require(out('core/onnx/encode.js'));
 const { WORKLOADS, buildWorkload, workloadInputs } = require(out('core/workloads/catalog.js'));
 
@@ -30,6 +34,52 @@ const provider = arg('ep', 'cpu');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const best = (xs) => Math.min(...xs);
 
+const mib = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+
+/** The seed's table: peak and time of each similarity variant as a ratio to eager. */
+async function seedTable() {
+  const info = WORKLOADS.find((w) => w.id === 'similarity');
+  const ort = loadOrt();
+  const rows = [];
+  for (const variant of info.variants) {
+    const request = { kind: 'builtin', workload: info.id, variant: variant.id, size, samplePath: 'similarity.py', sampleText: '', provider, settings: DEFAULT_SESSION_SETTINGS };
+    const { summary } = await executeJob(request);
+    const graph = buildWorkload(info.id, variant.id, size);
+    const feeds = Object.fromEntries(
+      [...workloadInputs(info.id, graph)].map(([name, data]) => [name, new ort.Tensor('float32', data, graph.shapes.get(name))]),
+    );
+    const session = await ort.InferenceSession.create(encodeModel(graph.model), sessionOptions(provider, effectiveSettings(request), undefined));
+    await session.run(feeds);
+    rows.push({ variant: variant.id, summary, session, feeds, wall: [] });
+  }
+  for (let i = 0; i < runs; i++) {
+    for (const row of rows) {
+      const started = performance.now();
+      await row.session.run(row.feeds);
+      row.wall.push(performance.now() - started);
+    }
+  }
+  for (const row of rows) await row.session.release();
+  const base = rows[0];
+  console.log(`similarity, the seed's three iterations: size ${size}, ${provider}, ${runs} interleaved runs each (median), node ${process.version}`);
+  console.log('variant    peak (snapshot)   figures        ratio   time/run ms  ratio');
+  for (const row of rows) {
+    const peak = row.summary.snapshotPeakBytes;
+    console.log(
+      `${row.variant.padEnd(10)} ${mib(peak).padStart(15)}   ${row.summary.figures.padEnd(13)} ${(peak / base.summary.snapshotPeakBytes).toFixed(2).padStart(6)} ${median(row.wall).toFixed(1).padStart(12)} ${(median(row.wall) / median(base.wall)).toFixed(2).padStart(6)}`,
+    );
+  }
+  const [eager, cleanup, inplace] = rows.map((r) => r.summary.snapshotPeakBytes);
+  console.log(`seed's shape (inplace < 0.5 x eager, cleanup between): ${inplace < 0.5 * eager && cleanup < eager && cleanup > inplace ? 'holds' : 'does not hold'}\n`);
+  return rows.map((r) => ({ variant: r.variant, peakBytes: r.summary.snapshotPeakBytes, figures: r.summary.figures, medianMs: median(r.wall) }));
+}
+
+const table = await seedTable();
+if (process.argv.includes('--table-only')) {
+  if (process.argv.includes('--json')) console.log(JSON.stringify(table));
+  process.exit(0);
+}
+
 console.log(`workload overhead, size ${size}, ${runs} runs each, ${provider}, node ${process.version}`);
 console.log('Per run, ms: wall clock (fastest of the runs, the least disturbed by other processes) and CPU time of this');
 console.log('process (all onnxruntime threads; median), which other processes on a busy machine disturb far less.');
@@ -38,6 +88,7 @@ const rows = [];
 for (const info of WORKLOADS) {
   for (const variant of info.variants) {
     const graph = buildWorkload(info.id, variant.id, size);
+    const settings = effectiveSettings({ kind: 'builtin', workload: info.id, variant: variant.id, settings: DEFAULT_SESSION_SETTINGS });
     const model = encodeModel(graph.model);
     const feeds = new Map([...workloadInputs(info.id, graph)].map(([name, data]) => [name, { type: 'float32', dims: graph.shapes.get(name), data }]));
     const wall = { plain: [], profiled: [] };
@@ -47,8 +98,8 @@ for (const info of WORKLOADS) {
     const ort = loadOrt();
     const dir = mkdtempSync(path.join(tmpdir(), 'vram-lens-bench-'));
     const sessions = {
-      plain: await ort.InferenceSession.create(model, sessionOptions(provider, DEFAULT_SESSION_SETTINGS, undefined)),
-      profiled: await ort.InferenceSession.create(model, sessionOptions(provider, DEFAULT_SESSION_SETTINGS, path.join(dir, 'profile'))),
+      plain: await ort.InferenceSession.create(model, sessionOptions(provider, settings, undefined)),
+      profiled: await ort.InferenceSession.create(model, sessionOptions(provider, settings, path.join(dir, 'profile'))),
     };
     const tensors = Object.fromEntries([...feeds].map(([name, f]) => [name, new ort.Tensor(f.type, f.data, f.dims)]));
     for (const s of Object.values(sessions)) await s.run(tensors);

@@ -4,9 +4,9 @@ A tracker with a memory (XMem / McByte style) compares memory keys `mk` [B, C, M
 [B, C, Q] under a selection `qe` [B, C, Q], scaled by a shrinkage `ms` [B, M, 1]: the negative squared
 distance -|a - b|^2 = -a^2 + 2ab - b^2, an [B, M, Q] matrix that is by far the largest tensor here.
 
-    python similarity.py --variant eager         # every [B, M, Q] intermediate is its own tensor
-    python similarity.py --variant empty-cache   # the same, with torch.cuda.empty_cache() around it
-    python similarity.py --variant inplace       # small tensors first, then mul_/sub_/div_ in place
+    python similarity.py --variant eager     # every [B, M, Q] intermediate is its own tensor, alive until return
+    python similarity.py --variant cleanup   # del intermediates early and torch.cuda.empty_cache() between steps
+    python similarity.py --variant inplace   # small tensors first, then the similarity updated in place
 
 Profile each with "VRAM Lens: Profile VRAM" and compare the peaks (media/samples/README.md says what
 to expect). Every statement is on its own line so that each line's memory can be read separately.
@@ -28,9 +28,17 @@ def similarity_eager(mk, ms, qk, qe):
     return similarity
 
 
-def similarity_empty_cache(mk, ms, qk, qe):
+def similarity_cleanup(mk, ms, qk, qe):
+    c = mk.shape[1]
+    a_sq = mk.pow(2).transpose(1, 2) @ qe
+    two_ab = 2 * (mk.transpose(1, 2) @ (qk * qe))
+    b_sq = (qe * qk.pow(2)).sum(1, keepdim=True)
+    similarity = -a_sq + two_ab
+    del a_sq, two_ab
     torch.cuda.empty_cache()
-    similarity = similarity_eager(mk, ms, qk, qe)
+    similarity = similarity - b_sq
+    del b_sq
+    similarity = similarity * ms / math.sqrt(c)
     torch.cuda.empty_cache()
     return similarity
 
@@ -51,7 +59,8 @@ def similarity_inplace(mk, ms, qk, qe):
 
 VARIANTS = {
     "eager": similarity_eager,
-    "empty-cache": similarity_empty_cache,
+    "cleanup": similarity_cleanup,
+    "empty-cache": similarity_cleanup,
     "inplace": similarity_inplace,
 }
 

@@ -6,11 +6,15 @@ export class UsageError extends Error {
 export interface ParsedArgs {
   readonly positionals: string[];
   readonly options: Map<string, string | true>;
+  /** Every value of a repeatable option, in order (`options` keeps the last). */
+  readonly repeated: Map<string, string[]>;
 }
 
-export function parseArgs(argv: readonly string[], valued: readonly string[], flags: readonly string[]): ParsedArgs {
+/** `repeatable`: valued options that may be given more than once (`--input a=1 --input b=2`). */
+export function parseArgs(argv: readonly string[], valued: readonly string[], flags: readonly string[], repeatable: readonly string[] = []): ParsedArgs {
   const positionals: string[] = [];
   const options = new Map<string, string | true>();
+  const repeated = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -30,11 +34,12 @@ export function parseArgs(argv: readonly string[], valued: readonly string[], fl
       const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
       options.set(name, value);
+      if (repeatable.includes(name)) repeated.set(name, [...(repeated.get(name) ?? []), value]);
     } else {
       throw new UsageError(`unknown option --${name}`);
     }
   }
-  return { positionals, options };
+  return { positionals, options, repeated };
 }
 
 export function intOption(args: ParsedArgs, name: string, fallback: number | undefined, min = 0): number | undefined {

@@ -1,19 +1,22 @@
 /** How CLI commands talk to the terminal and the disk, injectable for tests. */
-import { readFile } from 'node:fs/promises';
+import { SnapshotFileError } from '../core/input/errors';
+import { readSnapshotFile } from '../core/input/snapshotFile';
 import { PickleError } from '../core/pickle/errors';
 import { SnapshotFormatError } from '../core/snapshot/errors';
 import type { Snapshot } from '../core/snapshot/model';
 import type { OwnedBytes } from '../core/load';
 import { snapshotFromOwnedBytes } from '../core/load';
+import { terminalText } from '../core/text/plainText';
 
 export interface CliIO {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
 }
 
+/** The terminal: text from snapshots (file names, dict keys) never writes a control sequence. */
 export const processIO: CliIO = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  out: (text) => process.stdout.write(terminalText(text)),
+  err: (text) => process.stderr.write(terminalText(text)),
 };
 
 /** An error the user can act on: printed without a stack, with a non-zero exit. */
@@ -24,17 +27,15 @@ export class InputError extends Error {
 export async function loadSnapshotFile(path: string): Promise<Snapshot> {
   const owned: OwnedBytes = { bytes: undefined };
   try {
-    owned.bytes = await readFile(path);
+    owned.bytes = await readSnapshotFile(path);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new InputError(`${path}: no such file`);
-    if (code === 'EISDIR') throw new InputError(`${path}: is a directory, not a snapshot file`);
-    throw new InputError(`${path}: cannot read (${code ?? String(e)})`);
+    if (e instanceof SnapshotFileError) throw new InputError(e.message);
+    throw e;
   }
   try {
     return snapshotFromOwnedBytes(owned);
   } catch (e) {
-    if (e instanceof PickleError || e instanceof SnapshotFormatError) throw new InputError(`${path}: ${e.message}`);
+    if (e instanceof PickleError || e instanceof SnapshotFormatError || e instanceof SnapshotFileError) throw new InputError(`${path}: ${e.message}`);
     throw e;
   }
 }

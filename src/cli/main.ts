@@ -13,7 +13,7 @@ import { InputError, processIO } from './io';
 
 interface CommandSpec {
   readonly usage: string;
-  readonly options: { readonly valued: readonly string[]; readonly flags: readonly string[] };
+  readonly options: { readonly valued: readonly string[]; readonly flags: readonly string[]; readonly repeatable?: readonly string[] };
   readonly run: (args: ParsedArgs, io: CliIO) => Promise<number>;
 }
 
@@ -40,8 +40,14 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     io.err(`vram-lens: unknown command '${name}'\n\n${help()}`);
     return 2;
   }
+  // `vram-lens COMMAND --help` (or -h), anywhere before a `--`: the command's usage, not an unknown option.
+  const end = rest.indexOf('--');
+  if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h')) {
+    io.out(`usage: ${command.usage}\n`);
+    return 0;
+  }
   try {
-    return await command.run(parseArgs(rest, command.options.valued, command.options.flags), io);
+    return await command.run(parseArgs(rest, command.options.valued, command.options.flags, command.options.repeatable), io);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`vram-lens: ${e.message}\n`);

@@ -4,6 +4,7 @@
  * Trace entries stream from the decoder straight into columns, so no tree of millions of dicts is
  * ever held.
  */
+import { pickleBytesOf } from './input/snapshotBytes';
 import { decodePickle } from './pickle/decoder';
 import { FrameTable } from './snapshot/intern';
 import { TraceSink, snapshotFromPickle } from './snapshot/fromPickle';
@@ -28,8 +29,9 @@ export interface OwnedBytes {
  * that keeps no other reference lets the file buffer be freed before the model is finished.
  */
 export function snapshotFromOwnedBytes(source: OwnedBytes, options: LoadOptions = {}): Snapshot {
-  const bytes = source.bytes;
-  if (bytes === undefined) throw new Error('snapshotFromOwnedBytes: the bytes were already taken');
+  if (source.bytes === undefined) throw new Error('snapshotFromOwnedBytes: the bytes were already taken');
+  // An empty file, a torch.save zip or a compressed file is told apart (or unpacked) before decoding.
+  const bytes = pickleBytesOf(source.bytes);
   const sink = new TraceSink(new FrameTable());
   const root = decodePickle(bytes, { onAppend: sink.onAppend, onScanned: sink.onScanned, onProgress: options.onProgress });
   source.bytes = undefined;

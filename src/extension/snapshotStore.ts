@@ -4,6 +4,10 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { SnapshotFileError } from '../core/input/errors';
+import { fileProblem, readSnapshotFile } from '../core/input/snapshotFile';
+import { notificationText } from '../core/text/plainText';
+import type { ExecutionProvider } from '../core/ort/providers';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
 import type { LineFigures } from '../core/analysis/lines';
 import { CancelledError, SnapshotWorker } from '../core/worker/client';
@@ -16,6 +20,8 @@ export interface LoadedSnapshot {
   readonly label: string;
   readonly uri: vscode.Uri | undefined;
   readonly origin: SnapshotOrigin;
+  /** The execution provider that ran a workload (undefined: a PyTorch snapshot, on CUDA devices). */
+  readonly ranOn?: ExecutionProvider;
   readonly worker: SnapshotWorker;
   info: SnapshotInfo;
   /** The device whose figures are shown (the one with the highest peak by default). */
@@ -25,6 +31,7 @@ export interface LoadedSnapshot {
 export interface LoadRequest {
   readonly label?: string;
   readonly origin?: SnapshotOrigin;
+  readonly ranOn?: ExecutionProvider;
   /** Bytes already in memory (an instrumented run); otherwise the file is read through workspace.fs. */
   readonly bytes?: Uint8Array;
   readonly makeActive?: boolean;
@@ -60,14 +67,14 @@ export class SnapshotStore implements vscode.Disposable {
   async load(uri: vscode.Uri | undefined, request: LoadRequest = {}): Promise<LoadedSnapshot | undefined> {
     const label = request.label ?? (uri ? path.basename(uri.path) : 'snapshot');
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${label}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${notificationText(label)}`, cancellable: true },
       async (progress, token) => {
         const abort = new AbortController();
         const subscription = token.onCancellationRequested(() => abort.abort());
         const worker = new SnapshotWorker(this.workerScript);
         try {
           progress.report({ message: 'reading the file' });
-          const bytes = request.bytes ?? (await vscode.workspace.fs.readFile(uri!));
+          const bytes = request.bytes ?? (await readSnapshotUri(uri!));
           if (abort.signal.aborted) throw new CancelledError();
           const info = await worker.call(
             'load',
@@ -79,6 +86,7 @@ export class SnapshotStore implements vscode.Disposable {
             label,
             uri,
             origin: request.origin ?? 'file',
+            ranOn: request.ranOn,
             worker,
             info,
             device: defaultDevice(info),
@@ -150,4 +158,17 @@ function defaultDevice(info: SnapshotInfo): number {
   let best = info.devices[0];
   for (const d of info.devices) if (best === undefined || d.peakBytes > best.peakBytes) best = d;
   return best?.device ?? 0;
+}
+
+/**
+ * A snapshot file's bytes, after the type and size checks (a FIFO or /dev/zero is refused at once):
+ * local files through the core reader, other schemes through the workspace file system.
+ */
+async function readSnapshotUri(uri: vscode.Uri): Promise<Uint8Array> {
+  if (uri.scheme === 'file') return readSnapshotFile(uri.fsPath);
+  const stat = await vscode.workspace.fs.stat(uri);
+  const isFile = (stat.type & vscode.FileType.File) !== 0;
+  const problem = fileProblem({ isFile, size: stat.size, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
+  if (problem !== undefined) throw new SnapshotFileError(`${path.basename(uri.path)}: ${problem}`);
+  return vscode.workspace.fs.readFile(uri);
 }

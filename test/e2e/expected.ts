@@ -41,15 +41,25 @@ export function binary(bytes: number): string {
   return `${bytes} B`;
 }
 
+/** A share of the peak as the issue writes it: whole percent from 10% on, one decimal below. */
+export function percentOf(part: number, whole: number): string {
+  const p = (100 * part) / whole;
+  return p >= 10 || p === 0 ? `${Math.round(p)}%` : `${p.toFixed(1)}%`;
+}
+
 /**
- * The issue's inline text with the default figures: `+2.0 GiB (x3) · peak 7.9 GiB · 1.2 GiB live at peak`;
- * a line that allocates only through its calls reads `+5.0 GiB in calls`; zero figures are left out.
+ * The inline text with the default figures (issue 12): what the line itself holds at the peak and its
+ * share, `3.2 GiB at peak (14%)`; nothing for a line that holds nothing itself at the peak.
  */
-export function expectedInline(l: OracleLine): string {
-  const parts: string[] = [];
-  if (l.allocBytes > 0) parts.push(l.allocCount > 1 ? `+${binary(l.allocBytes)} (x${l.allocCount})` : `+${binary(l.allocBytes)}`);
-  else if (l.inclusiveAllocBytes > 0) parts.push(`+${binary(l.inclusiveAllocBytes)} in calls`);
-  if (l.inclusivePeakBytes > 0) parts.push(`peak ${binary(l.inclusivePeakBytes)}`);
-  if (l.inclusiveLiveAtPeakBytes > 0) parts.push(`${binary(l.inclusiveLiveAtPeakBytes)} live at peak`);
-  return parts.join(' · ');
+export function expectedInline(l: OracleLine, peakBytes: number): string {
+  return l.liveAtPeakBytes > 0 ? `${binary(l.liveAtPeakBytes)} at peak (${percentOf(l.liveAtPeakBytes, peakBytes)})` : '';
+}
+
+/**
+ * The heat step of a line, restated from the issue and docs/editor.md: the share of the peak the line
+ * itself holds at the peak, with steps from 0.5%, 1%, 2%, 4%, 8%, 15%, 25%, 40% and 60%.
+ */
+export function expectedHeatStep(l: OracleLine, peakBytes: number): number {
+  const share = l.liveAtPeakBytes / peakBytes;
+  return [0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.25, 0.4, 0.6].filter((t) => share >= t).length;
 }

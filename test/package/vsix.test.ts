@@ -39,6 +39,7 @@ const required = [
   'extension/dist/codicons/codicon.css',
   'extension/dist/codicons/codicon.ttf',
   'extension/media/icon.png',
+  'extension/media/heat/heat-dark-9.svg',
   'extension/src/python/vram_lens_bootstrap.py',
   `extension/node_modules/onnxruntime-node/bin/napi-v6/${os}/${arch}/onnxruntime_binding.node`,
   'extension/node_modules/onnxruntime-node/dist/index.js',
@@ -51,6 +52,7 @@ const required = [
 /** Everything else the VSIX may hold; a file none of these match fails the test. */
 const allowed: RegExp[] = [
   /^extension\/media\/[^/]+\.(css|svg|png)$/,
+  /^extension\/media\/heat\/heat-[A-Za-z]+-\d\.svg$/,
   /^extension\/media\/samples\/[^/]+\.(py|md)$/,
   /^extension\/src\/python\/[^/]+\.py$/,
   /^extension\/node_modules\/(onnxruntime-node|onnxruntime-common|koffi)\/package\.json$/,

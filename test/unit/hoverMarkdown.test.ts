@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { LineDetail } from '../../src/core/analysis/lineDetail';
 import type { LineFigures } from '../../src/core/analysis/lines';
 import { escapeMarkdown, hoverMarkdown } from '../../src/extension/editor/hoverMarkdown';
+import { peakBreakdownClause } from '../../src/extension/editor/peakBreakdownText';
 
 const MiB = 2 ** 20;
 const figures: LineFigures = {
@@ -49,8 +50,16 @@ function render(isMapped: (file: string) => boolean = () => true): string {
 describe('hoverMarkdown', () => {
   it('gives self and inclusive figures with shares of the peak', () => {
     const md = render();
-    assert.ok(md.includes('| allocated | 48.0 MiB in 3 allocations | 48.0 MiB |'), md);
-    assert.ok(md.includes('| live at peak (share of 1.0 GiB) | 16.0 MiB · 1.6% | 32.0 MiB · 3.1% |'), md);
+    const rows = md.split('\n').filter((l) => l.startsWith('| '));
+    // Every per-line figure of the registry, labelled by it, each self figure beside its inclusive form.
+    assert.deepEqual(rows, [
+      '| | this line | with its calls |',
+      '| live at peak (share of 1.0 GiB) | 16.0 MiB · 1.6% | 32.0 MiB · 3.1% |',
+      '| allocated | 48.0 MiB | 48.0 MiB |',
+      '| allocations | 3 |  |',
+      '| freed | — |  |',
+      '| peak while allocating | 900.0 MiB | 900.0 MiB |',
+    ]);
     assert.ok(md.includes('**Allocations**, largest first: 32.0 MiB, 8.0 MiB, … and 1 more'), md);
   });
 
@@ -77,9 +86,80 @@ describe('hoverMarkdown', () => {
     assert.ok(!md.includes('<train>'), 'angle brackets are escaped');
   });
 
+  it('says where the figures went when the file changed since the recording', () => {
+    const base = { snapshotId: 's1', snapshotLabel: 'x', device: 0, peakBytes: 1024 * MiB, figures, detail: undefined, stale: false, isMapped: () => true };
+    const moved = hoverMarkdown({ ...base, relocation: { kind: 'relocated', functionName: 'run_step', shownLine: 40 } });
+    assert.ok(moved.includes('line 39 is no longer in `run\\_step`; these figures are shown on line 41'), moved);
+    const lost = hoverMarkdown({ ...base, relocation: { kind: 'notFound', functionName: 'run_step', shownLine: 38 } });
+    assert.ok(lost.includes('Line 39 was recorded in `run\\_step`, and no function of that name is close by'), lost);
+  });
+
+  it('on the line that reached the peak, names what else the peak holds, largest first', () => {
+    const md = hoverMarkdown({
+      snapshotId: 's1',
+      snapshotLabel: 'x',
+      device: 0,
+      peakBytes: 1024 * MiB,
+      figures,
+      detail: undefined,
+      stale: false,
+      isMapped: () => true,
+      isPeakLine: true,
+      peakBreakdown: [
+        { kind: 'beforeRecording', label: '', bytes: 100 * MiB },
+        { kind: 'backward', label: 'AccumulateGrad', bytes: 256 * MiB },
+        { kind: 'annotation', label: 'Optimizer.step#AdamW.step', bytes: 0 },
+      ],
+    });
+    assert.ok(
+      md.includes('- gradients \\(AccumulateGrad\\): 256.0 MiB · 25%\n- allocated before recording began: 100.0 MiB · 9.8%'),
+      md,
+    );
+    assert.ok(!md.includes('AdamW'), 'empty buckets are left out');
+  });
+
+  it('leaves the allocator and unwinder frames out of stacks', () => {
+    const withAllocator: LineDetail = {
+      ...detail,
+      stacks: [
+        {
+          bytes: MiB,
+          count: 1,
+          frames: [
+            { filename: '??', line: 0, name: 'torch::unwind::unwind()', user: false },
+            { filename: '??', line: 0, name: 'torch::CapturedTraceback::gather(bool, bool, bool)', user: false },
+            { filename: '??', line: 0, name: 'c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(...)', user: false },
+            { filename: '/home/a/proj/model.py', line: 39, name: 'forward', user: true },
+          ],
+        },
+      ],
+    };
+    const md = hoverMarkdown({ snapshotId: 's1', snapshotLabel: 'x', device: 0, peakBytes: 1024 * MiB, figures, detail: withAllocator, stale: false, isMapped: () => true });
+    const stackLine = md.split('\n').find((l) => l.startsWith('1. '))!;
+    assert.ok(!stackLine.includes('library frame'), stackLine);
+    assert.ok(stackLine.includes('forward model\\.py:39'), stackLine);
+  });
+
   it('shows frames of files not found here as text', () => {
     const md = render(() => false);
     assert.ok(!md.includes('vramLens.openFrame'), md);
     assert.ok(md.includes('forward model\\.py:39'), md);
+  });
+});
+
+describe('peakBreakdownClause', () => {
+  it('names the two largest buckets for a notification, as plain text', () => {
+    const clause = peakBreakdownClause(
+      [
+        { kind: 'annotation', label: 'Optimizer.step#AdamW.step', bytes: 64 * MiB },
+        { kind: 'backward', label: 'AccumulateGrad', bytes: 256 * MiB },
+        { kind: 'beforeRecording', label: '', bytes: 128 * MiB },
+        { kind: 'noFrames', label: '', bytes: 0 },
+      ],
+      1024 * MiB,
+    );
+    // Parentheses become look-alikes in notifications (notificationText), so no link can form.
+    assert.equal(clause, 'besides your lines, the peak holds gradients \u2772AccumulateGrad\u2773 256.0 MiB · 25%, allocated before recording began 128.0 MiB · 13% and 1 more');
+    assert.equal(peakBreakdownClause([], 1), '');
   });
 });

@@ -3,11 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { corpusDir, corpusMissing } from '../helpers/corpus';
 import { decodePickle, isPyDict, PROGRESS_INTERVAL_BYTES, PY_NON_STRING_KEYS, type PyDict, type PyValue } from '../../src/core/pickle/decoder';
 import { PickleError, type PickleErrorCode } from '../../src/core/pickle/errors';
 
 /** Real snapshots; tests that need them are skipped where the folder is absent. */
-const CORPUS_DIR = process.env.VRAM_LENS_SNAPSHOTS ?? path.resolve(__dirname, '../../../../shared/snapshots');
+const CORPUS_DIR = corpusDir;
 const CORPUS_FILES = existsSync(CORPUS_DIR) ? readdirSync(CORPUS_DIR).filter((name) => name.endsWith('.pickle')).sort() : [];
 
 /**
@@ -506,7 +507,7 @@ print(json.dumps(out))
   });
 });
 
-describe('memory snapshot corpus', { skip: CORPUS_FILES.length === 0 && `no snapshots in ${CORPUS_DIR}` }, () => {
+describe('memory snapshot corpus', { skip: corpusMissing }, () => {
   interface Facts {
     type: string;
     keys: string[] | null;

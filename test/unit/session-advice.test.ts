@@ -6,20 +6,21 @@ import { describe, it } from 'node:test';
 import { advise } from '../../src/core/advice/advise';
 import { snapshotFromBytes } from '../../src/core/load';
 import { SnapshotSession } from '../../src/core/worker/session';
-import { repoRoot } from '../helpers/corpus';
+import { corpusDir, corpusMissing } from '../helpers/corpus';
 
-describe('session advice', () => {
-  const snapshot = snapshotFromBytes(readFileSync(path.join(repoRoot, 'fixtures', 'silmont2000-cs336-small.pickle')));
+describe('session advice', { skip: corpusMissing }, () => {
+  const file = path.join(corpusDir, 'silmont2000-cs336-small.pickle');
+  const open = () => new SnapshotSession(snapshotFromBytes(readFileSync(file)), 0, {});
 
   it('answers repeated questions from one computation, equal to the advisor run directly', () => {
-    const session = new SnapshotSession(snapshot, 0, {});
+    const session = open();
     const first = session.advice(0);
     assert.equal(session.advice(0), first, 'the same findings object, not a second run');
     assert.deepEqual(first, advise(session.analysis, { device: 0 }));
   });
 
   it('runs again after the user-frame filter changes', () => {
-    const session = new SnapshotSession(snapshot, 0, {});
+    const session = open();
     const before = session.advice();
     session.setFilter({ includeLibraryFrames: true });
     const after = session.advice();
@@ -28,6 +29,6 @@ describe('session advice', () => {
   });
 
   it('rejects a device the snapshot does not have', () => {
-    assert.throws(() => new SnapshotSession(snapshot, 0, {}).advice(7), /no device 7/);
+    assert.throws(() => open().advice(7), /no device 7/);
   });
 });

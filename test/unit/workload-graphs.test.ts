@@ -50,7 +50,7 @@ describe('similarity graphs', () => {
   };
   const expected = similarityReference(size, inputs);
 
-  for (const variant of ['baseline', 'fused'] as const) {
+  for (const variant of ['eager', 'cleanup', 'inplace'] as const) {
     it(`${variant} equals the formula in float64 (relative error < 1e-5)`, async () => {
       const out = await runCpu(buildSimilarity(variant, size), new Map(Object.entries(inputs)));
       const similarity = out.get('similarity')!;
@@ -76,11 +76,26 @@ describe('similarity graphs', () => {
     assert.ok(Math.abs(expected[(1 * M + 5) * Q + 7] - direct) < 1e-12);
   });
 
-  it('fused has one [B,M,Q] tensor (its output); baseline has one per eager intermediate', () => {
-    const count = (g: WorkloadGraph) => g.nodes.filter((n) => g.shapes.get(n.outputs[0])!.join() === [B, M, Q].join()).length;
-    assert.equal(count(buildSimilarity('fused', size)), 1);
-    // a_sq, ab, two_ab, -a_sq, -a_sq + two_ab, - b_sq, * ms, / sqrt(C)
-    assert.equal(count(buildSimilarity('baseline', size)), 8);
+  it('each variant has the [B,M,Q] tensors its sample function makes, and eager returns its locals a_sq and two_ab', () => {
+    const bmq = (g: WorkloadGraph) => g.nodes.filter((n) => g.shapes.get(n.outputs[0])!.join() === [B, M, Q].join()).map((n) => n.name);
+    // a_sq, ab, two_ab, -a_sq, -a_sq + two_ab, - b_sq, * ms, / sqrt(C): one tensor per eager intermediate.
+    const eager = buildSimilarity('eager', size);
+    assert.deepEqual(bmq(eager), ['a_sq', 'ab', 'two_ab', 'neg_a_sq', 'neg_a_sq_plus_two_ab', 'minus_b_sq', 'times_ms', 'similarity']);
+    assert.deepEqual(eager.outputs, ['similarity', 'a_sq', 'two_ab']);
+    const cleanup = buildSimilarity('cleanup', size);
+    assert.deepEqual(bmq(cleanup), bmq(eager));
+    assert.deepEqual(cleanup.outputs, ['similarity']);
+    // Small tensors first: b_sq's nodes come before the first [B,M,Q] product.
+    const inplace = buildSimilarity('inplace', size);
+    assert.deepEqual(bmq(inplace), ['ab', 'similarity_times_2', 'similarity_minus_b_sq', 'a_sq', 'similarity_minus_a_sq', 'similarity_times_ms', 'similarity']);
+    assert.ok(inplace.nodes.findIndex((n) => n.name === 'b_sq') < inplace.nodes.findIndex((n) => n.name === 'ab'));
+  });
+
+  it('each variant annotates the lines of the sample function it mirrors', () => {
+    for (const [variant, fn] of [['eager', 'similarity_eager'], ['cleanup', 'similarity_cleanup'], ['inplace', 'similarity_inplace']] as const) {
+      const g = buildSimilarity(variant, size);
+      for (const n of g.nodes) assert.equal(n.stack[0].function, fn, `${variant} ${n.name}`);
+    }
   });
 });
 

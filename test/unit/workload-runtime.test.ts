@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
 import { snapshotFromBytes } from '../../src/core/load';
+import { decodeModel } from '../../src/core/onnx/decode';
 import { encodeModel } from '../../src/core/onnx/encode';
 import type { OnnxModel } from '../../src/core/onnx/model';
 import { DeviceMemoryRecorder, openNvml } from '../../src/core/ort/nvml';
@@ -20,8 +21,10 @@ import { runWorkload } from '../../src/core/ort/workloadRunner';
 import { decodePickle } from '../../src/core/pickle/decoder';
 import { encodePickle } from '../../src/core/pickle/encoder';
 import { CancelledError } from '../../src/core/worker/client';
+import { GraphBuilder } from '../../src/core/workloads/graphBuilder';
+import { modelInputs } from '../../src/core/workloads/onnxModelGraph';
 import { ProfileFormatError, parseOrtProfile } from '../../src/core/workloads/ortProfile';
-import { repoRoot } from '../helpers/corpus';
+import { parseExactJson, referenceAnalysis, repoRoot } from '../helpers/corpus';
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'vram-lens-runtime-'));
 
@@ -135,6 +138,110 @@ describe('profiling a user ONNX model', () => {
     );
   });
 
+  it('counts an initializer once: as a pre-existing tensor, not again inside the arena\'s measured figure', async () => {
+    // x [1,512] fed, w [512,512] a 1 MiB initializer, y = x @ w and z = relu(y), [1,512] each.
+    const g = new GraphBuilder('weights', 'f').at({ function: 'f', statement: 'y' });
+    g.input('x', [1, 512]);
+    g.constant('w', new Array<number>(512 * 512).fill(0.01), [512, 512]);
+    g.op('Relu', [g.op('MatMul', ['x', 'w'], 'y')], 'z');
+    g.output('z');
+    const weights = path.join(tmp(), 'weights.onnx');
+    writeFileSync(weights, encodeModel(g.build().model));
+    const { summary } = finishJob(await executeJob({ kind: 'model', modelPath: weights, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }));
+    const x = 512 * 4;
+    const w = 512 * 512 * 4;
+    const y = 512 * 4;
+    const z = 512 * 4;
+    assert.equal(summary.figures, 'measured');
+    assert.equal(summary.inputBytes, x + w);
+    // The arena reports w + y + z in use after the Relu (z is a graph output: no in-place); w is taken out.
+    assert.equal(summary.measuredPeakBytes, y + z);
+    assert.equal(summary.snapshotPeakBytes, x + w + y + z, 'every byte once: not w twice');
+  });
+
+  it('counts Constant-node weights once, as weights on their own line (value tensor and value_floats)', async () => {
+    // y = x @ W with W [512,512] a Constant's `value` (1 MiB); z = y + b with b a Constant's value_floats (512 floats).
+    const model: OnnxModel = {
+      irVersion: 8,
+      opsetImports: [{ domain: '', version: 17 }],
+      producerName: 'test',
+      producerVersion: '1',
+      graph: {
+        name: 'constants',
+        nodes: [
+          {
+            name: 'W',
+            opType: 'Constant',
+            inputs: [],
+            outputs: ['w'],
+            attributes: { value: { kind: 'tensor', value: { name: 'w', elemType: 1, dims: [512, 512], data: new Float32Array(512 * 512).fill(0.01) } } },
+          },
+          { name: 'B', opType: 'Constant', inputs: [], outputs: ['b'], attributes: { value_floats: { kind: 'floats', value: new Array<number>(512).fill(0.5) } } },
+          { name: 'matmul', opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
+          { name: 'add', opType: 'Add', inputs: ['y', 'b'], outputs: ['z'] },
+        ],
+        inputs: [{ name: 'x', elemType: 1, shape: [1, 512] }],
+        outputs: [{ name: 'z', elemType: 1, shape: [1, 512] }],
+        initializers: [],
+      },
+    };
+    const file = path.join(tmp(), 'constants.onnx');
+    writeFileSync(file, encodeModel(model));
+    const decoded = decodeModel(readFileSync(file));
+    assert.deepEqual(decoded.graph.nodes.map((n) => n.constant), [{ elemType: 1, dims: [512, 512] }, { elemType: 1, dims: [512] }, undefined, undefined]);
+    const executed = await executeJob({ kind: 'model', modelPath: file, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS });
+    const { summary } = finishJob(executed);
+    const x = 512 * 4;
+    const w = 512 * 512 * 4;
+    const b = 512 * 4;
+    const y = 512 * 4;
+    const z = 512 * 4;
+    assert.equal(summary.inputBytes, x + w + b, 'the constants are pre-existing weights');
+    assert.equal(summary.measuredPeakBytes, y + z, 'and not again inside the arena');
+    assert.equal(summary.snapshotPeakBytes, x + w + b + y + z);
+    // W's bytes are on W's own line of the model pseudo-file (node 1), b's on node 2.
+    const weights = executed.trace.events.filter((e) => e.kind === 'alloc' && (e.label === 'input w' || e.label === 'input b'));
+    assert.deepEqual(
+      weights.map((e) => `${e.bytes} ${String(e.frames[0].line)}`),
+      [`${w} 1`, `${b} 2`],
+    );
+  });
+
+  it('counts a sparse initializer at its dense size, and does not feed it when the model lists it as an input', async () => {
+    // w: [512,512] float32 with 3 non-zeros, dense 1 MiB once onnxruntime loads it; also a graph input, as older exporters write.
+    const model: OnnxModel = {
+      irVersion: 8,
+      opsetImports: [{ domain: '', version: 17 }],
+      producerName: 'test',
+      producerVersion: '1',
+      graph: {
+        name: 'sparse',
+        nodes: [
+          { name: 'matmul', opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
+          { name: 'relu', opType: 'Relu', inputs: ['y'], outputs: ['z'] },
+        ],
+        inputs: [
+          { name: 'x', elemType: 1, shape: [1, 512] },
+          { name: 'w', elemType: 1, shape: [512, 512] },
+        ],
+        outputs: [{ name: 'z', elemType: 1, shape: [1, 512] }],
+        initializers: [],
+        sparseInitializers: [{ name: 'w', elemType: 1, dims: [512, 512], values: Float32Array.from([1, 2, 3]), indices: BigInt64Array.from([0n, 513n, 262143n]) }],
+      },
+    };
+    const file = path.join(tmp(), 'sparse.onnx');
+    writeFileSync(file, encodeModel(model));
+    const decoded = decodeModel(readFileSync(file));
+    assert.deepEqual(decoded.graph.sparseInitializers, [{ name: 'w', elemType: 1, dims: [512, 512] }]);
+    assert.deepEqual(modelInputs(decoded).map((i) => i.name), ['x'], 'w is not fed (zeros would override its values)');
+    const { summary } = finishJob(await executeJob({ kind: 'model', modelPath: file, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }));
+    const x = 512 * 4;
+    const w = 512 * 512 * 4;
+    assert.equal(summary.inputBytes, x + w, 'x fed, w a weight at its dense size');
+    assert.equal(summary.snapshotPeakBytes, x + w + summary.measuredPeakBytes!);
+    assert.ok(summary.measuredPeakBytes! <= 2 * 512 * 4, `${summary.measuredPeakBytes}: w is not counted again`);
+  });
+
   it('asks for every open dimension', async () => {
     await assert.rejects(executeJob({ kind: 'model', modelPath: file, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }), JobError);
     await assert.rejects(
@@ -149,7 +256,7 @@ describe('workload runs', () => {
   const request = {
     kind: 'builtin',
     workload: 'similarity',
-    variant: 'fused',
+    variant: 'inplace',
     size: 'tiny',
     samplePath,
     sampleText: readFileSync(samplePath, 'utf8'),
@@ -164,7 +271,7 @@ describe('workload runs', () => {
     assert.equal(result.summary.provider, 'cpu');
     assert.ok(progress.includes('running under the onnxruntime profiler'), progress.join(' / '));
     const decoded = decodePickle(result.pickle) as { device_traces: unknown[][]; vram_lens: { summary: { title: string } } };
-    assert.equal(decoded.vram_lens.summary.title, 'similarity fused (tiny)');
+    assert.equal(decoded.vram_lens.summary.title, 'similarity inplace (tiny)');
     assert.ok(decoded.device_traces[0].length > 10);
   });
 
@@ -204,7 +311,7 @@ describe('device memory line (NVML)', () => {
     const executed = await executeJob({
       kind: 'builtin',
       workload: 'similarity',
-      variant: 'fused',
+      variant: 'inplace',
       size: 'tiny',
       samplePath,
       sampleText: readFileSync(samplePath, 'utf8'),
@@ -230,9 +337,9 @@ describe('vram-lens run', () => {
   };
 
   it('prints the execution provider, whether figures are measured, and the analyze summary', async () => {
-    const r = await cli(['run', 'similarity', '--variant', 'fused', '--size', 'tiny', '--ep', 'cpu']);
+    const r = await cli(['run', 'similarity', '--variant', 'inplace', '--size', 'tiny', '--ep', 'cpu']);
     assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /^similarity fused \(tiny\) on the cpu execution provider/);
+    assert.match(r.out, /^similarity inplace \(tiny\) on the cpu execution provider/);
     assert.match(r.out, /figures {9}measured: intermediates peak [\d.]+ KiB measured by onnxruntime's arena/);
     assert.match(r.out, /device 0: \d+ events/);
     assert.match(r.out, /live@peak/);
@@ -248,6 +355,76 @@ describe('vram-lens run', () => {
     assert.equal(report.devices[0].peakBytes, report.run.snapshotPeakBytes);
     const saved = await cli(['analyze', save, '--json']);
     assert.equal((JSON.parse(saved.out) as { devices: { peakBytes: number }[] }).devices[0].peakBytes, report.devices[0].peakBytes);
+  });
+
+  it('every subcommand answers --help and -h with its usage on stdout (exit 0); after `--` it is an argument', async () => {
+    for (const command of ['analyze', 'diff', 'advise', 'run']) {
+      for (const flag of ['--help', '-h']) {
+        const r = await cli([command, 'similarity', flag]);
+        assert.equal(r.code, 0, `${command} ${flag}: ${r.err}`);
+        assert.equal(r.err, '');
+        assert.ok(r.out.startsWith(`usage: vram-lens ${command} `), r.out);
+      }
+    }
+    const r = await cli(['run', '--', '--help']);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /unknown workload '--help'/);
+  });
+
+  it("npm start's snapshot is this project's own (the eager similarity workload) and analyze reads it as the oracle does", async () => {
+    const file = path.join(repoRoot, 'media', 'samples', 'similarity-eager.pickle');
+    const decoded = decodePickle(readFileSync(file)) as { vram_lens: { producer: string; summary: { workload: { id: string; variant: string } } } };
+    assert.equal(decoded.vram_lens.producer, 'vram-lens');
+    assert.deepEqual(decoded.vram_lens.summary.workload, { id: 'similarity', variant: 'eager', size: 'medium' });
+    const r = await cli(['analyze', file, '--json']);
+    assert.equal(r.code, 0, r.err);
+    const ours = parseExactJson(r.out) as { devices: Record<string, unknown>[] };
+    const ref = (referenceAnalysis([file])[file] as { devices: Record<string, unknown>[] }).devices;
+    const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
+    assert.deepEqual(ours.devices.map(strip), ref.map(strip));
+    // Its lines are the sample's, by a path relative to the repository.
+    const lines = (ref[0].lines as { file: string }[]).map((l) => l.file);
+    assert.ok(lines.length > 0 && lines.every((f) => f === 'media/samples/similarity.py'), lines.join());
+  });
+
+  it('profiles a user model with --input NAME=SHAPE[:VALUE] and --dim NAME=N, with the figures executeJob gives', async () => {
+    const file = path.join(tmp(), 'user.onnx');
+    writeFileSync(file, encodeModel(userModel()));
+    const viaJob = finishJob(await executeJob({ kind: 'model', modelPath: file, dimensions: { batch: 4 }, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS })).summary;
+    type Report = { run: { model: string; inputBytes: number; reconstructedPeakBytes: number; nodes: { name: string; outputBytes: number }[] } };
+    for (const options of [['--dim', 'batch=4'], ['--input', 'x=4x8:0.25'], ['--input', 'x=4,8']]) {
+      const r = await cli(['run', file, ...options, '--ep', 'cpu', '--json']);
+      assert.equal(r.code, 0, r.err);
+      const run = (JSON.parse(r.out) as Report).run;
+      assert.equal(run.model, file);
+      // x [4,8] float32 (128 B) and w [8,8] (256 B); three [4,8] intermediates.
+      assert.equal(run.inputBytes, 4 * 8 * 4 + 8 * 8 * 4);
+      assert.equal(run.inputBytes, viaJob.inputBytes);
+      assert.equal(run.reconstructedPeakBytes, viaJob.reconstructedPeakBytes);
+      assert.deepEqual(run.nodes.map((n) => n.outputBytes), [128, 128, 128]);
+    }
+    // A batch of 2 through --input: half the bytes.
+    const half = await cli(['run', file, '--input', 'x=2x8', '--ep', 'cpu', '--json']);
+    assert.deepEqual((JSON.parse(half.out) as Report).run.nodes.map((n) => n.outputBytes), [64, 64, 64]);
+  });
+
+  it('names the input when a model run cannot be set up', async () => {
+    const file = path.join(tmp(), 'user.onnx');
+    writeFileSync(file, encodeModel(userModel()));
+    const cases: [string[], number, RegExp][] = [
+      [['--input', 'y=4x8'], 1, /the model has no input 'y' \(its inputs: x\)/],
+      [['--input', 'x=4x8x1'], 1, /input 'x': the model declares 2 dimensions, the spec gives 3/],
+      [['--input', 'x=4x9'], 1, /input 'x': dimension 1 is 8 in the model, 9 in the spec/],
+      [['--input', 'x=4xA'], 2, /--input input 'x': shape '4xA'/],
+      [['--input', 'x=4x8:abc'], 2, /value 'abc' is not a number/],
+      [[], 1, /no size for dimension 'batch' of input 'x'/],
+      [['--variant', 'eager'], 2, /--variant is for the built-in workloads/],
+    ];
+    for (const [options, code, message] of cases) {
+      const r = await cli(['run', file, ...options, '--ep', 'cpu']);
+      assert.equal(r.code, code, `${options.join(' ')}: ${r.err}`);
+      assert.match(r.err, message);
+    }
   });
 
   it('rejects unknown workloads, variants, sizes and providers with usage errors', async () => {

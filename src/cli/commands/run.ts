@@ -13,11 +13,15 @@ import { snapshotFromBytes } from '../../core/load';
 import { isProviderChoice } from '../../core/ort/providers';
 import { DEFAULT_SESSION_SETTINGS, ProviderUnavailableError, RuntimeUnavailableError } from '../../core/ort/session';
 import type { SessionSettings } from '../../core/ort/session';
-import type { RunSummary } from '../../core/ort/workloadJob';
+import type { JobRequest, ModelJob, RunSummary } from '../../core/ort/workloadJob';
 import { JobError } from '../../core/ort/workloadJob';
 import { runWorkload } from '../../core/ort/workloadRunner';
 import type { SizeId } from '../../core/workloads/catalog';
-import { WORKLOADS, workloadInfo } from '../../core/workloads/catalog';
+import { WORKLOADS, resolveVariant, workloadInfo } from '../../core/workloads/catalog';
+import { errorMessage } from '../../core/errors';
+import { OnnxFormatError } from '../../core/onnx/errors';
+import type { InputSpec } from '../../core/workloads/modelInputSpec';
+import { parseInputSpec } from '../../core/workloads/modelInputSpec';
 import type { ParsedArgs } from '../args';
 import { UsageError, intOption } from '../args';
 import type { CliIO } from '../io';
@@ -25,13 +29,35 @@ import { InputError } from '../io';
 import { renderAnalysis } from '../render';
 
 export const runUsage =
-  'vram-lens run similarity|train-step [--variant V] [--size tiny|small|medium|large] [--ep auto|cuda|webgpu|cpu] [--json] [--save FILE] [--top N]';
+  'vram-lens run similarity|train-step [--variant V] [--size tiny|small|medium|large] | MODEL.onnx [--input NAME=SHAPE[:VALUE]]... [--dim NAME=N]...\n' +
+  '                 [--ep auto|cuda|webgpu|cpu] [--json] [--save FILE] [--top N] [--optimization LEVEL] [--no-arena] [--memory-pattern]';
 export const runOptions = {
-  valued: ['variant', 'size', 'ep', 'save', 'top', 'optimization'],
+  valued: ['variant', 'size', 'ep', 'save', 'top', 'optimization', 'input', 'dim'],
   flags: ['json', 'no-arena', 'memory-pattern'],
+  repeatable: ['input', 'dim'],
 };
 
-const USER_ERRORS: ReadonlySet<string> = new Set([RuntimeUnavailableError.name, ProviderUnavailableError.name, JobError.name]);
+const USER_ERRORS: ReadonlySet<string> = new Set([RuntimeUnavailableError.name, ProviderUnavailableError.name, JobError.name, OnnxFormatError.name]);
+
+/** `--input NAME=SHAPE[:VALUE]` and `--dim NAME=N`, each repeatable, for a user's model. */
+function modelRequest(args: ParsedArgs, modelPath: string): Pick<ModelJob, 'kind' | 'modelPath' | 'dimensions' | 'inputs'> {
+  const inputs: Record<string, InputSpec> = {};
+  for (const text of args.repeated.get('input') ?? []) {
+    try {
+      const [name, spec] = parseInputSpec(text);
+      inputs[name] = spec;
+    } catch (e) {
+      throw new UsageError(`--input ${errorMessage(e)}`);
+    }
+  }
+  const dimensions: Record<string, number> = {};
+  for (const text of args.repeated.get('dim') ?? []) {
+    const m = /^(.+)=(\d+)$/.exec(text);
+    if (!m) throw new UsageError(`--dim '${text}': expected NAME=N`);
+    dimensions[m[1]] = Number(m[2]);
+  }
+  return { kind: 'model', modelPath, dimensions, inputs };
+}
 
 const OPTIMIZATION_LEVELS: readonly SessionSettings['optimization'][] = ['disabled', 'basic', 'extended', 'all'];
 
@@ -68,15 +94,25 @@ function header(summary: RunSummary): string {
 
 export async function runCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   const names = WORKLOADS.map((w) => w.id).join(', ');
-  if (args.positionals.length !== 1) throw new UsageError(`run takes one workload (${names})\nusage: ${runUsage}`);
-  const info = workloadInfo(args.positionals[0]);
-  if (!info) throw new UsageError(`unknown workload '${args.positionals[0]}' (choose ${names})`);
-  const variant = String(args.options.get('variant') ?? info.variants[0].id);
-  if (!info.variants.some((v) => v.id === variant)) {
-    throw new UsageError(`${info.id} has no variant '${variant}' (choose ${info.variants.map((v) => v.id).join(', ')})`);
+  if (args.positionals.length !== 1) throw new UsageError(`run takes one workload (${names}) or one .onnx model\nusage: ${runUsage}`);
+  const target = args.positionals[0];
+  const isModel = target.toLowerCase().endsWith('.onnx');
+  const info = isModel ? undefined : workloadInfo(target);
+  if (!isModel && !info) throw new UsageError(`unknown workload '${target}' (choose ${names}, or give a .onnx model)`);
+  let variant = '';
+  let size = '';
+  if (info) {
+    const variantName = String(args.options.get('variant') ?? info.variants[0].id);
+    variant = resolveVariant(info, variantName)?.id ?? variantName;
+    if (!info.variants.some((v) => v.id === variant)) {
+      throw new UsageError(`${info.id} has no variant '${variant}' (choose ${info.variants.map((v) => v.id).join(', ')})`);
+    }
+    size = String(args.options.get('size') ?? info.defaultSize);
+    if (!info.sizes.some((s) => s.id === size)) throw new UsageError(`unknown size '${size}' (choose ${info.sizes.map((s) => s.id).join(', ')})`);
+  } else {
+    for (const o of ['variant', 'size']) if (args.options.has(o)) throw new UsageError(`--${o} is for the built-in workloads, not a model`);
   }
-  const size = String(args.options.get('size') ?? info.defaultSize);
-  if (!info.sizes.some((s) => s.id === size)) throw new UsageError(`unknown size '${size}' (choose ${info.sizes.map((s) => s.id).join(', ')})`);
+  if (info && (args.repeated.has('input') || args.repeated.has('dim'))) throw new UsageError('--input and --dim are for a .onnx model');
   const provider = String(args.options.get('ep') ?? 'auto');
   if (!isProviderChoice(provider)) throw new UsageError(`unknown execution provider '${provider}' (choose auto, cuda, webgpu, cpu)`);
   const optimization = String(args.options.get('optimization') ?? DEFAULT_SESSION_SETTINGS.optimization);
@@ -90,15 +126,18 @@ export async function runCommand(args: ParsedArgs, io: CliIO): Promise<number> {
     optimization: optimization as SessionSettings['optimization'],
   };
 
-  const samplePath = sampleFile(info.sample);
-  const sampleText = existsSync(samplePath) ? readFileSync(samplePath, 'utf8') : '';
   const workerScript = path.join(__dirname, 'workloadWorker.js');
+  let request: JobRequest;
+  if (info) {
+    const samplePath = sampleFile(info.sample);
+    const sampleText = existsSync(samplePath) ? readFileSync(samplePath, 'utf8') : '';
+    request = { kind: 'builtin', workload: info.id, variant, size: size as SizeId, samplePath, sampleText, provider, settings };
+  } else {
+    request = { ...modelRequest(args, path.resolve(target)), provider, settings };
+  }
   let result;
   try {
-    result = await runWorkload(
-      { kind: 'builtin', workload: info.id, variant, size: size as SizeId, samplePath, sampleText, provider, settings },
-      { workerScript: existsSync(workerScript) ? workerScript : undefined },
-    );
+    result = await runWorkload(request, { workerScript: existsSync(workerScript) ? workerScript : undefined });
   } catch (e) {
     // Errors the user can act on, whether raised here or (by name) inside the worker.
     if (e instanceof Error && USER_ERRORS.has(e.name)) throw new InputError(e.message);

@@ -5,20 +5,16 @@
  * into decoration ranges.
  */
 import type { LineFigures } from '../analysis/lines';
-import { formatBytes, formatPercent } from '../format';
-
-/** Number of heat steps; the extension creates exactly one decoration type per step. */
-export const HEAT_BUCKETS = 10;
-
-/** The figures the inline text can show, in the order they appear. */
-export const INLINE_FIGURES = ['allocated', 'peak', 'liveAtPeak', 'share', 'freed'] as const;
-export type InlineFigure = (typeof INLINE_FIGURES)[number];
-
-export const DEFAULT_INLINE_FIGURES: readonly InlineFigure[] = ['allocated', 'peak', 'liveAtPeak'];
+import type { LineFigureKey } from '../analysis/lineFigures';
+import { HEAT_STEPS, lineHeat } from './heat';
+import { DEFAULT_INLINE_FIGURES, DEFAULT_INLINE_MAX_LENGTH, inlineTextBuilder } from './inlineFigures';
+import type { Relocation, RelocationKind } from './relocation';
 
 export interface AnnotationOptions {
-  /** Which figures the inline text shows. */
-  readonly figures: readonly InlineFigure[];
+  /** Which of the registry's figures the inline text shows, in this order. */
+  readonly figures: readonly LineFigureKey[];
+  /** The inline text's budget in characters: figures that do not fit are dropped. */
+  readonly maxLength: number;
   /** Lines whose memory is below this fraction of the peak show nothing (0.01 = 1%). */
   readonly thresholdFraction: number;
   /** How many of the file's heaviest lines get an overview-ruler mark. */
@@ -27,6 +23,7 @@ export interface AnnotationOptions {
 
 export const DEFAULT_ANNOTATION_OPTIONS: AnnotationOptions = {
   figures: DEFAULT_INLINE_FIGURES,
+  maxLength: DEFAULT_INLINE_MAX_LENGTH,
   thresholdFraction: 0.01,
   overviewLines: 5,
 };
@@ -39,7 +36,9 @@ export interface LineAnnotation {
   readonly line: number;
   /** 0-based line as recorded in the snapshot. */
   readonly originalLine: number;
-  /** 0 (coolest) .. HEAT_BUCKETS-1 (at the peak). */
+  /** Whether the recorded line is inside the function its frames name (see relocation.ts). */
+  readonly relocation: RelocationKind;
+  /** Heat step, 0 (coolest) .. HEAT_STEPS-1: the share of the peak the line holds at the peak. */
   readonly bucket: number;
   readonly text: string;
   readonly stale: boolean;
@@ -50,7 +49,7 @@ export interface LineAnnotation {
 export interface FileAnnotations {
   /** Every shown line, by ascending document line. */
   readonly lines: readonly LineAnnotation[];
-  /** The same lines grouped by heat bucket (fresh lines only); index = bucket. */
+  /** The same lines grouped by heat step (fresh lines only); index = step. */
   readonly byBucket: readonly (readonly LineAnnotation[])[];
   readonly stale: readonly LineAnnotation[];
   /** Document lines that get an overview-ruler mark. */
@@ -62,48 +61,13 @@ export function lineWeight(f: LineFigures): number {
   return Math.max(f.inclusiveAllocBytes, f.inclusiveLiveAtPeakBytes);
 }
 
-/**
- * Heat step of a line: its inclusive peak (the highest memory in use when it, or code it called,
- * allocated) relative to the snapshot's peak. Snapshots without a trace have no allocation events;
- * there the line's share of the memory live at the peak stands in.
- */
-export function heatBucket(f: LineFigures, peakBytes: number): number {
-  if (peakBytes <= 0) return 0;
-  const value = f.inclusivePeakBytes > 0 ? f.inclusivePeakBytes : f.inclusiveLiveAtPeakBytes;
-  const step = Math.ceil((value / peakBytes) * HEAT_BUCKETS) - 1;
-  return Math.min(HEAT_BUCKETS - 1, Math.max(0, step));
-}
+const STALE_MARK = ' (stale)';
+const NOT_FOUND_MARK = ' (changed?)';
+const MOVED_MARK = ' (moved)';
 
-/** The inline text, e.g. `+2.0 GiB (x3) · peak 7.9 GiB · 1.2 GiB live at peak`; empty when nothing applies. */
-export function inlineText(f: LineFigures, peakBytes: number, figures: readonly InlineFigure[]): string {
-  return textBuilder(figures)(f, peakBytes);
-}
-
-type TextBuilder = (f: LineFigures, peakBytes: number) => string;
-
-/** The inline text function for one choice of figures (the choice is looked at once, not per line). */
-function textBuilder(figures: readonly InlineFigure[]): TextBuilder {
-  const allocated = figures.includes('allocated');
-  const peak = figures.includes('peak');
-  const live = figures.includes('liveAtPeak');
-  const share = figures.includes('share');
-  const freed = figures.includes('freed');
-  return (f, peakBytes) => {
-    let text = '';
-    const add = (part: string) => {
-      text = text === '' ? part : `${text} · ${part}`;
-    };
-    if (allocated) {
-      if (f.allocBytes > 0) add(f.allocCount > 1 ? `+${formatBytes(f.allocBytes)} (x${f.allocCount})` : `+${formatBytes(f.allocBytes)}`);
-      else if (f.inclusiveAllocBytes > 0) add(`+${formatBytes(f.inclusiveAllocBytes)} in calls`);
-    }
-    if (peak && f.inclusivePeakBytes > 0) add(`peak ${formatBytes(f.inclusivePeakBytes)}`);
-    if (live && f.inclusiveLiveAtPeakBytes > 0) add(`${formatBytes(f.inclusiveLiveAtPeakBytes)} live at peak`);
-    if (share && f.inclusiveLiveAtPeakBytes > 0) add(`${formatPercent(f.inclusiveLiveAtPeakBytes, peakBytes)} of peak`);
-    if (freed && f.freedBytes > 0) add(`-${formatBytes(f.freedBytes)} freed`);
-    return text;
-  };
-}
+/** Where the recorded line of `f` (0-based) goes in the file as first annotated, and why. */
+export type Relocate = (f: LineFigures, recordedLine: number) => Relocation;
+const NO_RELOCATION: Relocate = (_f, line) => ({ line, kind: 'inside' });
 
 const IDENTITY: Placement = (line) => ({ line, stale: false });
 
@@ -117,9 +81,10 @@ export function buildFileAnnotations(
   lineCount: number,
   options: AnnotationOptions = DEFAULT_ANNOTATION_OPTIONS,
   placement: Placement = IDENTITY,
+  relocate: Relocate = NO_RELOCATION,
 ): FileAnnotations {
   const minimum = options.thresholdFraction * peakBytes;
-  const text = textBuilder(options.figures);
+  const text = inlineTextBuilder(options.figures);
   // Indexed by document line: placing is also sorting.
   const byLine: (LineAnnotation | undefined)[] = [];
   for (const f of figures) {
@@ -127,17 +92,23 @@ export function buildFileAnnotations(
     const weight = lineWeight(f);
     if (weight <= 0 || weight < minimum) continue;
     const originalLine = f.line - 1;
-    const placed = placement(originalLine);
+    const relocation = relocate(f, originalLine);
+    const placed = placement(relocation.line);
     if (!placed || placed.line < 0 || placed.line >= lineCount) continue;
     const existing = byLine[placed.line];
     // Two recorded paths can map to one file: the heavier line wins.
     if (existing && lineWeight(existing.figures) >= weight) continue;
-    const inline = text(f, peakBytes);
+    const mark =
+      (relocation.kind === 'relocated' ? MOVED_MARK : relocation.kind === 'notFound' ? NOT_FOUND_MARK : '') + (placed.stale ? STALE_MARK : '');
+    const inline = text(f, peakBytes, options.maxLength - mark.length);
+    // The figures do not fit beside the mark: the mark alone (the hover has the figures).
+    const shown = inline !== '' ? `${inline}${mark}` : mark !== '' && text(f, peakBytes, options.maxLength) !== '' ? mark.trim() : '';
     byLine[placed.line] = {
       line: placed.line,
       originalLine,
-      bucket: heatBucket(f, peakBytes),
-      text: placed.stale && inline !== '' ? `${inline} (stale)` : inline,
+      relocation: relocation.kind,
+      bucket: lineHeat(f, peakBytes),
+      text: shown,
       stale: placed.stale,
       overview: false,
       figures: f,
@@ -147,7 +118,7 @@ export function buildFileAnnotations(
   const lines: LineAnnotation[] = [];
   for (const l of byLine) if (l) lines.push(l);
   const heaviest = heaviestLines(lines, options.overviewLines);
-  const byBucket: LineAnnotation[][] = Array.from({ length: HEAT_BUCKETS }, () => []);
+  const byBucket: LineAnnotation[][] = Array.from({ length: HEAT_STEPS }, () => []);
   const stale: LineAnnotation[] = [];
   const overview: number[] = [];
   for (let i = 0; i < lines.length; i++) {

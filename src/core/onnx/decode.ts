@@ -6,7 +6,7 @@
  * bounds-checked: bad input ends in an `OnnxFormatError`.
  */
 import { OnnxFormatError } from './errors';
-import type { Dim, OnnxGraph, OnnxInitializer, OnnxModel, OnnxNode, OpsetImport, ValueInfo } from './model';
+import type { Dim, OnnxGraph, OnnxInitializer, OnnxModel, OnnxNode, OnnxSparseInitializer, OpsetImport, ValueInfo } from './model';
 import type { Field } from './protobuf';
 import { ProtoReader, WireType, fieldInt, fieldInts, fieldText } from './protobuf';
 
@@ -68,6 +68,7 @@ function readNode(field: Field): OnnxNode {
   let domain = '';
   let docString: string | undefined;
   const metadata: Record<string, string> = {};
+  const attributes: Field[] = [];
   for (const f of fieldsOf(data, base)) {
     switch (f.number) {
       case 1:
@@ -99,11 +100,87 @@ function readNode(field: Field): OnnxNode {
         metadata[key] = value;
         break;
       }
+      case 5:
+        attributes.push(f);
+        break;
       default:
-        break; // attributes (5), overload (8), device configurations (10): not needed
+        break; // overload (8), device configurations (10): not needed
     }
   }
-  return { name, opType, domain, inputs, outputs, docString, metadata };
+  // Attributes are read only where a figure needs them: the shape of what a Constant node outputs.
+  const constant = opType === 'Constant' && domain === '' ? constantShape(attributes) : undefined;
+  return { name, opType, domain, inputs, outputs, docString, metadata, ...(constant ? { constant } : {}) };
+}
+
+/** Element type and dims of a TensorProto (its data is skipped). */
+function tensorShape(field: Field): { elemType: number; dims: number[] } {
+  const { data, base } = nested(field);
+  const dims: number[] = [];
+  let elemType = 0;
+  for (const f of fieldsOf(data, base)) {
+    if (f.number === 1) dims.push(...fieldInts(f));
+    else if (f.number === 2) elemType = fieldInt(f);
+  }
+  return { elemType, dims };
+}
+
+/** A sparse initializer: its name is that of its `values` tensor; its shape the dense one. */
+function readSparseInitializer(field: Field): OnnxSparseInitializer {
+  const { data, base } = nested(field);
+  let name = '';
+  for (const f of fieldsOf(data, base)) if (f.number === 1) name = readInitializer(f).name;
+  return { name, ...sparseShape(field) };
+}
+
+/** Dense shape of a SparseTensorProto: its `dims` (3), with the element type of its `values` (1). */
+function sparseShape(field: Field): { elemType: number; dims: number[] } {
+  const { data, base } = nested(field);
+  const dims: number[] = [];
+  let elemType = 0;
+  for (const f of fieldsOf(data, base)) {
+    if (f.number === 3) dims.push(...fieldInts(f));
+    else if (f.number === 1) elemType = tensorShape(f).elemType;
+  }
+  return { elemType, dims };
+}
+
+/** Count of a repeated float field: packed (4 bytes each) or one fixed32 field per value. */
+function floatCount(fields: readonly Field[]): number {
+  return fields.reduce((n, f) => n + (f.wire === WireType.LengthDelimited ? (f.bytes?.length ?? 0) / 4 : 1), 0);
+}
+
+/** What a Constant node outputs, from its attribute (AttributeProto: name 1, f 2, i 3, t 5, floats 7, ints 8, sparse_tensor 22). */
+function constantShape(attributes: readonly Field[]): { elemType: number; dims: number[] } | undefined {
+  for (const attribute of attributes) {
+    const { data, base } = nested(attribute);
+    const fields = [...fieldsOf(data, base)];
+    const name = fields.find((f) => f.number === 1);
+    const key = name ? fieldText(name) : '';
+    const of = (n: number) => fields.filter((f) => f.number === n);
+    switch (key) {
+      case 'value': {
+        const t = of(5)[0];
+        if (t) return tensorShape(t);
+        break;
+      }
+      case 'sparse_value': {
+        const t = of(22)[0];
+        if (t) return sparseShape(t);
+        break;
+      }
+      case 'value_float':
+        return { elemType: 1, dims: [] };
+      case 'value_floats':
+        return { elemType: 1, dims: [floatCount(of(7))] };
+      case 'value_int':
+        return { elemType: 7, dims: [] };
+      case 'value_ints':
+        return { elemType: 7, dims: [of(8).reduce((n, f) => n + fieldInts(f).length, 0)] };
+      default:
+        break;
+    }
+  }
+  return undefined;
 }
 
 function readInitializer(field: Field): OnnxInitializer {
@@ -125,6 +202,7 @@ function readGraph(field: Field): OnnxGraph {
   const inputs: ValueInfo[] = [];
   const outputs: ValueInfo[] = [];
   const initializers: OnnxInitializer[] = [];
+  const sparseInitializers: OnnxSparseInitializer[] = [];
   let name = '';
   for (const f of fieldsOf(data, base)) {
     switch (f.number) {
@@ -137,6 +215,9 @@ function readGraph(field: Field): OnnxGraph {
       case 5:
         initializers.push(readInitializer(f));
         break;
+      case 15:
+        sparseInitializers.push(readSparseInitializer(f));
+        break;
       case 11:
         inputs.push(readValueInfo(f));
         break;
@@ -147,7 +228,7 @@ function readGraph(field: Field): OnnxGraph {
         break;
     }
   }
-  return { name, nodes, inputs, outputs, initializers };
+  return { name, nodes, inputs, outputs, initializers, ...(sparseInitializers.length > 0 ? { sparseInitializers } : {}) };
 }
 
 /** Decodes a ModelProto; throws OnnxFormatError when the bytes are not one. */

@@ -2,7 +2,7 @@
  * Writes an `OnnxModel` as ModelProto bytes that onnxruntime loads. Field numbers are those of
  * onnx.proto (ONNX 1.16+: `NodeProto.metadata_props` is field 9).
  */
-import type { AttributeValue, Dim, OnnxGraph, OnnxInitializer, OnnxModel, OnnxNode, ValueInfo } from './model';
+import type { OnnxSparseInitializer, AttributeValue, Dim, OnnxGraph, OnnxInitializer, OnnxModel, OnnxNode, ValueInfo } from './model';
 import { ElemType } from './model';
 import { ProtoWriter } from './protobuf';
 
@@ -10,6 +10,8 @@ const enum AttributeType {
   Float = 1,
   Int = 2,
   String = 3,
+  Tensor = 4,
+  Floats = 6,
   Ints = 7,
 }
 
@@ -51,6 +53,14 @@ function writeAttribute(w: ProtoWriter, name: string, attribute: AttributeValue)
     case 'ints':
       w.packedVarints(8, attribute.value).varint(20, AttributeType.Ints);
       break;
+    case 'floats':
+      w.bytes(7, new Uint8Array(Float32Array.from(attribute.value).buffer)).varint(20, AttributeType.Floats);
+      break;
+    case 'tensor': {
+      const tensor = attribute.value;
+      w.message(5, (t) => writeInitializer(t, tensor)).varint(20, AttributeType.Tensor);
+      break;
+    }
   }
 }
 
@@ -76,10 +86,20 @@ function writeInitializer(w: ProtoWriter, init: OnnxInitializer): void {
   w.bytes(9, new Uint8Array(init.data.buffer, init.data.byteOffset, init.data.byteLength));
 }
 
+/** SparseTensorProto: values (1, named as the tensor), indices (2, int64 [NNZ]), dims (3). */
+function writeSparseInitializer(w: ProtoWriter, sparse: OnnxSparseInitializer): void {
+  const values = sparse.values ?? new Float32Array(0);
+  const indices = sparse.indices ?? new BigInt64Array(0);
+  w.message(1, (t) => writeInitializer(t, { name: sparse.name, elemType: sparse.elemType, dims: [values.length], data: values }));
+  w.message(2, (t) => writeInitializer(t, { name: `${sparse.name}_indices`, elemType: ElemType.Int64, dims: [indices.length], data: indices }));
+  w.packedVarints(3, sparse.dims);
+}
+
 function writeGraph(w: ProtoWriter, graph: OnnxGraph): void {
   for (const node of graph.nodes) w.message(1, (n) => writeNode(n, node));
   w.string(2, graph.name);
   for (const init of graph.initializers) w.message(5, (t) => writeInitializer(t, init));
+  for (const sparse of graph.sparseInitializers ?? []) w.message(15, (t) => writeSparseInitializer(t, sparse));
   for (const input of graph.inputs) w.message(11, (v) => writeValueInfo(v, input));
   for (const output of graph.outputs) w.message(12, (v) => writeValueInfo(v, output));
 }

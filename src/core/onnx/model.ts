@@ -37,6 +37,9 @@ export type AttributeValue =
   | { readonly kind: 'int'; readonly value: number }
   | { readonly kind: 'ints'; readonly value: readonly number[] }
   | { readonly kind: 'float'; readonly value: number }
+  | { readonly kind: 'floats'; readonly value: readonly number[] }
+  /** A tensor (written as a TensorProto, as an initializer is); `Constant` nodes hold their weights so. */
+  | { readonly kind: 'tensor'; readonly value: OnnxInitializer }
   | { readonly kind: 'string'; readonly value: string };
 
 export interface OnnxNode {
@@ -48,6 +51,11 @@ export interface OnnxNode {
   /** Written by the encoder; the decoder does not read attributes. */
   readonly attributes?: Readonly<Record<string, AttributeValue>>;
   readonly docString?: string;
+  /**
+   * For a `Constant` node, read back: the element type and shape of the tensor it outputs (from its
+   * `value`, `sparse_value` (dense shape), `value_float(s)` or `value_int(s)` attribute). Its data is not read.
+   */
+  readonly constant?: { readonly elemType: number; readonly dims: readonly number[] };
   /** `NodeProto.metadata_props` (e.g. `pkg.torch.onnx.stack_trace`). */
   readonly metadata?: Readonly<Record<string, string>>;
 }
@@ -60,12 +68,27 @@ export interface OnnxInitializer {
   readonly data?: Float32Array | BigInt64Array;
 }
 
+export interface OnnxSparseInitializer {
+  readonly name: string;
+  readonly elemType: number;
+  /** The dense shape. */
+  readonly dims: readonly number[];
+  readonly values?: Float32Array;
+  readonly indices?: BigInt64Array;
+}
+
 export interface OnnxGraph {
   readonly name: string;
   readonly nodes: readonly OnnxNode[];
   readonly inputs: readonly ValueInfo[];
   readonly outputs: readonly ValueInfo[];
   readonly initializers: readonly OnnxInitializer[];
+  /**
+   * Sparse initializers (GraphProto field 15). Read back as their dense shape (`dims`) and the type of their
+   * values, which is what onnxruntime allocates: it makes them dense when it loads the model. Written with
+   * `values` and `indices` (int64, positions in the flattened tensor).
+   */
+  readonly sparseInitializers?: readonly OnnxSparseInitializer[];
 }
 
 export interface OpsetImport {

@@ -8,15 +8,18 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { errorMessage } from '../errors';
 import { decodeModel } from '../onnx/decode';
 import { ElemType, elemByteSize } from '../onnx/model';
 import type { PlainValue } from '../pickle/encoder';
 import { encodePickle } from '../pickle/encoder';
 import type { SizeId, WorkloadId } from '../workloads/catalog';
-import { buildWorkload, seededRandom, uniform, workloadInfo, workloadInputs } from '../workloads/catalog';
+import { buildWorkload, resolveVariant, seededRandom, uniform, workloadInfo, workloadInputs } from '../workloads/catalog';
 import { encodeModel } from '../onnx/encode';
 import type { ExecGraph, FigureOrigin, MemoryTrace, NodeRun } from '../workloads/liveness';
 import { reconstructMemory } from '../workloads/liveness';
+import type { InputSpec } from '../workloads/modelInputSpec';
+import { specShape } from '../workloads/modelInputSpec';
 import { concreteShape, modelInputs, modelRunGraph } from '../workloads/onnxModelGraph';
 import type { ProfiledRun } from '../workloads/ortProfile';
 import { traceToSnapshot } from '../workloads/snapshotPickle';
@@ -42,6 +45,8 @@ export interface ModelJob {
   readonly modelPath: string;
   /** Sizes of the model's open input dimensions (see `openDimensions`). */
   readonly dimensions: Readonly<Record<string, number>>;
+  /** Shape and value per input, where the user gave them (they win over `dimensions`). */
+  readonly inputs?: Readonly<Record<string, InputSpec>>;
 }
 
 export type JobRequest = (BuiltinJob | ModelJob) & {
@@ -117,26 +122,31 @@ function float16Bits(value: number): number {
   return sign | (exponent << 10) | ((bits >>> 13) & 0x3ff);
 }
 
-/** Input data for a user's model: floats uniform in [-1, 1), integers and booleans zero (valid indices and masks). */
-function modelFeed(elemType: number | undefined, dims: number[], random: () => number): Feed {
+/**
+ * Input data for a user's model: every element `value` when given; else floats uniform in [-1, 1),
+ * integers and booleans zero (valid indices and masks).
+ */
+function modelFeed(elemType: number | undefined, dims: number[], random: () => number, value?: number): Feed {
   const n = dims.reduce((a, b) => a * b, 1);
+  const floats = () => (value === undefined ? uniform(n, -1, 1, random) : new Float32Array(n).fill(value));
+  const int = Math.trunc(value ?? 0);
   switch (elemType) {
     case ElemType.Float:
-      return { type: 'float32', dims, data: uniform(n, -1, 1, random) };
+      return { type: 'float32', dims, data: floats() };
     case ElemType.Double:
-      return { type: 'float64', dims, data: Float64Array.from(uniform(n, -1, 1, random)) };
+      return { type: 'float64', dims, data: Float64Array.from(floats()) };
     case ElemType.Float16:
-      return { type: 'float16', dims, data: Uint16Array.from(uniform(n, -1, 1, random), float16Bits) };
+      return { type: 'float16', dims, data: Uint16Array.from(floats(), float16Bits) };
     case ElemType.Int64:
-      return { type: 'int64', dims, data: new BigInt64Array(n) };
+      return { type: 'int64', dims, data: new BigInt64Array(n).fill(BigInt(int)) };
     case ElemType.Int32:
-      return { type: 'int32', dims, data: new Int32Array(n) };
+      return { type: 'int32', dims, data: new Int32Array(n).fill(int) };
     case ElemType.Int8:
-      return { type: 'int8', dims, data: new Int8Array(n) };
+      return { type: 'int8', dims, data: new Int8Array(n).fill(int) };
     case ElemType.Uint8:
-      return { type: 'uint8', dims, data: new Uint8Array(n) };
+      return { type: 'uint8', dims, data: new Uint8Array(n).fill(int) };
     case ElemType.Bool:
-      return { type: 'bool', dims, data: new Uint8Array(n) };
+      return { type: 'bool', dims, data: new Uint8Array(n).fill(int === 0 ? 0 : 1) };
     default:
       throw new JobError(`inputs of element type ${String(elemType)} are not supported`);
   }
@@ -159,7 +169,7 @@ function prepareBuiltin(job: BuiltinJob): Prepared {
   const resolved = resolveWorkloadFrames(workload, job.samplePath, job.sampleText);
   const indexByName = new Map(workload.nodes.map((n, i) => [n.name, i]));
   return {
-    title: `${job.workload} ${job.variant} (${job.size})`,
+    title: `${job.workload} ${builtinVariantId(job)} (${job.size})`,
     model: encodeModel(workload.model),
     feeds,
     graph: (profile) => ({
@@ -184,14 +194,18 @@ function prepareModel(job: ModelJob): Prepared {
   const random = seededRandom(1);
   const feeds = new Map<string, Feed>();
   const inputBytes = new Map<string, number>();
-  for (const input of modelInputs(model)) {
+  const inputs = modelInputs(model);
+  const unknown = Object.keys(job.inputs ?? {}).filter((name) => !inputs.some((i) => i.name === name));
+  if (unknown.length > 0) throw new JobError(`the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${inputs.map((i) => i.name).join(', ')})`);
+  for (const input of inputs) {
+    const spec = job.inputs && Object.hasOwn(job.inputs, input.name) ? job.inputs[input.name] : undefined;
     let dims: number[];
     try {
-      dims = concreteShape(input, job.dimensions);
+      dims = spec ? specShape(input, spec) : concreteShape(input, job.dimensions);
     } catch (e) {
-      throw new JobError((e as Error).message);
+      throw new JobError(errorMessage(e));
     }
-    feeds.set(input.name, modelFeed(input.elemType, dims, random));
+    feeds.set(input.name, modelFeed(input.elemType, dims, random, spec?.value));
     inputBytes.set(input.name, dims.reduce((a, b) => a * b, elemByteSize(input.elemType ?? 0) ?? 0));
   }
   return {
@@ -205,12 +219,27 @@ function prepareModel(job: ModelJob): Prepared {
   };
 }
 
+/** A built-in job's variant under its current name (older aliases resolved). */
+function builtinVariantId(request: BuiltinJob): string {
+  const info = workloadInfo(request.workload);
+  return (info && resolveVariant(info, request.variant)?.id) ?? request.variant;
+}
+
+/** The session settings a job runs with: a built-in variant may force the arena (the `cleanup` variant runs without one). */
+export function effectiveSettings(request: JobRequest): SessionSettings {
+  if (request.kind !== 'builtin') return request.settings;
+  const info = workloadInfo(request.workload);
+  const variant = info && resolveVariant(info, request.variant);
+  return variant?.memoryArena === undefined ? request.settings : { ...request.settings, memoryArena: variant.memoryArena };
+}
+
 /** Runs the job's graph under the profiler and reconstructs its memory. */
 export async function executeJob(request: JobRequest, progress: (message: string) => void = () => undefined): Promise<ExecutedJob> {
   progress(request.kind === 'builtin' ? 'building the graph' : 'reading the model');
   const prepared = request.kind === 'builtin' ? prepareBuiltin(request) : prepareModel(request);
+  const settings = effectiveSettings(request);
   progress('running under the onnxruntime profiler');
-  const session = await runSession({ model: prepared.model, feeds: prepared.feeds, provider: request.provider, settings: request.settings });
+  const session = await runSession({ model: prepared.model, feeds: prepared.feeds, provider: request.provider, settings });
   if (!session.profile) throw new JobError('onnxruntime wrote no profile for the run');
   progress('reconstructing memory per node');
   // Arena statistics measure the memory of the provider that ran the kernel: for a GPU session, those
@@ -240,12 +269,12 @@ export async function executeJob(request: JobRequest, progress: (message: string
   });
   const summary: RunSummary = {
     title: prepared.title,
-    workload: request.kind === 'builtin' ? { id: request.workload, variant: request.variant, size: request.size } : undefined,
+    workload: request.kind === 'builtin' ? { id: request.workload, variant: builtinVariantId(request), size: request.size } : undefined,
     model: request.kind === 'model' ? request.modelPath : undefined,
     provider: session.provider,
     skippedProviders: session.skipped,
     kernelsByProvider,
-    settings: request.settings,
+    settings,
     figures: trace.measured ? 'measured' : 'reconstructed',
     inputBytes: trace.preexistingBytes,
     reconstructedPeakBytes: trace.reconstructedPeakBytes,

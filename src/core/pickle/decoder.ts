@@ -45,11 +45,6 @@ export const PROGRESS_INTERVAL_BYTES = 16 * 1024 * 1024;
  * @throws PickleError for anything else: truncated, corrupt or forbidden input.
  */
 export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyValue {
-  const reads = scanMemoReads(data);
-  options.onScanned?.({ dicts: reads.dicts });
-  const memo = new Memo(reads);
-  const m: Machine = { data, memo, stack: [], marks: [], sp: 0, floor: 0, pos: 0 };
-  const { stack, marks } = m;
   const end = data.length;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const onProgress = options.onProgress;
@@ -63,6 +58,13 @@ export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyV
   let at = 0;
 
   try {
+    // Inside the wrapper: sizing the memo or the caller's storage from the first pass may hit an
+    // engine limit, which must read as a PickleError like any other.
+    const reads = scanMemoReads(data);
+    options.onScanned?.({ dicts: reads.dicts });
+    const memo = new Memo(reads);
+    const m: Machine = { data, memo, stack: [], marks: [], sp: 0, floor: 0, pos: 0 };
+    const { stack, marks } = m;
     for (;;) {
       at = pos;
       // Past the end this reads undefined, which decodeRareOpcode reports.

@@ -9,8 +9,12 @@ import { decodeLatin1 } from './strings';
  */
 export const MAX_NUMBER_TEXT_BYTES = 4300 + 16;
 
-/** Longest LONG1/LONG4 body accepted: V8 bigints stop at 2^30 bits. */
-export const MAX_LONG_BYTES = 2 ** 27;
+/**
+ * Longest LONG4 body accepted: 2 KiB, a little more than the 4300 decimal digits Python's `int()`
+ * reads from text. A memory snapshot's integers fit in 9 bytes; a larger claim is refused before
+ * any of it is decoded (a 100 MB LONG4 used to cost gigabytes before being rejected).
+ */
+export const MAX_LONG_BYTES = 2048;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const HEX_BYTES: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

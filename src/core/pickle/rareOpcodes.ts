@@ -52,8 +52,8 @@ export function decodeRareOpcode(m: Machine, op: number, at: number): void {
       const n = readInt32(data, m.pos);
       const start = m.pos + 4;
       if (n < 0) throw corrupt(at, 'LONG4 has a negative byte count');
+      if (n > MAX_LONG_BYTES) throw new PickleError('too-large', at, `LONG4 integer of ${n} bytes (at most ${MAX_LONG_BYTES} are read)`);
       if (data.length - start < n) throw truncated(at, 'LONG4');
-      if (n > MAX_LONG_BYTES) throw new PickleError('too-large', at, `LONG4 integer of ${n} bytes`);
       push(m, decodeLong(data, start, n), start + n);
       return;
     }

@@ -6,7 +6,7 @@
 import { SnapshotFormatError } from './errors';
 import { FrameTable } from './intern';
 import type { Dict } from './pyFields';
-import { describe, integer, isDict, list, optionalInteger, text } from './pyFields';
+import { describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
 import { TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
 import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout } from './model';
 import { NO_STACK } from './model';
@@ -90,13 +90,13 @@ function readSegments(table: FrameTable, raw: unknown[]): { segments: Segment[];
     const read = readBlocks(table, s, address, where);
     history ||= read.history;
     return {
-      device: optionalInteger(s.device, 0, `${where} device`),
+      device: device(s.device, `${where} device`),
       address,
       totalSize: integer(s.total_size, `${where} total_size`),
       allocatedSize: optionalInteger(s.allocated_size, 0, `${where} allocated_size`),
       activeSize: optionalInteger(s.active_size, 0, `${where} active_size`),
       requestedSize: optionalInteger(s.requested_size, 0, `${where} requested_size`),
-      stream: typeof s.stream === 'number' ? s.stream : 0,
+      stream: typeof s.stream === 'number' && Number.isFinite(s.stream) ? s.stream : 0,
       segmentType: text(s.segment_type),
       isExpandable: s.is_expandable === true,
       stack: table.stackOf(s.frames),
@@ -109,15 +109,15 @@ function readSegments(table: FrameTable, raw: unknown[]): { segments: Segment[];
 function readAnnotations(raw: unknown): ExternalAnnotation[] {
   if (!Array.isArray(raw)) return [];
   const out: ExternalAnnotation[] = [];
-  for (const a of raw) {
-    if (!isDict(a)) continue;
+  raw.forEach((a, i) => {
+    if (!isDict(a)) return;
     out.push({
       stage: text(a.stage),
       name: text(a.name),
-      device: typeof a.device === 'number' ? a.device : 0,
-      timeUs: typeof a.time_us === 'number' ? a.time_us : NaN,
+      device: device(a.device, `external annotation ${i} device`),
+      timeUs: a.time_us === undefined || a.time_us === null ? NaN : integer(a.time_us, `external annotation ${i} time_us`),
     });
-  }
+  });
   return out;
 }
 

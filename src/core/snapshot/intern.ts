@@ -7,7 +7,7 @@
  */
 import type { Frame, LineNumber } from './model';
 import { NO_STACK } from './model';
-import { isDict, lineNumber, text } from './pyFields';
+import { describe, isDict, lineNumber, text } from './pyFields';
 
 type Marked = Record<symbol, number | undefined>;
 
@@ -17,7 +17,13 @@ export class FrameTable {
   private readonly stackMark = Symbol('stackId');
   readonly frames: Frame[] = [];
   readonly stacks: number[][] = [];
-  private readonly frameByContent = new Map<string, number>();
+  /**
+   * filename -> line -> name -> frame id. Nested maps instead of one concatenated key: a string
+   * the pickle shares through its memo is one JS string, whose hash V8 caches and whose equality
+   * check is by identity first, so a long file name shared by many frames is never copied or
+   * re-read per frame (a concatenated key would copy it every time).
+   */
+  private readonly frameByContent = new Map<string, Map<LineNumber, Map<string, number>>>();
   private readonly stacksByHash = new Map<number, number[]>();
 
   /** Interns one frame given its raw fields; `source` is the decoded dict, used for identity. */
@@ -25,12 +31,15 @@ export class FrameTable {
     const marked = source as Marked;
     const known = marked[this.frameMark];
     if (known !== undefined) return known;
-    const key = `${filename}\u0000${String(line)}\u0000${name}`;
-    let id = this.frameByContent.get(key);
+    let byLine = this.frameByContent.get(filename);
+    if (byLine === undefined) this.frameByContent.set(filename, (byLine = new Map<LineNumber, Map<string, number>>()));
+    let byName = byLine.get(line);
+    if (byName === undefined) byLine.set(line, (byName = new Map<string, number>()));
+    let id = byName.get(name);
     if (id === undefined) {
       id = this.frames.length;
       this.frames.push({ filename, line, name });
-      this.frameByContent.set(key, id);
+      byName.set(name, id);
     }
     marked[this.frameMark] = id;
     return id;
@@ -46,7 +55,13 @@ export class FrameTable {
     for (const f of frames) {
       if (!isDict(f)) continue;
       const frameId = markOf(f, this.frameMark);
-      ids.push(frameId ?? this.frame(f, text(f.filename), lineNumber(f.line), text(f.name)));
+      if (frameId !== undefined) {
+        ids.push(frameId);
+        continue;
+      }
+      const filename = text(f.filename);
+      const line = lineNumber(f.line, () => `a frame in ${describe(filename)}`);
+      ids.push(this.frame(f, filename, line, text(f.name)));
     }
     const id = this.stack(ids);
     marked[this.stackMark] = id;

@@ -7,7 +7,7 @@ import { SnapshotFormatError } from './errors';
 import type { FrameTable } from './intern';
 import type { DeviceTrace } from './model';
 import { Action } from './model';
-import { asInteger, describe, isDict, text } from './pyFields';
+import { asInteger, describe, isDict, notAnInteger, text } from './pyFields';
 
 const ACTION_BY_NAME: ReadonlyMap<string, Action> = new Map([
   ['alloc', Action.Alloc],
@@ -106,13 +106,13 @@ export class TraceColumns {
       c.action[j] = code;
     }
     const addr = entry.addr;
-    c.addr[j] = typeof addr === 'number' ? addr : this.slowInteger(addr, index, 'addr', 0);
+    c.addr[j] = typeof addr === 'number' && addr >= 0 && Number.isSafeInteger(addr) ? addr : this.slowInteger(addr, index, 'addr', 0);
     const size = entry.size;
-    c.size[j] = typeof size === 'number' ? size : this.slowInteger(size, index, 'size', 0);
+    c.size[j] = typeof size === 'number' && size >= 0 && Number.isSafeInteger(size) ? size : this.slowInteger(size, index, 'size', 0);
     const time = entry.time_us;
-    c.timeUs[j] = typeof time === 'number' ? time : this.slowInteger(time, index, 'time_us', NaN);
+    c.timeUs[j] = typeof time === 'number' && time >= 0 && Number.isSafeInteger(time) ? time : this.slowInteger(time, index, 'time_us', NaN);
     const stream = entry.stream;
-    c.stream[j] = typeof stream === 'number' ? stream : 0;
+    c.stream[j] = typeof stream === 'number' && Number.isFinite(stream) ? stream : 0;
     c.stack[j] = this.table.stackOf(entry.frames);
     if (code === Action.Oom && entry.device_free !== undefined) {
       this.deviceFree.set(index, this.slowInteger(entry.device_free, index, 'device_free', 0));
@@ -200,8 +200,7 @@ export class TraceColumns {
     if (value === undefined || value === null) return missing;
     const n = asInteger(value);
     if (n !== undefined) return n;
-    const what = typeof value === 'bigint' ? `${String(value)}, too large to be a byte count or address` : `${describe(value)}, expected a number`;
-    this.problem ??= { index, detail: `${field} is ${what}` };
+    this.problem ??= { index, detail: `${field} is ${notAnInteger(value)}` };
     return 0;
   }
 }

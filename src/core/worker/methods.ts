@@ -1,6 +1,7 @@
 /** The implementations of `WorkerMethods`, over the worker's one `SnapshotSession`. */
 import { lineDetail } from '../analysis/lineDetail';
 import { rangeFigures } from '../analysis/rangeFigures';
+import { lineFunctionNames } from '../annotate/recordedFunctions';
 import { traceOf } from '../analysis/replay';
 import { downsampleTotals } from '../compare/totals';
 import { snapshotFromOwnedBytes } from '../load';
@@ -64,6 +65,10 @@ export const methods: Implementations = {
   },
   lineBlocks({ device, file, line, limit }, ctx) {
     return requireSession(ctx).timeline.lineBlocksFor(device, file, line, limit);
+  },
+  lineFunctions(_params, ctx) {
+    const session = requireSession(ctx);
+    return lineFunctionNames(session.snapshot, session.analysis.lineIndex);
   },
   linesMatchingStack({ text }, ctx) {
     return requireSession(ctx).timeline.linesMatchingStack(text);

@@ -50,6 +50,8 @@ export interface WorkerMethods {
   timelineBlock: { params: { device: number; record: number; maxFrames: number }; result: BlockDetail };
   /** The blocks `file:line` allocated on a device, largest first (undefined: no such user line). */
   lineBlocks: { params: { device: number; file: string; line: number; limit: number }; result: LineBlocks | undefined };
+  /** Per line id (`LineFigures.lineId`): the function its frames name ('' when none). */
+  lineFunctions: { params: Record<string, never>; result: readonly string[] };
   /** Ids of the lines whose allocation stacks have a frame whose file or function contains `text`. */
   linesMatchingStack: { params: { text: string }; result: readonly number[] };
   /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */

@@ -4,7 +4,7 @@
  */
 import type { WorkloadGraph } from './graphBuilder';
 import { elementCount } from './graphBuilder';
-import { SIMILARITY_FUNCTION, buildSimilarity } from './similarity';
+import { SIMILARITY_ALIASES, SIMILARITY_FUNCTION, buildSimilarity } from './similarity';
 import type { SimilaritySize, SimilarityVariant } from './similarity';
 import { TRAIN_STEP_FUNCTION, buildTrainStep } from './trainStep';
 import type { TrainStepSize, TrainStepVariant } from './trainStep';
@@ -16,6 +16,10 @@ export interface VariantInfo {
   readonly id: string;
   readonly title: string;
   readonly detail: string;
+  /** The sample function this variant's nodes stand for, when it is not the workload's entry function. */
+  readonly sampleFunction?: string;
+  /** Forces onnxruntime's CPU memory arena on or off for this variant (the `cleanup` variant runs without a caching allocator). */
+  readonly memoryArena?: boolean;
 }
 
 export interface SizeInfo {
@@ -35,6 +39,8 @@ export interface WorkloadInfo {
   readonly variants: readonly VariantInfo[];
   readonly sizes: readonly SizeInfo[];
   readonly defaultSize: SizeId;
+  /** Older variant names still accepted, mapped to the current ones. */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 const SIMILARITY_SIZES: Readonly<Record<SizeId, SimilaritySize>> = {
@@ -55,13 +61,31 @@ export const WORKLOADS: readonly WorkloadInfo[] = [
   {
     id: 'similarity',
     title: 'Similarity (McByte get_similarity)',
-    detail: 'Affinity between memory keys and query keys: four [B,M,Q] tensors in the eager code',
+    detail: "The seed's three iterations: eager, cleanup (del + cache release), in place (small tensors first)",
     sample: 'similarity.py',
     entryFunction: SIMILARITY_FUNCTION,
     variants: [
-      { id: 'baseline', title: 'baseline', detail: 'as the eager code: every [B,M,Q] intermediate is its own tensor' },
-      { id: 'fused', title: 'fused', detail: 'one matrix product over concatenated channels: the output is the only [B,M,Q] tensor' },
+      {
+        id: 'eager',
+        title: 'eager',
+        detail: 'the eager code: every [B,M,Q] intermediate is its own tensor, the locals a_sq and two_ab alive until return',
+        sampleFunction: 'similarity_eager',
+      },
+      {
+        id: 'cleanup',
+        title: 'cleanup',
+        detail: "intermediates freed at their last use (del) and no caching arena (onnxruntime's analogue of empty_cache)",
+        sampleFunction: 'similarity_cleanup',
+        memoryArena: false,
+      },
+      {
+        id: 'inplace',
+        title: 'inplace',
+        detail: 'small tensors first, the similarity built once and updated in place',
+        sampleFunction: 'similarity_inplace',
+      },
     ],
+    aliases: SIMILARITY_ALIASES,
     sizes: (Object.keys(SIMILARITY_SIZES) as SizeId[]).map((id) => {
       const s = SIMILARITY_SIZES[id];
       return { id, detail: `B=${s.batch} C=${s.channels} M=${s.memory} Q=${s.query}` };
@@ -90,14 +114,21 @@ export function workloadInfo(id: string): WorkloadInfo | undefined {
   return WORKLOADS.find((w) => w.id === id);
 }
 
+/** A variant by its id or an older alias; undefined when the workload has no such variant. */
+export function resolveVariant(info: WorkloadInfo, name: string): VariantInfo | undefined {
+  const id = info.aliases?.[name] ?? name;
+  return info.variants.find((v) => v.id === id);
+}
+
 /** The graph of a workload; throws on an unknown variant or size (callers validate user input first). */
 export function buildWorkload(id: WorkloadId, variant: string, size: SizeId): WorkloadGraph {
   const info = workloadInfo(id);
-  if (!info?.variants.some((v) => v.id === variant)) throw new Error(`unknown variant '${variant}' of ${id}`);
+  const resolved = info && resolveVariant(info, variant);
+  if (!info || !resolved) throw new Error(`unknown variant '${variant}' of ${id}`);
   if (!info.sizes.some((s) => s.id === size)) throw new Error(`unknown size '${size}'`);
   return id === 'similarity'
-    ? buildSimilarity(variant as SimilarityVariant, SIMILARITY_SIZES[size])
-    : buildTrainStep(variant as TrainStepVariant, TRAIN_STEP_SIZES[size]);
+    ? buildSimilarity(resolved.id as SimilarityVariant, SIMILARITY_SIZES[size])
+    : buildTrainStep(resolved.id as TrainStepVariant, TRAIN_STEP_SIZES[size]);
 }
 
 /** A small, fast, seeded generator (mulberry32): the same inputs on every run and machine. */

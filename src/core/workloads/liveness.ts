@@ -135,6 +135,21 @@ export function reconstructMemory(graph: ExecGraph, runs: readonly NodeRun[]): M
     return held.bytes;
   };
 
+  // What the arena held before the first node ran and holds throughout: the initializers (onnxruntime
+  // places them in the provider's arena, and makes `Constant` nodes initializers when it loads a model).
+  // They are counted once, as pre-existing tensors (the built-in workloads' few-byte scalar constants,
+  // Python scalars in the samples, not at all), so every measured figure leaves them out.
+  const first = runs.find((r) => r.arena !== undefined)?.arena;
+  const resident = first ? Math.max(0, first.requestedInUse - first.requestedDelta) : 0;
+  /** The arena's figures without what it held before the first node. */
+  const ownStats = (a: ArenaStats | undefined): ArenaStats | undefined =>
+    a && {
+      requestedInUse: Math.max(0, a.requestedInUse - resident),
+      inUse: Math.max(0, a.inUse - resident),
+      requestedDelta: a.requestedDelta,
+      runningPeak: Math.max(0, a.runningPeak - resident),
+    };
+
   const startUs = runs.length > 0 ? runs[0].startUs : 0;
   let preexistingBytes = 0;
   for (const p of graph.preexisting) {
@@ -147,7 +162,7 @@ export function reconstructMemory(graph: ExecGraph, runs: readonly NodeRun[]): M
     const node = graph.nodes[run.node];
     const label = `${node.opType} ${node.name}`;
     const endUs = run.startUs + run.durationUs;
-    const arena = run.arena;
+    const arena = ownStats(run.arena);
     const dying = [...new Set(node.inputs)].filter(
       (t) => t !== '' && lastUse.get(t) === position && !preexisting.has(t) && !graph.outputs.has(t) && blockOf.has(t),
     );

@@ -18,8 +18,14 @@ export const TORCH_STACK_TRACE_KEY = 'pkg.torch.onnx.stack_trace';
 
 /** Inputs the caller must feed: graph inputs that are not initializers (older exporters list weights as inputs too). */
 export function modelInputs(model: OnnxModel): ValueInfo[] {
-  const initializers = new Set(model.graph.initializers.map((i) => i.name));
+  // Sparse ones too: feeding one would override its values.
+  const initializers = new Set(denseAndSparseInitializers(model).map((i) => i.name));
   return model.graph.inputs.filter((i) => !initializers.has(i.name));
+}
+
+/** Every initializer with the shape onnxruntime allocates for it (sparse ones dense, as it loads them). */
+export function denseAndSparseInitializers(model: OnnxModel): { readonly name: string; readonly elemType: number; readonly dims: readonly number[] }[] {
+  return [...model.graph.initializers, ...(model.graph.sparseInitializers ?? [])];
 }
 
 /** The name a user gives a dimension: its `dim_param`, or `input[axis]` when the model leaves it unnamed. */
@@ -102,16 +108,30 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
   });
 
   const tensorBytes = new Map<string, number>(inputBytes);
-  for (const init of model.graph.initializers) {
+  const initializers = denseAndSparseInitializers(model);
+  for (const init of initializers) {
     const size = elemByteSize(init.elemType);
     if (size !== undefined) tensorBytes.set(init.name, init.dims.reduce((a, b) => a * b, size));
   }
+  // Constant nodes are weights: onnxruntime makes them initializers when it loads the model (no kernel
+  // runs them), so they are pre-existing tensors, shown on the node's own line.
+  const constants: { name: string; frames: readonly Frame[] }[] = [];
+  modelNodes.forEach((n, i) => {
+    const output = n.outputs[0];
+    const size = n.constant && elemByteSize(n.constant.elemType);
+    if (!n.constant || size === undefined || output === undefined || output === '') return;
+    const bytes = n.constant.dims.reduce((a, b) => a * b, size);
+    tensorBytes.set(output, bytes);
+    constants.push({ name: output, frames: nodes[i].frames });
+  });
+  const constantOutputs = new Set(constants.map((c) => c.name));
   const runs: NodeRun[] = [];
   for (const kernel of profile.nodes) {
     let index = byName.get(kernel.name);
     if (index === undefined && kernel.nodeIndex !== undefined && modelNodes[kernel.nodeIndex]?.opType === kernel.opType && modelNodes[kernel.nodeIndex].name === '') {
       index = kernel.nodeIndex;
     }
+    if (index !== undefined && modelNodes[index].outputs.some((t) => constantOutputs.has(t))) continue;
     if (index === undefined) {
       index = nodes.length;
       nodes.push({ name: kernel.name, opType: kernel.opType, inputs: [], outputs: [], frames: RUNTIME_FRAMES });
@@ -123,13 +143,13 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
     }
     runs.push({ node: index, startUs: kernel.startUs, durationUs: kernel.durationUs, arena: kernel.arena });
   }
-  const preexisting = [...inputBytes.keys(), ...model.graph.initializers.map((i) => i.name)];
+  const preexisting = [...inputBytes.keys(), ...initializers.map((i) => i.name)];
   const inputFrame: Frame[] = [{ filename: `${ONNX_PSEUDO_FILE_PREFIX}${modelPath}`, line: 0, name: 'inputs' }];
   return {
     graph: {
       nodes,
       tensorBytes,
-      preexisting: preexisting.map((name) => ({ name, frames: inputFrame })),
+      preexisting: [...preexisting.map((name) => ({ name, frames: inputFrame })), ...constants],
       outputs: new Set(model.graph.outputs.map((o) => o.name)),
     },
     runs,

@@ -5,10 +5,18 @@
  *   two_ab = 2 * (mk.transpose(1,2) @ (qk*qe))
  *   b_sq = (qe*qk.pow(2)).sum(1, keepdim=True)
  *   similarity = (-a_sq + two_ab - b_sq) * ms / sqrt(C)
- * Two graphs: `baseline` materialises every [B,M,Q] intermediate as the eager code does; `fused`
- * folds the whole expression into one matrix product over 2C+1 concatenated channels
- *   [s*mk^T, -s*(mk^T)^2, -s] @ [2*qk*qe ; qe ; b_sq],  s = ms / sqrt(C)
- * so the output is its only [B,M,Q] tensor.
+ * in the seed's three iterations, each a graph whose nodes stand for the lines of the sample function
+ * it mirrors (media/samples/similarity.py):
+ * - `eager` (similarity_eager): every [B,M,Q] intermediate is its own tensor, and the locals `a_sq` and
+ *   `two_ab` stay alive until the function returns, as in PyTorch eager (they are graph outputs here:
+ *   onnxruntime would otherwise free them at their last use);
+ * - `cleanup` (similarity_cleanup): the same statements, every intermediate freed at its last use (the
+ *   `del`s), and no caching allocator: the session runs with onnxruntime's CPU arena off, so every freed
+ *   tensor goes back to the system, onnxruntime-node's nearest analogue of `torch.cuda.empty_cache()` (its
+ *   binding exposes no run option for arena shrinkage);
+ * - `inplace` (similarity_inplace): small tensors first, the similarity built once and updated
+ *   (`mul_`, `sub_`, `div_`): ONNX has no in-place operators, onnxruntime's planner reuses the buffer of
+ *   an input at its last use.
  */
 import type { SourceKey, WorkloadGraph } from './graphBuilder';
 import { GraphBuilder } from './graphBuilder';
@@ -22,22 +30,22 @@ export interface SimilaritySize {
   readonly query: number;
 }
 
-export type SimilarityVariant = 'baseline' | 'fused';
+export type SimilarityVariant = 'eager' | 'cleanup' | 'inplace';
 
-/** The function of media/samples/similarity.py both graphs stand for, and its statements. */
-export const SIMILARITY_FUNCTION = 'similarity_eager';
-const at = (statement: string): SourceKey => ({ function: SIMILARITY_FUNCTION, statement });
-export const SimilarityStatements = {
-  aSq: at('a_sq ='),
-  twoAb: at('two_ab ='),
-  bSq: at('b_sq ='),
-  /** `similarity = -a_sq + two_ab - b_sq` */
-  combine: at('similarity = -a_sq'),
-  /** `similarity = similarity * ms / math.sqrt(c)` */
-  scale: at('similarity = similarity * ms'),
-  /** The call in main() that every statement above runs under. */
-  call: { function: 'main', statement: 'similarity = fn(' },
-} as const satisfies Record<string, SourceKey>;
+/** Names of earlier releases, still accepted: `baseline` was the eager graph, `fused` the memory-saving one. */
+export const SIMILARITY_ALIASES: Readonly<Record<string, SimilarityVariant>> = { baseline: 'eager', fused: 'inplace', 'empty-cache': 'cleanup' };
+
+/** The sample function each variant mirrors. */
+export const SIMILARITY_FUNCTIONS: Readonly<Record<SimilarityVariant, string>> = {
+  eager: 'similarity_eager',
+  cleanup: 'similarity_cleanup',
+  inplace: 'similarity_inplace',
+};
+/** The function whose arguments the graphs' inputs are (all three take the same). */
+export const SIMILARITY_FUNCTION = SIMILARITY_FUNCTIONS.eager;
+
+/** The call in main() that every statement runs under. */
+const CALL: SourceKey = { function: 'main', statement: 'similarity = fn(' };
 
 function declareInputs(g: GraphBuilder, size: SimilaritySize): void {
   const { batch: B, channels: C, memory: M, query: Q } = size;
@@ -48,63 +56,85 @@ function declareInputs(g: GraphBuilder, size: SimilaritySize): void {
   g.input('ms', [B, M, 1], created('ms'));
 }
 
-/** Nodes added next stand for `statement` of similarity_eager, called from main. */
-function inEager(g: GraphBuilder, statement: SourceKey): void {
-  g.at(statement, SimilarityStatements.call);
-}
+const SWAP_LAST: { perm: { kind: 'ints'; value: number[] } } = { perm: { kind: 'ints', value: [0, 2, 1] } };
 
+/** Nodes for `b_sq = (qe * qk.pow(2)).sum(1, keepdim=True)`. */
 function bSq(g: GraphBuilder): string {
-  inEager(g, SimilarityStatements.bSq);
   const qkSq = g.op('Pow', ['qk', 'two'], 'qk_sq');
   const weighted = g.op('Mul', ['qe', qkSq], 'qe_qk_sq');
   return g.op('ReduceSum', [weighted, g.ints('channel_axis', [1])], 'b_sq', { keepdims: { kind: 'int', value: 1 } });
 }
 
-const SWAP_LAST: { perm: { kind: 'ints'; value: number[] } } = { perm: { kind: 'ints', value: [0, 2, 1] } };
+/** Nodes for `a_sq = mk.pow(2).transpose(1, 2) @ qe`. */
+function aSq(g: GraphBuilder): string {
+  const mkSq = g.op('Pow', ['mk', 'two'], 'mk_sq');
+  const mkSqT = g.op('Transpose', [mkSq], 'mk_sq_t', SWAP_LAST);
+  return g.op('MatMul', [mkSqT, 'qe'], 'a_sq');
+}
+
+/** Nodes for `mk.transpose(1, 2) @ (qk * qe)`. */
+function ab(g: GraphBuilder): string {
+  const mkT = g.op('Transpose', ['mk'], 'mk_t', SWAP_LAST);
+  const qkQe = g.op('Mul', ['qk', 'qe'], 'qk_qe');
+  return g.op('MatMul', [mkT, qkQe], 'ab');
+}
+
+/** The eager statements, shared by `eager` and `cleanup` (which differ in what stays alive and in the allocator). */
+function eagerStatements(g: GraphBuilder, at: (statement: string) => void, cleanup: boolean): { aSq: string; twoAb: string } {
+  at('a_sq =');
+  const a = aSq(g);
+  at('two_ab =');
+  const twoAb = g.op('Mul', ['two', ab(g)], 'two_ab');
+  at('b_sq =');
+  const b = bSq(g);
+  at('similarity = -a_sq');
+  const negASq = g.op('Neg', [a], 'neg_a_sq');
+  let similarity = g.op('Add', [negASq, twoAb], 'neg_a_sq_plus_two_ab');
+  // similarity_cleanup subtracts b_sq on its own line, after the `del` and the cache release.
+  if (cleanup) at('similarity = similarity - b_sq');
+  similarity = g.op('Sub', [similarity, b], 'minus_b_sq');
+  at('similarity = similarity * ms');
+  const shrunk = g.op('Mul', [similarity, 'ms'], 'times_ms');
+  g.op('Div', [shrunk, 'sqrt_c'], 'similarity');
+  return { aSq: a, twoAb };
+}
 
 export function buildSimilarity(variant: SimilarityVariant, size: SimilaritySize): WorkloadGraph {
-  const g = new GraphBuilder(`similarity_${variant}`, SIMILARITY_FUNCTION);
+  const fn = SIMILARITY_FUNCTIONS[variant];
+  const g = new GraphBuilder(`similarity_${variant}`, fn);
   declareInputs(g, size);
   g.constant('two', [2]);
   g.constant('sqrt_c', [Math.sqrt(size.channels)]);
-  if (variant === 'baseline') {
-    inEager(g, SimilarityStatements.aSq);
-    const mkSq = g.op('Pow', ['mk', 'two'], 'mk_sq');
-    const mkSqT = g.op('Transpose', [mkSq], 'mk_sq_t', SWAP_LAST);
-    const aSq = g.op('MatMul', [mkSqT, 'qe'], 'a_sq');
-    inEager(g, SimilarityStatements.twoAb);
-    const mkT = g.op('Transpose', ['mk'], 'mk_t', SWAP_LAST);
-    const qkQe = g.op('Mul', ['qk', 'qe'], 'qk_qe');
-    const ab = g.op('MatMul', [mkT, qkQe], 'ab');
-    const twoAb = g.op('Mul', ['two', ab], 'two_ab');
+  const at = (statement: string): void => {
+    g.at({ function: fn, statement }, CALL);
+  };
+  if (variant === 'inplace') {
+    at('b_sq =');
     const b = bSq(g);
-    inEager(g, SimilarityStatements.combine);
-    const negASq = g.op('Neg', [aSq], 'neg_a_sq');
-    const sum = g.op('Add', [negASq, twoAb], 'neg_a_sq_plus_two_ab');
-    const combined = g.op('Sub', [sum, b], 'minus_b_sq');
-    inEager(g, SimilarityStatements.scale);
-    const shrunk = g.op('Mul', [combined, 'ms'], 'times_ms');
-    g.op('Div', [shrunk, 'sqrt_c'], 'similarity');
+    at('similarity = mk.transpose');
+    let similarity = ab(g);
+    at('similarity.mul_(2)');
+    similarity = g.op('Mul', [similarity, 'two'], 'similarity_times_2');
+    at('similarity.sub_(b_sq)');
+    similarity = g.op('Sub', [similarity, b], 'similarity_minus_b_sq');
+    at('a_sq =');
+    const a = aSq(g);
+    at('similarity.sub_(a_sq)');
+    similarity = g.op('Sub', [similarity, a], 'similarity_minus_a_sq');
+    at('similarity.mul_(ms)');
+    similarity = g.op('Mul', [similarity, 'ms'], 'similarity_times_ms');
+    at('similarity.div_(');
+    g.op('Div', [similarity, 'sqrt_c'], 'similarity');
+    g.output('similarity');
   } else {
-    inEager(g, SimilarityStatements.scale);
-    const scale = g.op('Div', ['ms', 'sqrt_c'], 'scale');
-    const negScale = g.op('Neg', [scale], 'neg_scale');
-    inEager(g, SimilarityStatements.twoAb);
-    const mkT = g.op('Transpose', ['mk'], 'mk_t', SWAP_LAST);
-    const leftAb = g.op('Mul', [mkT, scale], 'left_ab');
-    const qkQe = g.op('Mul', ['qk', 'qe'], 'qk_qe');
-    const rightAb = g.op('Mul', ['two', qkQe], 'right_ab');
-    inEager(g, SimilarityStatements.aSq);
-    const mkTSq = g.op('Pow', [mkT, 'two'], 'mk_t_sq');
-    const leftA = g.op('Mul', [mkTSq, negScale], 'left_a');
-    const b = bSq(g);
-    // The one product computes -a_sq + two_ab - b_sq, already scaled.
-    inEager(g, SimilarityStatements.combine);
-    const left = g.op('Concat', [leftAb, leftA, negScale], 'left', { axis: { kind: 'int', value: 2 } });
-    const right = g.op('Concat', [rightAb, 'qe', b], 'right', { axis: { kind: 'int', value: 1 } });
-    g.op('MatMul', [left, right], 'similarity');
+    const held = eagerStatements(g, at, variant === 'cleanup');
+    g.output('similarity');
+    // PyTorch eager keeps the locals a_sq and two_ab until the function returns.
+    if (variant === 'eager') {
+      g.output(held.aSq);
+      g.output(held.twoAb);
+    }
   }
-  g.output('similarity');
   return g.build();
 }
 

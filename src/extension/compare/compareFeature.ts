@@ -14,6 +14,7 @@ import { CompareDecorations } from './compareDecorations';
 import type { ActiveComparison, ComparedSide } from './compareMode';
 import { ResultsPanel } from './resultsPanel';
 import { SourceTexts } from './sourceTexts';
+import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 
 interface SideItem extends vscode.QuickPickItem {
@@ -141,7 +142,7 @@ export const compareFeature: Feature = (services) => {
       } catch (e) {
         const message = errorMessage(e);
         log.error(`Compare failed: ${message}`);
-        void vscode.window.showErrorMessage(`VRAM Lens: could not compare: ${message}`);
+        void vscode.window.showErrorMessage(`VRAM Lens: could not compare: ${notificationText(message)}`);
         return undefined;
       }
     }),

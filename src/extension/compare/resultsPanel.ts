@@ -19,6 +19,7 @@ import { commandAllowlist } from '../webviewCommands';
 import type { PathResolver } from '../editor/pathResolver';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
+import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 
 const VIEW_TYPE = 'vramLens.compareResults';
@@ -169,7 +170,7 @@ export class ResultsPanel implements vscode.Disposable {
     if (!at || typeof at.line !== 'number') return;
     const uri = await this.files.localUri(at.file);
     if (!uri) {
-      void vscode.window.showWarningMessage(`VRAM Lens: ${at.file} is not in this workspace.`);
+      void vscode.window.showWarningMessage(`VRAM Lens: ${notificationText(at.file)} is not in this workspace.`);
       return;
     }
     const position = new vscode.Position(at.line - 1, 0);

@@ -8,6 +8,8 @@ import type { LineFigures } from '../../core/analysis/lines';
 import type { FileAnnotations, LineAnnotation, Placement } from '../../core/annotate/lineAnnotations';
 import { buildFileAnnotations } from '../../core/annotate/lineAnnotations';
 import { GONE, LineTracker, isLineStale } from '../../core/annotate/lineTracker';
+import type { Relocator } from '../../core/annotate/relocation';
+import { relocator } from '../../core/annotate/relocation';
 import type { CompareMode } from '../compare/compareMode';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { AnnotationDecorations } from './decorations';
@@ -33,11 +35,15 @@ export interface AnnotationState {
   /** By `localKey` of the local path. */
   readonly files: ReadonlyMap<string, MappedFile>;
   readonly unmapped: readonly string[];
+  /** Per line id: the function its frames name ('' when none), for stale-source relocation. */
+  readonly functionNames: readonly string[];
 }
 
 interface Tracking {
   readonly tracker: LineTracker;
   readonly originalTexts: readonly string[];
+  /** Relocates recorded lines against the text as first annotated (made on first use). */
+  relocator?: Relocator;
 }
 
 interface CacheEntry {
@@ -51,7 +57,7 @@ const EDIT_DELAY_MS = 120;
 
 export class Annotator implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly decorations = new AnnotationDecorations();
+  private readonly decorations: AnnotationDecorations;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after the annotations changed (snapshot, mapping, settings, shown or hidden). */
   readonly onDidChange = this.changed.event;
@@ -65,7 +71,7 @@ export class Annotator implements vscode.Disposable {
   private trackedSnapshot: string | undefined;
   private readonly tracking = new Map<string, Tracking>();
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly rendered = new WeakMap<vscode.TextEditor, string>();
+  private rendered = new WeakMap<vscode.TextEditor, string>();
   private renderTimer: NodeJS.Timeout | undefined;
   private pending: Promise<void> = Promise.resolve();
 
@@ -75,8 +81,11 @@ export class Annotator implements vscode.Disposable {
     /** While compare mode draws its deltas, the annotations step aside. */
     private readonly compareMode: Pick<CompareMode, 'active' | 'onDidChange'>,
     private readonly log: vscode.LogOutputChannel,
+    extensionUri: vscode.Uri,
   ) {
+    this.decorations = new AnnotationDecorations(extensionUri, this.settings.lineBar);
     this.disposables.push(
+      vscode.window.onDidChangeActiveColorTheme((theme) => this.redecorate(theme.kind)),
       compareMode.onDidChange(() => this.invalidate()),
       this.decorations,
       this.changed,
@@ -88,6 +97,7 @@ export class Annotator implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!affectsEditorSettings(e)) return;
         this.settings = readEditorSettings();
+        this.redecorate(vscode.window.activeColorTheme.kind);
         this.invalidate();
       }),
     );
@@ -174,6 +184,10 @@ export class Annotator implements vscode.Disposable {
         if (!list) byRecorded.set(l.file, (list = []));
         list.push(l);
       }
+      const functionNames = await snapshot.worker.call('lineFunctions', {}).catch((e: unknown) => {
+        this.log.warn('No function names for the recorded lines:', e);
+        return [] as readonly string[];
+      });
       const resolved = await this.resolver.resolve([...byRecorded.keys()]);
       if (generation !== this.generation) return;
       const files = new Map<string, MappedFile>();
@@ -189,12 +203,19 @@ export class Annotator implements vscode.Disposable {
         );
       }
       const peakBytes = snapshot.info.devices.find((d) => d.device === device)?.peakBytes ?? 0;
-      next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped };
+      next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped, functionNames };
       this.log.info(`Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped, ${resolved.unmapped.length} not found.`);
       if (resolved.unmapped.length > 0) void this.resolver.askAboutUnmapped(resolved.unmapped);
     }
     this.current = next;
     this.invalidate();
+  }
+
+  /** New decoration types for another theme kind or bar setting: every editor is drawn again. */
+  private redecorate(kind: vscode.ColorThemeKind): void {
+    if (!this.decorations.update(kind, this.settings.lineBar)) return;
+    this.rendered = new WeakMap();
+    this.render();
   }
 
   /** Drops cached annotations and redraws everything now. */
@@ -214,14 +235,20 @@ export class Annotator implements vscode.Disposable {
     const key = `${document.version}|${this.revision}`;
     const cached = this.cache.get(uri);
     if (cached?.key === key) return cached;
-    const annotations = buildFileAnnotations(file.lines, state.peakBytes, document.lineCount, this.settings.annotation, this.placement(document));
+    const tracking = this.trackingOf(document);
+    const names = state.functionNames;
+    const relocate = (f: LineFigures, line: number) => {
+      tracking.relocator ??= relocator(tracking.originalTexts);
+      return tracking.relocator(line, names[f.lineId] || undefined);
+    };
+    const annotations = buildFileAnnotations(file.lines, state.peakBytes, document.lineCount, this.settings.annotation, this.placement(document, tracking), relocate);
     const entry: CacheEntry = { key, annotations, byLine: new Map(annotations.lines.map((l) => [l.line, l])) };
     this.cache.set(uri, entry);
     return entry;
   }
 
   /** Where recorded lines are now in `document`, and whether their text changed since first annotated. */
-  private placement(document: vscode.TextDocument): Placement {
+  private trackingOf(document: vscode.TextDocument): Tracking {
     const uri = document.uri.toString();
     let tracking = this.tracking.get(uri);
     if (!tracking) {
@@ -229,6 +256,10 @@ export class Annotator implements vscode.Disposable {
       tracking = { tracker: new LineTracker(originalTexts.keys()), originalTexts };
       this.tracking.set(uri, tracking);
     }
+    return tracking;
+  }
+
+  private placement(document: vscode.TextDocument, tracking: Tracking): Placement {
     const { tracker, originalTexts } = tracking;
     return (original) => {
       const line = tracker.lineOf(original);

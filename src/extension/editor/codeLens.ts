@@ -5,6 +5,7 @@
  * an indentation scan of the file.
  */
 import * as vscode from 'vscode';
+import { lineFigure } from '../../core/analysis/lineFigures';
 import type { FunctionRange } from '../../core/annotate/pythonFunctions';
 import { findPythonFunctions } from '../../core/annotate/pythonFunctions';
 import type { LineAnnotation } from '../../core/annotate/lineAnnotations';
@@ -90,8 +91,8 @@ export class FunctionCodeLensProvider implements vscode.CodeLensProvider, vscode
           : a,
       );
       const parts = f.peakBytes > 0 ? [`VRAM peak ${formatBytes(f.peakBytes)}`] : ['VRAM'];
-      if (f.liveAtPeakBytes > 0) parts.push(`${formatBytes(f.liveAtPeakBytes)} live at peak (${formatPercent(f.liveAtPeakBytes, state.peakBytes)})`);
-      else parts.push(`+${formatBytes(f.allocBytes)} allocated, none live at peak`);
+      if (f.liveAtPeakBytes > 0) parts.push(`${formatBytes(f.liveAtPeakBytes)} ${lineFigure('liveAtPeakBytes').label} (${formatPercent(f.liveAtPeakBytes, state.peakBytes)})`);
+      else parts.push(`+${formatBytes(f.allocBytes)} ${lineFigure('allocBytes').label}, none ${lineFigure('liveAtPeakBytes').label}`);
       const range = document.lineAt(fn.line).range;
       const args: OpenFrameArgs = { file: heaviest.figures.file, line: String(heaviest.figures.line) };
       lenses.push(

@@ -3,11 +3,13 @@ import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
 import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
 import { unmappedRoots } from '../../core/paths/pathMapper';
+import { notificationText } from '../../core/text/plainText';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from './pathResolver';
 import type { SummaryDeps } from './summaryView';
+import { peakBreakdownClause, peakBreakdownOf } from './peakBreakdownText';
 import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
 import { errorMessage } from '../../core/errors';
@@ -46,9 +48,8 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
     }
     loaded = snapshot;
   } catch (e) {
-    const message = errorMessage(e);
     deps.log.error(`Could not open ${uri.toString()}:`, e);
-    void vscode.window.showErrorMessage(`VRAM Lens: ${baseName(uri.path)} could not be read as a PyTorch memory snapshot: ${message}`);
+    void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(baseName(uri.path))} could not be read as a PyTorch memory snapshot: ${notificationText(errorMessage(e))}`);
     return undefined;
   }
   if (!loaded) return undefined;
@@ -56,9 +57,11 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const device = loaded.info.devices.find((d) => d.device === loaded.device);
   const goToPeak = 'Go to Peak Line';
   const summary = 'Show Summary';
-  const where = device?.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';
+  const where = device?.peakLine ? ` at ${notificationText(baseName(device.peakLine.file))}:${String(device.peakLine.line)}` : '';
   const actions = device?.peakLine ? [goToPeak, summary] : [summary];
-  void vscode.window.showInformationMessage(`VRAM Lens: ${loaded.label}: ${describeSnapshot(loaded)}${where}.`, ...actions).then(async (choice) => {
+  const besides = device ? peakBreakdownClause(peakBreakdownOf(device) ?? [], device.peakBytes) : '';
+  const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${notificationText(besides)}`}.`;
+  void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
     if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
   });
@@ -126,7 +129,7 @@ export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefin
   }
   const local = resolved.local.get(args.file);
   if (!local) {
-    void vscode.window.showWarningMessage(`VRAM Lens: ${normaliseRecordedPath(args.file)} was not found on this machine.`);
+    void vscode.window.showWarningMessage(`VRAM Lens: ${notificationText(normaliseRecordedPath(args.file))} was not found on this machine.`);
     return;
   }
   try {
@@ -134,6 +137,6 @@ export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefin
     const position = new vscode.Position(Math.min(line - 1, document.lineCount - 1), 0);
     await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
   } catch (e) {
-    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${local}: ${errorMessage(e)}`);
+    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(local)}: ${notificationText(errorMessage(e))}`);
   }
 }

@@ -29,7 +29,7 @@ const PYTHON: vscode.DocumentSelector = [{ language: 'python' }, { pattern: '**/
 
 export function registerEditor(services: Services): EditorApi {
   const { context, store, log, compareMode, resolver } = services;
-  const annotator = new Annotator(store, resolver, compareMode, log);
+  const annotator = new Annotator(store, resolver, compareMode, log, context.extensionUri);
   const codeLens = new FunctionCodeLensProvider(annotator);
   const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
   const summaryDeps: SummaryDeps = { ...deps, openLine: (file, line) => openFrame(deps, { file, line }) };

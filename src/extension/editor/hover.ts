@@ -4,6 +4,7 @@ import type { LineDetail } from '../../core/analysis/lineDetail';
 import { Commands } from '../commandIds';
 import type { Annotator } from './annotator';
 import { hoverMarkdown } from './hoverMarkdown';
+import { peakBreakdownOf } from './peakBreakdownText';
 
 export class AnnotationHoverProvider implements vscode.HoverProvider {
   private readonly details = new Map<string, Promise<LineDetail | undefined>>();
@@ -20,6 +21,9 @@ export class AnnotationHoverProvider implements vscode.HoverProvider {
     if (!annotation || !state) return undefined;
     const f = annotation.figures;
     const detail = await this.detail(f.file, f.line);
+    const device = state.snapshot.info.devices.find((d) => d.device === state.device);
+    const peakLine = device?.peakLine;
+    const functionName = state.functionNames[f.lineId] ?? '';
     const mapped = new Set<string>();
     for (const file of state.files.values()) for (const r of file.recorded) mapped.add(r);
     const markdown = new vscode.MarkdownString(
@@ -31,6 +35,9 @@ export class AnnotationHoverProvider implements vscode.HoverProvider {
         figures: f,
         detail,
         stale: annotation.stale,
+        relocation: functionName === '' ? undefined : { kind: annotation.relocation, functionName, shownLine: annotation.line },
+        isPeakLine: peakLine !== undefined && peakLine.file === f.file && String(peakLine.line) === String(f.line),
+        peakBreakdown: peakBreakdownOf(device),
         isMapped: (file) => mapped.has(file),
       }),
     );

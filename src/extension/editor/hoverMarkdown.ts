@@ -5,10 +5,15 @@
  * Free of `vscode` so it is unit-tested in plain Node.
  */
 import type { LineDetail } from '../../core/analysis/lineDetail';
+import type { LineFigureKey, LineFigureSpec } from '../../core/analysis/lineFigures';
+import { LINE_FIGURES } from '../../core/analysis/lineFigures';
 import type { LineFigures } from '../../core/analysis/lines';
+import type { PeakBucket } from '../../core/analysis/peakBreakdown';
+import type { RelocationKind } from '../../core/annotate/relocation';
 import { formatBytes, formatPercent } from '../../core/format';
 import { baseName } from '../../core/paths/recordedPath';
 import { Commands } from '../commandIds';
+import { peakBreakdownLines } from './peakBreakdownText';
 
 /** Arguments of `vramLens.openFrame`. */
 export interface OpenFrameArgs {
@@ -40,6 +45,12 @@ export interface HoverInput {
   readonly figures: LineFigures;
   readonly detail: LineDetail | undefined;
   readonly stale: boolean;
+  /** Whether the recorded line was inside the function its frames name, in the file as it is now. */
+  readonly relocation?: { readonly kind: RelocationKind; readonly functionName: string; readonly shownLine: number };
+  /** The device peak's named buckets (shown when this line reached the peak). */
+  readonly peakBreakdown?: readonly PeakBucket[];
+  /** This line's allocation reached the device peak. */
+  readonly isPeakLine?: boolean;
   /** Recorded files that map to a local file (their frames become links). */
   readonly isMapped: (recordedFile: string) => boolean;
 }
@@ -66,6 +77,46 @@ function bytesAndShare(bytes: number, peak: number): string {
   return bytes > 0 ? `${formatBytes(bytes)} · ${formatPercent(bytes, peak)}` : '—';
 }
 
+function figureCell(spec: LineFigureSpec | undefined, f: LineFigures, peak: number): string {
+  if (!spec) return '';
+  const value = f[spec.key];
+  if (spec.unit === 'count') return value > 0 ? String(value) : '—';
+  if (spec.key === 'liveAtPeakBytes' || spec.key === 'inclusiveLiveAtPeakBytes') return bytesAndShare(value, peak);
+  return value > 0 ? formatBytes(value) : '—';
+}
+
+/**
+ * The figures table, rows and labels from the registry: each self figure beside its inclusive form
+ * (`inclusiveX` for `x`); a figure the registry gains shows up here without an edit.
+ */
+function figureRows(f: LineFigures, peak: number): string[] {
+  const rows = ['| | this line | with its calls |', '|:--|--:|--:|'];
+  const inclusiveOf = (key: LineFigureKey) => LINE_FIGURES.find((s) => s.inclusive && s.key === `inclusive${key[0].toUpperCase()}${key.slice(1)}`);
+  const paired = new Set<LineFigureKey>();
+  for (const spec of LINE_FIGURES) {
+    if (spec.inclusive) continue;
+    const inclusive = inclusiveOf(spec.key);
+    if (inclusive) paired.add(inclusive.key);
+    const label = spec.key === 'liveAtPeakBytes' ? `${spec.label} (share of ${formatBytes(peak)})` : spec.label;
+    rows.push(`| ${label} | ${figureCell(spec, f, peak)} | ${figureCell(inclusive, f, peak)} |`);
+  }
+  for (const spec of LINE_FIGURES) if (spec.inclusive && !paired.has(spec.key)) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
+  return rows;
+}
+
+/** Frames of the caching allocator and of the unwinder that recorded the stack: nobody's code. */
+const ALLOCATOR_FRAME = /\b(?:torch::unwind::|CapturedTraceback|c10::cuda::CUDACachingAllocator|CUDACachingAllocator|c10::Caching|unwind::unwind|gather_traceback|torch::CapturedTraceback)/;
+
+/**
+ * The stack as people read it: the allocator's and the unwinder's own frames at its innermost end left out.
+ * (One place: the numbers helper adds a core trimming function that replaces this.)
+ */
+function withoutAllocatorFrames<F extends { readonly name: string }>(frames: readonly F[]): readonly F[] {
+  let start = 0;
+  while (start < frames.length && ALLOCATOR_FRAME.test(frames[start].name)) start++;
+  return start === 0 ? frames : frames.slice(start);
+}
+
 function sizesList(sizes: readonly number[], total: number): string {
   const shown = sizes.map((s) => formatBytes(s)).join(', ');
   return total > sizes.length ? `${shown}, … and ${total - sizes.length} more` : shown;
@@ -80,13 +131,22 @@ export function hoverMarkdown(input: HoverInput): string {
       (input.stale ? ' · *this line changed since the snapshot*' : ''),
   );
   out.push('');
-  out.push('| | this line | with its calls |');
-  out.push('|:--|--:|--:|');
-  const count = f.allocCount === 1 ? '1 allocation' : `${f.allocCount} allocations`;
-  out.push(`| allocated | ${f.allocBytes > 0 ? `${formatBytes(f.allocBytes)} in ${count}` : '—'} | ${f.inclusiveAllocBytes > 0 ? formatBytes(f.inclusiveAllocBytes) : '—'} |`);
-  out.push(`| peak while allocating | ${f.peakBytes > 0 ? formatBytes(f.peakBytes) : '—'} | ${f.inclusivePeakBytes > 0 ? formatBytes(f.inclusivePeakBytes) : '—'} |`);
-  out.push(`| live at peak (share of ${formatBytes(peakBytes)}) | ${bytesAndShare(f.liveAtPeakBytes, peakBytes)} | ${bytesAndShare(f.inclusiveLiveAtPeakBytes, peakBytes)} |`);
-  if (f.freedBytes > 0) out.push(`| freed | ${formatBytes(f.freedBytes)} | |`);
+  out.push(...figureRows(f, peakBytes));
+  if (input.relocation && input.relocation.kind !== 'inside') {
+    out.push('');
+    const fn = `\`${escapeMarkdown(input.relocation.functionName)}\``;
+    out.push(
+      input.relocation.kind === 'relocated'
+        ? `*The file changed since the recording: line ${line} is no longer in ${fn}; these figures are shown on line ${input.relocation.shownLine + 1}, in ${fn}.*`
+        : `*The file changed since the recording? Line ${line} was recorded in ${fn}, and no function of that name is close by.*`,
+    );
+  }
+  if (input.isPeakLine && input.peakBreakdown && input.peakBreakdown.length > 0) {
+    out.push('');
+    out.push(`**This line reached the peak** (${formatBytes(peakBytes)}). Held at the peak besides lines of your code:`);
+    out.push('');
+    out.push(...peakBreakdownLines(input.peakBreakdown, peakBytes));
+  }
 
   if (detail) {
     if (detail.largest) {
@@ -115,7 +175,7 @@ export function hoverMarkdown(input: HoverInput): string {
           if (library > 0) parts.push(`*${library} library frame${library === 1 ? '' : 's'}*`);
           library = 0;
         };
-        for (const frame of stack.frames) {
+        for (const frame of withoutAllocatorFrames(stack.frames)) {
           if (!frame.user) {
             library++;
             continue;

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { RootMapping } from '../../core/paths/pathMapper';
 import { LocalFiles, resolveRecordedPaths, unmappedRoots } from '../../core/paths/pathMapper';
 import { baseName, isWindowsPath, normaliseRecordedPath } from '../../core/paths/recordedPath';
+import { notificationText } from '../../core/text/plainText';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';
 const IGNORED_KEY = 'vramLens.ignoredRoots';
@@ -119,7 +120,7 @@ export class PathResolver implements vscode.Disposable {
     const choose = 'Choose Folder...';
     const skip = 'Not on This Machine';
     const answer = await vscode.window.showInformationMessage(
-      `VRAM Lens: where is ${root} on this machine? The snapshot has memory on ${files} file${files === 1 ? '' : 's'} under it.`,
+      `VRAM Lens: where is ${notificationText(root)} on this machine? The snapshot has memory on ${files} file${files === 1 ? '' : 's'} under it.`,
       choose,
       skip,
     );

@@ -1,31 +1,36 @@
 /** The editor annotation settings (`vramLens.inline.*`, `vramLens.annotations.*`, ...), read in one place. */
 import type * as vscode from 'vscode';
-import type { AnnotationOptions, InlineFigure } from '../../core/annotate/lineAnnotations';
-import { DEFAULT_ANNOTATION_OPTIONS, INLINE_FIGURES } from '../../core/annotate/lineAnnotations';
+import { DEFAULT_INLINE_MAX_LENGTH, inlineFigureChoice } from '../../core/annotate/inlineFigures';
+import type { AnnotationOptions } from '../../core/annotate/lineAnnotations';
+import { DEFAULT_ANNOTATION_OPTIONS } from '../../core/annotate/lineAnnotations';
 import { affects, setting } from '../config';
 
 export interface EditorSettings {
   readonly annotation: AnnotationOptions;
   /** Show the inline text (the heat marks stay either way). */
   readonly inline: boolean;
+  /** The bar at the left edge of annotated lines, besides the gutter icons. */
+  readonly lineBar: boolean;
   readonly codeLens: boolean;
   /** Call stacks listed in a hover. */
   readonly hoverStacks: number;
 }
 
-const KEYS = ['inline.enabled', 'inline.figures', 'annotations.thresholdPercent', 'overviewRuler.lines', 'codeLens.enabled', 'hover.stacks'];
+const KEYS = ['inline.enabled', 'inline.figures', 'inline.maxLength', 'annotations.lineBar', 'annotations.thresholdPercent', 'overviewRuler.lines', 'codeLens.enabled', 'hover.stacks'];
 
 export function readEditorSettings(): EditorSettings {
-  const figures = setting<unknown>('inline.figures', DEFAULT_ANNOTATION_OPTIONS.figures);
-  const chosen = Array.isArray(figures) ? INLINE_FIGURES.filter((f: InlineFigure) => figures.includes(f)) : [...DEFAULT_ANNOTATION_OPTIONS.figures];
+  const chosen = inlineFigureChoice(setting<unknown>('inline.figures', DEFAULT_ANNOTATION_OPTIONS.figures));
+  const maxLength = Math.floor(Number(setting<number>('inline.maxLength', DEFAULT_INLINE_MAX_LENGTH)));
   const percent = Number(setting<number>('annotations.thresholdPercent', 1));
   return {
     annotation: {
       figures: chosen,
+      maxLength: Number.isFinite(maxLength) && maxLength > 0 ? maxLength : DEFAULT_INLINE_MAX_LENGTH,
       thresholdFraction: Number.isFinite(percent) ? Math.min(100, Math.max(0, percent)) / 100 : DEFAULT_ANNOTATION_OPTIONS.thresholdFraction,
       overviewLines: Math.max(0, Math.floor(Number(setting<number>('overviewRuler.lines', DEFAULT_ANNOTATION_OPTIONS.overviewLines)) || 0)),
     },
     inline: setting<boolean>('inline.enabled', true),
+    lineBar: setting<boolean>('annotations.lineBar', false),
     codeLens: setting<boolean>('codeLens.enabled', true),
     hoverStacks: Math.max(0, Math.floor(Number(setting<number>('hover.stacks', 3)) || 0)),
   };

@@ -5,6 +5,8 @@ import { baseName } from '../../core/paths/recordedPath';
 import { Commands } from '../commandIds';
 import type { SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
+import { peakBreakdownLines, peakBreakdownOf } from './peakBreakdownText';
+import { deviceLongName, deviceShortName } from './statusText';
 
 export class SnapshotStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('vramLens.snapshot', vscode.StatusBarAlignment.Right, 100);
@@ -35,15 +37,17 @@ export class SnapshotStatusBar implements vscode.Disposable {
     }
     const device = active.info.devices.find((d) => d.device === active.device);
     const hidden = this.annotator.isHidden;
-    this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · cuda:${active.device}${hidden ? ' (hidden)' : ''}`;
+    this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · ${deviceShortName(active.device, active.ranOn)}${hidden ? ' (hidden)' : ''}`;
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown('**VRAM Lens** active snapshot\n\n');
     tooltip.appendText(active.label);
     if (device) {
       tooltip.appendMarkdown('\n\n');
       const where = device.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';
-      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on device ${device.device}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
+      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${deviceLongName(device.device, active.ranOn)}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
       if (device.oomCount > 0) tooltip.appendText(`; ${device.oomCount} out-of-memory event${device.oomCount === 1 ? '' : 's'}`);
+      const breakdown = peakBreakdownLines(peakBreakdownOf(device) ?? [], device.peakBytes);
+      if (breakdown.length > 0) tooltip.appendMarkdown(`\n\nHeld at the peak besides lines of your code:\n\n${breakdown.join('\n')}`);
     }
     tooltip.appendMarkdown(`\n\n${loaded > 1 ? `${loaded} snapshots loaded. ` : ''}Click to switch snapshots or devices.`);
     this.item.tooltip = tooltip;

@@ -4,8 +4,9 @@
  * typed view of `ms-python.python`'s exports), then `python.defaultInterpreterPath`, then `python3`.
  */
 import * as vscode from 'vscode';
-import { setting } from '../config';
 import { errorMessage } from '../../core/errors';
+import { setting } from '../config';
+import { PYTHON_PATH_SETTING, pythonPathSettingsTarget } from './interpreterSetting';
 
 export interface Interpreter {
   /** Executable and any arguments that must come before the script. */
@@ -63,4 +64,22 @@ export async function resolveInterpreter(
   const fallback = vscode.workspace.getConfiguration('python', resource).get<string>('defaultInterpreterPath', '').trim();
   if (fallback !== '' && fallback !== 'python') return { command: [fallback], source: 'python.defaultInterpreterPath' };
   return { command: [process.platform === 'win32' ? 'python' : 'python3'], source: 'default' };
+}
+
+/**
+ * The `Select Interpreter` action: the Python extension's picker where it is installed, else the
+ * settings editor on `vramLens.pythonPath` in the scope where it applies (remote, workspace or user).
+ */
+export async function selectInterpreter(log: vscode.LogOutputChannel): Promise<void> {
+  if (vscode.extensions.getExtension(PYTHON_EXTENSION)) {
+    try {
+      await vscode.commands.executeCommand('python.setInterpreter');
+      return;
+    } catch (e) {
+      log.warn(`Python: Select Interpreter failed: ${errorMessage(e)}`);
+    }
+  }
+  const target = pythonPathSettingsTarget(vscode.env.remoteName, (vscode.workspace.workspaceFolders?.length ?? 0) > 0);
+  log.info(`Opening ${PYTHON_PATH_SETTING} in ${target.scope}.`);
+  await vscode.commands.executeCommand(target.command, target.args);
 }

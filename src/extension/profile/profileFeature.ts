@@ -18,6 +18,7 @@ import { RunHistory } from './runHistory';
 import type { RunNode } from './runsView';
 import { RunsTreeProvider } from './runsView';
 import { openSample } from './samples';
+import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 
 export function profileFeature(services: Services): void {
@@ -74,7 +75,7 @@ export function profileFeature(services: Services): void {
       const run = runOf(arg);
       if (!run) return;
       const ok = await vscode.window.showWarningMessage(
-        `Delete the run of ${run.configuration.name} from ${new Date(run.startedAt).toLocaleString()} and its snapshot files?`,
+        `Delete the run of ${notificationText(run.configuration.name)} from ${new Date(run.startedAt).toLocaleString()} and its snapshot files?`,
         { modal: true },
         'Delete',
       );

@@ -24,8 +24,10 @@ import { Commands } from '../commandIds';
 import { setting } from '../config';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
-import { resolveInterpreter } from './interpreter';
+import { resolveInterpreter, selectInterpreter } from './interpreter';
+import { outcomeSentence } from './outcomeSentence';
 import type { RunHistory } from './runHistory';
+import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 
 /** What `vramLens.profile` resolves to (tests read it; the UI does not need it). */
@@ -101,7 +103,7 @@ export class Profiler implements vscode.Disposable {
         process.env,
       );
     } catch (e) {
-      void vscode.window.showErrorMessage(`VRAM Lens: ${errorMessage(e)}`);
+      void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(errorMessage(e))}`);
       return undefined;
     }
 
@@ -123,7 +125,7 @@ export class Profiler implements vscode.Disposable {
     };
 
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: profiling ${effective.name}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: profiling ${notificationText(effective.name)}`, cancellable: true },
       async (progress, token) => {
         let cancelling = false;
         const onRecord = (record: ProfileRecord) => {
@@ -190,7 +192,7 @@ export class Profiler implements vscode.Disposable {
       },
     );
     if (!result) {
-      void vscode.window.showErrorMessage(`VRAM Lens: could not run ${effective.name} (see the VRAM Lens log).`);
+      void vscode.window.showErrorMessage(`VRAM Lens: could not run ${notificationText(effective.name)} (see the VRAM Lens log).`);
       return undefined;
     }
 
@@ -237,7 +239,7 @@ export class Profiler implements vscode.Disposable {
   /** Loads one of a run's snapshots into the store (active), labelled by the run. */
   async load(run: RunRecord, file: RunSnapshotFile): Promise<LoadedSnapshot | undefined> {
     if (!existsSync(file.path)) {
-      void vscode.window.showErrorMessage(`VRAM Lens: the snapshot of ${run.configuration.name} is gone (${file.path}).`);
+      void vscode.window.showErrorMessage(`VRAM Lens: the snapshot of ${notificationText(run.configuration.name)} is gone (${notificationText(file.path)}).`);
       return undefined;
     }
     const label = `${run.configuration.name}${file.rank === undefined ? '' : ` rank ${file.rank}`} · ${new Date(run.startedAt).toLocaleTimeString()}`;
@@ -246,14 +248,14 @@ export class Profiler implements vscode.Disposable {
     } catch (e) {
       const message = errorMessage(e);
       this.services.log.error(`loading ${file.path}: ${message}`);
-      void vscode.window.showErrorMessage(`VRAM Lens: could not read the snapshot of ${run.configuration.name}: ${message}`);
+      void vscode.window.showErrorMessage(`VRAM Lens: could not read the snapshot of ${notificationText(run.configuration.name)}: ${notificationText(message)}`);
       return undefined;
     }
   }
 
   private announce(run: RunRecord, outcome: RunOutcome, loaded: LoadedSnapshot | undefined): void {
     const name = run.configuration.name;
-    const parts = [`${name} ${outcome.headline}.`];
+    const parts = [outcomeSentence(name, outcome)];
     if (run.peakBytes !== undefined) {
       const where = run.peakLine ? ` at ${vscode.workspace.asRelativePath(run.peakLine.file)}:${run.peakLine.line}` : '';
       parts.push(`Peak ${formatBytes(run.peakBytes)}${where}.`);
@@ -267,7 +269,8 @@ export class Profiler implements vscode.Disposable {
     if (run.snapshots.length > 0) actions.push('Reveal Snapshot File');
     if (outcome.kind === 'environment' || outcome.kind === 'failed-to-start') actions.push('Select Interpreter');
     actions.push('Run Again');
-    const message = `VRAM Lens: ${parts.join(' ')}`;
+    // The program's name, exception text and peak file are the program's words: plain text, no links.
+    const message = `VRAM Lens: ${notificationText(parts.join(' '), 1000)}`;
     const show =
       outcome.kind === 'completed' || outcome.kind === 'cancelled'
         ? vscode.window.showInformationMessage
@@ -285,9 +288,7 @@ export class Profiler implements vscode.Disposable {
           await revealFile(run.snapshots[0].path);
           break;
         case 'Select Interpreter':
-          await vscode.commands.executeCommand('python.setInterpreter').then(undefined, () =>
-            vscode.commands.executeCommand('workbench.action.openSettings', 'vramLens.pythonPath'),
-          );
+          await selectInterpreter(this.services.log);
           break;
         case 'Run Again':
           await vscode.commands.executeCommand(Commands.runAgain, run.id);
@@ -353,5 +354,5 @@ export async function revealFile(file: string): Promise<void> {
     return;
   }
   await vscode.env.clipboard.writeText(file);
-  void vscode.window.showInformationMessage(`VRAM Lens: the snapshot is on the remote machine at ${file} (path copied).`);
+  void vscode.window.showInformationMessage(`VRAM Lens: the snapshot is on the remote machine at ${notificationText(file)} (path copied).`);
 }

@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { localKey } from '../editor/pathResolver';
 import { TIMELINE_VIEW_ID, TimelineView } from './timelineView';
+import { notificationText } from '../../core/text/plainText';
 
 /**
  * `Show Line in Timeline` arguments: a file (as the snapshot or the workspace names it) and a 1-based
@@ -87,7 +88,7 @@ export function timelineFeature(services: Services): void {
       if (!shown) {
         log.info(`Show Line in Timeline: no blocks for ${wanted.file}:${wanted.line} (matched ${file ?? 'no file'}) in ${snapshot.label}`);
         void vscode.window.showInformationMessage(
-          `VRAM Lens: ${snapshot.label} (device ${device}) has no allocations made by line ${wanted.line} of ${wanted.file}.`,
+          `VRAM Lens: ${notificationText(snapshot.label)} (device ${device}) has no allocations made by line ${wanted.line} of ${notificationText(wanted.file)}.`,
         );
       }
     }),

@@ -14,6 +14,7 @@ import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { TIMELINE_PAGE } from './html';
+import { notificationText } from '../../core/text/plainText';
 import { snapshotChoice } from './rows';
 import type { TimelineBackend } from './timelineRequests';
 import { answerTimelineRequest, isTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
@@ -179,7 +180,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
   private async openSource(file: string, line: number): Promise<void> {
     const uri = await this.services.resolver.localUri(file);
     if (!uri) {
-      void vscode.window.showWarningMessage(`VRAM Lens: cannot find ${file} on this machine or in the workspace.`);
+      void vscode.window.showWarningMessage(`VRAM Lens: cannot find ${notificationText(file)} on this machine or in the workspace.`);
       return;
     }
     const position = new vscode.Position(Math.max(0, line - 1), 0);

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { decodeModel } from '../../core/onnx/decode';
 import type { OnnxModel } from '../../core/onnx/model';
 import { dimensionKey, modelInputs, openDimensions } from '../../core/workloads/onnxModelGraph';
+import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 
 const DIMENSIONS_KEY = 'vramLens.onnxDimensions';
@@ -15,8 +16,7 @@ export async function readModelInputs(uri: vscode.Uri): Promise<OnnxModel | unde
   try {
     return decodeModel(await vscode.workspace.fs.readFile(uri));
   } catch (e) {
-    const reason = errorMessage(e);
-    void vscode.window.showErrorMessage(`VRAM Lens: cannot read ${vscode.workspace.asRelativePath(uri)}: ${reason}`);
+    void vscode.window.showErrorMessage(`VRAM Lens: cannot read ${notificationText(vscode.workspace.asRelativePath(uri))}: ${notificationText(errorMessage(e))}`);
     return undefined;
   }
 }

@@ -17,6 +17,7 @@ import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { chooseModelDimensions, readModelInputs } from './modelInputs';
 import { providerSetting, sessionSettings } from './settings';
+import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 
 /** Arguments of `vramLens.runWorkload` for callers that skip the pickers (tests, walkthroughs). */
@@ -79,7 +80,20 @@ async function pickWorkload(args: RunWorkloadArgs | undefined): Promise<{ info: 
   return { info, variants, size: size as SizeId };
 }
 
+/**
+ * Running a workload or a model executes native code on files of the workspace (onnxruntime parses the
+ * model), so, like Profile VRAM, it needs a trusted workspace (package.json also disables both commands).
+ */
+function workspaceTrusted(action: string): boolean {
+  if (vscode.workspace.isTrusted) return true;
+  void vscode.window.showWarningMessage(`VRAM Lens: ${action} runs onnxruntime, so it needs a trusted workspace.`, 'Manage Workspace Trust').then((a) => {
+    if (a) void vscode.commands.executeCommand('workbench.trust.manage');
+  });
+  return false;
+}
+
 async function runBuiltin(services: Services, workerScript: string, args?: RunWorkloadArgs): Promise<RunWorkloadOutcome | undefined> {
+  if (!workspaceTrusted('Run Built-in Workload')) return undefined;
   const choice = await pickWorkload(args);
   if (!choice) return undefined;
   const { info, variants, size } = choice;
@@ -102,7 +116,7 @@ async function runBuiltin(services: Services, workerScript: string, args?: RunWo
     };
     const result = await runWithProgress(services, workerScript, `${info.id} ${variant} (${size})`, request);
     if (!result) break;
-    const snapshot = await services.store.load(undefined, { bytes: result.pickle, label: snapshotLabel(result.summary), origin: 'workload' });
+    const snapshot = await services.store.load(undefined, { bytes: result.pickle, label: snapshotLabel(result.summary), origin: 'workload', ranOn: result.summary.provider });
     runs.push({ variant, snapshot, summary: result.summary });
   }
   if (runs.length === 0) return undefined;
@@ -117,7 +131,7 @@ function snapshotLabel(summary: RunSummary): string {
 
 async function runWithProgress(services: Services, workerScript: string, title: string, request: JobRequest): Promise<WorkloadResult | undefined> {
   return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: running ${title}`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: running ${notificationText(title)}`, cancellable: true },
     async (progress, token) => {
       const abort = new AbortController();
       const subscription = token.onCancellationRequested(() => abort.abort());
@@ -127,7 +141,7 @@ async function runWithProgress(services: Services, workerScript: string, title: 
         if (e instanceof CancelledError) return undefined;
         const message = errorMessage(e);
         services.log.error(`${title}: ${message}`);
-        void vscode.window.showErrorMessage(`VRAM Lens: ${title} failed: ${message}`);
+        void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(title)} failed: ${notificationText(message)}`);
         return undefined;
       } finally {
         subscription.dispose();
@@ -152,7 +166,7 @@ function reportRuns(services: Services, summaries: readonly RunSummary[]): void 
     message += ` ${last.workload?.variant ?? last.title} ${delta <= 0 ? 'saves' : 'adds'} ${formatBytes(Math.abs(delta))} (${formatPercent(Math.abs(delta), first.snapshotPeakBytes)}).`;
   }
   const actions = summaries.length > 1 ? ['Open Timeline', 'Compare'] : ['Open Timeline', 'Show Log'];
-  void vscode.window.showInformationMessage(message, ...actions).then((action) => {
+  void vscode.window.showInformationMessage(notificationText(message, 1000), ...actions).then((action) => {
     if (action === 'Open Timeline') void vscode.commands.executeCommand(Commands.openTimeline);
     if (action === 'Compare') void vscode.commands.executeCommand(Commands.compareSnapshots);
     if (action === 'Show Log') services.log.show(true);
@@ -169,6 +183,7 @@ function describeRun(s: RunSummary): string {
 }
 
 async function profileModel(services: Services, workerScript: string, uri?: vscode.Uri): Promise<LoadedSnapshot | undefined> {
+  if (!workspaceTrusted('Profile ONNX Model')) return undefined;
   const target =
     uri ??
     (
@@ -196,7 +211,7 @@ async function profileModel(services: Services, workerScript: string, uri?: vsco
     settings: sessionSettings(),
   });
   if (!result) return undefined;
-  const snapshot = await services.store.load(undefined, { bytes: result.pickle, label: snapshotLabel(result.summary), origin: 'workload' });
+  const snapshot = await services.store.load(undefined, { bytes: result.pickle, label: snapshotLabel(result.summary), origin: 'workload', ranOn: result.summary.provider });
   reportRuns(services, [result.summary]);
   return snapshot;
 }

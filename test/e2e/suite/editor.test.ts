@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'mocha';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
 import type { OracleDevice } from '../expected';
-import { binary, expectedInline, oracle, oracleLine } from '../expected';
+import { binary, expectedHeatStep, expectedInline, oracle, oracleLine } from '../expected';
 
 const EXTENSION_ID = 'vram-lens.vram-lens';
 const SNAPSHOT = 'wedsonlin-cs336-medium-512-training.pickle';
@@ -97,8 +97,9 @@ describe('editor annotations in VS Code', () => {
     assert.ok(annotations, 'model.py is annotated');
     const line39 = annotations.lines.find((l) => l.line === 38);
     const expected = oracleLine(device, 'cs336_basics/model.py', 39);
-    assert.equal(line39?.text, expectedInline(expected));
-    assert.equal(line39.bucket, Math.ceil((expected.inclusivePeakBytes / device.peakBytes) * 10) - 1);
+    assert.equal(line39?.text, expectedInline(expected, device.peakBytes));
+    assert.ok(line39.text.length <= 30, line39.text);
+    assert.equal(line39.bucket, expectedHeatStep(expected, device.peakBytes));
     // Line 524 allocated 96 MiB with its callees: under 1% of the 11.6 GiB peak, so it shows nothing.
     const quiet = oracleLine(device, 'cs336_basics/model.py', 524);
     assert.ok(Math.max(quiet.inclusiveAllocBytes, quiet.inclusiveLiveAtPeakBytes) < device.peakBytes / 100);
@@ -119,7 +120,8 @@ describe('editor annotations in VS Code', () => {
     const text = hoverText(hovers);
     const expected = oracleLine(device, 'cs336_basics/model.py', 39);
     assert.match(text, /VRAM Lens/);
-    assert.ok(text.includes(`${binary(expected.allocBytes)} in ${expected.allocCount} allocations`), text);
+    assert.ok(text.includes(`| allocated | ${binary(expected.allocBytes)} | ${binary(expected.inclusiveAllocBytes)} |`), text);
+    assert.ok(text.includes(`| allocations | ${expected.allocCount} |`), text);
     assert.ok(text.includes(binary(expected.inclusiveLiveAtPeakBytes)), 'live at peak');
     assert.match(text, /\*\*Allocations\*\*, largest first: /);
     assert.match(text, /\*\*Call stacks through this line\*\*/);
@@ -186,12 +188,12 @@ describe('editor annotations in VS Code', () => {
 
   it('settings choose the figures and the threshold', async () => {
     const editor = await openSource(model);
-    await setting('inline.figures', ['allocated']);
+    await setting('inline.figures', ['allocBytes', 'allocCount']);
     await setting('annotations.thresholdPercent', 0);
     await api.editor.annotator.settled();
     const annotations = api.editor.annotator.annotationsFor(editor.document)!;
     const l39 = oracleLine(device, 'cs336_basics/model.py', 39);
-    assert.equal(annotations.lines.find((l) => l.line === 38)?.text, `+${binary(l39.allocBytes)} (x${l39.allocCount})`);
+    assert.equal(annotations.lines.find((l) => l.line === 38)?.text, `+${binary(l39.allocBytes)} · x${l39.allocCount}`);
     assert.ok(
       annotations.lines.some((l) => l.line === 523),
       'with no threshold the quiet line 524 shows',

@@ -1,0 +1,36 @@
+/**
+ * The peak breakdown (spec "Explaining the peak") as the editor shows it: markdown lines for the peak
+ * line's hover and the status bar tooltip, a short plain clause for the notification after opening.
+ * Free of `vscode` so it is unit-tested in plain Node.
+ */
+import type { PeakBucket } from '../../core/analysis/peakBreakdown';
+import { describeBucket } from '../../core/analysis/peakBreakdown';
+import { formatBytes, formatPercent } from '../../core/format';
+import { notificationText } from '../../core/text/plainText';
+import { escapeMarkdown } from './hoverMarkdown';
+
+/**
+ * The device's peak breakdown where the analysis provides it (`peakBreakdown`, spec "Explaining the
+ * peak"); undefined on analyses that do not have it yet.
+ */
+export function peakBreakdownOf(device: object | undefined): readonly PeakBucket[] | undefined {
+  const buckets = (device as { readonly peakBreakdown?: unknown } | undefined)?.peakBreakdown;
+  return Array.isArray(buckets) ? (buckets as PeakBucket[]) : undefined;
+}
+
+/** The peak's named buckets, largest first: `- gradients (AccumulateGrad): 1.2 GiB · 10%`. */
+export function peakBreakdownLines(buckets: readonly PeakBucket[], peak: number): string[] {
+  return [...buckets]
+    .filter((b) => b.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes)
+    .map((b) => `- ${escapeMarkdown(describeBucket(b.kind, b.label))}: ${formatBytes(b.bytes)} · ${formatPercent(b.bytes, peak)}`);
+}
+
+/** For a notification: `besides your lines, the peak holds gradients (AccumulateGrad) 1.2 GiB (10%), ...`. */
+export function peakBreakdownClause(buckets: readonly PeakBucket[], peak: number, max = 2): string {
+  const shown = [...buckets].filter((b) => b.bytes > 0).sort((a, b) => b.bytes - a.bytes);
+  if (shown.length === 0) return '';
+  const parts = shown.slice(0, max).map((b) => `${describeBucket(b.kind, b.label)} ${formatBytes(b.bytes)} · ${formatPercent(b.bytes, peak)}`);
+  const more = shown.length > max ? ` and ${shown.length - max} more` : '';
+  return notificationText(`besides your lines, the peak holds ${parts.join(', ')}${more}`);
+}
