@@ -23,6 +23,7 @@ import { statusText } from './statusText';
 import { distinctLineColors } from './lineColors';
 import type { SortKey, ViewState } from './state';
 import { restoreState } from './state';
+import { onFocusBlocks, onSnapshots, onSort, onTarget } from './transitions';
 import { rowPasses } from './lineFilter';
 import { LinesTable } from './table';
 import type { Theme } from './theme';
@@ -163,25 +164,19 @@ export class TimelineApp {
       this.target = undefined;
       return;
     }
-    let chosen = snapshots.find((s) => s.id === this.state.snapshotId);
-    const activeChanged = activeId !== undefined && activeId !== this.state.seenActiveId;
-    if (!chosen || activeChanged) chosen = snapshots.find((s) => s.id === activeId) ?? chosen ?? snapshots[0];
-    const device = chosen.devices.some((d) => d.device === this.state.device) && chosen.id === this.state.snapshotId ? this.state.device! : chosen.device;
-    this.update({ seenActiveId: activeId });
+    const next = onSnapshots(this.state, snapshots, activeId)!;
+    this.apply(next.state);
     this.fillSelectors();
     // The same target again means something changed in the host (e.g. the user-frame filter, which
     // renumbers lines): fetch everything again, keeping the zoom and the pin.
-    this.setTarget({ snapshotId: chosen.id, device }, true);
+    this.setTarget(next.target, true);
   }
 
   private setTarget(target: Target, force = false): void {
     const same = this.target && targetKey(this.target) === targetKey(target);
     if (same && !force && this.overview) return;
-    const snapshotChanged = this.state.snapshotId !== target.snapshotId || this.state.device !== target.device;
     this.target = target;
-    if (snapshotChanged) {
-      this.update({ snapshotId: target.snapshotId, device: target.device, x0: undefined, x1: undefined, y0: undefined, y1: undefined, pinnedRecord: undefined, focusLine: undefined });
-    }
+    this.apply(onTarget(this.state, target));
     const choice = this.snapshots.find((s) => s.id === target.snapshotId);
     if (choice && !choice.hasTimes && this.state.axis === 'time') this.update({ axis: 'event' });
     this.overview = undefined;
@@ -288,7 +283,7 @@ export class TimelineApp {
   /** Selects a line, pins its largest block and zooms to that block's lifetime. */
   private focusBlocks(blocks: LineBlocks): void {
     const largest = blocks.blocks[0];
-    this.update({ focusLine: blocks.lineId, pinnedRecord: largest?.record });
+    this.apply(onFocusBlocks(this.state, blocks));
     this.renderTable();
     if (!largest || !this.target) return;
     this.requestBlock(largest.record);
@@ -431,7 +426,13 @@ export class TimelineApp {
   // ---- state changes ----
 
   private update(patch: Partial<ViewState>): void {
-    this.state = { ...this.state, ...patch };
+    this.apply({ ...this.state, ...patch });
+  }
+
+  /** Takes the state a transition (transitions.ts) gives, and keeps it for when the view is shown again. */
+  private apply(state: ViewState): void {
+    if (state === this.state) return;
+    this.state = state;
     this.host.setState(this.state);
   }
 
@@ -503,8 +504,7 @@ export class TimelineApp {
   }
 
   private sortBy(key: SortKey): void {
-    const descending = key === this.state.sortKey ? !this.state.sortDescending : key !== 'line';
-    this.update({ sortKey: key, sortDescending: descending });
+    this.apply(onSort(this.state, key));
     this.renderTable();
   }
 
