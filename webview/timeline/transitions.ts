@@ -18,7 +18,7 @@ export function onSnapshots(state: ViewState, snapshots: readonly SnapshotChoice
   const activeChanged = activeId !== undefined && activeId !== state.seenActiveId;
   if (!chosen || activeChanged) chosen = snapshots.find((s) => s.id === activeId) ?? chosen ?? snapshots[0];
   const keepDevice = chosen.id === state.snapshotId && state.device !== undefined && chosen.devices.some((d) => d.device === state.device);
-  const device = keepDevice ? state.device! : chosen.device;
+  const device = keepDevice ? state.device : chosen.device;
   return { target: { snapshotId: chosen.id, device }, state: { ...state, seenActiveId: activeId } };
 }
 
