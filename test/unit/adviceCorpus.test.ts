@@ -62,13 +62,13 @@ describe('advice on the corpus', { skip: corpusMissing }, () => {
     assert.deepEqual(findings('bcrafton-cs336', 'out-of-memory'), []);
   });
 
-  it('fragmentation: zijiandu held 47% of its reserved memory unused; explained with the oracle\'s numbers', () => {
+  it('fragmentation: zijiandu held 48% of its reserved memory unused (requested sizes); explained with the oracle\'s numbers', () => {
     const [f] = findings('zijiandu-attention-segments-only', 'fragmentation');
     const ref = reference('zijiandu-attention-segments-only')[0];
     assert.equal(f.evidence.reservedBytes, ref.peakReservedBytes);
     assert.equal(f.evidence.allocatedBytes, ref.peakBytes);
     assert.equal(f.evidence.cachedUnusedBytes, ref.peakReservedBytes - ref.peakBytes);
-    assert.equal(f.evidence.cachedUnusedPercent, 47);
+    assert.equal(f.evidence.cachedUnusedPercent, 48);
     assert.match(f.message, /expandable_segments:True/);
   });
 
@@ -144,11 +144,23 @@ describe('advice on the corpus', { skip: corpusMissing }, () => {
     assert.deepEqual(findings('kkaitlyn111-cs336-small-forward-uint64-line', 'activation-checkpointing'), []);
   });
 
-  it('optimizer-state: bcrafton, nothanmin and wedsonlin hold a quarter or more of the peak in optimizer state', () => {
-    for (const name of ['bcrafton-cs336', 'nothanmin-cs336', 'wedsonlin-cs336-medium-512-training']) {
+  it('optimizer-state: nothanmin holds a quarter or more of the peak in optimizer state', () => {
+    for (const name of ['nothanmin-cs336']) {
       const [f] = findings(name, 'optimizer-state');
       assert.ok(f, name);
       assert.ok(Number(f.evidence.optimizerStateBytes) >= 0.25 * Number(f.evidence.peakBytes), name);
+    }
+  });
+
+  it('optimizer-state: bcrafton\'s and wedsonlin\'s state predates recording (no stack allocated it): before-recording speaks instead', () => {
+    // Their blocks from before recording are freed inside the optimizer; a free is no allocation, and
+    // the analysis attributes them to no line (one truth), so neither does the advisor.
+    for (const name of ['bcrafton-cs336', 'wedsonlin-cs336-medium-512-training']) {
+      assert.deepEqual(findings(name, 'optimizer-state'), [], name);
+      const [f] = findings(name, 'before-recording');
+      const ref = reference(name)[0] as unknown as { peakBytes: number; peakBreakdown: { kind: string; bytes: number }[] };
+      assert.equal(f.evidence.beforeRecordingBytes, ref.peakBreakdown.filter((b) => b.kind === 'beforeRecording').reduce((s, b) => s + b.bytes, 0), name);
+      assert.equal(f.evidence.peakBytes, ref.peakBytes, name);
     }
   });
 

@@ -4,6 +4,7 @@
  * And the module calls that activations were made under, for checkpointing advice.
  */
 import { liveAfter } from '../analysis/replay';
+import { attributingStack } from '../analysis/liveAtPeak';
 import type { AdviceContext } from './context';
 import { isBackwardFrame, isForwardFrame, isGradModeDecoratorFrame, isOptimizerFrame, isSetupFrame } from './frames';
 import type { Frame } from '../snapshot/model';
@@ -37,7 +38,8 @@ export function peakComposition(ctx: AdviceContext, options: { excludeGradDisabl
   let unknownBytes = 0;
   let gradDisabledBytes = 0;
   for (const i of liveAfter(r, ctx.device.peakEventIndex)) {
-    const stack = r.stack[i];
+    // The analysis' attribution: pre-recording blocks freed in the trace have no stack of their own.
+    const stack = attributingStack(r, i);
     const size = r.size[i];
     if (stack < 0) unknownBytes += size;
     else if (ctx.stackHas(stack, isOptimizerFrame)) optimizerRecords.push(i);

@@ -10,6 +10,7 @@ import type { Finding } from './finding';
 import { quickFixesFor } from './quickFix';
 import type { AdviceRule } from './rule';
 import { activationCheckpointing } from './rules/activationCheckpointing';
+import { beforeRecording } from './rules/beforeRecording';
 import { emptyCacheInLoop } from './rules/emptyCacheInLoop';
 import { fragmentation } from './rules/fragmentation';
 import { growingMemory } from './rules/growingMemory';
@@ -30,6 +31,7 @@ export const RULES: readonly AdviceRule[] = [
   activationCheckpointing,
   optimizerState,
   mixedPrecision,
+  beforeRecording,
 ];
 
 export interface AdviceOptions {

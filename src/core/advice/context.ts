@@ -6,6 +6,7 @@ import type { Analysis, DeviceAnalysis } from '../analysis/analyze';
 import type { SourceLine } from '../analysis/lineIndex';
 import { NO_LINE } from '../analysis/lineIndex';
 import { traceOf } from '../analysis/replay';
+import { attributingStack } from '../analysis/liveAtPeak';
 import { PythonSource } from '../python/pythonSource';
 import type { GradModeSwitch } from '../python/pythonSource';
 import type { FileTextProvider, LineTextProvider } from '../sourceText';
@@ -142,9 +143,10 @@ export function bytesByLine(ctx: AdviceContext, records: readonly number[]): { f
   const byLine = new Map<number, { file: string; line: number; bytes: number; count: number }>();
   const r = ctx.device.allocations;
   for (const i of records) {
-    const id = ctx.lineIdOf(r.stack[i]);
+    const stack = attributingStack(r, i);
+    const id = ctx.lineIdOf(stack);
     if (id === NO_LINE) continue;
-    const where = ctx.lineOf(r.stack[i]);
+    const where = ctx.lineOf(stack);
     if (!where) continue;
     const entry = byLine.get(id) ?? { file: where.file, line: where.line, bytes: 0, count: 0 };
     entry.bytes += r.size[i];

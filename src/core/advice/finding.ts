@@ -12,7 +12,8 @@ export type RuleId =
   | 'optimizer-state'
   | 'mixed-precision'
   | 'fragmentation'
-  | 'out-of-memory';
+  | 'out-of-memory'
+  | 'before-recording';
 
 /** `error`: the run failed (an OOM); `warning`: memory was lost to this; `information`: worth measuring. */
 export type Severity = 'information' | 'warning' | 'error';
