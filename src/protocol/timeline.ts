@@ -58,7 +58,8 @@ export type TimelineToHost =
   | { readonly type: 'window'; readonly requestId: number; readonly target: Target; readonly request: WindowRequest }
   /** The advisor's findings that name trace events, placed on the axis. */
   | { readonly type: 'findings'; readonly requestId: number; readonly target: Target; readonly axis: AxisKind }
-  | { readonly type: 'block'; readonly requestId: number; readonly target: Target; readonly record: number }
+  /** `allFrames`: the whole shown stack (the "N more frames" control), else its innermost frames. */
+  | { readonly type: 'block'; readonly requestId: number; readonly target: Target; readonly record: number; readonly allFrames?: boolean }
   | { readonly type: 'lines'; readonly requestId: number; readonly target: Target }
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly target: Target; readonly text: string }
   /** The blocks of a line (a path as the snapshot names it), to zoom to the largest. */

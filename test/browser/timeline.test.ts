@@ -264,6 +264,31 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     await page.close();
   });
 
+  it('expands a pinned block\'s "N more frames" into its whole stack', async () => {
+    const s = load('kkaitlyn111-cs336-small-forward-uint64-line.pickle');
+    const host = new HostDouble([s], s.id);
+    const page = await open(host);
+    await settled(page);
+    // A block tall enough to click whose shown stack is longer than the 12 frames sent at first.
+    const record = await tallBlock(page, (r) => s.session.timeline.block(s.device, r, 1000).totalFrames > 12);
+    const whole = s.session.timeline.block(s.device, record, 1000);
+    const p = (await pointOf(page, record))!;
+    const box = await canvasBox(page);
+    await page.mouse.move(box.x + p.x, box.y + p.y);
+    await page.mouse.down();
+    await page.mouse.up();
+    const more = page.locator('#detail-body .more-frames');
+    await more.waitFor({ state: 'visible' });
+    assert.equal(await more.innerText(), `${whole.totalFrames - 12} more frames`);
+    assert.equal(await page.locator('#detail-body .frame').count(), 12);
+    await more.click();
+    await page.waitForFunction((n) => document.querySelectorAll('#detail-body .frame').length === n, whole.frames.length, { timeout: 5000 });
+    assert.equal(await more.count(), 0, 'the control is gone once every frame is shown');
+    const names = await page.locator('#detail-body .frame .frame-name').allInnerTexts();
+    assert.deepEqual(names, whole.frames.map((f) => f.name));
+    await page.close();
+  });
+
   it('zooms and pans with keys, wheel, drag and the minimap; keeps zoom, pin and filters when hidden and shown again', async () => {
     const s = load('zidongliu-decomfl.pickle');
     const host = new HostDouble([s], s.id);

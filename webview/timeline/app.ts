@@ -23,6 +23,7 @@ import { statusText } from './statusText';
 import { distinctLineColors } from './lineColors';
 import type { SortKey, ViewState } from './state';
 import { restoreState } from './state';
+import { onFocusBlocks, onSnapshots, onSort, onTarget } from './transitions';
 import { rowPasses } from './lineFilter';
 import { LinesTable } from './table';
 import type { Theme } from './theme';
@@ -33,6 +34,9 @@ import { clampViewport, pan, sameViewport, zoom } from './viewport';
 const BLOCK_BUDGET = 20_000;
 const ZOOM_STEP = 1.5;
 const PAN_STEP = 0.1;
+
+/** Widths (CSS px) up to which the page lays out for a narrow side bar (as media/timeline.css's @media). */
+const NARROW_WIDTH = 360;
 
 interface SelectElement extends HTMLElement {
   value: string;
@@ -122,6 +126,8 @@ export class TimelineApp {
       zoom: (row) => this.zoomToLine(row),
       sort: (key) => this.sortBy(key),
     });
+    // In a narrow side bar the chart gets the height: the lines table starts collapsed below it.
+    if (window.innerWidth <= NARROW_WIDTH) byId<HTMLDetailsElement>('lines-section').open = false;
     this.wire();
     window.addEventListener('message', (e: MessageEvent<unknown>) => this.receive(e.data));
     this.post({ type: 'ready' });
@@ -158,25 +164,19 @@ export class TimelineApp {
       this.target = undefined;
       return;
     }
-    let chosen = snapshots.find((s) => s.id === this.state.snapshotId);
-    const activeChanged = activeId !== undefined && activeId !== this.state.seenActiveId;
-    if (!chosen || activeChanged) chosen = snapshots.find((s) => s.id === activeId) ?? chosen ?? snapshots[0];
-    const device = chosen.devices.some((d) => d.device === this.state.device) && chosen.id === this.state.snapshotId ? this.state.device! : chosen.device;
-    this.update({ seenActiveId: activeId });
+    const next = onSnapshots(this.state, snapshots, activeId)!;
+    this.apply(next.state);
     this.fillSelectors();
     // The same target again means something changed in the host (e.g. the user-frame filter, which
     // renumbers lines): fetch everything again, keeping the zoom and the pin.
-    this.setTarget({ snapshotId: chosen.id, device }, true);
+    this.setTarget(next.target, true);
   }
 
   private setTarget(target: Target, force = false): void {
     const same = this.target && targetKey(this.target) === targetKey(target);
     if (same && !force && this.overview) return;
-    const snapshotChanged = this.state.snapshotId !== target.snapshotId || this.state.device !== target.device;
     this.target = target;
-    if (snapshotChanged) {
-      this.update({ snapshotId: target.snapshotId, device: target.device, x0: undefined, x1: undefined, y0: undefined, y1: undefined, pinnedRecord: undefined, focusLine: undefined });
-    }
+    this.apply(onTarget(this.state, target));
     const choice = this.snapshots.find((s) => s.id === target.snapshotId);
     if (choice && !choice.hasTimes && this.state.axis === 'time') this.update({ axis: 'event' });
     this.overview = undefined;
@@ -283,7 +283,7 @@ export class TimelineApp {
   /** Selects a line, pins its largest block and zooms to that block's lifetime. */
   private focusBlocks(blocks: LineBlocks): void {
     const largest = blocks.blocks[0];
-    this.update({ focusLine: blocks.lineId, pinnedRecord: largest?.record });
+    this.apply(onFocusBlocks(this.state, blocks));
     this.renderTable();
     if (!largest || !this.target) return;
     this.requestBlock(largest.record);
@@ -384,6 +384,23 @@ export class TimelineApp {
     );
   }
 
+  /** The "N more frames" control: the pinned block's detail again, with its whole stack. */
+  private expandFrames(record: number): void {
+    if (!this.target || !Number.isInteger(record)) return;
+    if (this.requests.isWaiting('block', `${record}:all`)) return;
+    this.requests.ask(
+      { type: 'block', target: this.target, record, allFrames: true },
+      {
+        current: this.showing(this.target),
+        tag: `${record}:all`,
+        answered: (m) => {
+          this.details.set(m.detail.record, m.detail);
+          this.render();
+        },
+      },
+    );
+  }
+
   private requestStackFilter(): void {
     if (!this.target) return;
     const text = this.state.filterStack.trim();
@@ -409,7 +426,13 @@ export class TimelineApp {
   // ---- state changes ----
 
   private update(patch: Partial<ViewState>): void {
-    this.state = { ...this.state, ...patch };
+    this.apply({ ...this.state, ...patch });
+  }
+
+  /** Takes the state a transition (transitions.ts) gives, and keeps it for when the view is shown again. */
+  private apply(state: ViewState): void {
+    if (state === this.state) return;
+    this.state = state;
     this.host.setState(this.state);
   }
 
@@ -481,8 +504,7 @@ export class TimelineApp {
   }
 
   private sortBy(key: SortKey): void {
-    const descending = key === this.state.sortKey ? !this.state.sortDescending : key !== 'line';
-    this.update({ sortKey: key, sortDescending: descending });
+    this.apply(onSort(this.state, key));
     this.renderTable();
   }
 
@@ -566,10 +588,17 @@ export class TimelineApp {
     byId('zoom-reset').addEventListener('click', () => this.resetZoom());
     this.el.goToSource.addEventListener('click', () => this.goToSource());
     this.el.detailBody.addEventListener('click', (e) => {
+      const more = (e.target as HTMLElement).closest<HTMLElement>('.more-frames');
+      if (more) return this.expandFrames(Number(more.dataset.record));
       const frame = (e.target as HTMLElement).closest<HTMLElement>('.frame');
       if (frame?.dataset.file) this.post({ type: 'openSource', file: frame.dataset.file, line: Number(frame.dataset.line) });
     });
     this.el.detailBody.addEventListener('keydown', (e) => {
+      const more = (e.target as HTMLElement).closest<HTMLElement>('.more-frames');
+      if (more && (e.key === 'Enter' || e.key === ' ')) {
+        e.preventDefault();
+        return this.expandFrames(Number(more.dataset.record));
+      }
       const frame = (e.target as HTMLElement).closest<HTMLElement>('.frame');
       if (e.key === 'Enter' && frame?.dataset.file) this.post({ type: 'openSource', file: frame.dataset.file, line: Number(frame.dataset.line) });
     });
@@ -843,9 +872,11 @@ export class TimelineApp {
     const detail = record !== undefined ? this.details.get(record) : undefined;
     this.el.detail.hidden = detail === undefined;
     if (!detail) return;
-    if (this.el.detail.dataset.record !== String(record)) {
+    // Drawn again for another block, or for the same one with its stack expanded.
+    const key = `${record}:${detail.frames.length}`;
+    if (this.el.detail.dataset.shown !== key) {
       renderDetail(this.el.detailTitle, this.el.detailBody, detail, o);
-      this.el.detail.dataset.record = String(record);
+      this.el.detail.dataset.shown = key;
     }
     this.el.goToSource.toggleAttribute('disabled', detail.line === undefined);
   }

@@ -3,6 +3,7 @@ import { formatBytes } from '../../src/core/format';
 import { baseName } from '../../src/core/paths/recordedPath';
 import type { BlockDetail, TimelineOverview } from '../../src/core/timeline/types';
 import { el } from '../shared/dom';
+import { allocatorFramesSkipped, moreFrames } from './stackFrames';
 import { lifetime, unattributedLabel } from './tooltipText';
 
 /** Fills the pinned-block panel. Frame rows carry `data-file`/`data-line` for opening them. */
@@ -22,6 +23,17 @@ export function renderDetail(title: HTMLElement, body: HTMLElement, d: BlockDeta
     list.append(item);
   }
   if (d.frames.length > 0) rows.push(list);
-  if (d.totalFrames > d.frames.length) rows.push(el('div', 'muted', `${d.totalFrames - d.frames.length} more frames`));
+  const more = moreFrames(d);
+  if (more > 0) {
+    // Expands in place: the page asks for the whole stack (data-record says whose).
+    const button = el('a', 'more-frames', `${more} more frames`);
+    button.setAttribute('role', 'button');
+    button.tabIndex = 0;
+    button.dataset.record = String(d.record);
+    button.title = 'Show every frame of this stack';
+    rows.push(button);
+  }
+  const hidden = allocatorFramesSkipped(d);
+  if (hidden > 0) rows.push(el('div', 'muted', `${hidden} allocator and unwinder frames not shown`));
   body.replaceChildren(...rows);
 }

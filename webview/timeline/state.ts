@@ -4,8 +4,10 @@
  * Data never goes here: the host sends it again.
  */
 import type { AxisKind } from '../../src/core/timeline/types';
+import type { TableFigure } from './tableColumns';
+import { TABLE_FIGURES } from './tableColumns';
 
-export type SortKey = 'line' | 'liveAtPeakBytes' | 'inclusiveLiveAtPeakBytes' | 'allocBytes';
+export type SortKey = 'line' | TableFigure;
 
 export interface ViewState {
   readonly snapshotId: string | undefined;
@@ -47,7 +49,7 @@ export const INITIAL_STATE: ViewState = {
   sortDescending: true,
 };
 
-const SORT_KEYS: readonly SortKey[] = ['line', 'liveAtPeakBytes', 'inclusiveLiveAtPeakBytes', 'allocBytes'];
+const SORT_KEYS: readonly SortKey[] = ['line', ...TABLE_FIGURES];
 
 function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;

@@ -9,6 +9,7 @@ import type { TableFilter } from './lineFilter';
 import { compareRows, rowPasses } from './lineFilter';
 import type { LineRow } from '../../src/protocol/timeline';
 import type { SortKey } from './state';
+import { TABLE_COLUMNS } from './tableColumns';
 
 export interface TableHandlers {
   select(row: LineRow): void;
@@ -29,6 +30,15 @@ export class LinesTable {
     private readonly more: HTMLElement,
     handlers: TableHandlers,
   ) {
+    // The figure columns come from the per-line figure registry (tableColumns.ts).
+    const headRow = table.tHead?.rows[0];
+    for (const column of TABLE_COLUMNS) {
+      const th = el('th', 'num', column.header);
+      th.scope = 'col';
+      th.dataset.sort = column.key;
+      th.title = column.title;
+      headRow?.append(th);
+    }
     for (const th of Array.from(table.tHead?.querySelectorAll<HTMLTableCellElement>('th[data-sort]') ?? [])) {
       th.tabIndex = 0;
       const sort = () => handlers.sort(th.dataset.sort as SortKey);
@@ -99,12 +109,7 @@ export class LinesTable {
       zoom.title = 'Show in the timeline';
       zoom.setAttribute('role', 'button');
       name.append(zoom);
-      tr.append(
-        name,
-        el('td', 'num', formatBytes(row.liveAtPeakBytes)),
-        el('td', 'num', formatBytes(row.inclusiveLiveAtPeakBytes)),
-        el('td', 'num', formatBytes(row.allocBytes)),
-      );
+      tr.append(name, ...TABLE_COLUMNS.map((c) => el('td', 'num', c.unit === 'bytes' ? formatBytes(row[c.key]) : String(row[c.key]))));
       fragment.append(tr);
     });
     body.replaceChildren(fragment);

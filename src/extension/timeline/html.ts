@@ -46,7 +46,8 @@ export const TIMELINE_PAGE: PageContent = {
     </div>
     <div id="detail-body" class="detail-body"></div>
   </section>
-  <section class="lines" aria-label="Lines">
+  <details id="lines-section" class="lines" open>
+    <summary>Lines</summary>
     <div class="filters">
       <vscode-textfield id="filter-file" placeholder="Filter by file" aria-label="Filter by file"><span slot="content-before" class="codicon codicon-file"></span></vscode-textfield>
       <vscode-textfield id="filter-stack" placeholder="Text in stack" aria-label="Filter by text in the stack"><span slot="content-before" class="codicon codicon-search"></span></vscode-textfield>
@@ -61,14 +62,11 @@ export const TIMELINE_PAGE: PageContent = {
     <table id="lines" class="lines-table">
       <thead><tr>
         <th scope="col" data-sort="line" class="col-line">Line</th>
-        <th scope="col" data-sort="liveAtPeakBytes" class="num" title="Bytes this line allocated that are live at the peak">At peak</th>
-        <th scope="col" data-sort="inclusiveLiveAtPeakBytes" class="num" title="Bytes live at the peak allocated under this line, calls included">Incl.</th>
-        <th scope="col" data-sort="allocBytes" class="num" title="Bytes this line allocated over the whole trace">Allocated</th>
       </tr></thead>
       <tbody></tbody>
     </table>
     <div id="lines-more" class="lines-more"></div>
-  </section>
+  </details>
 </main>
 <section id="empty" class="empty" hidden>
   <p>No snapshot is loaded. Open a PyTorch memory snapshot (<code>torch.cuda.memory._dump_snapshot()</code>) or profile a script to see its memory over time.</p>

@@ -15,6 +15,8 @@ export const TIMELINE_COMMANDS = commandAllowlist<TimelineCommand>(['openSnapsho
 
 /** Frames of a block's stack sent to the page (the detail panel). */
 export const MAX_FRAMES = 12;
+/** Frames of a block's stack sent when the page expands "N more frames" (a bound on a hostile stack). */
+export const ALL_FRAMES_LIMIT = 1000;
 /** Blocks of one line sent to zoom to it. */
 export const LINE_BLOCK_LIMIT = 500;
 
@@ -99,7 +101,7 @@ export async function answerTimelineRequest(message: TimelineRequest, backend: T
     }
     case 'block': {
       if (!Number.isInteger(message.record)) return undefined;
-      return { type: 'block', requestId, detail: await call('timelineBlock', { device, record: message.record, maxFrames: MAX_FRAMES }) };
+      return { type: 'block', requestId, detail: await call('timelineBlock', { device, record: message.record, maxFrames: message.allFrames === true ? ALL_FRAMES_LIMIT : MAX_FRAMES }) };
     }
     case 'lines': {
       const lines = await call('lines', { device });

@@ -8,12 +8,13 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
+import { lineDetail } from '../../../src/core/analysis/lineDetail';
 import { NO_LINE } from '../../../src/core/analysis/lineIndex';
 import { snapshotFromBytes } from '../../../src/core/load';
 import { SnapshotSession } from '../../../src/core/worker/session';
 import type { CodeServer } from '../codeServer';
-import { copyFixtureWorkspace, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
-import { binary, oracle } from '../expected';
+import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
+import { binary, oracle, oracleLine } from '../expected';
 import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 /** What the page's test hooks (webview/timeline/testHooks.ts) answer. */
@@ -23,6 +24,30 @@ interface Hooks {
     inspect(): { status: string; window?: { blockRecord: ArrayLike<number> } };
     pointOf(record: number): { x: number; y: number; height: number } | undefined;
   };
+}
+
+/** A label the chart drew, as the page's draw reports it (CSS pixels of the chart canvas). */
+interface DrawnLabel {
+  text: string;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/** The OOM corpus snapshot: four devices, OOMs, many labels to place. */
+const oomSnapshot = path.join(corpusDir, 'constructor-sun-expandable-oom-4dev.pickle');
+
+/** Pairs of labels whose boxes intersect. */
+function overlapping(labels: readonly DrawnLabel[]): string[] {
+  const out: string[] = [];
+  for (let a = 0; a < labels.length; a++) {
+    for (let b = a + 1; b < labels.length; b++) {
+      const [p, q] = [labels[a], labels[b]];
+      if (p.x0 < q.x1 && q.x0 < p.x1 && p.y0 < q.y1 && q.y0 < p.y1) out.push(JSON.stringify([p, q]));
+    }
+  }
+  return out;
 }
 
 describe('the memory timeline in the VS Code workbench (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 240_000 }, () => {
@@ -74,6 +99,21 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
     await browser?.close();
     await server?.stop();
   });
+
+  /** Drags the side bar's edge so that the side bar is `width` CSS pixels wide. */
+  async function sideBarWidth(width: number): Promise<void> {
+    const sidebar = (await page.locator('#workbench\\.parts\\.sidebar').boundingBox())!;
+    await page.mouse.move(sidebar.x + sidebar.width + 1, sidebar.y + 300);
+    await page.mouse.down();
+    await page.mouse.move(sidebar.x + width, sidebar.y + 300, { steps: 8 });
+    await page.mouse.up();
+    await page.waitForTimeout(1_000);
+  }
+
+  /** What the page's hooks say it shows. */
+  async function inspectPage(frame: Frame): Promise<{ status: string; state: { snapshotId?: string; pinnedRecord?: number }; window?: { blockRecord: ArrayLike<number> } }> {
+    return frame.evaluate(() => (globalThis as Hooks).__vramLensTimeline!.inspect() as never);
+  }
 
   /** The frame holding the timeline page (the inner frame of its webview). */
   async function timelineFrame(): Promise<Frame> {
@@ -175,5 +215,94 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
     const segments = path.relative(workspace, target).split(path.sep);
     assert.ok(segments.every((segment) => crumbs.includes(segment)), `${crumbs.join(' > ')} names ${segments.join('/')}`);
     await page.screenshot({ path: path.join(resultsDir, 'timeline-go-to-source.png') });
+  }));
+  let oomId = '';
+  it('in a 300 px side bar: no overlapping labels and no NaN after wheel zooms (OOM snapshot)', withScreenshot('timeline-300px', () => page, async () => {
+    const frame = await timelineFrame();
+    const before = (await inspectPage(frame)).state.snapshotId;
+    await openSnapshotFromPalette(page, oomSnapshot);
+    // The timeline follows the newly active snapshot.
+    oomId = await eventually('the OOM snapshot in the timeline', async () => {
+      const i = await inspectPage(frame);
+      return i.state.snapshotId !== undefined && i.state.snapshotId !== before && i.window && i.window.blockRecord.length > 0 ? i.state.snapshotId : undefined;
+    }, 60_000);
+    await sideBarWidth(300);
+    const sidebar = (await page.locator('#workbench\\.parts\\.sidebar').boundingBox())!;
+    assert.ok(Math.abs(sidebar.width - 300) <= 2, `the side bar is ${sidebar.width} px wide`);
+    const chart = (await frame.locator('#chart').boundingBox())!;
+    assert.ok(chart.width <= 300 && chart.width > 150, `the chart is ${chart.width} px wide`);
+    const labels = async () => (await frame.evaluate(() => (globalThis as Hooks).__vramLensTimeline!.drawNow() as { drawnLabels: DrawnLabel[] })).drawnLabels;
+    const first = await labels();
+    assert.ok(first.some((l) => l.text.startsWith('peak')), JSON.stringify(first));
+    assert.deepEqual(overlapping(first), [], 'labels of the whole timeline');
+    await page.screenshot({ path: path.join(resultsDir, 'timeline-300px-oom.png') });
+    // Wheel zooms over the chart, the pointer resting on it (its tooltip showing), checked after each.
+    for (let k = 0; k < 6; k++) {
+      const box = (await frame.locator('#chart').boundingBox())!;
+      await page.mouse.move(box.x + box.width * (0.3 + 0.08 * k), box.y + box.height * (0.2 + 0.1 * k));
+      await page.mouse.wheel(0, k < 4 ? -240 : 240);
+      await page.waitForTimeout(1_200);
+      const drawn = await labels();
+      assert.deepEqual(overlapping(drawn), [], `labels after wheel ${k + 1}`);
+      const text = await frame.evaluate<string>('document.body.innerText');
+      assert.ok(!text.includes('NaN'), `NaN in the timeline after wheel ${k + 1}: ${text.slice(0, 400)}`);
+    }
+    const status = (await inspectPage(frame)).status;
+    assert.ok(status.startsWith('peak ') && !status.includes('NaN'), status);
+    await page.screenshot({ path: path.join(resultsDir, 'timeline-300px-oom-zoomed.png') });
+  }));
+
+  it('Show Line in Timeline from a hover of snapshot A selects A\'s block while B is shown', withScreenshot('timeline-show-line', () => page, async () => {
+    assert.ok(oomId !== '', 'the OOM snapshot (B) was opened by the test before');
+    const frame = await timelineFrame();
+    // A (the fixture snapshot) annotates the editors again; the timeline follows it...
+    await runCommand(page, 'VRAM Lens: Switch Active Snapshot...');
+    const input = page.locator('.quick-input-widget input.input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(path.basename(fixtureSnapshot));
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: path.basename(fixtureSnapshot) }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const aId = await eventually('snapshot A in the timeline', async () => {
+      const id = (await inspectPage(frame)).state.snapshotId;
+      return id !== undefined && id !== oomId ? id : undefined;
+    }, 60_000);
+    // ...and the timeline's own selector shows B (the editors stay annotated with A).
+    // (Code run in the page as a string: the Node-side compiler has no DOM types.)
+    await frame.evaluate(`{ const s = document.getElementById('snapshot'); s.value = ${JSON.stringify(oomId)}; s.dispatchEvent(new Event('change')); }`);
+    await eventually('snapshot B in the timeline', async () => ((await inspectPage(frame)).state.snapshotId === oomId ? true : undefined), 30_000);
+
+    // A's line 39 of model.py, and the allocation its hover link names (worked out here from A).
+    const [device] = oracle(fixtureSnapshot);
+    const line = oracleLine(device, 'cs336_basics/model.py', 39);
+    const detail = lineDetail(session.analysis, session.device(0), line.file, 39, { maxSizes: 6, maxStacks: 3 });
+    assert.ok(detail?.largest, 'line 39 has a largest allocation');
+    await page.keyboard.press('Control+P');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('cs336_basics/model.py');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'model.py' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'model.py' }).waitFor();
+    await page.keyboard.press('Control+G');
+    await input.waitFor({ state: 'visible' });
+    await page.keyboard.type('39');
+    await page.keyboard.press('Enter');
+    const text = page.locator('.view-line', { hasText: 'return x @ self.weight.T' }).first();
+    const link = page.locator('.monaco-hover:not(.hidden) a', { hasText: 'in the timeline' }).first();
+    await eventually('the hover\'s timeline link', async () => {
+      const box = await text.boundingBox().catch(() => null);
+      if (!box) return (await page.waitForTimeout(500), undefined);
+      await page.mouse.move(box.x + 40, box.y + box.height / 2);
+      await page.mouse.move(box.x + 60, box.y + box.height / 2);
+      return (await link.isVisible().catch(() => false)) ? true : (await page.waitForTimeout(1_000), undefined);
+    }, 40_000);
+    await link.click();
+    const shown = await eventually('A\'s block pinned in the timeline', async () => {
+      const i = await inspectPage(frame);
+      return i.state.snapshotId === aId && i.state.pinnedRecord === detail.largest!.record ? i : undefined;
+    }, 60_000).catch(async () => inspectPage(frame));
+    assert.equal(shown.state.snapshotId, aId, 'the timeline shows the snapshot of the hover');
+    assert.equal(shown.state.pinnedRecord, detail.largest.record, 'the block the link names is pinned');
+    assert.equal(await frame.evaluate<string>(`document.getElementById('snapshot').value`), aId);
+    await page.screenshot({ path: path.join(resultsDir, 'timeline-show-line-of-a.png') });
   }));
 });
