@@ -123,7 +123,7 @@ suite('compare and advice in VS Code', () => {
       return d.some((x) => x.code === 'out-of-memory') ? d : undefined;
     });
     const oom = diagnostics.find((d) => d.code === 'out-of-memory')!;
-    assert.equal(oom.severity, vscode.DiagnosticSeverity.Warning);
+    assert.equal(oom.severity, vscode.DiagnosticSeverity.Error, 'an out-of-memory is an error');
     assert.match(oom.message, /asked for 4\.9 GiB/);
     assert.match(oom.message, /91\.3 MiB free/);
     assert.match(oom.message, /models\.py:181, not found in this workspace/);
