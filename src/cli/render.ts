@@ -2,6 +2,9 @@
 import type { Analysis } from '../core/analysis/analyze';
 import { summarizeDevice, topLines } from '../core/analysis/summary';
 import { formatBytes, formatPercent } from '../core/format';
+import type { PeakBucket } from '../core/analysis/peakBreakdown';
+import { describeBucket } from '../core/analysis/peakBreakdown';
+import { plainText } from '../core/text/plainText';
 
 function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
@@ -24,6 +27,22 @@ export function commonDirectory(files: readonly string[]): string {
   return cut < 0 ? '' : prefix.slice(0, cut + 1);
 }
 
+/** How many buckets the summary names before it sums up the rest. */
+const BREAKDOWN_ROWS = 8;
+
+/** The peak's bytes that no line of your code holds, by named bucket, with bytes and share. */
+export function renderPeakBreakdown(buckets: readonly PeakBucket[], peakBytes: number): string[] {
+  if (buckets.length === 0) return [];
+  const total = buckets.reduce((sum, b) => sum + b.bytes, 0);
+  const out = [`  not held by a line of your code: ${formatBytes(total)} of the peak (${formatPercent(total, peakBytes)})`];
+  const row = (bytes: number, what: string) =>
+    `    ${pad(formatBytes(bytes), 11, true)} ${pad(formatPercent(bytes, peakBytes), 6, true)}  ${what}`;
+  for (const b of buckets.slice(0, BREAKDOWN_ROWS)) out.push(row(b.bytes, plainText(describeBucket(b.kind, b.label))));
+  const rest = buckets.slice(BREAKDOWN_ROWS);
+  if (rest.length > 0) out.push(row(rest.reduce((sum, b) => sum + b.bytes, 0), `${rest.length} more buckets`));
+  return out;
+}
+
 export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number }): string {
   const out: string[] = [];
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
@@ -42,11 +61,7 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
     out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);
-    if (s.peakBytesWithoutUserLine > 0) {
-      out.push(
-        `  not your lines  ${formatBytes(s.peakBytesWithoutUserLine)} of the peak (${formatPercent(s.peakBytesWithoutUserLine, s.peakBytes)}): library or C++ frames only, or allocated before recording`,
-      );
-    }
+    out.push(...renderPeakBreakdown(s.peakBreakdown, s.peakBytes));
     if (s.oomCount > 0) {
       for (const oom of device.ooms) {
         const free = oom.deviceFreeBytes === undefined ? '' : `, ${formatBytes(oom.deviceFreeBytes)} free on the device`;

@@ -25,17 +25,19 @@ export function renderFindings(name: string, findings: readonly Finding[]): stri
     out.push('  No findings: none of the advisor\'s patterns shows in this snapshot.');
     return out.join('\n') + '\n';
   }
+  const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;
-  out.push(`  ${findings.length} finding(s), ${warnings} warning(s)`);
+  const n = (k: number, one: string) => `${k} ${one}${k === 1 ? '' : 's'}`;
+  out.push(`  ${n(findings.length, 'finding')}, ${errors > 0 ? `${n(errors, 'error')}, ` : ''}${n(warnings, 'warning')}`);
   for (const f of findings) {
     out.push('');
     const at = f.file !== undefined && f.line !== undefined ? `  ${shortPath(f.file)}:${f.line}` : '';
-    out.push(`${f.severity === 'warning' ? 'warning' : 'info   '}  [${f.rule}] ${f.title}${at}`);
+    out.push(`${f.severity === 'error' ? 'error  ' : f.severity === 'warning' ? 'warning' : 'info   '}  [${f.rule}] ${f.title}${at}`);
     out.push(...wrap(f.message, '    '));
     const evidence = Object.entries(f.evidence).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('/') : String(v)}`);
     out.push(...wrap(`evidence: ${evidence.join(', ')}`, '    '));
     for (const r of f.related ?? []) out.push(`    see ${shortPath(r.file)}:${r.line}: ${r.message}`);
-    for (const q of f.quickFixes ?? []) out.push(`    quick fix at ${shortPath(q.file)}:${q.line}: ${q.title} -> ${q.newText}`);
+    for (const q of f.quickFixes ?? []) out.push(`    quick fix at ${shortPath(q.file)}:${q.line}: ${q.title}`);
   }
   return out.join('\n') + '\n';
 }

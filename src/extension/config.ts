@@ -1,6 +1,8 @@
 /** Typed access to the `vramLens.*` settings. */
 import * as vscode from 'vscode';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
+import type { ProfileSettings } from './profile/profileSettings';
+import { readProfileSettings } from './profile/profileSettings';
 
 export const SECTION = 'vramLens';
 
@@ -26,4 +28,10 @@ export function affects(event: vscode.ConfigurationChangeEvent, key: string): bo
 
 export function setting<T>(key: string, fallback: T): T {
   return section().get<T>(key, fallback);
+}
+
+/** The `vramLens.profile.*` settings, typed and checked (src/extension/profile/profileSettings.ts). */
+export function profileSettings(): ProfileSettings {
+  const c = vscode.workspace.getConfiguration(`${SECTION}.profile`);
+  return readProfileSettings((key) => c.get(key));
 }

@@ -4,12 +4,12 @@
  */
 import * as vscode from 'vscode';
 import { adviceFeature } from './advice/adviceFeature';
-import { CompareMode } from './compare/compareMode';
+import { CompareMode } from './compareMode';
 import { compareFeature } from './compare/compareFeature';
 import { affects, frameFilter } from './config';
 import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
-import { PathResolver } from './editor/pathResolver';
+import { PathResolver } from './paths/pathResolver';
 import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';

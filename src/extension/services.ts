@@ -1,7 +1,7 @@
 /** What every feature of the extension is given at activation: one instance of each shared service. */
 import type * as vscode from 'vscode';
-import type { CompareMode } from './compare/compareMode';
-import type { PathResolver } from './editor/pathResolver';
+import type { CompareMode } from './compareMode';
+import type { PathResolver } from './paths/pathResolver';
 import type { SnapshotStore } from './snapshotStore';
 
 export interface Services {

@@ -11,22 +11,10 @@ import type { ExecutionProvider } from '../core/ort/providers';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
 import type { LineFigures } from '../core/analysis/lines';
 import { CancelledError, SnapshotWorker } from '../core/worker/client';
-import type { SnapshotInfo } from '../core/worker/protocol';
+import type { SnapshotOrigin } from './loadedSnapshot';
+import { LoadedSnapshot } from './loadedSnapshot';
 
-export type SnapshotOrigin = 'file' | 'profile' | 'workload';
-
-export interface LoadedSnapshot {
-  readonly id: string;
-  readonly label: string;
-  readonly uri: vscode.Uri | undefined;
-  readonly origin: SnapshotOrigin;
-  /** The execution provider that ran a workload (undefined: a PyTorch snapshot, on CUDA devices). */
-  readonly ranOn?: ExecutionProvider;
-  readonly worker: SnapshotWorker;
-  info: SnapshotInfo;
-  /** The device whose figures are shown (the one with the highest peak by default). */
-  device: number;
-}
+export { LoadedSnapshot, type SnapshotOrigin } from './loadedSnapshot';
 
 export interface LoadRequest {
   readonly label?: string;
@@ -39,7 +27,6 @@ export interface LoadRequest {
 
 export class SnapshotStore implements vscode.Disposable {
   private readonly snapshots = new Map<string, LoadedSnapshot>();
-  private readonly lineCache = new Map<string, Promise<readonly LineFigures[]>>();
   private activeId: string | undefined;
   private counter = 0;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -81,16 +68,7 @@ export class SnapshotStore implements vscode.Disposable {
             { bytes, filter: this.filter() },
             { signal: abort.signal, onProgress: (message) => progress.report({ message }) },
           );
-          const loaded: LoadedSnapshot = {
-            id: `s${++this.counter}`,
-            label,
-            uri,
-            origin: request.origin ?? 'file',
-            ranOn: request.ranOn,
-            worker,
-            info,
-            device: defaultDevice(info),
-          };
+          const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn);
           this.snapshots.set(loaded.id, loaded);
           if (request.makeActive !== false) this.activeId = loaded.id;
           this.changed.fire();
@@ -119,21 +97,14 @@ export class SnapshotStore implements vscode.Disposable {
     this.changed.fire();
   }
 
-  /** Lines with figures for the snapshot's selected device (cached per snapshot and device). */
+  /** Lines with figures for the snapshot's selected device (cached by the snapshot, per device). */
   lines(snapshot: LoadedSnapshot): Promise<readonly LineFigures[]> {
-    const key = `${snapshot.id}:${snapshot.device}`;
-    let cached = this.lineCache.get(key);
-    if (!cached) {
-      cached = snapshot.worker.call('lines', { device: snapshot.device });
-      this.lineCache.set(key, cached);
-    }
-    return cached;
+    return snapshot.lines();
   }
 
   /** Re-attributes every snapshot after a change to the user-frame filter settings. */
   async refilter(): Promise<void> {
-    this.lineCache.clear();
-    for (const s of this.snapshots.values()) s.info = await s.worker.call('setFilter', { filter: this.filter() });
+    for (const s of this.snapshots.values()) await s.refilter(this.filter());
     this.changed.fire();
   }
 
@@ -141,23 +112,16 @@ export class SnapshotStore implements vscode.Disposable {
     const s = this.snapshots.get(id);
     if (!s) return;
     this.snapshots.delete(id);
-    for (const key of [...this.lineCache.keys()]) if (key.startsWith(`${id}:`)) this.lineCache.delete(key);
     if (this.activeId === id) this.activeId = undefined;
     this.changed.fire();
-    await s.worker.dispose();
+    await s.dispose();
   }
 
   dispose(): void {
-    for (const s of this.snapshots.values()) void s.worker.dispose();
+    for (const s of this.snapshots.values()) void s.dispose();
     this.snapshots.clear();
     this.changed.dispose();
   }
-}
-
-function defaultDevice(info: SnapshotInfo): number {
-  let best = info.devices[0];
-  for (const d of info.devices) if (best === undefined || d.peakBytes > best.peakBytes) best = d;
-  return best?.device ?? 0;
 }
 
 /**

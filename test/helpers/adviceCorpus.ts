@@ -2,7 +2,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { advise } from '../../src/core/advice/advise';
+import type { Finding } from '../../src/core/advice/finding';
 import type { Analysis } from '../../src/core/analysis/analyze';
+import { resolveUnderRoot } from '../../src/cli/sourceFiles';
 import { analyzeSnapshot } from '../../src/core/analysis/analyze';
 import { snapshotFromBytes } from '../../src/core/load';
 import { corpusDir, repoRoot } from './corpus';
@@ -38,4 +41,22 @@ export function rawFacts(name: string): RawDeviceFacts[] {
   const file = corpusPath(name);
   const out = JSON.parse(execFileSync('python3', [script, file], { encoding: 'utf8', maxBuffer: 1 << 28 })) as Record<string, { devices: RawDeviceFacts[] }>;
   return out[file].devices;
+}
+
+/** The test workspace's sources (test/fixtures/workspace), found by the longest tail of a recorded path. */
+export function workspaceFileText(): (file: string) => string | undefined {
+  const root = path.join(repoRoot, 'test', 'fixtures', 'workspace');
+  const cache = new Map<string, string | undefined>();
+  return (file) => {
+    if (!cache.has(file)) {
+      const local = file.endsWith('.py') ? resolveUnderRoot(root, file) : undefined;
+      cache.set(file, local === undefined ? undefined : readFileSync(local, 'utf8'));
+    }
+    return cache.get(file);
+  };
+}
+
+/** The advisor's findings on a corpus snapshot, with the test workspace's sources. */
+export function corpusFindings(name: string): Finding[] {
+  return advise(corpusAnalysis(name), { fileText: workspaceFileText() });
 }

@@ -86,6 +86,20 @@ def block_frames(block):
     return []
 
 
+def block_requested_size(block):
+    """Spec "Input": `requested_size` (PyTorch 2.0: `history[0].real_size`; if neither exists, `size`).
+
+    The bytes the program asked for, which is what trace events count; `size` (the allocator's
+    rounded block) is never used for active memory.
+    """
+    if block.get("requested_size") is not None:
+        return block["requested_size"]
+    history = block.get("history") or []
+    if len(history) > 0 and history[0].get("real_size") is not None:
+        return history[0]["real_size"]
+    return block.get("size", 0)
+
+
 def blocks_with_addresses(segment):
     """Yield (address, block) for every block of a segment.
 
@@ -216,11 +230,88 @@ class LineTable:
 
 
 # ---------------------------------------------------------------------------
+# Explaining the peak (spec: "Explaining the peak").
+# ---------------------------------------------------------------------------
+
+AUTOGRAD_APPLY = re.compile(r"torch::autograd::(generated::)?([A-Za-z_][A-Za-z0-9_]*)::apply")
+
+
+def device_annotation_ranges(annotations, device):
+    """[(start, end, position of START, name)] of this device's annotations.
+
+    "in list order, an END closes the latest still-open START of the same
+     name; an unclosed START runs to the end; an END with none open is
+     ignored"
+    """
+    open_starts = {}  # name -> [(time, position)]
+    ranges = []
+    for position, annotation in enumerate(annotations):
+        if not isinstance(annotation, dict) or annotation.get("device", 0) != device:
+            continue
+        name = annotation.get("name")
+        stage = annotation.get("stage")
+        time_us = annotation.get("time_us")
+        if stage == "START":
+            open_starts.setdefault(name, []).append((time_us, position))
+        elif stage == "END":
+            stack = open_starts.get(name)
+            if stack:
+                start, start_position = stack.pop()
+                ranges.append((start, time_us, start_position, name))
+    for name, stack in open_starts.items():
+        for start, start_position in stack:
+            ranges.append((start, float("inf"), start_position, name))  # runs to the end
+    return ranges
+
+
+def innermost_annotation(ranges, time_us):
+    """Name of the range holding time_us (bounds inclusive) with the latest
+    start; on equal starts the one whose START comes later in the list."""
+    if not isinstance(time_us, (int, float)) or isinstance(time_us, bool):
+        return None
+    best = None
+    for start, end, position, name in ranges:
+        if not isinstance(start, (int, float)) or not isinstance(end, (int, float)):
+            continue
+        if start <= time_us <= end:
+            if best is None or (start, position) > (best[0], best[1]):
+                best = (start, position, name)
+    return None if best is None else best[2]
+
+
+def classify_bucket(frames, alloc_event, ranges):
+    """(kind, label) of a live-at-peak block that no self line holds."""
+    if alloc_event is None and not frames:
+        # "Blocks with no frames and no alloc event (allocated before
+        #  recording), and pre-recording blocks freed after the peak"
+        return ("beforeRecording", "")
+    # 1. backward
+    for frame in frames:
+        match = AUTOGRAD_APPLY.search(frame.get("name") or "")
+        if match:
+            return ("backward", match.group(2))
+    for frame in frames:
+        if "torch::autograd::Engine" in (frame.get("name") or ""):
+            return ("backward", "autograd")
+    # 2. annotation (only an alloc event has a time)
+    if alloc_event is not None:
+        name = innermost_annotation(ranges, alloc_event.get("time_us"))
+        if name is not None:
+            return ("annotation", name)
+    # 3. library: label = last path part of the innermost source frame
+    for frame in frames:
+        if is_source_frame(frame):
+            return ("library", frame["filename"].replace("\\", "/").split("/")[-1])
+    # 4. noFrames
+    return ("noFrames", "")
+
+
+# ---------------------------------------------------------------------------
 # Analysis of one device (spec: "Replay", "Per-device figures", "Per-line").
 # ---------------------------------------------------------------------------
 
 
-def analyze_device(device, segments, trace):
+def analyze_device(device, segments, trace, annotations=()):
     """segments: this device's segments; trace: this device's trace entries."""
 
     # Blocks live at the end, per `segments`: address -> block.
@@ -248,10 +339,12 @@ def analyze_device(device, segments, trace):
             if event.get("addr") not in addresses_allocated_so_far:
                 freed_before_recording += event.get("size", 0)
             live.pop(event.get("addr"), None)
+    # "... plus the *requested sizes* of blocks live at the end (from segments)
+    #  whose address is not live at the end of the replay"
+    live_all_along = [(address, block) for address, block in live_at_end_blocks if address not in live]
     live_at_end_not_in_replay = 0
-    for address, block in live_at_end_blocks:
-        if address not in live:
-            live_at_end_not_in_replay += block.get("size", 0)
+    for address, block in live_all_along:
+        live_at_end_not_in_replay += block_requested_size(block)
     initial_active = freed_before_recording + live_at_end_not_in_replay
 
     # --- Reserved: initial from the final and the segment events. ----------
@@ -319,27 +412,57 @@ def analyze_device(device, segments, trace):
     final_active = active
 
     # --- Pass 3: live at peak. ----------------------------------------------
-    # "Live at peak: the blocks live right after event peakEventIndex, each
-    #  attributed by the stack of the alloc event that created it ... If the
-    #  peak is the initial state (peakEventIndex = -1), the live blocks are
-    #  those live at the end per segments, attributed by their block frames."
-    if peak_index >= 0:
-        live_allocs = {}  # address -> alloc event that created the live block
-        for event in trace[: peak_index + 1]:
-            action = event.get("action")
-            if action == "alloc":
-                live_allocs[event.get("addr")] = event
-            elif action == "free_completed":
-                live_allocs.pop(event.get("addr"), None)
-        attributed = [(ev.get("size", 0), event_frames(ev)) for ev in live_allocs.values()]
-    else:
-        attributed = [(block.get("size", 0), block_frames(block)) for _, block in live_at_end_blocks]
-    for size, frames in attributed:
+    # "the blocks live right after event peakEventIndex (or in the initial
+    #  state if it is -1) are
+    #  - blocks allocated in the trace and not yet freed, each attributed by
+    #    the stack of its alloc event;
+    #  - blocks live at the end per segments that the trace never allocated
+    #    (...): counted by its requested size and attributed by its block frames;
+    #  - pre-recording blocks that a later free_completed (with no earlier
+    #    alloc) frees: live, but without frames."
+    # Each live block: (size, frames, alloc event or None, origin).
+    live_blocks = []
+    live_allocs = {}  # address -> alloc event that created the live block
+    seen_alloc = set()
+    for event in trace[: peak_index + 1]:
+        action = event.get("action")
+        if action == "alloc":
+            live_allocs[event.get("addr")] = event
+            seen_alloc.add(event.get("addr"))
+        elif action == "free_completed":
+            live_allocs.pop(event.get("addr"), None)
+    for event in live_allocs.values():
+        live_blocks.append((event.get("size", 0), event_frames(event), event, "trace"))
+    for address, block in live_all_along:
+        live_blocks.append((block_requested_size(block), block_frames(block), None, "allAlong"))
+    # Pre-recording blocks freed after the peak event: a free_completed after
+    # the peak whose address had no alloc anywhere earlier in the trace.
+    allocated_before = set()
+    for index, event in enumerate(trace):
+        action = event.get("action")
+        if action == "alloc":
+            allocated_before.add(event.get("addr"))
+        elif action == "free_completed" and event.get("addr") not in allocated_before and index > peak_index:
+            live_blocks.append((event.get("size", 0), [], None, "beforeRecording"))
+
+    annotation_ranges = device_annotation_ranges(annotations, device)
+    breakdown = {}
+    for size, frames, alloc_event, origin in live_blocks:
         own = self_line(frames)
         if own is not None:
             lines.row(own)["liveAtPeakBytes"] += size
         for key in inclusive_lines(frames):
             lines.row(key)["inclusiveLiveAtPeakBytes"] += size
+        if own is None:
+            bucket = classify_bucket(frames, alloc_event, annotation_ranges)
+            breakdown[bucket] = breakdown.get(bucket, 0) + size
+    peak_breakdown = [
+        {"kind": kind, "label": label, "bytes": amount}
+        for (kind, label), amount in breakdown.items()
+        if amount != 0
+    ]
+    # "ordered by bytes descending, then kind, then label"
+    peak_breakdown.sort(key=lambda b: (-b["bytes"], b["kind"], b["label"]))
 
     return {
         "device": device,
@@ -352,6 +475,7 @@ def analyze_device(device, segments, trace):
         "peakReservedBytes": peak_reserved,
         "finalReservedBytes": final_reserved,
         "lines": lines.to_json(),
+        "peakBreakdown": peak_breakdown,
         "oomCount": oom_count,
         "liveBlocksAtEnd": len(live_at_end_blocks),
         "activeTimelineChecksum": active_checksum,
@@ -361,6 +485,7 @@ def analyze_device(device, segments, trace):
 
 def analyze_data(data):
     segments, traces = get_segments_and_traces(data)
+    annotations = data.get("external_annotations") or [] if isinstance(data, dict) else []
 
     # "Devices: every device that has segments or a non-empty trace, in
     #  ascending order." The index in device_traces is the device number.
@@ -378,7 +503,7 @@ def analyze_data(data):
             trace = traces[device] or []
         else:
             trace = []
-        result.append(analyze_device(device, device_segments, trace))
+        result.append(analyze_device(device, device_segments, trace, annotations))
     return {"devices": result}
 
 

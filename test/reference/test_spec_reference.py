@@ -457,6 +457,100 @@ class Layouts(unittest.TestCase):
             os.unlink(path)
 
 
+MM = fr("??", 0, "torch::autograd::generated::MmBackward0::apply(std::vector<at::Tensor>&&)")
+ACC = fr("??", 0, "torch::autograd::AccumulateGrad::apply(std::vector<at::Tensor>&&)")
+ENGINE = fr("??", 0, "torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)")
+
+
+def explained_snapshot():
+    """One device whose peak holds every kind of bucket (worked out by hand below)."""
+    def blk(address, size, requested, state, frames):
+        return {"address": address, "size": size, "requested_size": requested, "state": state, "frames": frames}
+    seg = segment(0x10000, 8192, [
+        blk(0x10000, 512, 500, "active_allocated", [fr(M, 7)]),      # live all along, a user line
+        blk(0x10200, 512, 300, "active_allocated", []),             # live all along, no frames
+        blk(0x10400, 512, 200, "active_allocated", [fr(LIB, 10)]),  # live all along, library
+        blk(0x10600, 1024, 1024, "active_allocated", [fr(U, 1)]),   # allocated in the trace
+        blk(0x10A00, 5632, 5632, "inactive", []),
+    ])
+    def at(e, t):
+        e["time_us"] = t
+        return e
+    trace = [
+        at(ev("free_completed", 0x90000, 64), 1),           # before recording, freed before the peak
+        at(ev("alloc", 0x10600, 1024, [fr(U, 1)]), 2),
+        at(ev("alloc", 0x20000, 100, [CPP, MM, ENGINE]), 3),
+        at(ev("alloc", 0x20100, 50, [CPP, ACC, ENGINE]), 4),
+        at(ev("alloc", 0x20200, 40, [CPP, ENGINE]), 5),
+        at(ev("alloc", 0x20300, 30, [CPP]), 25),             # inside inner (20..30) inside outer (10..)
+        at(ev("alloc", 0x20400, 20, [CPP]), 12),             # inside outer only
+        at(ev("alloc", 0x20500, 10, [CPP]), 9),              # before any range
+        at(ev("alloc", 0x20600, 8, [fr(LIB, 10)]), 50),      # annotation wins over library
+        at(ev("free_completed", 0xA0000, 16), 60),           # before recording, freed after the peak
+    ]
+    snap = snapshot([seg], [trace])
+    snap["external_annotations"] = [
+        {"stage": "END", "name": "outer", "device": 0, "time_us": 2},      # none open: ignored
+        {"stage": "START", "name": "outer", "device": 0, "time_us": 10},   # never closed
+        {"stage": "START", "name": "inner", "device": 0, "time_us": 20},
+        {"stage": "END", "name": "inner", "device": 0, "time_us": 30},
+        {"stage": "START", "name": "elsewhere", "device": 1, "time_us": 0},
+    ]
+    return snap
+
+
+EXPLAINED_BREAKDOWN = [
+    {"kind": "beforeRecording", "label": "", "bytes": 300 + 16},
+    {"kind": "library", "label": "module.py", "bytes": 200},
+    {"kind": "backward", "label": "MmBackward0", "bytes": 100},
+    {"kind": "backward", "label": "AccumulateGrad", "bytes": 50},
+    {"kind": "backward", "label": "autograd", "bytes": 40},
+    {"kind": "annotation", "label": "inner", "bytes": 30},
+    {"kind": "annotation", "label": "outer", "bytes": 20 + 8},
+    {"kind": "noFrames", "label": "", "bytes": 10},
+]
+
+
+class ExplainingThePeak(unittest.TestCase):
+    def test_every_bucket_by_hand(self):
+        (d,) = analyze(explained_snapshot())["devices"]
+        # initial: pre-recording frees 64 + 16, live all along by requested size 500 + 300 + 200
+        self.assertEqual(d["initialActiveBytes"], 80 + 1000)
+        self.assertEqual(d["peakEventIndex"], 8)
+        self.assertEqual(d["peakBytes"], 1080 - 64 + 1024 + 100 + 50 + 40 + 30 + 20 + 10 + 8)
+        rows = lines_by_key(d)
+        self.assertEqual(rows[(M, 7)]["liveAtPeakBytes"], 500)   # attributed by its block frames
+        self.assertEqual(rows[(U, 1)]["liveAtPeakBytes"], 1024)
+        self.assertEqual(d["peakBreakdown"], EXPLAINED_BREAKDOWN)
+        held = sum(r["liveAtPeakBytes"] for r in d["lines"])
+        self.assertEqual(held + sum(b["bytes"] for b in d["peakBreakdown"]), d["peakBytes"])
+
+    def test_torch_20_block_counts_history_real_size(self):
+        seg = segment(0x10000, 1024, [
+            {"size": 512, "state": "active_allocated", "history": [{"addr": 0x10000, "real_size": 70, "frames": []}]},
+            {"size": 512, "state": "inactive", "history": []},
+        ])
+        del seg["frames"]
+        (d,) = analyze(snapshot([seg], [[]]))["devices"]
+        self.assertEqual(d["initialActiveBytes"], 70)
+        self.assertEqual(d["peakBreakdown"], [{"kind": "beforeRecording", "label": "", "bytes": 70}])
+
+    def test_initial_peak_counts_blocks_live_all_along_only(self):
+        # The peak is the initial state: the block the trace allocates later is not live then.
+        seg = segment(0x10000, 2048, [
+            block(0x10000, 512, "active_allocated", [fr(U, 3)]),
+            block(0x10200, 256, "active_allocated", [fr(U, 4)]),
+        ])
+        snap = snapshot([seg], [[ev("free_completed", 0x50000, 1000), ev("alloc", 0x10200, 256, [fr(U, 4)])]])
+        (d,) = analyze(snap)["devices"]
+        self.assertEqual(d["peakEventIndex"], -1)
+        self.assertEqual(d["peakBytes"], 1512)
+        rows = lines_by_key(d)
+        self.assertEqual(rows[(U, 3)]["liveAtPeakBytes"], 512)
+        self.assertEqual(rows[(U, 4)]["liveAtPeakBytes"], 0)
+        self.assertEqual(d["peakBreakdown"], [{"kind": "beforeRecording", "label": "", "bytes": 1000}])
+
+
 class CommandLine(unittest.TestCase):
     def test_cli_maps_each_path_as_given(self):
         tmp = tempfile.mkdtemp()

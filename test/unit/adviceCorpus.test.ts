@@ -5,13 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { advise } from '../../src/core/advice/advise';
 import type { Finding, RuleId } from '../../src/core/advice/finding';
 import { corpusMissing, referenceAnalysis } from '../helpers/corpus';
-import { corpusAnalysis, corpusPath, rawFacts } from '../helpers/adviceCorpus';
+import { corpusFindings, corpusPath, rawFacts } from '../helpers/adviceCorpus';
 
 function findings(name: string, rule?: RuleId): Finding[] {
-  return advise(corpusAnalysis(name)).filter((f) => rule === undefined || f.rule === rule);
+  return corpusFindings(name).filter((f) => rule === undefined || f.rule === rule);
 }
 
 function base(file: string | undefined): string | undefined {
@@ -63,13 +62,13 @@ describe('advice on the corpus', { skip: corpusMissing }, () => {
     assert.deepEqual(findings('bcrafton-cs336', 'out-of-memory'), []);
   });
 
-  it('fragmentation: zijiandu held 47% of its reserved memory unused; explained with the oracle\'s numbers', () => {
+  it('fragmentation: zijiandu held 48% of its reserved memory unused (requested sizes); explained with the oracle\'s numbers', () => {
     const [f] = findings('zijiandu-attention-segments-only', 'fragmentation');
     const ref = reference('zijiandu-attention-segments-only')[0];
     assert.equal(f.evidence.reservedBytes, ref.peakReservedBytes);
     assert.equal(f.evidence.allocatedBytes, ref.peakBytes);
     assert.equal(f.evidence.cachedUnusedBytes, ref.peakReservedBytes - ref.peakBytes);
-    assert.equal(f.evidence.cachedUnusedPercent, 47);
+    assert.equal(f.evidence.cachedUnusedPercent, 48);
     assert.match(f.message, /expandable_segments:True/);
   });
 
@@ -95,13 +94,17 @@ describe('advice on the corpus', { skip: corpusMissing }, () => {
     assert.deepEqual(findings('kkaitlyn111-cs336-2.7b-forward', 'empty-cache-in-loop'), []);
   });
 
-  it('in-place-arithmetic: the cs336 optimizer lines 74, 75, 78 of bcrafton; line 78\'s temporaries are all it holds at the peak', () => {
-    const found = findings('bcrafton-cs336', 'in-place-arithmetic');
-    assert.deepEqual(found.map((f) => `${base(f.file)}:${f.line}`).sort(), ['optimizer.py:74', 'optimizer.py:75', 'optimizer.py:78']);
-    const l78 = found.find((f) => f.line === 78)!;
-    const ref = reference('bcrafton-cs336')[0].lines.find((l) => base(l.file) === 'optimizer.py' && l.line === 78)!;
-    assert.equal(l78.severity, 'warning');
-    assert.equal(l78.evidence.liveAtPeakBytes, ref.liveAtPeakBytes);
+  it('in-place-arithmetic: wedsonlin\'s weight decay `p.data = p.data - lr * weight_decay * p.data` (optimizer.py:80), with its rewrite', () => {
+    const found = findings('wedsonlin-cs336-medium-512-training', 'in-place-arithmetic');
+    assert.deepEqual(found.map((f) => `${base(f.file)}:${f.line}`), ['optimizer.py:80']);
+    const [f] = found;
+    // Blocks the size of a parameter, freed by the next line: lr * weight_decay * p.data and what p.data - it makes.
+    assert.ok(Number(f.evidence.temporaryCount) > 0);
+    assert.equal(Number(f.evidence.savedInOneExecutionBytes) % Number(f.evidence.largestBlockBytes), 0, 'whole blocks of the largest parameter');
+    assert.equal(f.evidence.avoidableCount, Number(f.evidence.temporaryCount) + Number(f.evidence.replacedCount));
+    assert.equal(f.evidence.liveAtPeakCount, 0);
+    assert.equal(f.severity, 'information', 'none of it is live at the peak');
+    assert.deepEqual(f.quickFixes?.map((q) => q.newText), ['p.data.sub_(lr * weight_decay * p.data)']);
   });
 
   it('in-place-arithmetic: silent on a run whose arithmetic is compiled (kkaitlyn111 2.7b) or small (jaspersolt)', () => {
@@ -115,10 +118,8 @@ describe('advice on the corpus', { skip: corpusMissing }, () => {
     }
   });
 
-  it('inference-without-no-grad: kkaitlyn111 small forward keeps half its peak in activations with no backward', () => {
-    const [f] = findings('kkaitlyn111-cs336-small-forward-uint64-line', 'inference-without-no-grad');
-    assert.equal(base(f.file), 'benchmark.py');
-    assert.ok(Number(f.evidence.activationLiveAtPeakBytes) >= 0.2 * Number(f.evidence.peakBytes));
+  it('inference-without-no-grad: silent on kkaitlyn111 small forward, whose benchmark.py is not in the workspace (grad mode cannot be read) and whose frees do not prove grad mode', () => {
+    assert.deepEqual(findings('kkaitlyn111-cs336-small-forward-uint64-line', 'inference-without-no-grad'), []);
   });
 
   it('inference-without-no-grad: silent on training runs, including one that died in its first forward (constructor-sun)', () => {
@@ -143,11 +144,23 @@ describe('advice on the corpus', { skip: corpusMissing }, () => {
     assert.deepEqual(findings('kkaitlyn111-cs336-small-forward-uint64-line', 'activation-checkpointing'), []);
   });
 
-  it('optimizer-state: bcrafton, nothanmin and wedsonlin hold a quarter or more of the peak in optimizer state', () => {
-    for (const name of ['bcrafton-cs336', 'nothanmin-cs336', 'wedsonlin-cs336-medium-512-training']) {
+  it('optimizer-state: nothanmin holds a quarter or more of the peak in optimizer state', () => {
+    for (const name of ['nothanmin-cs336']) {
       const [f] = findings(name, 'optimizer-state');
       assert.ok(f, name);
       assert.ok(Number(f.evidence.optimizerStateBytes) >= 0.25 * Number(f.evidence.peakBytes), name);
+    }
+  });
+
+  it('optimizer-state: bcrafton\'s and wedsonlin\'s state predates recording (no stack allocated it): before-recording speaks instead', () => {
+    // Their blocks from before recording are freed inside the optimizer; a free is no allocation, and
+    // the analysis attributes them to no line (one truth), so neither does the advisor.
+    for (const name of ['bcrafton-cs336', 'wedsonlin-cs336-medium-512-training']) {
+      assert.deepEqual(findings(name, 'optimizer-state'), [], name);
+      const [f] = findings(name, 'before-recording');
+      const ref = reference(name)[0] as unknown as { peakBytes: number; peakBreakdown: { kind: string; bytes: number }[] };
+      assert.equal(f.evidence.beforeRecordingBytes, ref.peakBreakdown.filter((b) => b.kind === 'beforeRecording').reduce((s, b) => s + b.bytes, 0), name);
+      assert.equal(f.evidence.peakBytes, ref.peakBytes, name);
     }
   });
 

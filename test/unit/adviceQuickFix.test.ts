@@ -1,97 +1,149 @@
-/** The mechanical quick fixes: only where the pattern is literally on the line, and never changing meaning. */
+/**
+ * The mechanical quick fixes, decided from the syntax tree: offered only where the statement has
+ * the form, each leaving the file parsing as Python (checked here by parsing the result again),
+ * and reading as the rewrite a person would write.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Finding } from '../../src/core/advice/finding';
-import { accumulationEdits, inPlaceOperatorEdit, quickFixesFor } from '../../src/core/advice/quickFix';
+import type { Finding, FixKind, LineEdit } from '../../src/core/advice/finding';
+import { quickFixesFor } from '../../src/core/advice/quickFix';
+import { PythonSource } from '../../src/core/python/pythonSource';
 
-function apply(text: string, edit: { startColumn: number; endColumn: number; newText: string }): string {
-  return text.slice(0, edit.startColumn) + edit.newText + text.slice(edit.endColumn);
+const FILE = '/w/train.py';
+
+function applyEdit(text: string, e: LineEdit): string {
+  const lines = text.split('\n');
+  const offset = (line: number, column: number) => lines.slice(0, line - 1).reduce((s, l) => s + l.length + 1, 0) + column;
+  return text.slice(0, offset(e.line, e.startColumn)) + e.newText + text.slice(offset(e.endLine, e.endColumn));
 }
 
-describe('inPlaceOperatorEdit', () => {
-  const cases: [string, string][] = [
-    ['    x = x * y', '    x *= y'],
-    ['p.data = p.data - lr * grad', 'p.data -= lr * grad'],
-    ['m = m / (1 - beta1 ** t)  # bias correction', 'm /= (1 - beta1 ** t)  # bias correction'],
-    ['h = h + self.mlp(self.norm(h))', 'h += self.mlp(self.norm(h))'],
-    ['x = x * a ** 2', 'x *= a ** 2'],
-    ['state["v"] = state["v"] * beta2', 'state["v"] *= beta2'],
-  ];
-  for (const [before, after] of cases) {
-    it(`rewrites ${before.trim()}`, () => {
-      const edit = inPlaceOperatorEdit(before);
-      assert.ok(edit);
-      assert.equal(apply(before, edit), after);
-    });
-  }
-
-  const refused = [
-    'x = x - a + b', // x - a + b is not x - (a + b)
-    'x = x * a + b', // (x * a) + b
-    'x = x / a * b', // (x / a) * b is not x / (a * b)
-    'y = x * 2', // a new tensor, not an update of x
-    'x = x * y if flag else x',
-    'x = x @ w', // matmul has no in-place form
-    'x = x ** 2',
-    'x = x + (a', // unbalanced
-    'x == x + 1',
-  ];
-  for (const text of refused) {
-    it(`leaves ${text} alone`, () => assert.equal(inPlaceOperatorEdit(text), undefined));
-  }
-});
-
-describe('accumulationEdits', () => {
-  it('turns `total += loss` into loss.item() or loss.detach()', () => {
-    const text = '        total_loss += loss';
-    const edits = accumulationEdits(text);
-    assert.deepEqual(
-      edits.map((e) => apply(text, e)),
-      ['        total_loss += loss.item()', '        total_loss += loss.detach()'],
-    );
-  });
-
-  it('wraps a compound expression and handles `x = x + ...` and `.append(...)`', () => {
-    assert.equal(apply('total = total + crit(out, y) * w', accumulationEdits('total = total + crit(out, y) * w')[0]), 'total = total + (crit(out, y) * w).item()');
-    assert.equal(apply('losses.append(criterion(out, y))', accumulationEdits('losses.append(criterion(out, y))')[1]), 'losses.append(criterion(out, y).detach())');
-  });
-
-  it('offers nothing where the value is already a number or detached, or there is no accumulation', () => {
-    assert.deepEqual(accumulationEdits('total += loss.item()'), []);
-    assert.deepEqual(accumulationEdits('losses.append(loss.detach())'), []);
-    assert.deepEqual(accumulationEdits('loss = criterion(out, y)'), []);
-  });
-});
-
-describe('quickFixesFor', () => {
-  const leak: Finding = {
-    rule: 'growing-memory',
-    severity: 'warning',
+function fixes(text: string, line: number, fix: FixKind, related?: { line: number }[]): LineEdit[] {
+  const src = PythonSource.parse(text);
+  const finding: Finding = {
+    rule: fix === 'in-place-operator' ? 'in-place-arithmetic' : fix === 'inference-mode' ? 'inference-without-no-grad' : 'growing-memory',
+    severity: 'information',
     device: 0,
-    file: '/p/model.py',
-    line: 20,
+    file: FILE,
+    line,
     title: '',
     message: '',
     evidence: {},
-    related: [{ file: '/p/eval.py', line: 11, message: 'loop' }],
-    fix: 'detach-accumulation',
+    fix,
+    ...(related ? { related: related.map((r) => ({ file: FILE, line: r.line, message: '' })) } : {}),
   };
-  const source: Record<string, string[]> = {
-    '/p/model.py': Array.from({ length: 30 }, () => '        h = self.act(self.fc(h))'),
-    '/p/eval.py': ['for x, y in loader:', '', '', '', '', '', '', '', '', '', '    out = model(x)', '    total += criterion(out, y)', 'print(total)'],
-  };
-  const text = (file: string, line: number) => source[file]?.[line - 1];
+  return quickFixesFor(finding, (file) => (file === FILE ? src : undefined));
+}
 
-  it('finds the accumulation below the loop-body line when the leaking line has none', () => {
-    const fixes = quickFixesFor(leak, text);
-    assert.equal(fixes.length, 2);
-    assert.equal(fixes[0].file, '/p/eval.py');
-    assert.equal(fixes[0].line, 12);
-    assert.equal(apply(source['/p/eval.py'][11], fixes[0]), '    total += criterion(out, y).item()');
+/** The file after the first fix, checked to parse without errors. */
+function fixed(text: string, line: number, fix: FixKind, related?: { line: number }[]): string | undefined {
+  const [first] = fixes(text, line, fix, related);
+  if (!first) return undefined;
+  const after = applyEdit(text, first);
+  assert.equal(PythonSource.parse(after).errorCount, 0, `parses after the edit:\n${after}`);
+  return after;
+}
+
+describe('quick fix: in-place arithmetic', () => {
+  const cases: [string, string][] = [
+    ['x = x / s', 'x.div_(s)'],
+    ['attention_scores = attention_scores / math.sqrt(d)', 'attention_scores.div_(math.sqrt(d))'],
+    ['attention_scores = attention_scores + attention_mask', 'attention_scores.add_(attention_mask)'],
+    ['h = x + h', 'h.add_(x)'],
+    ['p.data = p.data - step_size * update', 'p.data.sub_(step_size * update)'],
+    ['state["v"] = state["v"] * beta2', 'state["v"].mul_(beta2)'],
+    ['x = (x * (a + b))', 'x.mul_(a + b)'],
+    ['p.data -= alpha_t * m_t / (v_t.sqrt() + eps)', 'p.data.addcdiv_(m_t, v_t.sqrt() + eps, value=-alpha_t)'],
+  ];
+  for (const [before, after] of cases) {
+    it(`rewrites ${before}`, () => {
+      const text = `def f(x, s):\n    ${before}  # note\n    return x\n`;
+      assert.equal(fixed(text, 2, 'in-place-operator'), `def f(x, s):\n    ${after}  # note\n    return x\n`);
+    });
+  }
+
+  it('a statement over several lines is rewritten whole', () => {
+    const text = 'x = x * (\n    a + b\n)\ny = 1\n';
+    assert.equal(fixed(text, 2, 'in-place-operator'), 'x.mul_(a + b)\ny = 1\n');
   });
 
-  it('offers nothing without source text or without a mechanical pattern', () => {
-    assert.deepEqual(quickFixesFor(leak, undefined), []);
-    assert.deepEqual(quickFixesFor(leak, (file, line) => (file === '/p/eval.py' ? 'pass' : text(file, line))), []);
+  const refused = [
+    'x = x @ w', // a matrix product has no in-place form
+    'x = torch.matmul(x, w)',
+    'y = torch.matmul(a, b)',
+    'x = a - x', // x is overwritten, but there is no single in-place call for a - x
+    'x = x ** 2',
+    'x = x // 2',
+    'y = x / s', // a new name: x is still needed
+    'x, y = x / s, y',
+    'x = y = x / s',
+    'total += loss', // already in place, nothing allocated by arithmetic
+  ];
+  for (const line of refused) {
+    it(`offers nothing for ${line}`, () => {
+      assert.deepEqual(fixes(`${line}\n`, 1, 'in-place-operator'), []);
+    });
+  }
+});
+
+describe('quick fix: accumulation', () => {
+  it('accumulates .item() or .detach() of `total += loss`', () => {
+    const text = 'for batch in data:\n    loss = model(batch)\n    total += loss\n';
+    const all = fixes(text, 2, 'detach-accumulation', [{ line: 2 }]);
+    assert.deepEqual(all.map((e) => applyEdit(text, e).split('\n')[2]), ['    total += loss.item()', '    total += loss.detach()']);
+  });
+
+  it('parenthesises an expression: `total = total + a * b` and `losses.append(out.sum())`', () => {
+    assert.equal(fixed('total = total + a * b\n', 1, 'detach-accumulation'), 'total = total + (a * b).item()\n');
+    assert.equal(fixed('losses.append(out.sum())\n', 1, 'detach-accumulation'), 'losses.append(out.sum().item())\n');
+  });
+
+  it('offers nothing where the value is already a number or detached, or the line is not an accumulation', () => {
+    assert.deepEqual(fixes('total += loss.item()\n', 1, 'detach-accumulation'), []);
+    assert.deepEqual(fixes('xs.append(y.detach())\n', 1, 'detach-accumulation'), []);
+    assert.deepEqual(fixes('total -= loss\n', 1, 'detach-accumulation'), []);
+    assert.deepEqual(fixes('total = other + loss\n', 1, 'detach-accumulation'), []);
+  });
+});
+
+describe('quick fix: torch.inference_mode()', () => {
+  it('wraps the model call in `with torch.inference_mode():`, keeping its comment and continuation lines', () => {
+    const text = 'import torch\n\ndef main(model, x):\n    out = model(\n        x)  # forward\n    return out\n';
+    assert.equal(fixed(text, 4, 'inference-mode'), 'import torch\n\ndef main(model, x):\n    with torch.inference_mode():\n        out = model(\n            x)  # forward\n    return out\n');
+  });
+
+  it('uses the name torch is imported as', () => {
+    assert.equal(fixed('import torch as T\nout = model(x)\n', 2, 'inference-mode'), 'import torch as T\nwith T.inference_mode():\n    out = model(x)\n');
+  });
+
+  it('offers nothing without `import torch`, on a one-line `if`, or where a string spans lines', () => {
+    assert.deepEqual(fixes('out = model(x)\n', 1, 'inference-mode'), []);
+    assert.deepEqual(fixes('import torch\nif a: out = model(x)\n', 2, 'inference-mode'), []);
+    assert.deepEqual(fixes('import torch\nout = model(x, """a\nb""")\n', 2, 'inference-mode'), []);
+  });
+});
+
+describe('PythonSource.gradModeAt', () => {
+  const at = (text: string, line: number) => {
+    const s = PythonSource.parse(text).gradModeAt(line);
+    return s && `${s.enabled ? 'on' : 'off'} ${s.form} ${s.line}`;
+  };
+  it('sees with blocks, decorators and switch calls on the way to a line', () => {
+    assert.equal(at('with torch.no_grad():\n    y = model(x)\n', 2), 'off with 1');
+    assert.equal(at('with torch.autocast("cuda"), torch.inference_mode():\n    y = model(x)\n', 2), 'off with 1');
+    assert.equal(at('@torch.inference_mode()\ndef run(m, x):\n    for b in x:\n        m(b)\n', 4), 'off decorator 1');
+    assert.equal(at('@torch.no_grad\ndef run(m, x):\n    return m(x)\n', 3), 'off decorator 1');
+    assert.equal(at('import torch\ntorch.set_grad_enabled(False)\n\ndef main():\n    model(x)\n\nmain()\n', 7), 'off call 2');
+    assert.equal(at('def main():\n    torch.set_grad_enabled(False)\n    for b in data:\n        model(b)\n', 4), 'off call 2');
+  });
+  it('the innermost switch decides, and a switch after the line does not count', () => {
+    assert.equal(at('with torch.no_grad():\n    with torch.enable_grad():\n        y = model(x)\n', 3), 'on with 2');
+    assert.equal(at('torch.set_grad_enabled(False)\ntorch.set_grad_enabled(True)\nmodel(x)\n', 3), 'on call 2');
+    assert.equal(at('model(x)\ntorch.set_grad_enabled(False)\n', 1), undefined);
+    assert.equal(at('with torch.no_grad():\n    pass\ny = model(x)\n', 3), undefined);
+  });
+  it('is not fooled by lookalikes: inference_mode(False), set_grad_enabled(flag), comments and strings', () => {
+    assert.equal(at('with torch.inference_mode(False):\n    y = model(x)\n', 2), undefined);
+    assert.equal(at('torch.set_grad_enabled(flag)\ny = model(x)\n', 2), undefined);
+    assert.equal(at('# torch.set_grad_enabled(False)\ns = "with torch.no_grad():"\ny = model(x)\n', 3), undefined);
   });
 });

@@ -69,7 +69,7 @@ describe('rule: out-of-memory', () => {
     ]);
     const [f, ...rest] = run(outOfMemory, a);
     assert.equal(rest.length, 0);
-    assert.equal(f.severity, 'warning');
+    assert.equal(f.severity, 'error', 'the run failed');
     assert.equal(f.file, userPath('train.py'));
     assert.equal(f.line, 7);
     assert.deepEqual(f.evidence, {
@@ -83,8 +83,8 @@ describe('rule: out-of-memory', () => {
     assert.deepEqual(
       f.related?.map((r) => [r.line, r.message]),
       [
-        [5, '1.0 GiB live at the OOM (1 blocks)'],
-        [6, '512.0 MiB live at the OOM (1 blocks)'],
+        [5, '1.0 GiB live at the OOM (1 block)'],
+        [6, '512.0 MiB live at the OOM (1 block)'],
       ],
     );
     assert.match(f.message, /train\.py:7 asked for 1\.0 GiB while 1\.5 GiB was allocated and 2\.0 GiB reserved/);
@@ -202,28 +202,64 @@ describe('rule: in-place-arithmetic', () => {
     return b.analysis();
   }
 
-  it('finds same-size temporaries freed within the line or the next, with the bytes saved', () => {
-    const text = source({ [userPath('opt.py')]: [...new Array<string>(9).fill(''), '        p = p - lr * g'] });
-    const [f, ...rest] = run(inPlaceArithmetic, optimizerStep(64 * MiB), text);
+  const OPT = (statement: string) => source({ [userPath('opt.py')]: [...new Array<string>(9).fill(''), `        ${statement}`] });
+
+  it('finds operand-sized temporaries freed within the line or the next, with the bytes and the fix', () => {
+    const [f, ...rest] = run(inPlaceArithmetic, optimizerStep(64 * MiB), OPT('p = p - lr * g'));
     assert.equal(rest.length, 0);
     assert.equal(f.line, 10);
     assert.equal(f.severity, 'warning', 'two temporaries were live at the peak');
+    // Per step: lr * g, p - (...) and the result, each the size of p and g, all freed by line 11.
+    assert.equal(f.evidence.avoidableCount, 6);
     assert.equal(f.evidence.temporaryCount, 6);
-    assert.equal(f.evidence.maxSameSizeInOneExecutionCount, 3);
-    assert.equal(f.evidence.savedAtOnceBytes, 128 * MiB);
+    assert.equal(f.evidence.replacedCount, 0);
+    assert.equal(f.evidence.savedInOneExecutionBytes, 3 * 64 * MiB);
+    assert.equal(f.evidence.liveAtPeakCount, 2);
     assert.equal(f.evidence.liveAtPeakBytes, 128 * MiB);
+    assert.match(f.message, /`p = p - lr \* g`/);
     assert.deepEqual(
       f.quickFixes?.map((q) => [q.line, q.newText]),
-      [[10, 'p -= lr * g']],
+      [[10, 'p.sub_(lr * g)']],
     );
   });
 
+  /** `x = x / s` three times: each execution makes the new x while the old one is live, then frees the old one. */
+  function rebinding(size: number) {
+    const b = new TraceBuilder();
+    let x = b.alloc(size, [user('attn.py', 5, 'forward')]);
+    for (let k = 0; k < 3; k++) {
+      const next = b.alloc(size, [native('at::div'), user('attn.py', 10, 'forward')]);
+      b.free(x, [user('attn.py', 10, 'forward')]);
+      x = next;
+      b.free(b.alloc(1 * MiB, [user('attn.py', 11, 'forward')]), [user('attn.py', 11, 'forward')]);
+    }
+    return b.analysis();
+  }
+  const ATTN = (statement: string) => source({ [userPath('attn.py')]: ['import math', ...new Array<string>(8).fill(''), `        ${statement}`] });
+
+  it('finds `x = x / s`: one new block per execution replacing the old one of the same size', () => {
+    const [f, ...rest] = run(inPlaceArithmetic, rebinding(64 * MiB), ATTN('attention_scores = attention_scores / math.sqrt(d)'));
+    assert.equal(rest.length, 0);
+    assert.equal(f.line, 10);
+    assert.equal(f.evidence.replacedCount, 3);
+    assert.equal(f.evidence.temporaryCount, 0);
+    assert.equal(f.evidence.savedInOneExecutionBytes, 64 * MiB);
+    assert.deepEqual(f.quickFixes?.map((q) => q.newText), ['attention_scores.div_(math.sqrt(d))']);
+  });
+
+  it('stays silent on a matrix product with the same memory pattern, and without the source', () => {
+    assert.deepEqual(run(inPlaceArithmetic, rebinding(64 * MiB), ATTN('attention_scores = torch.matmul(attention_scores, w)')), []);
+    assert.deepEqual(run(inPlaceArithmetic, rebinding(64 * MiB), ATTN('attention_scores = attention_scores @ w')), []);
+    assert.deepEqual(run(inPlaceArithmetic, optimizerStep(64 * MiB), OPT('q = torch.matmul(p, g)')), []);
+    assert.deepEqual(run(inPlaceArithmetic, optimizerStep(64 * MiB)), []);
+  });
+
   it('stays silent for small tensors', () => {
-    assert.deepEqual(run(inPlaceArithmetic, optimizerStep(256 * KiB)), []);
+    assert.deepEqual(run(inPlaceArithmetic, optimizerStep(256 * KiB), OPT('p = p - lr * g')), []);
   });
 
   it('stays silent when library Python code, not the line, made the blocks', () => {
-    assert.deepEqual(run(inPlaceArithmetic, optimizerStep(64 * MiB, [native('at::gelu'), torch('nn/functional.py', 1700, 'gelu')])), []);
+    assert.deepEqual(run(inPlaceArithmetic, optimizerStep(64 * MiB, [native('at::gelu'), torch('nn/functional.py', 1700, 'gelu')]), OPT('p = p - lr * g')), []);
   });
 
   it('stays silent for results that outlive the next line', () => {
@@ -233,7 +269,7 @@ describe('rule: in-place-arithmetic', () => {
     b.free(b.alloc(1 * MiB, [user('m.py', 11)]));
     b.free(b.alloc(1 * MiB, [user('m.py', 12)]));
     for (const k of kept) b.free(k, [user('m.py', 13)]);
-    assert.deepEqual(run(inPlaceArithmetic, b.analysis()), []);
+    assert.deepEqual(run(inPlaceArithmetic, b.analysis(), source({ [userPath('m.py')]: [...new Array<string>(9).fill(''), 'x = x * y'] })), []);
   });
 });
 
@@ -347,8 +383,14 @@ describe('rule: inference-without-no-grad', () => {
     return b.analysis();
   }
 
-  it('suggests inference_mode where a forward-only run keeps every layer\'s activations', () => {
-    const [f, ...rest] = run(inferenceWithoutNoGrad, inference({ kept: true }));
+  /** infer.py: line 10 calls the model; `header` goes at its top (line 2), `around` is the line 9 before the call. */
+  const INFER = (header = '', around = '') =>
+    source({ [userPath('infer.py')]: ['import torch', header, '', '', '', '', '', '', around, `${around === '' ? '' : '    '}out = model(batch)`, 'del out'] });
+
+  it('suggests inference_mode where a forward-only run keeps every layer\'s activations, with the fix', () => {
+    const [f, ...rest] = run(inferenceWithoutNoGrad, inference({ kept: true }), INFER());
+    assert.match(f.message, /The source shows no torch\.no_grad\(\)/);
+    assert.deepEqual(f.quickFixes?.map((q) => [q.line, q.endLine, q.newText]), [[10, 10, 'with torch.inference_mode():\n    out = model(batch)']]);
     assert.equal(rest.length, 0);
     assert.equal(f.severity, 'information');
     assert.equal(f.file, userPath('infer.py'));
@@ -360,12 +402,24 @@ describe('rule: inference-without-no-grad', () => {
 
   it('warns when frees show autograd graph nodes releasing saved tensors (grad mode was on)', () => {
     const [f] = run(inferenceWithoutNoGrad, inference({ kept: true, releaseFrames: true }));
+    assert.equal(f.fix, undefined, 'no source: the frees alone are the evidence, and there is no fix to offer');
     assert.equal(f.severity, 'warning');
     assert.equal(f.evidence.graphReleaseFreeCount, 8, 'four activations freed by graph release in each of two requests');
   });
 
   it('stays silent when activations are freed layer by layer (no_grad behaviour)', () => {
-    assert.deepEqual(run(inferenceWithoutNoGrad, inference({ kept: false })), []);
+    assert.deepEqual(run(inferenceWithoutNoGrad, inference({ kept: false }), INFER()), []);
+  });
+
+  it('stays silent without the source of the model call (and no frees proving grad mode was on)', () => {
+    assert.deepEqual(run(inferenceWithoutNoGrad, inference({ kept: true })), []);
+  });
+
+  it('stays silent when the script turns gradients off: set_grad_enabled(False) at its top, or a with block', () => {
+    assert.deepEqual(run(inferenceWithoutNoGrad, inference({ kept: true }), INFER('torch.set_grad_enabled(False)')), []);
+    assert.deepEqual(run(inferenceWithoutNoGrad, inference({ kept: true }), INFER('', 'with torch.no_grad():')), []);
+    assert.deepEqual(run(mixedPrecision, inference({ kept: true }), INFER('torch.set_grad_enabled(False)')), [], 'nor calls that memory activations');
+    assert.equal(run(inferenceWithoutNoGrad, inference({ kept: true }), INFER('torch.set_grad_enabled(True)')).length, 1);
   });
 
   it('stays silent under a no_grad/inference_mode decorator', () => {
@@ -390,15 +444,15 @@ describe('rule: activation-checkpointing', () => {
 
   it('ranks module calls by the activation bytes made inside them and live at the peak', () => {
     const findings = run(activationCheckpointing, training(true));
-    assert.deepEqual(
-      findings.map((f) => [f.line, f.evidence.candidateBytes]),
-      [
-        [60, 384 * MiB],
-        [30, 256 * MiB],
-      ],
-    );
-    assert.equal(findings[0].evidence.activationLiveAtPeakBytes, 384 * MiB);
-    assert.match(findings[0].message, /recomput/);
+    assert.equal(findings.length, 1, 'nested candidates are one finding');
+    const [f] = findings;
+    assert.equal(f.line, 60);
+    assert.equal(f.evidence.candidateBytes, 384 * MiB);
+    assert.deepEqual(f.evidence.nestedCandidateBytes, [256 * MiB], 'model.py:30 runs inside model.py:60');
+    assert.deepEqual(f.evidence.separateCandidateBytes, []);
+    assert.equal(f.evidence.activationLiveAtPeakBytes, 384 * MiB);
+    assert.match(f.message, /384\.0 MiB \(8 blocks\) under the module call at model\.py:60; inside model\.py:60, 256\.0 MiB \(4 blocks\) under the module call at model\.py:30 \(nested calls: the figures contain one another and do not add up\)/);
+    assert.match(f.message, /recomput/);
   });
 
   it('stays silent for a run without backward', () => {

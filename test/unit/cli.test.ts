@@ -6,11 +6,15 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
-import { formatBytes } from '../../src/core/format';
+import type { PeakBucket } from '../../src/core/analysis/peakBreakdown';
+import { describeBucket } from '../../src/core/analysis/peakBreakdown';
+import { formatBytes, formatPercent } from '../../src/core/format';
 import { corpusDir, corpusFiles, corpusMissing, parseExactJson, referenceAnalysis, repoRoot } from '../helpers/corpus';
 
 // A small real snapshot from the shared corpus (the tests that read it skip without the corpus).
 const fixture = path.join(corpusDir, 'silmont2000-cs336-small.pickle');
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -38,13 +42,20 @@ describe('vram-lens analyze', () => {
     assert.deepEqual(ours.devices.map(strip), ref.map(strip));
   });
 
-  it('says how much of the peak no line of your own code holds', { skip: corpusMissing }, async () => {
-    // From the oracle: the peak minus every line's self bytes live at the peak.
-    const ref = (referenceAnalysis([fixture])[fixture] as { devices: { peakBytes: number; lines: { liveAtPeakBytes: number }[] }[] }).devices[0];
+  it('names every bucket of the peak no line of your own code holds, with bytes and share', { skip: corpusMissing }, async () => {
+    // From the oracle: the peak minus every line's self bytes live at the peak, and its buckets.
+    type Ref = { peakBytes: number; lines: { liveAtPeakBytes: number }[]; peakBreakdown: PeakBucket[] };
+    const ref = (referenceAnalysis([fixture])[fixture] as { devices: Ref[] }).devices[0];
     const unattributed = ref.peakBytes - ref.lines.reduce((sum, l) => sum + l.liveAtPeakBytes, 0);
     assert.ok(unattributed > 0);
+    assert.ok(ref.peakBreakdown.length > 0);
     const r = await run(['analyze', fixture]);
-    assert.ok(r.out.includes(`not your lines  ${formatBytes(unattributed)} of the peak`), r.out);
+    assert.ok(r.out.includes(`not held by a line of your code: ${formatBytes(unattributed)} of the peak`), r.out);
+    assert.ok(!r.out.includes('not your lines'), r.out);
+    for (const b of ref.peakBreakdown) {
+      const row = new RegExp(`${escape(formatBytes(b.bytes))} +${escape(formatPercent(b.bytes, ref.peakBytes))}  ${escape(describeBucket(b.kind, b.label))}\n`);
+      assert.match(r.out, row);
+    }
   });
 
   it('--device selects one device and rejects an unknown one', async () => {

@@ -111,9 +111,10 @@ describe('vram-lens advise', () => {
     const { findings } = JSON.parse(json.out) as { findings: Finding[] };
     const oom = findings.find((x) => x.rule === 'out-of-memory')!;
     assert.equal(oom.evidence.deviceFreeBytes, 95682560);
-    assert.equal(findings[0].severity, 'warning', 'warnings first');
+    assert.equal(findings[0].severity, 'error', 'the out-of-memory error first');
+    assert.equal(oom.severity, 'error');
     const text = await run(['advise', f, '--device', '1']);
-    assert.match(text.out, /warning {2}\[out-of-memory\] Out of memory: 4\.9 GiB requested at event 421/);
+    assert.match(text.out, /error {4}\[out-of-memory\] Out of memory: 4\.9 GiB requested at event 421/);
     assert.match(text.out, /evidence: oomEvent=421, requestedBytes=5308694528/);
   });
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FigureValues, LineDelta } from '../../src/core/compare/diff';
-import { LINE_FIGURES } from '../../src/core/compare/diff';
+import { LINE_FIGURE_KEYS as LINE_FIGURES } from '../../src/core/analysis/lineFigures';
 import { grew, hoverMarkdown, inlineDeltaText } from '../../src/extension/compare/deltaText';
 
 const GiB = 1024 ** 3;

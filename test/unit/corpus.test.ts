@@ -1,7 +1,7 @@
 /**
  * Every corpus snapshot, analysed by the TypeScript core, must match the independent Python oracle
  * (test/reference/spec_reference.py, written from the spec alone) to the byte: every device figure,
- * every line's eight figures, the OOM count, and checksums of the whole active and reserved timelines.
+ * every line's eight figures, the peak's breakdown into buckets, the OOM count, and checksums of the whole active and reserved timelines.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -59,6 +59,10 @@ describe('corpus: TypeScript analysis equals the Python oracle', { skip: corpusM
         assert.equal(device.liveBlocksAtEnd.length, liveBlocksAtEnd, 'blocks live at end');
         assert.equal(checksum(device.active), BigInt(activeTimelineChecksum), 'active timeline');
         assert.equal(checksum(device.reserved), BigInt(reservedTimelineChecksum), 'reserved timeline');
+        // Every byte of the peak explained: lines' live-at-peak bytes plus the buckets are the peak.
+        const held = ours.lines.reduce((sum, l) => sum + l.liveAtPeakBytes, 0);
+        const explained = ours.peakBreakdown.reduce((sum, b) => sum + b.bytes, 0);
+        assert.equal(held + explained, ours.peakBytes, `device ${ours.device}: lines + peakBreakdown = peakBytes`);
       });
     });
   }

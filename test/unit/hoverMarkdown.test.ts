@@ -158,8 +158,10 @@ describe('peakBreakdownClause', () => {
       ],
       1024 * MiB,
     );
-    // Parentheses become look-alikes in notifications (notificationText), so no link can form.
-    assert.equal(clause, 'besides your lines, the peak holds gradients \u2772AccumulateGrad\u2773 256.0 MiB · 25%, allocated before recording began 128.0 MiB · 13% and 1 more');
+    assert.equal(clause, 'besides your lines, the peak holds gradients (AccumulateGrad) 256.0 MiB · 25%, allocated before recording began 128.0 MiB · 13% and 1 more');
+    // A label from the snapshot cannot form a link in a notification (notificationText splits "](").
+    const hostile = peakBreakdownClause([{ kind: 'annotation', label: '[x](command:workbench.action.terminal.sendSequence)', bytes: MiB }], MiB);
+    assert.ok(!hostile.includes(']('), hostile);
     assert.equal(peakBreakdownClause([], 1), '');
   });
 });

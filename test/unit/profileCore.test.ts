@@ -121,6 +121,14 @@ describe('profile command line', () => {
     assert.equal(c.distributed, false);
   });
 
+  it('passes --backward-lines off only when the setting turns backward lines off', () => {
+    const config = fileConfiguration('/p/a.py');
+    assert.ok(!buildProfileCommand(config, '/p', { ...recording, backwardLines: true }, paths, {}).args.includes('--backward-lines'));
+    const off = buildProfileCommand(config, '/p', { ...recording, backwardLines: false }, paths, {}).args;
+    assert.deepEqual(off.slice(off.indexOf('--backward-lines'), off.indexOf('--backward-lines') + 2), ['--backward-lines', 'off']);
+    assert.ok(off.indexOf('--backward-lines') < off.indexOf('--script'));
+  });
+
   it('runs several processes through torch.distributed.run, one snapshot per rank', () => {
     const config = { ...fileConfiguration('/p/ddp.py'), nprocPerNode: 4 };
     const c = buildProfileCommand(config, '/p', recording, { ...paths, interpreter: ['conda', 'run', '-n', 'gpu', 'python'] }, {});
@@ -229,6 +237,20 @@ describe('live memory', () => {
     assert.deepEqual(live.summary, { elapsed: 3.2, allocated: 300, peakAllocated: 400, reserved: 400, peakReserved: 800, gpus: 2 });
     assert.equal(describeLive(live.summary), '300 B allocated, peak 400 B (reserved 800 B) (max of 2 GPUs) · 3s');
     assert.equal(live.update({ type: 'cancelling', t: 1 }), false);
+  });
+
+  it('the peak is the highest over the run: reset_peak_memory_stats() in the program does not lower it', () => {
+    const live = new LiveMemory();
+    const sample = (allocated: number, peak: number, t: number): ProfileRecord => ({
+      type: 'progress',
+      t,
+      devices: [{ index: 0, allocated, peakAllocated: peak, reserved: peak, peakReserved: peak }],
+    });
+    live.update(sample(100, 900, 1));
+    live.update(sample(100, 100, 2)); // after torch.cuda.reset_peak_memory_stats()
+    assert.deepEqual([live.summary.allocated, live.summary.peakAllocated, live.summary.peakReserved], [100, 900, 900]);
+    live.update(sample(1000, 1000, 3));
+    assert.equal(live.summary.peakAllocated, 1000);
   });
 });
 

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { ProfileCommand } from '../../src/core/profile/command';
 import type { ChildLike, ConnectionHandlers, RunnerHost, StopSignal } from '../../src/core/profile/runner';
-import { ProfileRun } from '../../src/core/profile/runner';
+import { ProfileRun, descendantsOf } from '../../src/core/profile/runner';
 
 class FakeChild extends EventEmitter implements ChildLike {
   readonly pid = 4242;
@@ -15,8 +15,9 @@ class FakeChild extends EventEmitter implements ChildLike {
   readonly stderr = new EventEmitter();
 }
 
-function fakeHost(platform: NodeJS.Platform = 'linux') {
+function fakeHost(platform: NodeJS.Platform = 'linux', workers: number[] = []) {
   const signals: [StopSignal, boolean, number][] = [];
+  const targets: number[] = [];
   const touched: string[] = [];
   const child = new FakeChild();
   let connection: ConnectionHandlers | undefined;
@@ -24,8 +25,9 @@ function fakeHost(platform: NodeJS.Platform = 'linux') {
   const host: RunnerHost = {
     platform,
     spawn: () => child,
-    signal: (_pid, signal, group) => {
+    signal: (pid, signal, group) => {
       signals.push([signal, group, Date.now() - started]);
+      targets.push(pid);
       if (signal === 'SIGKILL') setImmediate(() => child.emit('close', null, 'SIGKILL'));
     },
     listen: (_address, onConnection) => {
@@ -33,9 +35,10 @@ function fakeHost(platform: NodeJS.Platform = 'linux') {
       return Promise.resolve({ close: () => undefined });
     },
     touch: (file) => touched.push(file),
+    descendants: (pid) => (pid === child.pid ? workers : []),
   };
   const send = (record: object) => connection!.onData(new TextEncoder().encode(`${JSON.stringify(record)}\n`));
-  return { host, child, signals, touched, send, closeChannel: () => connection!.onEnd() };
+  return { host, child, signals, targets, touched, send, closeChannel: () => connection!.onEnd() };
 }
 
 const command = (distributed = false): ProfileCommand => ({ command: 'python', args: [], cwd: '/', env: {}, distributed });
@@ -86,15 +89,48 @@ describe('profile runner (stand-in processes)', () => {
     assert.deepEqual(f.signals.map(([s]) => s), ['SIGINT'], 'no kill after the process ended');
   });
 
-  it('torchrun jobs and Windows are cancelled through the cancel file alone', async () => {
-    for (const [platform, distributed] of [['linux', true], ['win32', false]] as const) {
-      const f = fakeHost(platform);
-      const run = new ProfileRun(command(distributed), 'chan', 'c', { ...timeouts, graceMs: 20 }, {}, f.host);
-      await tick();
-      run.cancel();
-      await run.done;
-      assert.deepEqual(f.touched, ['c']);
-      assert.deepEqual(f.signals.map(([s, g]) => [s, g]), [['SIGKILL', true]]);
-    }
+  it('Windows is cancelled through the cancel file, then the process tree is killed', async () => {
+    const f = fakeHost('win32');
+    const run = new ProfileRun(command(false), 'chan', 'c', { ...timeouts, graceMs: 20 }, {}, f.host);
+    await tick();
+    run.cancel();
+    await run.done;
+    assert.deepEqual(f.touched, ['c']);
+    assert.deepEqual(f.signals.map(([s, g]) => [s, g]), [['SIGKILL', true]]);
+  });
+
+  it('torchrun: SIGINT, SIGTERM halfway through the grace period, then SIGKILL of its group and of every worker', async () => {
+    const f = fakeHost('linux', [7001, 7002, 7003]);
+    const run = new ProfileRun(command(true), 'chan', 'c', { ...timeouts, graceMs: 80 }, {}, f.host);
+    await tick();
+    run.cancel();
+    const result = await run.done;
+    assert.deepEqual(f.touched, ['c']);
+    assert.deepEqual(
+      f.signals.map(([s, g], i) => [f.targets[i], s, g]),
+      [
+        [4242, 'SIGINT', false],
+        [4242, 'SIGTERM', false],
+        [4242, 'SIGKILL', true],
+        [7001, 'SIGKILL', true],
+        [7002, 'SIGKILL', true],
+        [7003, 'SIGKILL', true],
+      ],
+    );
+    assert.ok(f.signals[1][2] >= 40 - 5 && f.signals[2][2] >= 80 - 5, 'SIGTERM at half the grace period, the kill at its end');
+    assert.equal(result.killed, true);
+  });
+
+  it('descendantsOf walks the process table below the root only', () => {
+    const table = new Map([
+      [10, 1],
+      [11, 10],
+      [12, 10],
+      [13, 11],
+      [20, 1],
+      [21, 20],
+    ]);
+    assert.deepEqual(descendantsOf(10, table), [11, 12, 13]);
+    assert.deepEqual(descendantsOf(21, table), []);
   });
 });

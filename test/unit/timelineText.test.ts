@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { PeakBucketKind } from '../../src/core/analysis/peakBreakdown';
 import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import type { LineRow } from '../../src/protocol/timeline';
 import { boxesIntersect, placeLabels } from '../../webview/timeline/labelLayout';
@@ -60,7 +61,7 @@ function overview(ooms = 0): TimelineOverview {
   };
 }
 
-function detail(record: number, allocEvent: number, bucket?: { kind: string; label: string }): BlockDetail {
+function detail(record: number, allocEvent: number, bucket?: { kind: PeakBucketKind; label: string }): BlockDetail {
   return {
     record,
     size: 2 * MiB,
@@ -74,6 +75,7 @@ function detail(record: number, allocEvent: number, bucket?: { kind: string; lab
     line: undefined,
     frames: [],
     totalFrames: 0,
+    hiddenFrames: 0,
     ...(bucket ? { bucket } : {}),
   };
 }

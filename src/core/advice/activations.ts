@@ -4,6 +4,7 @@
  * And the module calls that activations were made under, for checkpointing advice.
  */
 import { liveAfter } from '../analysis/replay';
+import { attributingStack } from '../analysis/liveAtPeak';
 import type { AdviceContext } from './context';
 import { isBackwardFrame, isForwardFrame, isGradModeDecoratorFrame, isOptimizerFrame, isSetupFrame } from './frames';
 import type { Frame } from '../snapshot/model';
@@ -17,10 +18,17 @@ export interface PeakComposition {
   readonly backwardBytes: number;
   /** Live at the peak with no stack at all (often allocated before recording began). */
   readonly unknownBytes: number;
+  /** Made under a module forward with gradient recording off (excluded from activations when asked). */
+  readonly gradDisabledBytes: number;
 }
 
 /** Splits the allocations live at the device's peak by purpose. */
-export function peakComposition(ctx: AdviceContext, options: { excludeGradModeDecorated?: boolean } = {}): PeakComposition {
+/**
+ * With `excludeGradDisabled`, forward blocks made with gradient recording off (under a function
+ * decorated with no_grad/inference_mode, as the frames show, or where the source shows a switch on
+ * the path) are not activations: no backward will need them.
+ */
+export function peakComposition(ctx: AdviceContext, options: { excludeGradDisabled?: boolean } = {}): PeakComposition {
   const r = ctx.device.allocations;
   const activationRecords: number[] = [];
   const optimizerRecords: number[] = [];
@@ -28,19 +36,25 @@ export function peakComposition(ctx: AdviceContext, options: { excludeGradModeDe
   let setupBytes = 0;
   let backwardBytes = 0;
   let unknownBytes = 0;
+  let gradDisabledBytes = 0;
   for (const i of liveAfter(r, ctx.device.peakEventIndex)) {
-    const stack = r.stack[i];
+    // The analysis' attribution: pre-recording blocks freed in the trace have no stack of their own.
+    const stack = attributingStack(r, i);
     const size = r.size[i];
     if (stack < 0) unknownBytes += size;
     else if (ctx.stackHas(stack, isOptimizerFrame)) optimizerRecords.push(i);
     else if (ctx.stackHas(stack, isSetupFrame)) setupBytes += size;
     else if (ctx.stackHas(stack, isBackwardFrame)) backwardBytes += size;
-    else if (ctx.stackHas(stack, isForwardFrame) && !(options.excludeGradModeDecorated && ctx.stackHas(stack, isGradModeDecoratorFrame))) {
+    else if (ctx.stackHas(stack, isForwardFrame)) {
+      if (options.excludeGradDisabled && (ctx.stackHas(stack, isGradModeDecoratorFrame) || ctx.gradSwitchOf(stack)?.enabled === false)) {
+        gradDisabledBytes += size;
+        continue;
+      }
       activationRecords.push(i);
       activationBytes += size;
     }
   }
-  return { activationRecords, activationBytes, optimizerRecords, setupBytes, backwardBytes, unknownBytes };
+  return { activationRecords, activationBytes, optimizerRecords, setupBytes, backwardBytes, unknownBytes, gradDisabledBytes };
 }
 
 /** A line of user code that calls a module (`self.block(x)`, `model(x)`): where checkpointing could wrap. */
@@ -52,6 +66,13 @@ export interface ModuleCall {
   /** Bytes of the given records made inside this call. */
   bytes: number;
   records: number;
+  /** `file\u0000line` keys of the module calls this one ran inside (in some stack). */
+  readonly inside: Set<string>;
+}
+
+/** The key of a module call in `ModuleCall.inside`. */
+export function moduleCallKey(c: { file: string; line: number }): string {
+  return `${c.file}\u0000${String(c.line)}`;
 }
 
 /**
@@ -87,13 +108,15 @@ export function rankModuleCalls(ctx: AdviceContext, records: readonly number[]):
       callsOfStack.set(stack, calls);
     }
     const seen = new Set<string>();
-    for (const f of calls) {
-      const key = `${f.filename}\u0000${String(f.line)}`;
+    const keys = calls.map((f) => moduleCallKey({ file: f.filename, line: f.line as number }));
+    for (const [j, f] of calls.entries()) {
+      const key = keys[j];
       if (seen.has(key)) continue;
       seen.add(key);
-      const entry = byLine.get(key) ?? { file: f.filename, line: f.line as number, caller: f.name, bytes: 0, records: 0 };
+      const entry = byLine.get(key) ?? { file: f.filename, line: f.line as number, caller: f.name, bytes: 0, records: 0, inside: new Set<string>() };
       entry.bytes += r.size[i];
       entry.records += 1;
+      for (const outer of keys.slice(j + 1)) if (outer !== key) entry.inside.add(outer);
       byLine.set(key, entry);
     }
   }

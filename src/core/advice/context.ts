@@ -6,7 +6,11 @@ import type { Analysis, DeviceAnalysis } from '../analysis/analyze';
 import type { SourceLine } from '../analysis/lineIndex';
 import { NO_LINE } from '../analysis/lineIndex';
 import { traceOf } from '../analysis/replay';
-import type { LineTextProvider } from '../sourceText';
+import { attributingStack } from '../analysis/liveAtPeak';
+import { PythonSource } from '../python/pythonSource';
+import type { GradModeSwitch } from '../python/pythonSource';
+import type { FileTextProvider, LineTextProvider } from '../sourceText';
+import { fileTextFromLines } from '../sourceText';
 import type { DeviceTrace, Frame, Snapshot } from '../snapshot/model';
 import { NO_STACK } from '../snapshot/model';
 import { isAutocastFrame, isBackwardFrame, isForwardFrame, isGradModeDecoratorFrame, isOptimizerFrame, isTrainingFunctionFrame } from './frames';
@@ -30,15 +34,43 @@ export class AdviceContext {
   private readonly stackMemo = new Map<FramePredicate, Int8Array>();
   private facts: RunFacts | undefined;
   private userFrames: Set<Frame> | undefined;
+  private readonly sources: SourceCache;
+  private readonly gradSwitches = new Map<number, GradModeSwitch | undefined>();
 
   constructor(
     readonly analysis: Analysis,
     readonly device: DeviceAnalysis,
     /** Source text of user lines, when the caller can read them (for wording and quick fixes). */
     readonly lineText?: LineTextProvider,
+    /** Parsed sources, shared by the devices of one run of the advisor. */
+    sources?: SourceCache,
   ) {
     this.snapshot = analysis.snapshot;
     this.trace = traceOf(analysis.snapshot, device.device);
+    this.sources = sources ?? new SourceCache(lineText ? fileTextFromLines(lineText) : undefined);
+  }
+
+  /** The parsed source of a file named in the snapshot, when its text is known. */
+  source(file: string): PythonSource | undefined {
+    return this.sources.get(file);
+  }
+
+  /**
+   * The grad-mode switch in force where a stack's allocation happened, read from the source of
+   * each user frame, innermost first (a `with torch.no_grad():` around the call, a decorated
+   * function, `torch.set_grad_enabled(False)` earlier in the script). Memoised per stack.
+   */
+  gradSwitchOf(stack: number): GradModeSwitch | undefined {
+    if (stack === NO_STACK) return undefined;
+    if (this.gradSwitches.has(stack)) return this.gradSwitches.get(stack);
+    let found: GradModeSwitch | undefined;
+    for (const frame of this.frames(stack)) {
+      if (typeof frame.line !== 'number' || !this.isUserFrame(frame)) continue;
+      found = this.source(frame.filename)?.gradModeAt(frame.line);
+      if (found) break;
+    }
+    this.gradSwitches.set(stack, found);
+    return found;
   }
 
   /** The self (innermost user) line of a stack. Lines beyond 2^53 are not real lines: undefined. */
@@ -111,9 +143,10 @@ export function bytesByLine(ctx: AdviceContext, records: readonly number[]): { f
   const byLine = new Map<number, { file: string; line: number; bytes: number; count: number }>();
   const r = ctx.device.allocations;
   for (const i of records) {
-    const id = ctx.lineIdOf(r.stack[i]);
+    const stack = attributingStack(r, i);
+    const id = ctx.lineIdOf(stack);
     if (id === NO_LINE) continue;
-    const where = ctx.lineOf(r.stack[i]);
+    const where = ctx.lineOf(stack);
     if (!where) continue;
     const entry = byLine.get(id) ?? { file: where.file, line: where.line, bytes: 0, count: 0 };
     entry.bytes += r.size[i];
@@ -121,4 +154,20 @@ export function bytesByLine(ctx: AdviceContext, records: readonly number[]): { f
     byLine.set(id, entry);
   }
   return [...byLine.values()].sort((a, b) => b.bytes - a.bytes || a.line - b.line);
+}
+
+/** Each source file parsed once (files that are not Python, or unknown, are undefined). */
+export class SourceCache {
+  private readonly parsed = new Map<string, PythonSource | undefined>();
+
+  constructor(private readonly fileText?: FileTextProvider) {}
+
+  get(file: string): PythonSource | undefined {
+    if (!this.fileText || !file.endsWith('.py')) return undefined;
+    if (!this.parsed.has(file)) {
+      const text = this.fileText(file);
+      this.parsed.set(file, text === undefined ? undefined : PythonSource.parse(text));
+    }
+    return this.parsed.get(file);
+  }
 }

@@ -12,9 +12,11 @@ export type RuleId =
   | 'optimizer-state'
   | 'mixed-precision'
   | 'fragmentation'
-  | 'out-of-memory';
+  | 'out-of-memory'
+  | 'before-recording';
 
-export type Severity = 'information' | 'warning';
+/** `error`: the run failed (an OOM); `warning`: memory was lost to this; `information`: worth measuring. */
+export type Severity = 'information' | 'warning' | 'error';
 
 /**
  * The numbers a finding rests on, by name. Names end in their unit: `...Bytes`, `...Count`,
@@ -30,14 +32,19 @@ export interface RelatedLocation {
 }
 
 /** A mechanical edit a quick fix may apply, once the line's text confirms the pattern. */
-export type FixKind = 'in-place-operator' | 'detach-accumulation';
+export type FixKind = 'in-place-operator' | 'detach-accumulation' | 'inference-mode';
 
-/** An edit within one line: replace columns [startColumn, endColumn) (0-based) with `newText`. */
+/**
+ * A source edit: replace from (`line`, `startColumn`) to (`endLine`, `endColumn`) (1-based lines,
+ * 0-based columns, end exclusive) with `newText`. Every edit offered was checked to leave the file
+ * parsing as Python.
+ */
 export interface LineEdit {
   readonly title: string;
   readonly file: string;
   readonly line: number;
   readonly startColumn: number;
+  readonly endLine: number;
   readonly endColumn: number;
   readonly newText: string;
 }

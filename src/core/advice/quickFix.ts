@@ -1,143 +1,130 @@
 /**
- * Mechanical fixes, decided from one line of source text: rewrite `x = x * y` as `x *= y`, and
- * accumulate a Python number or a detached tensor instead of a tensor that holds the autograd
- * graph. Pure string work; each returns nothing unless the pattern is literally on the line.
+ * Mechanical fixes, decided from the syntax tree of the current source: an in-place form for
+ * arithmetic (`x = x / s` -> `x.div_(s)`), accumulating `loss.item()` / `loss.detach()` instead of
+ * a tensor that holds the autograd graph, and wrapping a forward-only model call in
+ * `torch.inference_mode()`. Each edit is applied to the text and parsed again; an edit that would
+ * leave a syntax error is never offered.
  */
-import type { LineTextProvider } from '../sourceText';
+import type { SyntaxNode } from '@lezer/common';
+import { inPlaceFormAt } from '../python/inPlaceForm';
+import type { SourceEdit } from '../python/inPlaceForm';
+import { PythonSource } from '../python/pythonSource';
 import type { Finding, LineEdit } from './finding';
 
-const NAME = String.raw`[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\[[^\]\n]*\])?`;
-
-function splitComment(text: string): { code: string; comment: string } {
-  let quote: string | undefined;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-    } else if (c === '#') {
-      return { code: text.slice(0, i), comment: text.slice(i) };
-    }
-  }
-  return { code: text, comment: '' };
-}
-
-/**
- * Whether `expr` has, outside brackets and strings, an operator that binds no tighter than `op`
- * (so `x = x op expr` would not mean `x op= expr`), or anything that is not plain arithmetic.
- */
-function bindsLooser(expr: string, op: string): boolean {
-  if (/\b(if|else|and|or|not|lambda|in|is|for|yield|await)\b/.test(expr.replace(/(["'])(?:\\.|(?!\1).)*\1/g, '""'))) return true;
-  let depth = 0;
-  let quote: string | undefined;
-  let prevOperand = false;
-  for (let i = 0; i < expr.length; i++) {
-    const c = expr[i];
-    if (quote) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = undefined;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      quote = c;
-      prevOperand = true;
-      continue;
-    }
-    if ('([{'.includes(c)) depth++;
-    else if (')]}'.includes(c)) depth--;
-    if (depth > 0 || ')]}'.includes(c)) {
-      prevOperand = true;
-      continue;
-    }
-    if (c === ' ' || c === '\t') continue;
-    if ('<>=!&|^~%@,:;'.includes(c)) return true;
-    if (c === '*' && expr[i + 1] === '*') {
-      i++;
-      prevOperand = false;
-      continue;
-    }
-    if (c === '+' || c === '-') {
-      if (prevOperand) return true; // binary + or - binds looser than or equal to every op here
-      prevOperand = false;
-      continue;
-    }
-    if (c === '*' || c === '/') {
-      if (op === '*' || op === '/') return true;
-      prevOperand = false;
-      continue;
-    }
-    prevOperand = /[\w.]/.test(c);
-  }
-  return depth !== 0;
-}
-
-/** `x = x * y` -> `x *= y` (also + - /), when the right side is exactly `x op <tighter expression>`. */
-export function inPlaceOperatorEdit(text: string): Omit<LineEdit, 'file' | 'line' | 'title'> & { readonly op: string } | undefined {
-  const { code } = splitComment(text);
-  const m = new RegExp(String.raw`^(\s*)(${NAME})\s*=\s*(${NAME})\s*([-+*/])(?![*/=])\s*(.+?)\s*$`).exec(code);
-  if (!m) return undefined;
-  const [, indent, target, left, op, rest] = m;
-  if (target !== left || rest === '' || bindsLooser(rest, op)) return undefined;
-  return { startColumn: indent.length, endColumn: code.trimEnd().length, newText: `${target} ${op}= ${rest}`, op };
-}
-
-/**
- * An accumulation that keeps a tensor (and its graph) alive: `total += expr`, `total = total + expr`,
- * `items.append(expr)`. Returns the edits that accumulate `expr.item()` or `expr.detach()`.
- */
-export function accumulationEdits(text: string): Omit<LineEdit, 'file' | 'line'>[] {
-  const { code } = splitComment(text);
-  const patterns = [
-    new RegExp(String.raw`^(\s*${NAME}\s*\+=\s*)(.+?)\s*$`),
-    new RegExp(String.raw`^(\s*(${NAME})\s*=\s*\2\s*\+\s*)(.+?)\s*$`),
-    new RegExp(String.raw`^(\s*${NAME}\.append\()(.+)\)\s*$`),
-  ];
-  for (const [k, re] of patterns.entries()) {
-    const m = re.exec(code);
-    if (!m) continue;
-    const head = m[1];
-    const expr = k === 1 ? m[3] : m[2];
-    if (/\.(item|detach|cpu|tolist)\(\)\s*$/.test(expr)) return [];
-    const simple = new RegExp(String.raw`^(?:${NAME})(?:\([^()]*\))?$`).test(expr);
-    const wrapped = simple ? expr : `(${expr})`;
-    const start = head.length;
-    const end = start + expr.length;
-    return [
-      { title: `Accumulate ${wrapped}.item() (a Python number; frees the graph)`, startColumn: start, endColumn: end, newText: `${wrapped}.item()` },
-      { title: `Accumulate ${wrapped}.detach() (a tensor without the graph)`, startColumn: start, endColumn: end, newText: `${wrapped}.detach()` },
-    ];
-  }
-  return [];
-}
+/** The parsed source of a file named in a finding, when its text is known. */
+export type SourceProvider = (file: string) => PythonSource | undefined;
 
 /** How many lines after a loop-body line are searched for the accumulation that keeps memory alive. */
 export const ACCUMULATION_SEARCH_LINES = 15;
 
+const ATOMS = new Set(['VariableName', 'MemberExpression', 'CallExpression', 'SubscriptExpression']);
+
+/** The edit as line/column, if the edited text still parses (no more syntax errors than before). */
+function checked(src: PythonSource, file: string, title: string, edit: SourceEdit): LineEdit | undefined {
+  const after = src.text.slice(0, edit.from) + edit.text + src.text.slice(edit.to);
+  if (PythonSource.parse(after).errorCount > src.errorCount) return undefined;
+  return { title, file, line: src.lineOf(edit.from), startColumn: src.columnOf(edit.from), endLine: src.lineOf(edit.to), endColumn: src.columnOf(edit.to), newText: edit.text };
+}
+
 /**
- * The quick-fix edits a finding offers, given a way to read the current text of a line. In-place
- * fixes apply to the finding's own line; accumulation fixes to the finding's line, or else to the
- * first accumulation at or below one of its related (loop-body) lines.
+ * The accumulated expression of a statement that keeps a tensor alive: `total += e`,
+ * `total = total + e`, `items.append(e)`.
  */
-export function quickFixesFor(finding: Finding, lineText: LineTextProvider | undefined): LineEdit[] {
-  if (!lineText || finding.file === undefined || finding.line === undefined || !finding.fix) return [];
-  const own = lineText(finding.file, finding.line);
+export function accumulatedExpression(src: PythonSource, st: SyntaxNode): SyntaxNode | undefined {
+  if (st.name === 'UpdateStatement') {
+    const op = st.firstChild?.nextSibling;
+    return op && src.textOf(op) === '+=' ? (op.nextSibling ?? undefined) : undefined;
+  }
+  if (st.name === 'AssignStatement') {
+    const target = st.firstChild;
+    const eq = target?.nextSibling;
+    const value = eq?.nextSibling;
+    if (!target || !value || value.nextSibling || value.name !== 'BinaryExpression') return undefined;
+    const left = value.firstChild;
+    const op = left?.nextSibling;
+    if (!left || !op || src.textOf(op) !== '+' || src.textOf(left).replace(/\s+/g, '') !== src.textOf(target).replace(/\s+/g, '')) return undefined;
+    return op.nextSibling ?? undefined;
+  }
+  if (st.name === 'ExpressionStatement') {
+    const call = st.firstChild;
+    const callee = call?.firstChild;
+    const args = call?.getChild('ArgList');
+    if (!call || call.name !== 'CallExpression' || callee?.name !== 'MemberExpression' || !args) return undefined;
+    if (callee.lastChild && src.textOf(callee.lastChild) !== 'append') return undefined;
+    const inner: SyntaxNode[] = [];
+    for (let c = args.firstChild; c; c = c.nextSibling) if (c.name !== '(' && c.name !== ')' && c.name !== ',') inner.push(c);
+    return inner.length === 1 ? inner[0] : undefined;
+  }
+  return undefined;
+}
+
+function accumulationEdits(src: PythonSource, file: string, line: number): LineEdit[] {
+  const st = src.statementAt(line);
+  const expr = st && accumulatedExpression(src, st);
+  if (!expr) return [];
+  const text = src.textOf(expr);
+  if (/\.(item|detach|cpu|tolist)\(\)\s*$/.test(text)) return [];
+  const wrapped = ATOMS.has(expr.name) ? text : `(${text})`;
+  const short = wrapped.length > 40 ? `${wrapped.slice(0, 37)}...` : wrapped;
+  return [
+    checked(src, file, `Accumulate ${short}.item() (a Python number; frees the graph)`, { from: expr.from, to: expr.to, text: `${wrapped}.item()` }),
+    checked(src, file, `Accumulate ${short}.detach() (a tensor without the graph)`, { from: expr.from, to: expr.to, text: `${wrapped}.detach()` }),
+  ].filter((e): e is LineEdit => e !== undefined);
+}
+
+/** `with torch.inference_mode():` around the simple statement on a line (which must sit alone on its lines). */
+export function inferenceModeEdit(src: PythonSource, file: string, line: number): LineEdit | undefined {
+  const st = src.statementAt(line);
+  const torch = src.torchName();
+  if (!st || !torch || PythonSource.isCompound(st) || !st.parent || (st.parent.name !== 'Body' && st.parent.name !== 'Script')) return undefined;
+  const start = src.offsetOfLine(src.lineOf(st.from));
+  const indent = src.text.slice(start, st.from);
+  if (!/^[ \t]*$/.test(indent)) return undefined;
+  const endLine = src.lineOf(st.to);
+  const end = endLine < src.lineCount ? src.offsetOfLine(endLine + 1) - 1 : src.text.length;
+  if (!/^[ \t]*(#.*)?\r?$/.test(src.text.slice(st.to, end))) return undefined;
+  // A string spanning lines would change if its lines were indented.
+  let multilineString = false;
+  st.toTree().iterate({
+    enter: (n) => {
+      if ((n.name === 'String' || n.name === 'FormatString') && src.text.slice(st.from + n.from, st.from + n.to).includes('\n')) multilineString = true;
+    },
+  });
+  if (multilineString) return undefined;
+  const unit = indent.includes('\t') ? '\t' : '    ';
+  const body = src.text.slice(start, end).split('\n').map((l) => (l.trim() === '' ? l : unit + l)).join('\n');
+  return checked(src, file, `Run this under ${torch}.inference_mode() (no autograd graph is kept)`, { from: start, to: end, text: `${indent}with ${torch}.inference_mode():\n${body}` });
+}
+
+/**
+ * The quick-fix edits a finding offers, given the parsed sources. In-place and inference-mode fixes
+ * apply to the finding's own line; accumulation fixes to the finding's line, or else to the first
+ * accumulation at or below one of its related (loop-body) lines.
+ */
+export function quickFixesFor(finding: Finding, sourceOf: SourceProvider | undefined): LineEdit[] {
+  if (!sourceOf || finding.file === undefined || finding.line === undefined || !finding.fix) return [];
+  const src = sourceOf(finding.file);
   if (finding.fix === 'in-place-operator') {
-    const edit = own === undefined ? undefined : inPlaceOperatorEdit(own);
-    if (!edit) return [];
-    const { op, ...rest } = edit;
-    return [{ file: finding.file, line: finding.line, ...rest, title: `Update in place with ${op}= (check that nothing else still needs the old value)` }];
+    const form = src && inPlaceFormAt(src, finding.line);
+    if (!src || !form?.edit) return [];
+    const title = form.edit.text.includes('value=')
+      ? `Update in place: ${form.edit.text} (the value= factor must be a Python number; check that nothing else needs the old value)`
+      : `Update in place: ${form.edit.text} (check that nothing else still needs the old value)`;
+    const edit = checked(src, finding.file, title, form.edit);
+    return edit ? [edit] : [];
+  }
+  if (finding.fix === 'inference-mode') {
+    const edit = src && inferenceModeEdit(src, finding.file, finding.line);
+    return edit ? [edit] : [];
   }
   const candidates: { file: string; line: number }[] = [{ file: finding.file, line: finding.line }];
   for (const r of finding.related ?? []) {
     for (let k = 0; k <= ACCUMULATION_SEARCH_LINES; k++) candidates.push({ file: r.file, line: r.line + k });
   }
   for (const c of candidates) {
-    const text = lineText(c.file, c.line);
-    if (text === undefined) continue;
-    const edits = accumulationEdits(text);
-    if (edits.length > 0) return edits.map((e) => ({ ...c, ...e }));
+    const s = sourceOf(c.file);
+    const edits = s ? accumulationEdits(s, c.file, c.line) : [];
+    if (edits.length > 0) return edits;
   }
   return [];
 }

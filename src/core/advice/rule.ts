@@ -12,3 +12,8 @@ export function where(l: { file: string; line: number }): string {
   const parts = l.file.replace(/\\/g, '/').split('/');
   return `${parts[parts.length - 1]}:${l.line}`;
 }
+
+/** `1 block`, `2 blocks` (or the given plural). */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -11,10 +11,20 @@ import { buildLineIndex } from './lineIndex';
 import type { LineFigures } from './lines';
 import { attributeLines } from './lines';
 import type { DeviceReplay } from './replay';
+import type { LiveBlock } from './liveAtPeak';
+import { liveAtPeak } from './liveAtPeak';
+import type { PeakBucket } from './peakBreakdown';
+import { PeakBucketClassifier, peakBreakdown } from './peakBucketClassifier';
 import { replayDevice } from './replay';
 
 export interface DeviceAnalysis extends DeviceReplay {
   readonly lines: readonly LineFigures[];
+  /** The blocks live at the peak (spec: "Live at peak"); every figure "at the peak" reads these. */
+  readonly liveAtPeak: readonly LiveBlock[];
+  /** The live-at-peak bytes no self line holds, by bucket (spec: "Explaining the peak"). */
+  readonly peakBreakdown: readonly PeakBucket[];
+  /** Names the bucket of any allocation record without a self line (timeline block details). */
+  readonly buckets: PeakBucketClassifier;
 }
 
 export interface Analysis {
@@ -27,7 +37,15 @@ export function analyzeSnapshot(snapshot: Snapshot, filter: FrameFilterOptions =
   const lineIndex = buildLineIndex(snapshot, userFramePredicate(filter));
   const devices = devicesOf(snapshot).map((device): DeviceAnalysis => {
     const replay = replayDevice(snapshot, device);
-    return { ...replay, lines: attributeLines(snapshot, replay, lineIndex) };
+    const live = liveAtPeak(replay);
+    const buckets = new PeakBucketClassifier(snapshot, replay, lineIndex);
+    return {
+      ...replay,
+      lines: attributeLines(snapshot, replay, lineIndex, live),
+      liveAtPeak: live,
+      peakBreakdown: peakBreakdown(buckets, live),
+      buckets,
+    };
   });
   return { snapshot, lineIndex, devices };
 }

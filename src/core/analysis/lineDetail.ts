@@ -8,7 +8,6 @@ import { Action, NO_STACK } from '../snapshot/model';
 import type { Analysis, DeviceAnalysis } from './analyze';
 import { isSourceFrame } from './frameFilter';
 import { NO_LINE, lineKey } from './lineIndex';
-import { liveAtPeak } from './liveAtPeak';
 import { traceOf } from './replay';
 
 export interface DetailFrame {
@@ -107,7 +106,7 @@ export function lineDetail(
     }
   }
 
-  const live = liveAtPeak(device)
+  const live = device.liveAtPeak
     .filter((b) => isSelf(b.stack))
     .map((b) => b.size);
 

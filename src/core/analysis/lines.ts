@@ -7,7 +7,10 @@ import { Action, NO_STACK } from '../snapshot/model';
 import type { LineIndex } from './lineIndex';
 import { NO_LINE } from './lineIndex';
 import type { DeviceReplay } from './replay';
-import { BEFORE_TRACE, liveAfter, traceOf } from './replay';
+import { traceOf } from './replay';
+import type { LiveBlock } from './liveAtPeak';
+import { LINE_FIGURE_KEYS } from './lineFigures';
+import { liveAtPeak } from './liveAtPeak';
 
 export interface LineFigures {
   readonly file: string;
@@ -50,16 +53,7 @@ class Accumulator {
     for (const l of index.inclusiveLines[stack]) this.inclusiveLiveAtPeakBytes[l] += size;
   }
   hasFigures(l: number): boolean {
-    return (
-      this.allocCount[l] !== 0 ||
-      this.allocBytes[l] !== 0 ||
-      this.freedBytes[l] !== 0 ||
-      this.peakBytes[l] !== 0 ||
-      this.liveAtPeakBytes[l] !== 0 ||
-      this.inclusiveAllocBytes[l] !== 0 ||
-      this.inclusivePeakBytes[l] !== 0 ||
-      this.inclusiveLiveAtPeakBytes[l] !== 0
-    );
+    return LINE_FIGURE_KEYS.some((key) => this[key][l] !== 0);
   }
 }
 
@@ -69,7 +63,12 @@ export function compareLines(a: { file: string; line: LineNumber }, b: { file: s
   return a.line < b.line ? -1 : 1;
 }
 
-export function attributeLines(snapshot: Snapshot, replay: DeviceReplay, index: LineIndex): LineFigures[] {
+export function attributeLines(
+  snapshot: Snapshot,
+  replay: DeviceReplay,
+  index: LineIndex,
+  live: readonly LiveBlock[] = liveAtPeak(replay),
+): LineFigures[] {
   const trace = traceOf(snapshot, replay.device);
   const acc = new Accumulator(index.lines.length);
   const { action, size, stack } = trace;
@@ -97,15 +96,7 @@ export function attributeLines(snapshot: Snapshot, replay: DeviceReplay, index: 
     }
   }
 
-  if (replay.peakEventIndex >= 0) {
-    const records = replay.allocations;
-    for (const r of liveAfter(records, replay.peakEventIndex)) {
-      if (records.allocEvent[r] === BEFORE_TRACE) continue;
-      acc.addLive(index, records.stack[r], records.size[r]);
-    }
-  } else {
-    for (const block of replay.liveBlocksAtEnd) acc.addLive(index, block.stack, block.size);
-  }
+  for (const block of live) acc.addLive(index, block.stack, block.size);
 
   const rows: LineFigures[] = [];
   index.lines.forEach((source, l) => {

@@ -1,6 +1,6 @@
 /**
  * The named buckets of the live-at-peak bytes that no self line holds (spec: "Explaining the peak").
- * The classification itself lives beside the replay; this module is the vocabulary every view shares.
+ * The classification itself is in peakBucketClassifier.ts; this module is the vocabulary every view shares.
  */
 export type PeakBucketKind = 'backward' | 'annotation' | 'library' | 'noFrames' | 'beforeRecording';
 

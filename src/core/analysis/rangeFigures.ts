@@ -7,7 +7,6 @@
 import type { LineNumber } from '../snapshot/model';
 import { Action, NO_STACK } from '../snapshot/model';
 import type { Analysis, DeviceAnalysis } from './analyze';
-import { liveAtPeak } from './liveAtPeak';
 import { traceOf } from './replay';
 
 export interface LineRange {
@@ -32,7 +31,7 @@ function inRange(line: LineNumber, range: LineRange): boolean {
 export function rangeFigures(analysis: Analysis, device: DeviceAnalysis, ranges: readonly LineRange[]): RangeFigures[] {
   const { lineIndex, snapshot } = analysis;
   const trace = traceOf(snapshot, device.device);
-  const live = liveAtPeak(device);
+  const live = device.liveAtPeak;
   return ranges.map((range) => {
     const files = new Set(range.files);
     const ids = new Set<number>();

@@ -181,8 +181,9 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
       if (!isLiveState(block.state)) continue;
       liveBlocksAtEnd.push(block);
       if (!isLive(lastAt.get(block.address))) {
-        liveBeforeTrace += block.size;
-        records.add(block.address, block.size, BEFORE_TRACE, NEVER_FREED, block.stack);
+        // Counted by the bytes the program asked for, as trace events are (spec: "Initial state").
+        liveBeforeTrace += block.requestedSize;
+        records.add(block.address, block.requestedSize, BEFORE_TRACE, NEVER_FREED, block.stack);
       }
     }
   }

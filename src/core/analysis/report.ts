@@ -4,18 +4,18 @@
  */
 import type { LineNumber } from '../snapshot/model';
 import type { Analysis } from './analyze';
+import type { PeakBucket } from './peakBreakdown';
+import type { LineFigures } from './lines';
+import type { LineFigureKey } from './lineFigures';
+import { LINE_FIGURE_KEYS } from './lineFigures';
 
-export interface LineReport {
-  file: string;
-  line: LineNumber;
-  allocCount: number;
-  allocBytes: number;
-  freedBytes: number;
-  peakBytes: number;
-  liveAtPeakBytes: number;
-  inclusiveAllocBytes: number;
-  inclusivePeakBytes: number;
-  inclusiveLiveAtPeakBytes: number;
+/** One row of the JSON: the line and every figure of the registry (lineFigures.ts). */
+export type LineReport = { file: string; line: LineNumber } & Record<LineFigureKey, number>;
+
+function lineReport(l: LineFigures): LineReport {
+  const row = { file: l.file, line: l.line } as LineReport;
+  for (const key of LINE_FIGURE_KEYS) row[key] = l[key];
+  return row;
 }
 
 export interface DeviceReport {
@@ -30,6 +30,8 @@ export interface DeviceReport {
   finalReservedBytes: number;
   oomCount: number;
   lines: LineReport[];
+  /** The live-at-peak bytes no self line holds, by bucket: lines + breakdown = peakBytes. */
+  peakBreakdown: PeakBucket[];
 }
 
 export interface AnalysisReport {
@@ -52,18 +54,8 @@ export function toReport(analysis: Analysis, onlyDevice?: number): AnalysisRepor
         peakReservedBytes: d.peakReservedBytes,
         finalReservedBytes: d.finalReservedBytes,
         oomCount: d.ooms.length,
-        lines: d.lines.map((l) => ({
-          file: l.file,
-          line: l.line,
-          allocCount: l.allocCount,
-          allocBytes: l.allocBytes,
-          freedBytes: l.freedBytes,
-          peakBytes: l.peakBytes,
-          liveAtPeakBytes: l.liveAtPeakBytes,
-          inclusiveAllocBytes: l.inclusiveAllocBytes,
-          inclusivePeakBytes: l.inclusivePeakBytes,
-          inclusiveLiveAtPeakBytes: l.inclusiveLiveAtPeakBytes,
-        })),
+        lines: d.lines.map(lineReport),
+        peakBreakdown: d.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
       }),
     );
   return { layout: analysis.snapshot.layout, devices };

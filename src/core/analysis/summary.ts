@@ -8,6 +8,7 @@ import type { SourceLine } from './lineIndex';
 import { NO_LINE } from './lineIndex';
 import type { LineFigures } from './lines';
 import { NO_STACK } from '../snapshot/model';
+import type { PeakBucket } from './peakBreakdown';
 
 /** The user line whose allocation reached the device's peak, if the peak event has one. */
 export function peakLine(analysis: Analysis, device: DeviceAnalysis): SourceLine | undefined {
@@ -48,6 +49,8 @@ export interface DeviceSummary {
    * library or C++ frames, or that were allocated before recording began.
    */
   readonly peakBytesWithoutUserLine: number;
+  /** Those bytes by named bucket (spec: "Explaining the peak"); they add up to peakBytesWithoutUserLine. */
+  readonly peakBreakdown: readonly PeakBucket[];
 }
 
 export function summarizeDevice(analysis: Analysis, device: DeviceAnalysis): DeviceSummary {
@@ -64,6 +67,7 @@ export function summarizeDevice(analysis: Analysis, device: DeviceAnalysis): Dev
     oomCount: device.ooms.length,
     allocations: device.allocations.count,
     linesWithFigures: device.lines.length,
-    peakBytesWithoutUserLine: device.peakBytes - device.lines.reduce((sum, l) => sum + l.liveAtPeakBytes, 0),
+    peakBytesWithoutUserLine: device.peakBreakdown.reduce((sum, b) => sum + b.bytes, 0),
+    peakBreakdown: device.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
   };
 }

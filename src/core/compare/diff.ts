@@ -4,6 +4,8 @@
  * the peak. Works on the plain data a worker returns, so both sides may live in different workers.
  */
 import type { LineFigures } from '../analysis/lines';
+import type { LineFigureKey } from '../analysis/lineFigures';
+import { LINE_FIGURE_KEYS } from '../analysis/lineFigures';
 import type { LineNumber } from '../snapshot/model';
 import { matchFiles } from './fileMatch';
 import type { LineTextProvider, MatchKind } from './lineMatch';
@@ -27,19 +29,8 @@ export interface ComparisonSide {
   readonly lineText?: LineTextProvider;
 }
 
-/** The per-line figures that are compared (the spec's eight, without identifiers). */
-export const LINE_FIGURES = [
-  'allocCount',
-  'allocBytes',
-  'freedBytes',
-  'peakBytes',
-  'liveAtPeakBytes',
-  'inclusiveAllocBytes',
-  'inclusivePeakBytes',
-  'inclusiveLiveAtPeakBytes',
-] as const;
-
-export type LineFigureName = (typeof LINE_FIGURES)[number];
+/** The per-line figures that are compared: every figure of the registry, so none is silently left out. */
+export type LineFigureName = LineFigureKey;
 export type FigureValues = Readonly<Record<LineFigureName, number>>;
 
 export interface LineDelta {
@@ -64,14 +55,14 @@ export interface Comparison {
   readonly files: ReadonlyMap<string, string>;
 }
 
-const ZERO: FigureValues = Object.fromEntries(LINE_FIGURES.map((k) => [k, 0])) as FigureValues;
+const ZERO: FigureValues = Object.fromEntries(LINE_FIGURE_KEYS.map((k) => [k, 0])) as FigureValues;
 
 function figuresOf(l: LineFigures): FigureValues {
-  return Object.fromEntries(LINE_FIGURES.map((k) => [k, l[k]])) as FigureValues;
+  return Object.fromEntries(LINE_FIGURE_KEYS.map((k) => [k, l[k]])) as FigureValues;
 }
 
 function subtract(current: FigureValues, baseline: FigureValues): FigureValues {
-  return Object.fromEntries(LINE_FIGURES.map((k) => [k, current[k] - baseline[k]])) as FigureValues;
+  return Object.fromEntries(LINE_FIGURE_KEYS.map((k) => [k, current[k] - baseline[k]])) as FigureValues;
 }
 
 function totalsDelta(b: DeviceTotals, c: DeviceTotals): DeviceTotals {
@@ -150,5 +141,5 @@ export function compareRuns(baseline: ComparisonSide, current: ComparisonSide): 
 
 /** Lines whose figures changed at all (lines with identical figures on both sides are left out). */
 export function changedLines(comparison: Comparison): LineDelta[] {
-  return comparison.lines.filter((l) => LINE_FIGURES.some((k) => l.delta[k] !== 0));
+  return comparison.lines.filter((l) => LINE_FIGURE_KEYS.some((k) => l.delta[k] !== 0));
 }

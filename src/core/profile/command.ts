@@ -14,6 +14,8 @@ export interface RecordingOptions {
   readonly stacks: StackMode;
   /** How often the bootstrap samples memory for the live display. */
   readonly sampleIntervalMs: number;
+  /** Backward on the calling thread and per-module backward ranges (PyTorch 2.0+); default on. */
+  readonly backwardLines?: boolean;
 }
 
 export interface RunPaths {
@@ -63,6 +65,7 @@ export function buildProfileCommand(
     recording.stacks,
     '--interval',
     String(Math.max(20, recording.sampleIntervalMs) / 1000),
+    ...(recording.backwardLines === false ? ['--backward-lines', 'off'] : []),
     ...(distributed ? ['--per-rank'] : []),
   ];
   const target = config.target.kind === 'script' ? ['--script', config.target.path] : ['--module', config.target.name];

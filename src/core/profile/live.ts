@@ -1,6 +1,6 @@
 /**
  * Live memory of a running job, from the bootstrap's progress records: the latest sample of every
- * GPU of every process, summarised for the status bar and the progress notification.
+ * GPU of every process (its peaks the highest seen over the run), summarised for the status bar and the progress notification.
  */
 import { formatBytes } from '../format';
 import type { DeviceSample, ProfileRecord } from './protocol';
@@ -26,7 +26,16 @@ export class LiveMemory {
     if (record.type !== 'progress') return false;
     this.elapsed = Math.max(this.elapsed, record.t);
     const owner = record.rank ?? record.pid ?? 0;
-    for (const sample of record.devices) this.latest.set(`${owner}:${sample.index}`, sample);
+    for (const sample of record.devices) {
+      const key = `${owner}:${sample.index}`;
+      const before = this.latest.get(key);
+      // The peaks are the highest seen over the run: `reset_peak_memory_stats()` lowers PyTorch's own.
+      this.latest.set(key, {
+        ...sample,
+        peakAllocated: Math.max(sample.peakAllocated, sample.allocated, before?.peakAllocated ?? 0),
+        peakReserved: Math.max(sample.peakReserved, sample.reserved, before?.peakReserved ?? 0),
+      });
+    }
     return true;
   }
 

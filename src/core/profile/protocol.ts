@@ -30,7 +30,15 @@ interface RecordBase {
   readonly rank?: number;
 }
 
-export type EnvironmentProblem = 'no-torch' | 'torch-import-failed' | 'no-cuda-build' | 'no-gpu' | 'no-recording-api';
+/** Why nothing was recorded. Since the bootstrap records lazily, the program still runs in every case but a missing bootstrap. */
+export type EnvironmentProblem =
+  | 'no-torch'
+  | 'torch-import-failed'
+  | 'no-cuda-build'
+  | 'no-gpu'
+  | 'no-recording-api'
+  | 'recording-unsupported'
+  | 'cuda-unused';
 
 export type EndOutcome = 'completed' | 'exit' | 'exception' | 'oom' | 'cancelled';
 
@@ -57,6 +65,8 @@ export type ProfileRecord =
       readonly outcome: EndOutcome;
       readonly code: number;
       readonly snapshot: string;
+      /** False when no snapshot was written (recording never started: see the `error` record). */
+      readonly recorded?: boolean;
       readonly t: number;
       readonly exception?: string;
       readonly message?: string;

@@ -1,12 +1,15 @@
 /**
  * Starts a profiled run and sees it to its end: the program's output to the caller, the bootstrap's
  * records from the progress channel, Cancel (cancel file + SIGINT, then SIGKILL of the whole process
- * group after a grace period, longer while a snapshot is being written). Free of `vscode`; the process,
+ * group after a grace period, longer while a snapshot is being written). A torchrun job gets SIGINT, then
+ * SIGTERM halfway through the grace period (torchrun stops its workers itself on either), then SIGKILL of
+ * torchrun's group and of every process it started: since PyTorch 2.2 workers run in their own sessions,
+ * outside torchrun's process group, so they are found as its descendants while it still runs. Free of `vscode`; the process,
  * channel and file operations come from a `RunnerHost` so tests can stand in for them.
  */
 import * as childProcess from 'node:child_process';
 import type { EventEmitter } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -42,6 +45,8 @@ export interface RunnerHost {
   listen(address: string, onConnection: () => ConnectionHandlers): Promise<ChannelServer>;
   /** Creates the cancel file that every bootstrap process polls. */
   touch(file: string): void;
+  /** The process ids descended from `pid` (children, grandchildren...), as far as the system shows them. */
+  descendants(pid: number): number[];
 }
 
 export interface RunTimeouts {
@@ -81,6 +86,9 @@ export class ProfileRun {
   private killed = false;
   private exited = false;
   private killTimer: NodeJS.Timeout | undefined;
+  private termTimer: NodeJS.Timeout | undefined;
+  /** torchrun's workers and their children, seen while torchrun ran (they outlive it when it dies first). */
+  private readonly family = new Set<number>();
   private readonly dumping = new Set<string>();
 
   constructor(
@@ -104,10 +112,26 @@ export class ProfileRun {
       // the signal below still reaches a single process
     }
     const pid = this.child?.pid;
-    if (pid !== undefined && this.host.platform !== 'win32' && !this.command.distributed) {
+    if (pid !== undefined && this.host.platform !== 'win32') {
       this.trySignal(pid, 'SIGINT', false);
+      if (this.command.distributed) {
+        this.noteFamily(pid);
+        this.termTimer = setTimeout(() => {
+          if (this.exited) return;
+          this.noteFamily(pid);
+          this.trySignal(pid, 'SIGTERM', false);
+        }, this.timeouts.graceMs / 2);
+      }
     }
     this.killTimer = setTimeout(() => this.graceOver(false), this.timeouts.graceMs);
+  }
+
+  private noteFamily(pid: number): void {
+    try {
+      for (const d of this.host.descendants(pid)) this.family.add(d);
+    } catch {
+      // the process table could not be read: the group kill still reaches workers that share the group
+    }
   }
 
   private graceOver(extended: boolean): void {
@@ -119,14 +143,20 @@ export class ProfileRun {
     const pid = this.child?.pid;
     if (pid === undefined) return;
     this.killed = true;
+    if (this.command.distributed && this.host.platform !== 'win32') this.noteFamily(pid);
     this.trySignal(pid, 'SIGKILL', true);
+    for (const worker of this.family) {
+      // a worker leads its own session (and group) since PyTorch 2.2; before that it is in torchrun's group
+      if (!this.trySignal(worker, 'SIGKILL', true)) this.trySignal(worker, 'SIGKILL', false);
+    }
   }
 
-  private trySignal(pid: number, signal: StopSignal, group: boolean): void {
+  private trySignal(pid: number, signal: StopSignal, group: boolean): boolean {
     try {
       this.host.signal(pid, signal, group);
+      return true;
     } catch {
-      // already gone
+      return false; // already gone
     }
   }
 
@@ -181,6 +211,7 @@ export class ProfileRun {
     });
     this.exited = true;
     if (this.killTimer) clearTimeout(this.killTimer);
+    if (this.termTimer) clearTimeout(this.termTimer);
     if (openConnections > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.timeouts.drainMs);
@@ -255,4 +286,56 @@ export const nodeRunnerHost: RunnerHost = {
   touch(file) {
     writeFileSync(file, 'cancel\n');
   },
+  descendants(pid) {
+    return descendantsOf(pid, processTable());
+  },
 };
+
+/** Every process's parent: from /proc on Linux, else from `ps` (an argv, no shell). */
+function processTable(): Map<number, number> {
+  const parents = new Map<number, number>();
+  if (process.platform === 'linux') {
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        parents.set(Number(name), ppid);
+      } catch {
+        // exited meanwhile
+      }
+    }
+    return parents;
+  }
+  if (process.platform === 'win32') return parents;
+  const out = childProcess.execFileSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8', windowsHide: true });
+  for (const line of out.split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (Number.isInteger(pid) && Number.isInteger(ppid)) parents.set(pid, ppid);
+  }
+  return parents;
+}
+
+/** The processes below `root` in a table of (pid -> parent pid), nearest first. */
+export function descendantsOf(root: number, parents: ReadonlyMap<number, number>): number[] {
+  const children = new Map<number, number[]>();
+  for (const [pid, ppid] of parents) {
+    if (pid === ppid) continue;
+    const list = children.get(ppid) ?? [];
+    list.push(pid);
+    children.set(ppid, list);
+  }
+  const found: number[] = [];
+  const queue = [root];
+  const seen = new Set<number>([root]);
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}

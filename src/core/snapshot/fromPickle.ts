@@ -63,16 +63,19 @@ function readBlocks(table: FrameTable, segment: Dict, segmentAddress: number, wh
     if (!isDict(b)) throw new SnapshotFormatError(`${where} block ${j} is ${describe(b)}, expected a dict`);
     const size = integer(b.size, `${where} block ${j} size`);
     let stack = table.stackOf(b.frames);
+    let requestedSize = size;
     if (b.history !== undefined) {
       history = true;
       const first: unknown = Array.isArray(b.history) ? b.history[0] : undefined;
       if (stack === NO_STACK && isDict(first)) stack = table.stackOf(first.frames);
+      // PyTorch 2.0 keeps the bytes asked for as history[0].real_size (spec: "Input").
+      if (isDict(first)) requestedSize = optionalInteger(first.real_size, size, `${where} block ${j} history[0].real_size`);
     }
     const address = b.address === undefined ? offset : integer(b.address, `${where} block ${j} address`);
     blocks.push({
       address,
       size,
-      requestedSize: optionalInteger(b.requested_size, size, `${where} block ${j} requested_size`),
+      requestedSize: optionalInteger(b.requested_size, requestedSize, `${where} block ${j} requested_size`),
       state: text(b.state),
       stack,
     });

@@ -31,6 +31,7 @@ const LABELS: Readonly<Record<RuleId, string>> = {
   'optimizer-state': 'optimizer state',
   'mixed-precision': 'mixed precision?',
   fragmentation: 'fragmentation',
+  'before-recording': 'before recording',
 };
 
 /** The event ranges [first, last] a finding's evidence names, in the order found; none: not on the timeline. */

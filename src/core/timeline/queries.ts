@@ -3,6 +3,8 @@
  * use) and the answers the timeline view asks for: overview, window summaries, block details,
  * the blocks of a line, and the lines whose stacks mention a text.
  */
+import { attributingStack } from '../analysis/liveAtPeak';
+import { skipAllocatorFrames } from '../analysis/shownFrames';
 import type { Analysis, DeviceAnalysis } from '../analysis/analyze';
 import { isSourceFrame } from '../analysis/frameFilter';
 import type { LineIndex } from '../analysis/lineIndex';
@@ -130,9 +132,12 @@ export class TimelineQueries {
     let lookup = this.lookups.get(d);
     if (!lookup) {
       const index = analysis.lineIndex;
-      const stacks = d.allocations.stack;
       const recordLine = new Int32Array(d.allocations.count);
-      for (let r = 0; r < recordLine.length; r++) recordLine[r] = stacks[r] === NO_STACK ? NO_LINE : index.selfLine[stacks[r]];
+      for (let r = 0; r < recordLine.length; r++) {
+        // The same attribution as the analysis' live-at-peak figures (one truth per line).
+        const stack = attributingStack(d.allocations, r);
+        recordLine[r] = stack === NO_STACK ? NO_LINE : index.selfLine[stack];
+      }
       lookup = { recordLine, line: (id) => timelineLine(index, id) };
       this.lookups.set(d, lookup);
     }
@@ -231,10 +236,15 @@ export class TimelineQueries {
     const records = d.allocations;
     if (!(record >= 0 && record < records.count)) throw new Error(`no block ${record} on device ${device}`);
     const index = this.analysis().lineIndex;
-    const stack = records.stack[record];
+    // The stack the analysis attributes the block by (none for pre-recording blocks freed in the trace).
+    const stack = attributingStack(records, record);
     const frameIds = stack === NO_STACK ? [] : this.snapshot.stacks[stack];
-    const source = frameIds.filter((f) => isSourceFrame(this.snapshot.frames[f]));
-    const shown = source.length > 0 ? source : frameIds;
+    const all = frameIds.map((id) => ({ id, ...this.snapshot.frames[id] }));
+    const source = all.filter(isSourceFrame);
+    // Python frames when there are any; else the C++ frames past the allocator's and unwinder's own.
+    const trimmed = source.length > 0 ? { frames: source, hidden: 0 } : skipAllocatorFrames(all);
+    const shown = trimmed.frames.map((f) => f.id);
+    const bucket = d.buckets.bucketOf(record);
     const frames: StackFrameView[] = shown.slice(0, Math.max(0, maxFrames)).map((f) => {
       const frame = this.snapshot.frames[f];
       return { file: frame.filename, line: Number(frame.line), name: frame.name, user: index.frameLine[f] !== NO_LINE };
@@ -257,6 +267,8 @@ export class TimelineQueries {
       line: selfLineOf(index, stack),
       frames,
       totalFrames: shown.length,
+      hiddenFrames: trimmed.hidden,
+      ...(bucket === undefined ? {} : { bucket: { kind: bucket.kind, label: bucket.label } }),
     };
   }
 

@@ -8,6 +8,7 @@
  * state s spans x in [s, s + 1); on the `time` axis it spans [time of event s - 1, time of event s)
  * in microseconds (state 0 has no width there).
  */
+import type { PeakBucketKind } from '../analysis/peakBreakdown';
 import type { MeasuredLine } from './measuredLine';
 
 export type AxisKind = 'event' | 'time';
@@ -180,9 +181,16 @@ export interface BlockDetail {
   readonly allocTimeUs: number | undefined;
   readonly freeTimeUs: number | undefined;
   readonly line: TimelineLine | undefined;
-  /** Innermost first; C++ and interpreter frames left out; at most the requested number. */
+  /**
+   * Innermost first; C++ and interpreter frames left out when the stack has Python frames, else the
+   * C++ frames past the allocator's and unwinder's own; at most the requested number.
+   */
   readonly frames: readonly StackFrameView[];
   readonly totalFrames: number;
+  /** Innermost allocator and unwinder frames skipped before `frames` ("N more frames"). */
+  readonly hiddenFrames: number;
+  /** For a block no line of the user's code holds: its bucket (spec: "Explaining the peak"). */
+  readonly bucket?: { readonly kind: PeakBucketKind; readonly label: string };
 }
 
 /** One block of a line, for "show this line in the timeline". */

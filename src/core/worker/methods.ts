@@ -77,8 +77,10 @@ export const methods: Implementations = {
     const session = requireSession(ctx);
     return downsampleTotals(session.device(device), traceOf(session.snapshot, device).timeUs, axis, points);
   },
-  advice({ device }, ctx) {
-    return requireSession(ctx).advice(device);
+  advice({ device, sources }, ctx) {
+    const session = requireSession(ctx);
+    if (sources) session.setSources(sources);
+    return session.advice(device);
   },
 };
 

@@ -56,8 +56,11 @@ export interface WorkerMethods {
   linesMatchingStack: { params: { text: string }; result: readonly number[] };
   /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */
   totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
-  /** The advisor's findings for one device (or every device), without quick fixes (they need source text). */
-  advice: { params: { device?: number }; result: readonly Finding[] };
+  /**
+   * The advisor's findings for one device (or every device). `sources` (file as recorded -> text)
+   * lets the rules read the code and attach quick fixes; they are kept for later calls.
+   */
+  advice: { params: { device?: number; sources?: Readonly<Record<string, string>> }; result: readonly Finding[] };
 }
 
 export type MethodName = keyof WorkerMethods;

@@ -13,6 +13,8 @@ export class SnapshotSession {
   private current: Analysis;
   /** The advisor's findings per device ('all' for every device), under the current filter. */
   private readonly findings = new Map<number | 'all', Finding[]>();
+  /** The program's source files, as sent by the caller (file as recorded -> text). */
+  private sources: ReadonlyMap<string, string> = new Map();
   /** The memory timeline's layouts and queries (built per device on first use). */
   readonly timeline: TimelineQueries;
   constructor(
@@ -39,10 +41,20 @@ export class SnapshotSession {
     let found = this.findings.get(key);
     if (found === undefined) {
       if (device !== undefined) this.device(device);
-      found = advise(this.current, { device });
+      const sources = this.sources;
+      found = advise(this.current, { device, fileText: (file) => sources.get(file) });
       this.findings.set(key, found);
     }
     return found;
+  }
+
+  /** New source texts for the advisor (its findings are worked out again when they differ). */
+  setSources(sources: Readonly<Record<string, string>>): void {
+    const next = new Map(Object.entries(sources));
+    const same = next.size === this.sources.size && [...next].every(([f, t]) => this.sources.get(f) === t);
+    if (same) return;
+    this.sources = next;
+    this.findings.clear();
   }
 
   info(): SnapshotInfo {

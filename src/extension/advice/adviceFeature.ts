@@ -7,15 +7,18 @@ import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import { setting } from '../config';
 import type { Feature } from '../services';
+import { errorMessage } from '../../core/errors';
+import { SourceTexts } from '../compare/sourceTexts';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
-import { errorMessage } from '../../core/errors';
 
 export const adviceFeature: Feature = ({ context, store, log, resolver: files }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
   const index = new FindingIndex();
   let shown: { id: string; info: unknown } | undefined;
   let generation = 0;
+  // The program's sources as they were when each snapshot was loaded: the rules read the code that ran.
+  const sources = new SourceTexts(store, files, log);
 
   const refresh = async (force = false) => {
     const snapshot = setting('advice.enabled', true) ? store.active : undefined;
@@ -28,7 +31,8 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
       return;
     }
     try {
-      const findings = await snapshot.worker.call('advice', {});
+      const texts = await sources.texts(snapshot.id);
+      const findings = await snapshot.worker.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])) });
       const fresh = new FindingIndex();
       const byFile = await diagnosticsFor(snapshot, findings, files, fresh);
       if (mine !== generation) return;
@@ -37,6 +41,7 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
       for (const { uri, diagnostics } of byFile.values()) collection.set(uri, diagnostics);
       fresh.copyInto(index);
       log.info(`Advisor: ${findings.length} finding(s) for ${snapshot.label}`);
+      log.trace(`Advisor: diagnostics at ${index.keys().join(', ')}`);
     } catch (e) {
       log.warn(`Advisor failed for ${snapshot.label}: ${errorMessage(e)}`);
     }
@@ -44,13 +49,14 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
 
   context.subscriptions.push(
     collection,
+    sources,
     store.onDidChange(() => void refresh()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('vramLens.advice.enabled')) void refresh(true);
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void refresh(true)),
     files.onDidChange(() => void refresh(true)),
-    vscode.languages.registerCodeActionsProvider({ language: 'python' }, new AdviceQuickFixes(index, files), {
+    vscode.languages.registerCodeActionsProvider({ language: 'python' }, new AdviceQuickFixes(index, files, log), {
       providedCodeActionKinds: AdviceQuickFixes.kinds,
     }),
     vscode.commands.registerCommand(Commands.showAdvice, async () => {

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../../core/advice/finding';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import type { LoadedSnapshot } from '../snapshotStore';
 
 export const DIAGNOSTIC_SOURCE = 'VRAM Lens';
@@ -13,8 +13,12 @@ export const DIAGNOSTIC_SOURCE = 'VRAM Lens';
 export class FindingIndex {
   private readonly byKey = new Map<string, Finding>();
 
+  /**
+   * By path, not the whole URI: the document a code action is asked for may carry another spelling
+   * of the same file's URI than the resolver's (a remote authority, encoded characters).
+   */
   static key(uri: vscode.Uri, line: number, rule: string): string {
-    return `${uri.toString()}#${line}#${rule}`;
+    return `${uri.path}#${line}#${rule}`;
   }
 
   set(uri: vscode.Uri, line: number, finding: Finding): void {
@@ -23,6 +27,11 @@ export class FindingIndex {
 
   get(uri: vscode.Uri, line: number, rule: string): Finding | undefined {
     return this.byKey.get(FindingIndex.key(uri, line, rule));
+  }
+
+  /** The keys held (for logs). */
+  keys(): string[] {
+    return [...this.byKey.keys()];
   }
 
   clear(): void {
@@ -35,6 +44,7 @@ export class FindingIndex {
 }
 
 function severityOf(f: Finding): vscode.DiagnosticSeverity {
+  if (f.severity === 'error') return vscode.DiagnosticSeverity.Error;
   return f.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information;
 }
 

@@ -1,10 +1,12 @@
 /**
- * Quick fixes for the advisor's diagnostics where the fix is mechanical (`x = x * y` -> `x *= y`,
- * `total += loss` -> `total += loss.item()`), decided from the current text of the lines.
+ * Quick fixes for the advisor's diagnostics where the fix is mechanical (`x = x / s` -> `x.div_(s)`,
+ * `total += loss` -> `total += loss.item()`, a model call wrapped in `torch.inference_mode()`),
+ * decided from the syntax tree of the documents as they are now; every edit was parsed again.
  */
 import * as vscode from 'vscode';
 import { quickFixesFor } from '../../core/advice/quickFix';
-import type { PathResolver } from '../editor/pathResolver';
+import { PythonSource } from '../../core/python/pythonSource';
+import type { PathResolver } from '../paths/pathResolver';
 import type { FindingIndex } from './diagnostics';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 
@@ -14,6 +16,7 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
   constructor(
     private readonly index: FindingIndex,
     private readonly files: PathResolver,
+    private readonly log?: vscode.LogOutputChannel,
   ) {}
 
   async provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): Promise<vscode.CodeAction[]> {
@@ -21,6 +24,7 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
     for (const diagnostic of context.diagnostics) {
       if (diagnostic.source !== DIAGNOSTIC_SOURCE || typeof diagnostic.code !== 'string') continue;
       const finding = this.index.get(document.uri, diagnostic.range.start.line + 1, diagnostic.code);
+      this.log?.trace(`Quick fixes asked for ${document.uri.path}:${diagnostic.range.start.line + 1} [${diagnostic.code}]: finding ${finding ? `with fix ${finding.fix ?? 'none'}` : 'not found'}`);
       if (!finding?.fix || finding.file === undefined) continue;
       // The documents the fix may touch: this one (the finding's line), and those of its related lines.
       const documents = new Map<string, vscode.TextDocument>([[finding.file, document]]);
@@ -29,17 +33,25 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
         const uri = await this.files.localUri(r.file);
         if (uri) documents.set(r.file, await vscode.workspace.openTextDocument(uri));
       }
-      const text = (file: string, line: number) => {
+      const parsed = new Map<string, PythonSource>();
+      const sourceOf = (file: string) => {
         const doc = documents.get(file);
-        return doc && line >= 1 && line <= doc.lineCount ? doc.lineAt(line - 1).text : undefined;
+        if (!doc) return undefined;
+        let src = parsed.get(file);
+        if (!src) {
+          src = PythonSource.parse(doc.getText().replace(/\r\n/g, '\n'));
+          parsed.set(file, src);
+        }
+        return src;
       };
-      for (const edit of quickFixesFor(finding, text)) {
+      for (const edit of quickFixesFor(finding, sourceOf)) {
         const target = documents.get(edit.file);
         if (!target) continue;
         const action = new vscode.CodeAction(edit.title, vscode.CodeActionKind.QuickFix);
         action.diagnostics = [diagnostic];
+        action.isPreferred = actions.length === 0;
         action.edit = new vscode.WorkspaceEdit();
-        action.edit.replace(target.uri, new vscode.Range(edit.line - 1, edit.startColumn, edit.line - 1, edit.endColumn), edit.newText);
+        action.edit.replace(target.uri, new vscode.Range(edit.line - 1, edit.startColumn, edit.endLine - 1, edit.endColumn), edit.newText);
         actions.push(action);
       }
     }

@@ -5,20 +5,20 @@
  */
 import * as vscode from 'vscode';
 import type { LineDelta } from '../../core/compare/diff';
-import type { CompareMode } from './compareMode';
+import type { CompareMode } from '../compareMode';
 import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
+import { DisposableOwner } from '../disposables';
 
-export class CompareDecorations implements vscode.Disposable {
-  private readonly increase = vscode.window.createTextEditorDecorationType({
+export class CompareDecorations extends DisposableOwner {
+  private readonly increase = this.own(vscode.window.createTextEditorDecorationType({
     after: { color: new vscode.ThemeColor('vramLens.compare.increaseForeground'), margin: '0 0 0 2em', fontStyle: 'italic' },
     rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
-  });
-  private readonly decrease = vscode.window.createTextEditorDecorationType({
+  }));
+  private readonly decrease = this.own(vscode.window.createTextEditorDecorationType({
     after: { color: new vscode.ThemeColor('vramLens.compare.decreaseForeground'), margin: '0 0 0 2em', fontStyle: 'italic' },
     rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
-  });
-  private readonly disposables: vscode.Disposable[] = [];
+  }));
   /** Workspace file (Uri string) -> changed lines of the current run in it. */
   private byDocument = new Map<string, LineDelta[]>();
   private generation = 0;
@@ -27,7 +27,8 @@ export class CompareDecorations implements vscode.Disposable {
     private readonly mode: CompareMode,
     private readonly files: PathResolver,
   ) {
-    this.disposables.push(
+    super();
+    this.own(
       mode.onDidChange(() => void this.rebuild()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.render()),
     );
@@ -71,11 +72,5 @@ export class CompareDecorations implements vscode.Disposable {
       editor.setDecorations(this.increase, up);
       editor.setDecorations(this.decrease, down);
     }
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
-    this.increase.dispose();
-    this.decrease.dispose();
   }
 }

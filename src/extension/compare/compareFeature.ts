@@ -11,7 +11,7 @@ import { Commands } from '../commandIds';
 import type { Feature, Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { CompareDecorations } from './compareDecorations';
-import type { ActiveComparison, ComparedSide } from './compareMode';
+import type { ActiveComparison, ComparedSide } from '../compareMode';
 import { ResultsPanel } from './resultsPanel';
 import { SourceTexts } from './sourceTexts';
 import { notificationText } from '../../core/text/plainText';
@@ -52,9 +52,9 @@ export class Comparer {
     const side = async (s: ComparedSide) => {
       const snapshot = store.get(s.snapshotId);
       if (!snapshot) throw new Error('that snapshot is no longer loaded');
-      const summary = snapshot.info.devices.find((d) => d.device === s.device);
+      const summary = snapshot.deviceSummary(s.device);
       if (!summary) throw new Error(`${snapshot.label} has no device ${s.device}`);
-      const [lines, text] = await Promise.all([snapshot.worker.call('lines', { device: s.device }), this.texts.provider(s.snapshotId)]);
+      const [lines, text] = await Promise.all([snapshot.lines(s.device), this.texts.provider(s.snapshotId)]);
       const label = snapshot.info.devices.length > 1 ? `${snapshot.label} (device ${s.device})` : snapshot.label;
       return sideFromSummary(label, summary, lines, text);
     };

@@ -11,16 +11,16 @@ import { alignTotals } from '../../core/compare/overlay';
 import { lineDeltaReport } from '../../core/compare/report';
 import type { SeriesAxis } from '../../core/compare/totals';
 import type { SnapshotStore } from '../snapshotStore';
-import type { ActiveComparison, CompareMode } from './compareMode';
+import type { ActiveComparison, CompareMode } from '../compareMode';
 import type { CompareCommand, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../protocol/compare';
 import { isCompareToHost } from '../../protocol/compare';
 import { describeRefused } from '../../protocol/messageGuard';
 import { commandAllowlist } from '../webviewCommands';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
-import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
+import { openRecordedLine } from '../paths/openRecordedLine';
 
 const VIEW_TYPE = 'vramLens.compareResults';
 const PAGE: PageContent = {
@@ -168,13 +168,7 @@ export class ResultsPanel implements vscode.Disposable {
     const l = Number.isInteger(row) ? this.rows[row] : undefined;
     const at = l?.[side] ?? l?.current ?? l?.baseline;
     if (!at || typeof at.line !== 'number') return;
-    const uri = await this.files.localUri(at.file);
-    if (!uri) {
-      void vscode.window.showWarningMessage(`VRAM Lens: ${notificationText(at.file)} is not in this workspace.`);
-      return;
-    }
-    const position = new vscode.Position(at.line - 1, 0);
-    await vscode.window.showTextDocument(uri, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(position, position) });
+    await openRecordedLine(this.files, at.file, at.line, { viewColumn: vscode.ViewColumn.One });
   }
 
   dispose(): void {

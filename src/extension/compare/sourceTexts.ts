@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LineTextProvider } from '../../core/sourceText';
 import type { SnapshotStore } from '../snapshotStore';
-import type { PathResolver } from '../editor/pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import { errorMessage } from '../../core/errors';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -30,6 +30,11 @@ export class SourceTexts implements vscode.Disposable {
     return (file, line) => texts.get(file)?.[line - 1];
   }
 
+  /** The texts of a snapshot's files (file as recorded -> lines), captured at load. */
+  async texts(snapshotId: string): Promise<ReadonlyMap<string, readonly string[]>> {
+    return (await this.captured.get(snapshotId)) ?? (await this.capture(snapshotId));
+  }
+
   private sync(): void {
     const loaded = new Set(this.store.list().map((s) => s.id));
     for (const id of loaded) if (!this.captured.has(id)) void this.capture(id);
@@ -51,7 +56,7 @@ export class SourceTexts implements vscode.Disposable {
     if (!snapshot) return texts;
     const files = new Set<string>();
     for (const d of snapshot.info.devices) {
-      for (const l of await snapshot.worker.call('lines', { device: d.device })) files.add(l.file);
+      for (const l of await snapshot.lines(d.device)) files.add(l.file);
     }
     for (const file of files) {
       const uri = await this.files.localUri(file);

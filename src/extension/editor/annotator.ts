@@ -10,11 +10,11 @@ import { buildFileAnnotations } from '../../core/annotate/lineAnnotations';
 import { GONE, LineTracker, isLineStale } from '../../core/annotate/lineTracker';
 import type { Relocator } from '../../core/annotate/relocation';
 import { relocator } from '../../core/annotate/relocation';
-import type { CompareMode } from '../compare/compareMode';
+import type { CompareMode } from '../compareMode';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { AnnotationDecorations } from './decorations';
-import type { PathResolver } from './pathResolver';
-import { localKey } from './pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
+import { localKey } from '../paths/pathResolver';
 import type { EditorSettings } from './settings';
 import { affectsEditorSettings, readEditorSettings } from './settings';
 
@@ -202,7 +202,7 @@ export class Annotator implements vscode.Disposable {
             : { local, recorded: [recorded], lines: figures },
         );
       }
-      const peakBytes = snapshot.info.devices.find((d) => d.device === device)?.peakBytes ?? 0;
+      const peakBytes = snapshot.deviceSummary(device)?.peakBytes ?? 0;
       next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped, functionNames };
       this.log.info(`Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped, ${resolved.unmapped.length} not found.`);
       if (resolved.unmapped.length > 0) void this.resolver.askAboutUnmapped(resolved.unmapped);

@@ -13,6 +13,7 @@ import { formatBytes, formatPercent } from '../../core/format';
 import { Commands } from '../commandIds';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
+import { errorMessage } from '../../core/errors';
 
 const FUNCTION_KINDS = new Set([vscode.SymbolKind.Function, vscode.SymbolKind.Method, vscode.SymbolKind.Constructor]);
 
@@ -49,7 +50,10 @@ export class FunctionCodeLensProvider implements vscode.CodeLensProvider, vscode
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly annotator: Annotator) {
+  constructor(
+    private readonly annotator: Annotator,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     this.subscription = annotator.onDidChange(() => this.changed.fire());
   }
 
@@ -74,7 +78,8 @@ export class FunctionCodeLensProvider implements vscode.CodeLensProvider, vscode
     let figures;
     try {
       figures = await state.snapshot.worker.call('rangeFigures', { device: state.device, ranges });
-    } catch {
+    } catch (e) {
+      this.log.warn(`Code lens figures of ${state.snapshot.label}: ${errorMessage(e)}`);
       return [];
     }
     if (token.isCancellationRequested || this.annotator.state !== state) return [];

@@ -1,18 +1,18 @@
 /** The editor's commands: open, switch, close snapshots; clear annotations; open frames; the summary. */
 import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
-import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
-import { unmappedRoots } from '../../core/paths/pathMapper';
+import { baseName } from '../../core/paths/recordedPath';
 import { notificationText } from '../../core/text/plainText';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
-import type { PathResolver } from './pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { peakBreakdownClause, peakBreakdownOf } from './peakBreakdownText';
 import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
 import { errorMessage } from '../../core/errors';
+import { openRecordedLine } from '../paths/openRecordedLine';
 
 export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
   readonly store: SnapshotStore;
@@ -21,7 +21,7 @@ export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
 }
 
 function describeSnapshot(s: LoadedSnapshot): string {
-  const d = s.info.devices.find((x) => x.device === s.device);
+  const d = s.deviceSummary();
   return d ? `peak ${formatBytes(d.peakBytes)} on device ${d.device}` : 'no device';
 }
 
@@ -54,7 +54,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   }
   if (!loaded) return undefined;
   deps.annotator.show();
-  const device = loaded.info.devices.find((d) => d.device === loaded.device);
+  const device = loaded.deviceSummary();
   const goToPeak = 'Go to Peak Line';
   const summary = 'Show Summary';
   const where = device?.peakLine ? ` at ${notificationText(baseName(device.peakLine.file))}:${String(device.peakLine.line)}` : '';
@@ -121,22 +121,5 @@ export async function closeSnapshot(deps: CommandDeps): Promise<void> {
 /** `vramLens.openFrame`: opens the local file of a recorded path at a line, asking where its folder is if unknown. */
 export async function openFrame(deps: CommandDeps, args: OpenFrameArgs | undefined): Promise<void> {
   if (!args || typeof args.file !== 'string') return;
-  const line = Math.max(1, Number(args.line) || 1);
-  let resolved = await deps.resolver.resolve([args.file]);
-  if (!resolved.local.has(args.file)) {
-    const root = unmappedRoots([args.file])[0]?.root;
-    if (root && (await deps.resolver.askAbout(root, 1))) resolved = await deps.resolver.resolve([args.file]);
-  }
-  const local = resolved.local.get(args.file);
-  if (!local) {
-    void vscode.window.showWarningMessage(`VRAM Lens: ${notificationText(normaliseRecordedPath(args.file))} was not found on this machine.`);
-    return;
-  }
-  try {
-    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(local));
-    const position = new vscode.Position(Math.min(line - 1, document.lineCount - 1), 0);
-    await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: true });
-  } catch (e) {
-    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(local)}: ${notificationText(errorMessage(e))}`);
-  }
+  await openRecordedLine(deps.resolver, args.file, Number(args.line));
 }

@@ -13,7 +13,7 @@ import type { CommandDeps } from './commands';
 import { closeSnapshot, openFrame, openSnapshot, switchSnapshot } from './commands';
 import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs } from './hoverMarkdown';
-import type { PathResolver } from './pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
 import type { SummaryDeps } from './summaryView';
 import { SUMMARY_VIEW_TYPE, SnapshotSummaryEditorProvider, showSummary } from './summaryView';
@@ -30,7 +30,7 @@ const PYTHON: vscode.DocumentSelector = [{ language: 'python' }, { pattern: '**/
 export function registerEditor(services: Services): EditorApi {
   const { context, store, log, compareMode, resolver } = services;
   const annotator = new Annotator(store, resolver, compareMode, log, context.extensionUri);
-  const codeLens = new FunctionCodeLensProvider(annotator);
+  const codeLens = new FunctionCodeLensProvider(annotator, log);
   const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
   const summaryDeps: SummaryDeps = { ...deps, openLine: (file, line) => openFrame(deps, { file, line }) };
 

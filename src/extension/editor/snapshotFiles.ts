@@ -5,7 +5,6 @@
 import * as vscode from 'vscode';
 import type { LoadRequest, LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 
-const loadedVersion = new WeakMap<LoadedSnapshot, string>();
 /** Loads in progress by URI: a second request for the same file waits for the first. */
 const inFlight = new Map<string, Promise<{ snapshot: LoadedSnapshot | undefined; reused: boolean }>>();
 
@@ -48,10 +47,10 @@ async function loadOrReuse(
 ): Promise<{ snapshot: LoadedSnapshot | undefined; reused: boolean }> {
   const version = await fileVersion(uri);
   const known = snapshotForUri(store, uri);
-  if (known && version !== undefined && loadedVersion.get(known) === version) return { snapshot: known, reused: true };
+  if (known && version !== undefined && known.fileVersion === version) return { snapshot: known, reused: true };
   const wasActive = known !== undefined && store.active?.id === known.id;
   if (known) await store.remove(known.id);
   const snapshot = await store.load(uri, { ...request, makeActive: request.makeActive ?? wasActive });
-  if (snapshot && version !== undefined) loadedVersion.set(snapshot, version);
+  if (snapshot) snapshot.fileVersion = version;
   return { snapshot, reused: false };
 }

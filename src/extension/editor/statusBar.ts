@@ -7,18 +7,19 @@ import type { SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
 import { peakBreakdownLines, peakBreakdownOf } from './peakBreakdownText';
 import { deviceLongName, deviceShortName } from './statusText';
+import { DisposableOwner } from '../disposables';
 
-export class SnapshotStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('vramLens.snapshot', vscode.StatusBarAlignment.Right, 100);
-  private readonly subscriptions: vscode.Disposable[];
+export class SnapshotStatusBar extends DisposableOwner {
+  private readonly item = this.own(vscode.window.createStatusBarItem('vramLens.snapshot', vscode.StatusBarAlignment.Right, 100));
 
   constructor(
     private readonly store: SnapshotStore,
     private readonly annotator: Annotator,
   ) {
+    super();
     this.item.name = 'VRAM Lens Snapshot';
     this.item.command = Commands.switchSnapshot;
-    this.subscriptions = [store.onDidChange(() => this.update()), annotator.onDidChange(() => this.update())];
+    this.own(store.onDidChange(() => this.update()), annotator.onDidChange(() => this.update()));
     this.update();
   }
 
@@ -35,7 +36,7 @@ export class SnapshotStatusBar implements vscode.Disposable {
       this.item.show();
       return;
     }
-    const device = active.info.devices.find((d) => d.device === active.device);
+    const device = active.deviceSummary();
     const hidden = this.annotator.isHidden;
     this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · ${deviceShortName(active.device, active.ranOn)}${hidden ? ' (hidden)' : ''}`;
     const tooltip = new vscode.MarkdownString();
@@ -54,8 +55,4 @@ export class SnapshotStatusBar implements vscode.Disposable {
     this.item.show();
   }
 
-  dispose(): void {
-    for (const s of this.subscriptions) s.dispose();
-    this.item.dispose();
-  }
 }

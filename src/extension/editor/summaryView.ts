@@ -15,10 +15,11 @@ import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { loadSnapshotFile } from './snapshotFiles';
 import type { Annotator } from './annotator';
-import type { PathResolver } from './pathResolver';
+import type { PathResolver } from '../paths/pathResolver';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
 import { isSummaryToHost } from '../../protocol/summary';
+import { DisposableOwner } from '../disposables';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 const TOP_LINES = 15;
@@ -41,7 +42,7 @@ function peakBreakdownOf(device: object): readonly PeakBucket[] | undefined {
 
 async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
   const perDevice = await Promise.all(
-    snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.worker.call('lines', { device: d.device }) })),
+    snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
   );
   const recorded = new Set<string>();
   for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);
@@ -81,21 +82,21 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
 }
 
 /** One open summary (custom editor or panel): keeps the page in step with the store. */
-class SummaryView implements vscode.Disposable {
+class SummaryView extends DisposableOwner {
   private snapshot: LoadedSnapshot | undefined;
   /** This view loaded the snapshot itself: it unloads it on close unless it became the active one. */
   private owned = false;
   private ready = false;
-  private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
     private readonly panel: vscode.WebviewPanel,
     private readonly deps: SummaryDeps,
     private readonly source: { readonly uri: vscode.Uri } | { readonly snapshot: LoadedSnapshot },
   ) {
+    super();
     panel.webview.options = webviewOptions(deps.extensionUri);
     panel.webview.html = webviewPage(panel.webview, deps.extensionUri, { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'] });
-    this.subscriptions.push(
+    this.own(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
       deps.annotator.onDidChange(() => void this.post()),
@@ -160,8 +161,9 @@ class SummaryView implements vscode.Disposable {
     return this.panel.webview.postMessage(message);
   }
 
-  dispose(): void {
-    for (const s of this.subscriptions) s.dispose();
+  override dispose(): void {
+    if (this.isDisposed) return;
+    super.dispose();
     const s = this.snapshot;
     if (this.owned && s && this.deps.store.active?.id !== s.id) void this.deps.store.remove(s.id);
   }

@@ -8,7 +8,7 @@ import type { ProfileConfiguration } from '../../core/profile/configuration';
 import { describeTarget, fileConfiguration } from '../../core/profile/configuration';
 import type { RunRecord } from '../../core/profile/history';
 import { Commands } from '../commandIds';
-import { setting } from '../config';
+import { profileSettings } from '../config';
 import type { Services } from '../services';
 import { ProfileCodeLensProvider } from './codeLens';
 import { configurationForFile, readConfigurations } from './configurations';
@@ -30,7 +30,7 @@ export function profileFeature(services: Services): void {
   const runs = new RunsTreeProvider(history, services.store);
   const lenses = new ProfileCodeLensProvider();
 
-  void history.prune(Date.now(), setting<number>('profile.keepRunsDays', 14)).then(
+  void history.prune(Date.now(), profileSettings().keepRunsDays).then(
     (n) => n > 0 && log.info(`Deleted ${n} profiled run(s) older than vramLens.profile.keepRunsDays.`),
     (e: unknown) => log.warn(`Could not delete old runs: ${errorMessage(e)}`),
   );

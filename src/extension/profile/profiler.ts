@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
-import type { ProfileCommand, StackMode } from '../../core/profile/command';
+import type { ProfileCommand } from '../../core/profile/command';
 import { buildProfileCommand, rankSnapshotPath } from '../../core/profile/command';
 import type { ProfileConfiguration } from '../../core/profile/configuration';
 import { describeTarget } from '../../core/profile/configuration';
@@ -21,7 +21,7 @@ import type { ProfileRecord } from '../../core/profile/protocol';
 import type { RunResult } from '../../core/profile/runner';
 import { ProfileRun, channelAddress } from '../../core/profile/runner';
 import { Commands } from '../commandIds';
-import { setting } from '../config';
+import { profileSettings } from '../config';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { resolveInterpreter, selectInterpreter } from './interpreter';
@@ -84,19 +84,16 @@ export class Profiler implements vscode.Disposable {
     const folder = this.history.folderFor(id);
     mkdirSync(folder, { recursive: true });
     const cwd = configuration.cwd ?? defaultCwd(configuration, resource);
-    const recording = {
-      maxEntries: setting<number>('profile.maxEntries', 1_000_000),
-      stacks: setting<StackMode>('profile.stacks', 'python'),
-      sampleIntervalMs: setting<number>('profile.sampleIntervalMs', 250),
-    };
-    const nproc = configuration.nprocPerNode ?? setting<number>('profile.nprocPerNode', 1);
+    const settings = profileSettings();
+    const recording = { maxEntries: settings.maxEntries, stacks: settings.stacks, sampleIntervalMs: settings.sampleIntervalMs, backwardLines: settings.backwardLines };
+    const nproc = configuration.nprocPerNode ?? settings.nprocPerNode;
     const effective: ProfileConfiguration = { ...configuration, nprocPerNode: nproc > 1 ? nproc : undefined };
     const channel = channelAddress(id);
     const cancelFile = path.join(folder, 'cancel');
     let command: ProfileCommand;
     try {
       command = buildProfileCommand(
-        { ...effective, env: { ...setting<Record<string, string | null>>('profile.env', {}), ...effective.env } },
+        { ...effective, env: { ...settings.env, ...effective.env } },
         cwd,
         recording,
         { interpreter: interpreter.command, bootstrap: this.bootstrap, snapshot: path.join(folder, 'snapshot.pickle'), channel, cancelFile },
@@ -161,8 +158,8 @@ export class Profiler implements vscode.Disposable {
           channel,
           cancelFile,
           {
-            graceMs: 1000 * setting<number>('profile.cancelGraceSeconds', 10),
-            dumpGraceMs: 1000 * Math.max(60, setting<number>('profile.dumpGraceSeconds', 300)),
+            graceMs: 1000 * settings.cancelGraceSeconds,
+            dumpGraceMs: 1000 * settings.dumpGraceSeconds,
             drainMs: 2000,
           },
           { onStdout: (t) => this.output.append(t), onStderr: (t) => this.output.append(t), onRecord },
@@ -220,7 +217,7 @@ export class Profiler implements vscode.Disposable {
       const file = await pickSnapshot(snapshots);
       if (file) {
         loaded = await this.load(run, file);
-        const device = loaded?.info.devices.find((d) => d.device === loaded?.device);
+        const device = loaded?.deviceSummary();
         if (device) {
           const line = device.peakLine;
           run = {

@@ -8,6 +8,7 @@ import type { OutcomeKind } from '../../core/profile/outcome';
 import { Commands } from '../commandIds';
 import type { SnapshotStore } from '../snapshotStore';
 import type { RunHistory } from './runHistory';
+import { DisposableOwner } from '../disposables';
 
 export type RunNode = { readonly kind: 'run'; readonly run: RunRecord } | { readonly kind: 'snapshot'; readonly run: RunRecord; readonly file: RunSnapshotFile };
 
@@ -23,16 +24,16 @@ const OUTCOME_ICONS: Record<OutcomeKind, [string, string | undefined]> = {
   'failed-to-start': ['warning', 'list.warningForeground'],
 };
 
-export class RunsTreeProvider implements vscode.TreeDataProvider<RunNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<RunNode | undefined>();
+export class RunsTreeProvider extends DisposableOwner implements vscode.TreeDataProvider<RunNode> {
+  private readonly changed = this.own(new vscode.EventEmitter<RunNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly subscriptions: vscode.Disposable[];
 
   constructor(
     private readonly history: RunHistory,
     private readonly store: SnapshotStore,
   ) {
-    this.subscriptions = [history.onDidChange(() => this.changed.fire(undefined)), store.onDidChange(() => this.changed.fire(undefined))];
+    super();
+    this.own(history.onDidChange(() => this.changed.fire(undefined)), store.onDidChange(() => this.changed.fire(undefined)));
   }
 
   getChildren(node?: RunNode): RunNode[] {
@@ -82,10 +83,6 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunNode>, vscod
     return item;
   }
 
-  dispose(): void {
-    for (const s of this.subscriptions) s.dispose();
-    this.changed.dispose();
-  }
 }
 
 function runTooltip(run: RunRecord): vscode.MarkdownString {

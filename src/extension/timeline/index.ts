@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
-import { localKey } from '../editor/pathResolver';
+import { localKey } from '../paths/pathResolver';
 import { TIMELINE_VIEW_ID, TimelineView } from './timelineView';
 import { notificationText } from '../../core/text/plainText';
 
@@ -81,7 +81,7 @@ export function timelineFeature(services: Services): void {
         return;
       }
       const { snapshot, device } = target;
-      const lines = await snapshot.worker.call('lines', { device });
+      const lines = await snapshot.lines(device);
       const files = [...new Set(lines.map((l) => l.file))];
       const file = await recordedFile(wanted.file, files);
       const shown = file !== undefined && (await view.showLine(snapshot, device, file, wanted.line, wanted.record));

@@ -14,10 +14,10 @@ import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import { TIMELINE_PAGE } from './html';
-import { notificationText } from '../../core/text/plainText';
 import { snapshotChoice } from './rows';
 import type { TimelineBackend } from './timelineRequests';
 import { answerTimelineRequest, isTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
+import { openRecordedLine } from '../paths/openRecordedLine';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 
@@ -37,7 +37,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
     this.backend = {
       worker: (snapshotId) => {
         const snapshot = services.store.get(snapshotId);
-        return snapshot ? (method, params) => snapshot.worker.call(method, params) : undefined;
+        return snapshot ? (method, params) => snapshot.call(method, params) : undefined;
       },
       adviceEnabled: () => setting('advice.enabled', true),
     };
@@ -178,17 +178,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
   }
 
   private async openSource(file: string, line: number): Promise<void> {
-    const uri = await this.services.resolver.localUri(file);
-    if (!uri) {
-      void vscode.window.showWarningMessage(`VRAM Lens: cannot find ${notificationText(file)} on this machine or in the workspace.`);
-      return;
-    }
-    const position = new vscode.Position(Math.max(0, line - 1), 0);
-    await vscode.window.showTextDocument(uri, {
-      selection: new vscode.Range(position, position),
-      preview: true,
-      viewColumn: vscode.ViewColumn.One,
-    });
+    await openRecordedLine(this.services.resolver, file, line, { viewColumn: vscode.ViewColumn.One });
   }
 
   dispose(): void {

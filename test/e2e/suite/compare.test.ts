@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { suite, suiteSetup, teardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
-import type { ActiveComparison } from '../../../src/extension/compare/compareMode';
+import type { ActiveComparison } from '../../../src/extension/compareMode';
 import type { LoadedSnapshot } from '../../../src/extension/snapshotStore';
 
 const EXTENSION_ID = 'vram-lens.vram-lens';

@@ -43,13 +43,14 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
   let page: Page;
   let device: OracleDevice;
   const glyphStepsSeen: number[] = [];
+  let workspace: string;
   const workbenchLog: string[] = [];
 
   before(async () => {
     mkdirSync(resultsDir, { recursive: true });
     [device] = oracle(fixtureSnapshot);
     server = await startCodeServer({ VRAM_LENS_CORPUS: corpusDir }, vsixUnderTest);
-    const workspace = copyFixtureWorkspace(server.tempDir);
+    workspace = copyFixtureWorkspace(server.tempDir);
     // A snapshot in the workspace: it activates the extension at startup and has an Explorer menu entry.
     mkdirSync(path.join(workspace, 'snapshots'));
     copyFileSync(path.join(corpusDir, 'silmont2000-cs336-small.pickle'), path.join(workspace, 'snapshots', 'small.pickle'));
@@ -174,7 +175,7 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     await page.screenshot({ path: path.join(resultsDir, 'summary.png') });
   }));
 
-  it('opens a snapshot from the Explorer menu, and asks where its unmapped folder is', withScreenshot('explorer-menu', () => page, async () => {
+  it('opens a snapshot from the Explorer menu, asks where its unmapped folder is, and refuses a folder without its files', withScreenshot('explorer-menu', () => page, async () => {
     const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'snapshots' }).first();
     await folder.click();
     const file = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'small.pickle' }).first();
@@ -198,6 +199,30 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     await question.waitFor({ timeout: 30_000 });
     assert.ok((await question.innerText()).includes('Choose Folder...'));
     await page.screenshot({ path: path.join(resultsDir, 'path-question.png') });
-    await question.locator('.monaco-button', { hasText: 'Not on This Machine' }).click();
+
+    // A folder that holds none of the recorded files (the workspace's own snapshots folder) is refused,
+    // with the file that was expected named, and another folder is asked for.
+    await question.locator('.monaco-button', { hasText: 'Choose Folder...' }).click();
+    const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'cs336_systems on this machine?' });
+    await title.waitFor({ timeout: 10_000 });
+    const wrong = `${path.join(workspace, 'snapshots')}/`;
+    const input = page.locator('.quick-input-widget input.input');
+    await eventually('the folder dialog to take the wrong folder', async () => {
+      await input.fill(wrong);
+      await page.waitForTimeout(700);
+      if ((await input.inputValue()) !== wrong) return undefined;
+      const use = page.locator('.quick-input-widget .monaco-button', { hasText: 'Use This Folder' });
+      if (await use.isVisible()) await use.click();
+      else await page.keyboard.press('Enter');
+      await page.waitForTimeout(700);
+      return (await title.isVisible()) ? undefined : true;
+    });
+    const refusal = page.locator('.notifications-center .notification-list-item', {
+      hasText: 'holds none of the files recorded under /root/autodl-tmp/assignment2-systems/cs336_systems; expected trace_peak_memory.py',
+    });
+    await refusal.waitFor({ timeout: 30_000 });
+    assert.ok((await refusal.innerText()).includes('Choose Another Folder...'));
+    await page.screenshot({ path: path.join(resultsDir, 'path-refused.png') });
+    await refusal.locator('.codicon-notifications-clear, .codicon-close').first().click().catch(() => undefined);
   }));
 });

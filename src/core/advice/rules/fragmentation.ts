@@ -6,6 +6,7 @@ import { formatBytes, formatPercent } from '../../format';
 import type { AdviceContext } from '../context';
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
+import { counted } from '../rule';
 
 /** Below these, a gap between reserved and allocated is ordinary caching, not worth a finding. */
 export const MIN_GAP_BYTES = 512 * 1024 * 1024;
@@ -49,7 +50,7 @@ export const fragmentation: AdviceRule = {
     const findings: Finding[] = [];
     const cacheNote =
       cache.freeBlocks > 0
-        ? ` When the snapshot was taken the cache had ${cache.freeBlocks} free blocks in ${cache.segments} segments, the largest ${formatBytes(cache.largestFreeBlock)}.`
+        ? ` When the snapshot was taken the cache had ${counted(cache.freeBlocks, 'free block')} in ${counted(cache.segments, 'segment')}, the largest ${formatBytes(cache.largestFreeBlock)}.`
         : '';
 
     // At an OOM: cached-but-unused memory that could have served the request had it been contiguous.

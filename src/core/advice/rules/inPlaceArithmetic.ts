@@ -1,44 +1,57 @@
 /**
- * Elementwise arithmetic that makes short-lived temporaries: a line that allocates several blocks
- * of one size (the size of tensors already live, i.e. its operands) and frees them before the
- * program moves past the next line. In-place forms (`mul_`, `add_`, `addcmul_`, `out=`) avoid them.
+ * Arithmetic that allocates a new tensor where an in-place form exists. Evidence from both sides,
+ * silent when either is missing:
+ * - the snapshot: the line allocated blocks of the size of a tensor already live (its operand)
+ *   that were freed within the line or the next (temporaries), or while the line ran a block of
+ *   that size made earlier was freed (the old value of `x` in `x = x / s`);
+ * - the source: the statement is + - * / arithmetic with an in-place form (`x = x op y`,
+ *   `x = a * x + b`, `x op= a * b / c`), read from its syntax tree; never a matrix product.
+ * One pass over the trace; memory is bounded by the live blocks and the lines, not the events.
  */
 import { NO_LINE } from '../../analysis/lineIndex';
 import { BEFORE_TRACE, NEVER_FREED } from '../../analysis/replay';
 import { isSourceFrame } from '../../analysis/frameFilter';
 import { formatBytes } from '../../format';
+import { inPlaceFormAt } from '../../python/inPlaceForm';
+import type { InPlaceForm } from '../../python/inPlaceForm';
 import { Action } from '../../snapshot/model';
 import type { AdviceContext } from '../context';
 import type { Finding } from '../finding';
 import { isBackwardFrame } from '../frames';
 import type { AdviceRule } from '../rule';
-import { where } from '../rule';
+import { counted, where } from '../rule';
 
-/** Temporaries smaller than this are not "large tensors". */
+/** Blocks smaller than this are not "large tensors". */
 export const MIN_TEMPORARY_BYTES = 1024 * 1024;
-/** A finding needs at least this much memory at once to be worth the reader's time... */
+/** A finding needs at least this much memory in one execution of the line to be worth the reader's time... */
 export const MIN_SAVING_BYTES = 32 * 1024 * 1024;
 /** ...or this share of the device's peak. */
 export const MIN_SAVING_SHARE = 0.01;
-/** How far (in events) a temporary's life is followed before it counts as long-lived. */
-const MAX_LIFETIME_EVENTS = 20_000;
 
 interface Group {
   readonly lineId: number;
-  temporaries: number;
-  temporaryBytes: number;
+  /** Blocks an in-place form would not have allocated. */
+  avoidable: number;
+  avoidableBytes: number;
   largest: number;
-  withOperands: number;
-  liveBytes: number;
-  maxLiveBytes: number;
+  temporaries: number;
+  replacements: number;
+  /** Most avoidable bytes in one execution of the line. */
+  maxInOneExecutionBytes: number;
+  tallyExecution: number;
+  tallyBytes: number;
   atPeakBytes: number;
   atPeakCount: number;
-  /** Most temporaries of one size made in one execution of the line. */
-  maxSameSizeInOneExecution: number;
   firstEvent: number;
-  readonly perExecutionAndSize: Map<string, number>;
-  /** Own temporaries live now, by size (so they are not mistaken for operands). */
-  readonly liveBySize: Map<number, number>;
+}
+
+/** A live block made by a candidate line, operand-sized. */
+interface Made {
+  readonly group: Group;
+  readonly execution: number;
+  readonly event: number;
+  readonly size: number;
+  counted: boolean;
 }
 
 /** Allocated by the user line itself, not by library Python code it called (torch's own operators excepted). */
@@ -56,149 +69,155 @@ export const inPlaceArithmetic: AdviceRule = {
     const t = ctx.trace;
     const d = ctx.device;
     const r = d.allocations;
-    const n = t.length;
+    const peak = d.peakEventIndex;
 
-    // The user line of every event, and which consecutive run of one line ("execution") it is in.
-    const eventLine = new Int32Array(n).fill(NO_LINE);
-    const execution = new Int32Array(n);
-    let exec = 0;
-    let previous = NO_LINE;
-    for (let i = 0; i < n; i++) {
-      const id = ctx.lineIdOf(t.stack[i]);
-      eventLine[i] = id;
-      if (id !== NO_LINE && id !== previous) {
-        exec++;
-        previous = id;
+    // The source side first: lines whose statement has an in-place form (memoised per line id).
+    const forms = new Map<number, InPlaceForm | undefined>();
+    const formOf = (lineId: number): InPlaceForm | undefined => {
+      if (forms.has(lineId)) return forms.get(lineId);
+      const l = ctx.analysis.lineIndex.lines[lineId];
+      const form = typeof l.line === 'number' ? (() => { const src = ctx.source(l.file); return src && inPlaceFormAt(src, l.line); })() : undefined;
+      forms.set(lineId, form);
+      return form;
+    };
+    const direct = new Map<number, boolean>();
+    const isCandidateStack = (stack: number): boolean => {
+      let v = direct.get(stack);
+      if (v === undefined) {
+        v = !ctx.stackHas(stack, isBackwardFrame) && allocatesDirectly(ctx, stack);
+        direct.set(stack, v);
       }
-      execution[i] = exec;
-    }
-
-    const recordAt = new Int32Array(n).fill(-1);
-    const freedAt = new Map<number, number[]>();
-    const liveBySize = new Map<number, number>();
-    const bump = (size: number, by: number) => liveBySize.set(size, (liveBySize.get(size) ?? 0) + by);
-    for (let k = 0; k < r.count; k++) {
-      if (r.allocEvent[k] === BEFORE_TRACE) bump(r.size[k], 1);
-      else recordAt[r.allocEvent[k]] = k;
-      if (r.freeEvent[k] !== NEVER_FREED) {
-        const list = freedAt.get(r.freeEvent[k]);
-        if (list) list.push(k);
-        else freedAt.set(r.freeEvent[k], [k]);
-      }
-    }
-
-    /** Freed before the program got past the line after this one. */
-    const isTemporary = (k: number, line: number): boolean => {
-      const from = r.allocEvent[k];
-      const to = r.freeEvent[k];
-      if (to === NEVER_FREED || to - from > MAX_LIFETIME_EVENTS) return false;
-      let other = NO_LINE;
-      for (let e = from + 1; e <= to; e++) {
-        const id = eventLine[e];
-        if (id === NO_LINE || id === line) continue;
-        if (other === NO_LINE) other = id;
-        else if (id !== other) return false;
-      }
-      return true;
+      return v;
     };
 
+    // Live blocks: size by address, count by size; and which of them a candidate line made.
+    const liveSize = new Map<number, number>();
+    const liveBySize = new Map<number, number>();
+    const bump = (size: number, by: number) => {
+      const c = (liveBySize.get(size) ?? 0) + by;
+      if (c === 0) liveBySize.delete(size);
+      else liveBySize.set(size, c);
+    };
+    for (let k = 0; k < r.count; k++) {
+      if (r.allocEvent[k] !== BEFORE_TRACE || r.freeEvent[k] === NEVER_FREED) continue;
+      liveSize.set(r.addr[k], r.size[k]);
+      bump(r.size[k], 1);
+    }
+    const made = new Map<number, Made>();
+    // The line now running, and its execution (a consecutive run of events of one line).
+    let execution = 0;
+    let current = NO_LINE;
+    // Operand-sized blocks this execution made and not yet counted, by size.
+    let waiting = new Map<number, Made[]>();
     const groups = new Map<number, Group>();
-    const temporaryGroup = new Map<number, Group>();
-    for (let i = 0; i < n; i++) {
-      const k = recordAt[i];
-      if (k >= 0 && t.action[i] === Action.Alloc) {
-        const size = r.size[k];
-        const line = eventLine[i];
-        const sameSizeLive = liveBySize.get(size) ?? 0;
-        bump(size, 1);
-        if (
-          line !== NO_LINE &&
-          size >= MIN_TEMPORARY_BYTES &&
-          !ctx.stackHas(t.stack[i], isBackwardFrame) &&
-          allocatesDirectly(ctx, t.stack[i]) &&
-          isTemporary(k, line)
-        ) {
-          let g = groups.get(line);
-          if (!g) {
-            g = {
-              lineId: line,
-              temporaries: 0,
-              temporaryBytes: 0,
-              largest: 0,
-              withOperands: 0,
-              liveBytes: 0,
-              maxLiveBytes: 0,
-              atPeakBytes: 0,
-              atPeakCount: 0,
-              maxSameSizeInOneExecution: 0,
-              firstEvent: i,
-              perExecutionAndSize: new Map(),
-              liveBySize: new Map(),
-            };
-            groups.set(line, g);
-          }
-          g.temporaries++;
-          g.temporaryBytes += size;
-          g.largest = Math.max(g.largest, size);
-          // Same-size blocks live besides this line's own temporaries: its operands.
-          const own = g.liveBySize.get(size) ?? 0;
-          if (sameSizeLive - own > 0) g.withOperands++;
-          g.liveBySize.set(size, own + 1);
-          g.liveBytes += size;
-          g.maxLiveBytes = Math.max(g.maxLiveBytes, g.liveBytes);
-          const key = `${execution[i]}:${size}`;
-          const inExec = (g.perExecutionAndSize.get(key) ?? 0) + 1;
-          g.perExecutionAndSize.set(key, inExec);
-          g.maxSameSizeInOneExecution = Math.max(g.maxSameSizeInOneExecution, inExec);
-          if (i <= d.peakEventIndex && r.freeEvent[k] > d.peakEventIndex) {
-            g.atPeakBytes += size;
-            g.atPeakCount++;
-          }
-          temporaryGroup.set(k, g);
-        }
+
+    const count = (m: Made, as: 'temporary' | 'replacement', freeEvent: number) => {
+      if (m.counted) return;
+      m.counted = true;
+      const g = m.group;
+      g.avoidable++;
+      g.avoidableBytes += m.size;
+      g.largest = Math.max(g.largest, m.size);
+      if (as === 'temporary') g.temporaries++;
+      else g.replacements++;
+      if (g.tallyExecution !== m.execution) {
+        g.tallyExecution = m.execution;
+        g.tallyBytes = 0;
       }
-      for (const f of freedAt.get(i) ?? []) {
-        const size = r.size[f];
-        bump(size, -1);
-        const g = temporaryGroup.get(f);
-        if (g) {
-          g.liveBytes -= size;
-          g.liveBySize.set(size, (g.liveBySize.get(size) ?? 1) - 1);
+      g.tallyBytes += m.size;
+      g.maxInOneExecutionBytes = Math.max(g.maxInOneExecutionBytes, g.tallyBytes);
+      if (peak >= 0 && m.event <= peak && (freeEvent < 0 || freeEvent > peak)) {
+        g.atPeakBytes += m.size;
+        g.atPeakCount++;
+      }
+    };
+
+    for (let i = 0; i < t.length; i++) {
+      const action = t.action[i];
+      if (action !== Action.Alloc && action !== Action.FreeCompleted) continue;
+      const stack = t.stack[i];
+      const line = ctx.lineIdOf(stack);
+      if (line !== NO_LINE && line !== current) {
+        execution++;
+        current = line;
+        waiting = new Map();
+      }
+      const addr = t.addr[i];
+      const size = t.size[i];
+      if (action === Action.Alloc) {
+        const operands = (liveBySize.get(size) ?? 0) - (waiting.get(size)?.length ?? 0);
+        liveSize.set(addr, size);
+        bump(size, 1);
+        if (line === NO_LINE || size < MIN_TEMPORARY_BYTES || operands <= 0 || !isCandidateStack(stack) || !formOf(line)) continue;
+        let g = groups.get(line);
+        if (!g) {
+          g = { lineId: line, avoidable: 0, avoidableBytes: 0, largest: 0, temporaries: 0, replacements: 0, maxInOneExecutionBytes: 0, tallyExecution: -1, tallyBytes: 0, atPeakBytes: 0, atPeakCount: 0, firstEvent: i };
+          groups.set(line, g);
         }
+        const m: Made = { group: g, execution, event: i, size, counted: false };
+        made.set(addr, m);
+        const list = waiting.get(size);
+        if (list) list.push(m);
+        else waiting.set(size, [m]);
+        continue;
+      }
+      // A free.
+      const freedSize = liveSize.get(addr);
+      if (freedSize === undefined) continue;
+      liveSize.delete(addr);
+      bump(freedSize, -1);
+      const mine = made.get(addr);
+      if (mine) made.delete(addr);
+      // An older block of a size this execution just made, freed while it runs: the old value was
+      // replaced (`x = x / s` frees the old x). Checked first: the old value may itself have been
+      // made by the line before.
+      const list = waiting.get(freedSize);
+      if (list && list.length > 0 && (!mine || mine.execution !== execution)) {
+        count(list.shift()!, 'replacement', -1);
+        continue;
+      }
+      // Freed within its own execution or the next line's: a temporary.
+      if (mine && execution - mine.execution <= 1) {
+        count(mine, 'temporary', i);
+        const at = list ? list.indexOf(mine) : -1;
+        if (at >= 0) list!.splice(at, 1);
       }
     }
 
     const minSaving = Math.max(MIN_SAVING_BYTES, MIN_SAVING_SHARE * d.peakBytes);
     const findings: Finding[] = [];
     for (const g of groups.values()) {
-      if (g.maxSameSizeInOneExecution < 2 || 2 * g.withOperands < g.temporaries || g.maxLiveBytes < minSaving) continue;
+      if (g.maxInOneExecutionBytes < minSaving) continue;
       const source = ctx.analysis.lineIndex.lines[g.lineId];
-      if (typeof source.line !== 'number') continue;
+      const form = formOf(g.lineId);
+      if (typeof source.line !== 'number' || !form) continue;
       const at = { file: source.file, line: source.line };
-      const text = ctx.lineText?.(at.file, at.line);
-      const matmul = text !== undefined && /@|\bmatmul\b|\bmm\b|\bbmm\b|\blinear\b/.test(text);
+      const how = [
+        g.temporaries > 0 ? `${counted(g.temporaries, 'temporary', 'temporaries')} freed within the line or the next` : '',
+        g.replacements > 0 ? `${counted(g.replacements, 'new block')} that replaced an old one of the same size while the line ran` : '',
+      ].filter((s) => s !== '').join(' and ');
       const peakNote =
         g.atPeakCount > 0
-          ? ` ${g.atPeakCount} of them (${formatBytes(g.atPeakBytes)}) were live at the device's peak (event ${d.peakEventIndex}), so the peak may drop by about that much.`
+          ? ` ${counted(g.atPeakCount, 'of them was', 'of them were')} live at the device's peak (event ${d.peakEventIndex}, ${formatBytes(g.atPeakBytes)}), so the peak may drop by about that much.`
           : '';
       findings.push({
         rule: 'in-place-arithmetic',
         severity: g.atPeakCount > 0 ? 'warning' : 'information',
         device: d.device,
         ...at,
-        title: `Short-lived temporaries (up to ${formatBytes(g.maxLiveBytes)} at once) from arithmetic at ${where(at)}`,
+        title: `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} per run in blocks an in-place form may avoid`,
         message:
-          `${where(at)} made ${g.temporaries} short-lived blocks of up to ${formatBytes(g.largest)} (${formatBytes(g.temporaryBytes)} in all), each the size of a tensor already live (likely its operands) ` +
-          `and freed within this line or the next; up to ${g.maxSameSizeInOneExecution} of one size in one execution, ${formatBytes(g.maxLiveBytes)} live at once.${peakNote} ` +
-          `Writing the arithmetic in place (x.mul_(a).add_(y, alpha=b), torch.addcmul_ / addcdiv_, or out=) may save up to ${formatBytes(g.maxLiveBytes)} at once` +
-          (matmul ? '; a matrix product followed by an addition can be fused with torch.addmm / torch.baddbmm.' : '.') +
-          ' In-place updates are unsafe where autograd still needs the old value.',
+          `${where(at)} (\`${form.statement}\`) allocated ${counted(g.avoidable, 'block')} of the size of a tensor already live (${formatBytes(g.avoidableBytes)} in all, the largest ${formatBytes(g.largest)}): ${how}; ` +
+          `up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution.${peakNote} ` +
+          `${form.target} is overwritten by this statement, so its memory can be reused: consider ${form.suggestion}. ` +
+          'In-place updates are unsafe where autograd (or other code) still needs the old value.',
         evidence: {
+          avoidableCount: g.avoidable,
+          avoidableBytes: g.avoidableBytes,
+          largestBlockBytes: g.largest,
           temporaryCount: g.temporaries,
-          temporaryBytes: g.temporaryBytes,
-          largestTemporaryBytes: g.largest,
-          maxSameSizeInOneExecutionCount: g.maxSameSizeInOneExecution,
-          savedAtOnceBytes: g.maxLiveBytes,
+          replacedCount: g.replacements,
+          savedInOneExecutionBytes: g.maxInOneExecutionBytes,
           liveAtPeakCount: g.atPeakCount,
           liveAtPeakBytes: g.atPeakBytes,
           firstEvent: g.firstEvent,
@@ -206,6 +225,6 @@ export const inPlaceArithmetic: AdviceRule = {
         fix: 'in-place-operator',
       });
     }
-    return findings.sort((a, b) => Number(b.evidence.savedAtOnceBytes) - Number(a.evidence.savedAtOnceBytes));
+    return findings.sort((a, b) => Number(b.evidence.savedInOneExecutionBytes) - Number(a.evidence.savedInOneExecutionBytes));
   },
 };

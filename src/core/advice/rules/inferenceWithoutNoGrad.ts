@@ -3,6 +3,11 @@
  * named like training) whose forward
  * activations pile up at the peak: if grad mode was on, autograd kept them for a backward that
  * never came. torch.inference_mode() (or no_grad) lets each be freed as soon as it is used.
+ *
+ * Evidence from the source too: blocks made where the code switches gradients off on the way to
+ * the line (a `with torch.no_grad():`, a decorated function, `torch.set_grad_enabled(False)` at
+ * the top of the script) are not kept activations. Without the source of the model call the rule
+ * speaks only when the frees prove grad mode was on (autograd nodes releasing saved tensors).
  */
 import { NO_LINE } from '../../analysis/lineIndex';
 import { formatBytes, formatPercent } from '../../format';
@@ -11,7 +16,7 @@ import type { AdviceContext } from '../context';
 import { peakComposition, rankModuleCalls } from '../activations';
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
-import { where } from '../rule';
+import { counted, where } from '../rule';
 
 export const MIN_ACTIVATION_BYTES = 64 * 1024 * 1024;
 export const MIN_ACTIVATION_SHARE = 0.2;
@@ -33,8 +38,8 @@ export const inferenceWithoutNoGrad: AdviceRule = {
     const facts = ctx.runFacts;
     const d = ctx.device;
     if (!facts.hasForward || ctx.isTraining || d.peakEventIndex < 0) return [];
-    // Allocations under functions decorated with no_grad/inference_mode are already fine.
-    const peak = peakComposition(ctx, { excludeGradModeDecorated: true });
+    // Allocations made with gradients off (decorators in the frames, switches in the source) are already fine.
+    const peak = peakComposition(ctx, { excludeGradDisabled: true });
     const r = d.allocations;
     const activations = peak.activationRecords.filter((k) => r.allocEvent[k] >= 0);
     const bytes = activations.reduce((s, k) => s + r.size[k], 0);
@@ -57,6 +62,9 @@ export const inferenceWithoutNoGrad: AdviceRule = {
     // Point at the call into the model from outside any forward (where inference_mode would go).
     const calls = rankModuleCalls(ctx, activations);
     const anchor = calls.find((c) => c.caller !== 'forward') ?? calls[0];
+    const anchorSource = anchor ? ctx.source(anchor.file) : undefined;
+    const sourceRead = anchorSource?.statementAt(anchor.line) !== undefined;
+    if (!sourceRead && releases === 0) return [];
     const gradEvidence =
       releases > 0
         ? ` ${releases} frees came from autograd graph nodes releasing the tensors they saved, which happens only when grad mode is on.`
@@ -69,9 +77,10 @@ export const inferenceWithoutNoGrad: AdviceRule = {
       title: `Forward-only run keeps ${formatBytes(bytes)} of activations at the peak`,
       message:
         `This run has forward passes but no backward pass and no optimizer step, yet ${formatBytes(bytes)} (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak) ` +
-        `was live at the peak (event ${d.peakEventIndex}) in blocks made under a module's forward, ${repeatedLines} line(s) holding the outputs of ${MIN_CALLS_KEPT} or more separate calls at once.${gradEvidence} ` +
-        `If this is inference and grad mode was on, autograd keeps these for a backward that never comes: ` +
-        `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor)}` : ''}. If the run already does, this does not apply.`,
+        `was live at the peak (event ${d.peakEventIndex}) in blocks made under a module's forward, ${counted(repeatedLines, 'line')} holding the outputs of ${MIN_CALLS_KEPT} or more separate calls at once.${gradEvidence} ` +
+        (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor)}. ` : '') +
+        `If this is inference, autograd keeps these for a backward that never comes: ` +
+        `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor)}` : ''}.`,
       evidence: {
         activationLiveAtPeakBytes: bytes,
         peakBytes: d.peakBytes,
@@ -79,7 +88,9 @@ export const inferenceWithoutNoGrad: AdviceRule = {
         activationBlockCount: activations.length,
         linesWithSeveralCallsLiveCount: repeatedLines,
         graphReleaseFreeCount: releases,
+        gradDisabledLiveAtPeakBytes: peak.gradDisabledBytes,
       },
+      ...(sourceRead ? { fix: 'inference-mode' as const } : {}),
     };
     return [finding];
   },

@@ -15,7 +15,8 @@ export const mixedPrecision: AdviceRule = {
   run(ctx) {
     const d = ctx.device;
     if (ctx.runFacts.hasAutocast || d.peakEventIndex < 0) return [];
-    const peak = peakComposition(ctx);
+    // In a run without training, blocks made with gradients off are a working set, not kept activations.
+    const peak = peakComposition(ctx, { excludeGradDisabled: !ctx.isTraining });
     const bytes = peak.activationBytes;
     if (bytes < MIN_ACTIVATION_BYTES || bytes < MIN_ACTIVATION_SHARE * d.peakBytes) return [];
     const calls = rankModuleCalls(ctx, peak.activationRecords);

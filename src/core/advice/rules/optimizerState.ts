@@ -5,13 +5,14 @@
 import { NEVER_FREED } from '../../analysis/replay';
 import { formatBytes, formatPercent } from '../../format';
 import { NO_STACK } from '../../snapshot/model';
+import { isSourceFrame } from '../../analysis/frameFilter';
 import { bytesByLine } from '../context';
 import type { AdviceContext } from '../context';
 import { peakComposition } from '../activations';
 import type { Finding } from '../finding';
 import { isOptimizerFrame } from '../frames';
 import type { AdviceRule } from '../rule';
-import { where } from '../rule';
+import { counted, where } from '../rule';
 
 export const MIN_STATE_SHARE = 0.25;
 export const MIN_STATE_BYTES = 256 * 1024 * 1024;
@@ -43,6 +44,10 @@ export const optimizerState: AdviceRule = {
     const bytes = state.reduce((s, k) => s + r.size[k], 0);
     if (bytes < MIN_STATE_BYTES || bytes < MIN_STATE_SHARE * d.peakBytes) return [];
     const lines = bytesByLine(ctx, state);
+    // Whose code made the state: the innermost source frame is the user's own optimizer, or torch.optim's.
+    const ownBytes = state.filter((k) => ctx.frames(r.stack[k]).find((f) => isSourceFrame(f)) !== undefined && ctx.isUserFrame(ctx.frames(r.stack[k]).find((f) => isSourceFrame(f))!)).reduce((s, k) => s + r.size[k], 0);
+    const own = ownBytes * 2 > bytes;
+    const madeBy = own ? 'made in the step of an optimizer in your own code' : 'made inside torch.optim';
     const at = lines[0];
     const finding: Finding = {
       rule: 'optimizer-state',
@@ -52,7 +57,7 @@ export const optimizerState: AdviceRule = {
       title: `Optimizer state is ${formatPercent(bytes, d.peakBytes)} of the peak (${formatBytes(bytes)})`,
       message:
         `${formatBytes(bytes)} live at the peak (${formatPercent(bytes, d.peakBytes)} of ${formatBytes(d.peakBytes)}, event ${d.peakEventIndex}) is optimizer state: ` +
-        `${state.length} blocks made inside torch.optim that outlive the step that made them` +
+        `${counted(state.length, 'block')} ${madeBy} that outlive the step that made them` +
         (lines.length > 0 ? ` (${lines.slice(0, 3).map((l) => `${where(l)} ${formatBytes(l.bytes)}`).join(', ')})` : '') +
         '. An 8-bit optimizer (e.g. bitsandbytes AdamW8bit) keeps Adam-style state in about a quarter of the bytes, ' +
         `which may save about ${formatBytes(bytes * 0.75)}; sharding it across ranks (ZeRO / FSDP) is the other common remedy.`,
@@ -63,7 +68,7 @@ export const optimizerState: AdviceRule = {
         peakEvent: d.peakEventIndex,
         estimatedSavingBytes: Math.round(bytes * 0.75),
       },
-      related: lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, message: `${formatBytes(l.bytes)} of optimizer state (${l.count} blocks)` })),
+      related: lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, message: `${formatBytes(l.bytes)} of optimizer state (${counted(l.count, 'block')})` })),
     };
     return [finding];
   },

@@ -7,7 +7,7 @@ import { formatBytes } from '../../format';
 import { bytesByLine } from '../context';
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
-import { where } from '../rule';
+import { counted, where } from '../rule';
 
 const TOP_LINES = 5;
 
@@ -45,7 +45,7 @@ export const outOfMemory: AdviceRule = {
       }
       return {
         rule: 'out-of-memory',
-        severity: 'warning',
+        severity: 'error',
         device: d.device,
         ...(failing ? { file: failing.file, line: failing.line } : {}),
         title: `Out of memory: ${formatBytes(oom.requestedBytes)} requested at event ${at}`,
@@ -58,7 +58,7 @@ export const outOfMemory: AdviceRule = {
           cachedUnusedBytes: cachedFree,
           ...(free === undefined ? {} : { deviceFreeBytes: free }),
         },
-        related: top.map((t) => ({ file: t.file, line: t.line, message: `${formatBytes(t.bytes)} live at the OOM (${t.count} blocks)` })),
+        related: top.map((t) => ({ file: t.file, line: t.line, message: `${formatBytes(t.bytes)} live at the OOM (${counted(t.count, 'block')})` })),
       };
     });
   },

@@ -1,14 +1,17 @@
 /**
  * Finds the files a snapshot recorded (paths of the machine that ran the program) in this
  * workspace: remembered root mappings, then the longest matching path suffix among the workspace's
- * files, then the same path on this machine. Unmapped folders are asked about once each.
+ * files, then the same path on this machine. Unmapped folders are asked about once each, one
+ * question per folder at a time, and a chosen folder must hold at least one of the recorded files.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RootMapping } from '../../core/paths/pathMapper';
-import { LocalFiles, resolveRecordedPaths, unmappedRoots } from '../../core/paths/pathMapper';
+import { LocalFiles, applyRootMappings, resolveRecordedPaths, unmappedRoots } from '../../core/paths/pathMapper';
 import { baseName, isWindowsPath, normaliseRecordedPath } from '../../core/paths/recordedPath';
-import { notificationText } from '../../core/text/plainText';
+import { filesUnderRoot } from '../../core/paths/recordedLines';
+import { notificationText, plainText } from '../../core/text/plainText';
+import { DisposableOwner } from '../disposables';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';
 const IGNORED_KEY = 'vramLens.ignoredRoots';
@@ -28,25 +31,25 @@ export interface ResolvedPaths {
   readonly unmapped: readonly string[];
 }
 
-export class PathResolver implements vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class PathResolver extends DisposableOwner {
+  private readonly changed = this.own(new vscode.EventEmitter<void>());
   /** Fires when a root mapping is added or forgotten. */
   readonly onDidChange = this.changed.event;
   private readonly askedThisSession = new Set<string>();
   /** `localUri` answers, dropped when a mapping or the workspace folders change. */
   private readonly uris = new Map<string, Promise<vscode.Uri | undefined>>();
-  private readonly subscriptions: vscode.Disposable[];
-  private asking = false;
+  /** The question being asked about each recorded folder: a second caller waits for the same answer. */
+  private readonly asking = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly state: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.subscriptions = [
-      this.changed,
+    super();
+    this.own(
       this.changed.event(() => this.uris.clear()),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.uris.clear()),
-    ];
+    );
   }
 
   get mappings(): readonly RootMapping[] {
@@ -99,7 +102,7 @@ export class PathResolver implements vscode.Disposable {
    * asked about already. Resolves true when the user chose a folder.
    */
   async askAboutUnmapped(unmapped: readonly string[]): Promise<boolean> {
-    if (this.asking) return false;
+    if (this.asking.size > 0) return false;
     const ignored = new Set(this.state.get<string[]>(IGNORED_KEY, []));
     const roots = unmappedRoots(unmapped)
       .filter((r) => !ignored.has(r.root) && !this.askedThisSession.has(r.root))
@@ -107,20 +110,29 @@ export class PathResolver implements vscode.Disposable {
     const next = roots[0];
     if (!next) return false;
     this.askedThisSession.add(next.root);
-    this.asking = true;
-    try {
-      return await this.askAbout(next.root, next.files.length);
-    } finally {
-      this.asking = false;
-    }
+    return this.askAbout(next.root, next.files);
   }
 
-  /** Asks where recorded folder `root` is on this machine and remembers the answer. */
-  async askAbout(root: string, files: number): Promise<boolean> {
+  /**
+   * Asks where recorded folder `root` is on this machine and remembers the answer. `files` are the
+   * recorded files under it; a chosen folder that holds none of them is refused, naming the files
+   * expected, and the question is asked again. Resolves true when a folder was mapped.
+   */
+  askAbout(root: string, files: readonly string[], why?: string): Promise<boolean> {
+    let question = this.asking.get(root);
+    if (!question) {
+      question = this.ask(root, files, why).finally(() => this.asking.delete(root));
+      this.asking.set(root, question);
+    }
+    return question;
+  }
+
+  private async ask(root: string, files: readonly string[], why: string | undefined): Promise<boolean> {
     const choose = 'Choose Folder...';
     const skip = 'Not on This Machine';
+    const count = `${files.length} file${files.length === 1 ? '' : 's'}`;
     const answer = await vscode.window.showInformationMessage(
-      `VRAM Lens: where is ${notificationText(root)} on this machine? The snapshot has memory on ${files} file${files === 1 ? '' : 's'} under it.`,
+      `VRAM Lens: ${why ?? ''}where is ${notificationText(root)} on this machine? The snapshot has memory on ${count} under it.`,
       choose,
       skip,
     );
@@ -129,17 +141,41 @@ export class PathResolver implements vscode.Disposable {
       return false;
     }
     if (answer !== choose) return false;
-    const picked = await vscode.window.showOpenDialog({
-      canSelectFiles: false,
-      canSelectFolders: true,
-      canSelectMany: false,
-      defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
-      openLabel: 'Use This Folder',
-      title: `Where is ${root} on this machine?`,
-    });
-    if (!picked?.[0]) return false;
-    await this.addMapping({ from: root, to: picked[0].fsPath });
-    return true;
+    let defaultUri = vscode.workspace.workspaceFolders?.[0]?.uri;
+    for (;;) {
+      const picked = await vscode.window.showOpenDialog({
+        canSelectFiles: false,
+        canSelectFolders: true,
+        canSelectMany: false,
+        defaultUri,
+        openLabel: 'Use This Folder',
+        title: `Where is ${plainText(root)} on this machine?`,
+      });
+      const folder = picked?.[0];
+      if (!folder) return false;
+      const mapping: RootMapping = { from: root, to: folder.fsPath };
+      if (await this.holdsAny(mapping, files)) {
+        await this.addMapping(mapping);
+        return true;
+      }
+      this.log.warn(`Path mapping refused: ${folder.fsPath} holds none of the files recorded under ${root}.`);
+      const again = 'Choose Another Folder...';
+      const retry = await vscode.window.showWarningMessage(
+        `VRAM Lens: ${notificationText(folder.fsPath)} holds none of the files recorded under ${notificationText(root)}; expected ${expectedFiles(root, files)}.`,
+        again,
+      );
+      if (retry !== again) return false;
+      defaultUri = folder;
+    }
+  }
+
+  /** Whether `mapping` finds at least one of `files` on this machine. */
+  private async holdsAny(mapping: RootMapping, files: readonly string[]): Promise<boolean> {
+    for (const file of files.slice(0, 200)) {
+      const local = applyRootMappings(file, [mapping]);
+      if (local !== undefined && (await isFile(vscode.Uri.file(local)))) return true;
+    }
+    return false;
   }
 
   /** Workspace files named like a recorded file, and open documents. */
@@ -161,15 +197,21 @@ export class PathResolver implements vscode.Disposable {
   private async existsHere(recorded: string): Promise<boolean> {
     const native = process.platform === 'win32' ? isWindowsPath(recorded) : recorded.startsWith('/');
     if (!native) return false;
-    try {
-      const stat = await vscode.workspace.fs.stat(vscode.Uri.file(normaliseRecordedPath(recorded)));
-      return (stat.type & vscode.FileType.File) !== 0;
-    } catch {
-      return false;
-    }
+    return isFile(vscode.Uri.file(normaliseRecordedPath(recorded)));
   }
 
-  dispose(): void {
-    for (const d of this.subscriptions) d.dispose();
+}
+
+async function isFile(uri: vscode.Uri): Promise<boolean> {
+  try {
+    return ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.File) !== 0;
+  } catch {
+    return false; // absent or unreadable: not a file we can open
   }
+}
+
+/** The first few recorded files under `root`, relative to it, for a message. */
+function expectedFiles(root: string, files: readonly string[]): string {
+  const { names, more } = filesUnderRoot(root, files);
+  return `${names.map(notificationText).join(', ')}${more > 0 ? ` and ${String(more)} more` : ''}`;
 }

@@ -1,0 +1,122 @@
+/**
+ * Arithmetic statements that have an in-place form, read from the syntax tree: `x = x / s`
+ * (-> `x.div_(s)`), `x = beta * x + g` (x is overwritten anyway, so `mul_`/`add_` can reuse it),
+ * `p -= a * m / d` (-> `p.addcdiv_(m, d, value=-a)`). Matrix products (`@`, `matmul`) have no
+ * in-place form and are never matched.
+ */
+import type { SyntaxNode } from '@lezer/common';
+import type { PythonSource } from './pythonSource';
+
+/** A text edit by offsets into the file. */
+export interface SourceEdit {
+  readonly from: number;
+  readonly to: number;
+  readonly text: string;
+}
+
+export interface InPlaceForm {
+  /** The statement, as written (one line, whitespace collapsed). */
+  readonly statement: string;
+  /** What is overwritten (`x`, `p.data`). */
+  readonly target: string;
+  /** The in-place spelling to suggest. */
+  readonly suggestion: string;
+  /** A mechanical rewrite, when the form is exact (`x = x op y`, `x op= a * b / c`). */
+  readonly edit?: SourceEdit;
+}
+
+const METHOD: Record<string, string> = { '+': 'add_', '-': 'sub_', '*': 'mul_', '/': 'div_' };
+const TARGETS = new Set(['VariableName', 'MemberExpression', 'SubscriptExpression']);
+
+function binary(node: SyntaxNode): { left: SyntaxNode; op: SyntaxNode; right: SyntaxNode } | undefined {
+  if (node.name !== 'BinaryExpression') return undefined;
+  const left = node.firstChild;
+  const op = left?.nextSibling;
+  const right = op?.nextSibling;
+  return left && op && right && op.name === 'ArithOp' ? { left, op, right } : undefined;
+}
+
+function unparen(node: SyntaxNode): SyntaxNode {
+  let n = node;
+  while (n.name === 'ParenthesizedExpression' && n.firstChild?.nextSibling && n.firstChild.nextSibling.nextSibling?.name === ')') n = n.firstChild.nextSibling;
+  return n;
+}
+
+/** The leaves of a chain of + - * / (through parentheses), or undefined when anything else (`@`, `**`, `//`) is in it. */
+function arithmeticLeaves(src: PythonSource, node: SyntaxNode, out: string[]): boolean {
+  const n = unparen(node);
+  const b = binary(n);
+  if (!b) {
+    out.push(src.textOf(n).replace(/\s+/g, ''));
+    return true;
+  }
+  if (!(src.textOf(b.op) in METHOD)) return false;
+  return arithmeticLeaves(src, b.left, out) && arithmeticLeaves(src, b.right, out);
+}
+
+/** Whether the node holds an elementwise + - * / (not a matrix product) anywhere outside calls. */
+function hasElementwise(src: PythonSource, node: SyntaxNode): boolean {
+  const n = unparen(node);
+  const b = binary(n);
+  if (!b) return false;
+  if (src.textOf(b.op) in METHOD) return true;
+  return hasElementwise(src, b.left) || hasElementwise(src, b.right);
+}
+
+const norm = (s: string) => s.replace(/\s+/g, '');
+
+/** The in-place form of the statement on a 1-based line, if its arithmetic has one. */
+export function inPlaceFormAt(src: PythonSource, line: number): InPlaceForm | undefined {
+  const st = src.statementAt(line);
+  if (!st) return undefined;
+  const statement = src.textOf(st).replace(/\s+/g, ' ');
+  if (st.name === 'AssignStatement') {
+    const kids: SyntaxNode[] = [];
+    for (let c = st.firstChild; c; c = c.nextSibling) kids.push(c);
+    // Exactly `target = value`.
+    if (kids.length !== 3 || kids[1].name !== 'AssignOp' || !TARGETS.has(kids[0].name)) return undefined;
+    const target = src.textOf(kids[0]);
+    const value = unparen(kids[2]);
+    const b = binary(value);
+    if (!b) return undefined;
+    const op = src.textOf(b.op);
+    const t = norm(target);
+    if (op in METHOD) {
+      const left = norm(src.textOf(unparen(b.left)));
+      const right = norm(src.textOf(unparen(b.right)));
+      const other = left === t ? b.right : (op === '+' || op === '*') && right === t ? b.left : undefined;
+      if (other) {
+        const suggestion = `${target}.${METHOD[op]}(${src.textOf(unparen(other))})`;
+        return { statement, target, suggestion, edit: { from: st.from, to: st.to, text: suggestion } };
+      }
+    }
+    // `x = a * x + b`: x is among the operands of a + - * / chain, so its memory can be reused.
+    const leaves: string[] = [];
+    if (arithmeticLeaves(src, value, leaves) && leaves.includes(t)) {
+      return { statement, target, suggestion: `${target}.mul_(...).add_(...) (or torch.add / torch.mul with out=${target})` };
+    }
+    return undefined;
+  }
+  if (st.name === 'UpdateStatement') {
+    const target = st.firstChild;
+    const opNode = target?.nextSibling;
+    const value = opNode?.nextSibling;
+    if (!target || !opNode || !value || !TARGETS.has(target.name)) return undefined;
+    const op = src.textOf(opNode).replace('=', '');
+    if (!(op in METHOD) || !hasElementwise(src, value)) return undefined;
+    const name = src.textOf(target);
+    // `t ±= a * b / c` -> t.addcdiv_(b, c, value=±a): one fused kernel, no temporaries.
+    const v = binary(unparen(value));
+    if ((op === '+' || op === '-') && v && src.textOf(v.op) === '/') {
+      const num = binary(unparen(v.left));
+      if (num && src.textOf(num.op) === '*') {
+        const a = src.textOf(unparen(num.left));
+        const valueArg = op === '-' ? (/^[\w.]+$/.test(a) ? `-${a}` : `-(${a})`) : a;
+        const suggestion = `${name}.addcdiv_(${src.textOf(unparen(num.right))}, ${src.textOf(unparen(v.right))}, value=${valueArg})`;
+        return { statement, target: name, suggestion, edit: { from: st.from, to: st.to, text: suggestion } };
+      }
+    }
+    return { statement, target: name, suggestion: `${name}.addcmul_ / addcdiv_ / add_(..., alpha=...)` };
+  }
+  return undefined;
+}

@@ -1,0 +1,100 @@
+/**
+ * The advisor's quick fix, applied as a user would in the real workbench (code-server + Chromium):
+ * open the wedsonlin training snapshot, open the optimizer it recorded, click the light bulb on
+ * the in-place finding at optimizer.py:80, pick the fix, save, and read the file back: it parses
+ * as Python and only that statement changed.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { PythonSource } from '../../../src/core/python/pythonSource';
+import type { CodeServer } from '../codeServer';
+import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
+import { eventually, openSnapshotFromPalette, withScreenshot } from '../workbench';
+
+const OPTIMIZER = path.join('cs336-basics', 'cs336_basics', 'optimizer.py');
+const LINE = 80;
+const BEFORE = 'p.data = p.data - lr * weight_decay * p.data';
+const AFTER = 'p.data.sub_(lr * weight_decay * p.data)';
+
+describe('the advisor\'s quick fix from the light bulb (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 240_000 }, () => {
+  let server: CodeServer;
+  let browser: Browser;
+  let page: Page;
+  let workspace: string;
+  const workbenchLog: string[] = [];
+
+  before(async () => {
+    mkdirSync(resultsDir, { recursive: true });
+    server = await startCodeServer({ VRAM_LENS_CORPUS: corpusDir }, vsixUnderTest);
+    workspace = copyFixtureWorkspace(server.tempDir);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+    await page.exposeFunction('codeAutomationLog', (...args: unknown[]) => workbenchLog.push(JSON.stringify(args)));
+    await page.goto(server.url(workspace, vsixUnderTest ? [] : [['extensionDevelopmentPath', server.remote(repoRoot)]]));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar').waitFor();
+  });
+
+  after(async () => {
+    if (page) await page.screenshot({ path: path.join(resultsDir, 'ui-advice-last.png') }).catch(() => undefined);
+    writeFileSync(path.join(resultsDir, 'ui-advice-workbench.log'), workbenchLog.join('\n'));
+    // The extension host's logs (the advisor's, at trace level) before the server's folder goes.
+    if (server) cpSync(path.join(server.tempDir, 'user-data', 'logs'), path.join(resultsDir, 'ui-advice-logs'), { recursive: true });
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('applies the in-place fix at optimizer.py:80; the saved file parses and reads as expected', withScreenshot('advice-quick-fix', () => page, async () => {
+    const original = readFileSync(path.join(workspace, OPTIMIZER), 'utf8');
+    assert.equal(original.split('\n')[LINE - 1].trim(), BEFORE, 'the fixture line the finding is about');
+
+    await openSnapshotFromPalette(page, fixtureSnapshot);
+    await page.locator('.statusbar-item', { hasText: 'peak · cuda:0' }).waitFor({ timeout: 60_000 });
+
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input.input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('cs336_basics/optimizer.py');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'optimizer.py' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'optimizer.py' }).waitFor();
+    await page.keyboard.press('Control+G');
+    await input.waitFor({ state: 'visible' });
+    await page.keyboard.type(String(LINE));
+    await page.keyboard.press('Enter');
+
+    // The finding arrives when the worker has analysed the snapshot; then the light bulb shows on the line.
+    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Update in place' }).first();
+    const menu: string[] = [];
+    await eventually('the quick fix in the light bulb menu', async () => {
+      if (await fix.isVisible().catch(() => false)) return true;
+      // The light bulb (in the gutter or over the text, by VS Code version), else its key, Ctrl+.
+      const bulb = page.locator('.lightBulbWidget, .codicon-light-bulb, .codicon-lightbulb-autofix').first();
+      if (await bulb.isVisible().catch(() => false)) await bulb.click({ timeout: 3_000 }).catch(() => page.keyboard.press('Control+.'));
+      else await page.keyboard.press('Control+.');
+      if (await fix.isVisible({ timeout: 2_000 }).catch(() => false)) return true;
+      menu.push(...(await page.locator('.action-widget, .monaco-editor-overlaymessage').allInnerTexts()));
+      await page.keyboard.press('Escape');
+      // Move the cursor off and back on the line so the editor asks for code actions again.
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('ArrowDown');
+      return undefined;
+    }, 90_000).catch((e: unknown) => {
+      throw new Error(`${String(e)}; menus seen: ${JSON.stringify([...new Set(menu)].slice(0, 5))}`);
+    });
+    await fix.click();
+    await page.keyboard.press('Control+S');
+
+    const saved = await eventually('the saved file', () => {
+      const text = readFileSync(path.join(workspace, OPTIMIZER), 'utf8');
+      return Promise.resolve(text !== original ? text : undefined);
+    });
+    assert.equal(PythonSource.parse(saved).errorCount, 0, 'the fixed file parses');
+    const lines = original.split('\n');
+    lines[LINE - 1] = lines[LINE - 1].replace(BEFORE, AFTER);
+    assert.equal(saved, lines.join('\n'), 'only the statement at line 80 changed, indentation kept');
+  }));
+});

@@ -1,0 +1,146 @@
+/**
+ * GPU acceptance suite (npm run test:gpu): the real runner and bootstrap with a CUDA PyTorch, over the
+ * samples and a small training step. Python: VRAM_LENS_GPU_PYTHON (default python3). Without a CUDA GPU
+ * every test skips and says why. Figures come from the samples' README (derived from tensor sizes) and from
+ * the independent Python oracle (test/reference/spec_reference.py).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { buildProfileCommand } from '../../src/core/profile/command';
+import type { ProfileConfiguration } from '../../src/core/profile/configuration';
+import { classifyOutcome } from '../../src/core/profile/outcome';
+import type { ProfileRecord } from '../../src/core/profile/protocol';
+import { ExitCode } from '../../src/core/profile/protocol';
+import type { RunResult } from '../../src/core/profile/runner';
+import { ProfileRun, channelAddress } from '../../src/core/profile/runner';
+import { referenceAnalysis, repoRoot } from '../helpers/corpus';
+
+const python = process.env.VRAM_LENS_GPU_PYTHON ?? 'python3';
+const probe = spawnSync(python, ['-c', 'import torch, sys; print(torch.__version__, torch.version.cuda, torch.cuda.device_count() if torch.cuda.is_available() else 0)'], { encoding: 'utf8' });
+const [torchVersion, cudaVersion, gpuCount] = (probe.stdout ?? '').trim().split(' ');
+const skip =
+  probe.status !== 0
+    ? `no PyTorch for ${python} (set VRAM_LENS_GPU_PYTHON): skipping the GPU suite`
+    : Number(gpuCount) === 0
+      ? `PyTorch ${torchVersion} (CUDA ${cudaVersion}) sees no GPU: skipping the GPU suite`
+      : false;
+if (skip) console.log(`# test:gpu: ${skip}`);
+else console.log(`# test:gpu: PyTorch ${torchVersion}, CUDA ${cudaVersion}, ${gpuCount} GPU(s)`);
+
+const samples = path.join(repoRoot, 'media', 'samples');
+const bootstrap = path.join(repoRoot, 'src', 'python', 'vram_lens_bootstrap.py');
+const root = mkdtempSync(path.join(os.tmpdir(), 'vram-lens-gpu-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let counter = 0;
+
+interface Finished extends RunResult {
+  readonly snapshot: string;
+  readonly stderr: string;
+}
+
+async function profile(script: string, args: string[], options: { nproc?: number; cancelWhen?: (r: ProfileRecord) => boolean } = {}): Promise<Finished> {
+  const id = `g${process.pid}-${++counter}`;
+  const snapshot = path.join(root, id, 'snapshot.pickle');
+  const config: ProfileConfiguration = { name: id, target: { kind: 'script', path: script }, args, env: {}, nprocPerNode: options.nproc, source: 'file' };
+  const command = buildProfileCommand(
+    config,
+    root,
+    { maxEntries: 1_000_000, stacks: 'python', sampleIntervalMs: 100 },
+    { interpreter: [python], bootstrap, snapshot, channel: channelAddress(id), cancelFile: path.join(root, `${id}.cancel`) },
+    process.env,
+  );
+  let stderr = '';
+  const run: ProfileRun = new ProfileRun(command, channelAddress(id), path.join(root, `${id}.cancel`), { graceMs: 20_000, dumpGraceMs: 60_000, drainMs: 2000 }, {
+    onStderr: (t) => (stderr += t),
+    onRecord: (r) => {
+      if (options.cancelWhen?.(r)) run.cancel();
+    },
+  });
+  return { ...(await run.done), snapshot, stderr };
+}
+
+interface OracleDevice {
+  peakBytes: number;
+  oomCount: number;
+  lines: { file: string; line: number; liveAtPeakBytes: number }[];
+}
+const oracle = (file: string): OracleDevice => {
+  const devices = (referenceAnalysis([file]) as Record<string, { devices: OracleDevice[] }>)[file].devices;
+  return devices[0];
+};
+
+function script(name: string, text: string): string {
+  const file = path.join(root, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('Profile VRAM on a CUDA GPU', { skip }, () => {
+  it('similarity.py: eager and in-place snapshots load, and the peak ratio is within 5% of the derived 0.41', { timeout: 600_000 }, async () => {
+    const eager = await profile(path.join(samples, 'similarity.py'), ['--variant', 'eager']);
+    const inplace = await profile(path.join(samples, 'similarity.py'), ['--variant', 'inplace']);
+    assert.equal(eager.exitCode, 0, eager.stderr);
+    assert.equal(inplace.exitCode, 0, inplace.stderr);
+    // media/samples/README.md: eager I + 5S, in-place ~I + 2S + small, S = 512 MiB, I = 20.25 MiB
+    const MiB = 1 << 20;
+    const expected = 1060 / 2580;
+    const ratio = oracle(inplace.snapshot).peakBytes / oracle(eager.snapshot).peakBytes;
+    assert.ok(Math.abs(ratio / expected - 1) <= 0.05, `ratio ${ratio.toFixed(3)}, derived ${expected.toFixed(3)}`);
+    assert.ok(oracle(eager.snapshot).peakBytes >= 5 * 512 * MiB);
+  });
+
+  it('an exception still leaves a loadable snapshot', { timeout: 300_000 }, async () => {
+    const r = await profile(script('raise.py', 'import torch\nx = torch.empty(1 << 20, device="cuda")\nraise ValueError("on purpose")\n'), []);
+    assert.equal(classifyOutcome(r).kind, 'exception');
+    assert.ok(oracle(r.snapshot).peakBytes >= 4 << 20);
+  });
+
+  it('an OOM (per-process memory fraction) exits 91 with the OOM in the failure-time snapshot', { timeout: 300_000 }, async () => {
+    const r = await profile(
+      script('oom.py', 'import torch\ntorch.cuda.set_per_process_memory_fraction(0.05)\nfree, total = torch.cuda.mem_get_info()\nx = torch.empty(total // 10, dtype=torch.uint8, device="cuda")\n'),
+      [],
+    );
+    assert.equal(r.exitCode, ExitCode.oom, r.stderr);
+    assert.equal(oracle(r.snapshot).oomCount, 1);
+  });
+
+  it('settings the script makes before importing torch are honoured (expandable segments)', { timeout: 300_000 }, async () => {
+    const r = await profile(
+      script('settings.py', 'import os\nos.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"\nimport torch\nx = torch.empty(64 << 20, dtype=torch.uint8, device="cuda")\n'),
+      [],
+    );
+    assert.equal(r.exitCode, 0, r.stderr);
+    const expandable = execFileSync(python, ['-c', 'import pickle,sys; d=pickle.load(open(sys.argv[1],"rb")); print(any(s.get("is_expandable") for s in d["segments"]))', r.snapshot], { encoding: 'utf8' });
+    assert.equal(expandable.trim(), 'True');
+  });
+
+  it('train_step.py: backward memory lands on lines, module ranges are in the snapshot; Cancel keeps a snapshot', { timeout: 600_000 }, async () => {
+    const r = await profile(path.join(samples, 'train_step.py'), ['--steps', '2']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    const device = oracle(r.snapshot);
+    const onLines = device.lines.reduce((s, l) => s + l.liveAtPeakBytes, 0) / device.peakBytes;
+    console.log(`# share of the peak on lines: ${(onLines * 100).toFixed(1)}%`);
+    assert.ok(onLines >= 0.9, `only ${(onLines * 100).toFixed(1)}% of the peak is on lines`);
+    const ranges = execFileSync(python, ['-c', 'import pickle,sys; d=pickle.load(open(sys.argv[1],"rb")); print(sum(1 for a in d.get("external_annotations", []) if str(a.get("name", "")).startswith("backward: ")))', r.snapshot], { encoding: 'utf8' });
+    assert.ok(Number(ranges) > 0, 'backward ranges recorded');
+    const cancelled = await profile(path.join(samples, 'train_step.py'), ['--steps', '1000'], {
+      cancelWhen: (x) => x.type === 'progress' && x.devices.some((d) => d.allocated > 0),
+    });
+    assert.equal(classifyOutcome(cancelled).kind, 'cancelled', cancelled.stderr);
+    assert.ok(existsSync(cancelled.snapshot));
+  });
+
+  it('torchrun (2 processes) writes one snapshot per rank', { timeout: 600_000, skip: Number(gpuCount) < 2 ? 'needs 2 GPUs' : false }, async () => {
+    const r = await profile(
+      script('ddp.py', 'import os, torch, torch.distributed as dist\ndist.init_process_group("nccl")\nr = dist.get_rank()\ntorch.cuda.set_device(r)\nx = torch.ones(1 << 20, device="cuda")\ndist.all_reduce(x)\ndist.destroy_process_group()\n'),
+      [],
+      { nproc: 2 },
+    );
+    assert.equal(r.exitCode, 0, r.stderr);
+    for (const rank of [0, 1]) assert.ok(existsSync(r.snapshot.replace(/\.pickle$/, `.rank${rank}.pickle`)));
+  });
+});

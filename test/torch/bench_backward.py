@@ -1,0 +1,53 @@
+"""Overhead of backward lines on a real (CPU) PyTorch: a residual MLP training step with Adam, timed inside the
+program. Run it plainly, and through the bootstrap with VRAM_LENS_TEST_INSTRUMENT_CPU=1 (module ranges and
+single-threaded backward forced on although this build has no CUDA), with --backward-lines on and off:
+
+    python3 test/torch/bench_backward.py OUT.json
+    VRAM_LENS_TEST_INSTRUMENT_CPU=1 python3 src/python/vram_lens_bootstrap.py --snapshot /tmp/x.pickle \
+        [--backward-lines off] --script test/torch/bench_backward.py -- OUT.json
+"""
+import json
+import statistics
+import sys
+import time
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+torch.set_num_threads(1)
+
+
+class Block(nn.Module):
+    def __init__(self, width, hidden):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.up = nn.Linear(width, hidden)
+        self.down = nn.Linear(hidden, width)
+
+    def forward(self, x):
+        return x + self.down(torch.relu(self.up(self.norm(x))))
+
+
+model = nn.Sequential(*[Block(256, 1024) for _ in range(8)], nn.Linear(256, 1))
+optimizer = torch.optim.Adam(model.parameters())
+x = torch.randn(512, 256)
+target = torch.randn(512, 1)
+
+
+def step():
+    optimizer.zero_grad(set_to_none=True)
+    loss = nn.functional.mse_loss(model(x), target)
+    loss.backward()
+    optimizer.step()
+
+
+for _ in range(5):
+    step()
+times = []
+for _ in range(40):
+    began = time.perf_counter()
+    step()
+    times.append(time.perf_counter() - began)
+with open(sys.argv[1], "w") as f:
+    json.dump({"torch": torch.__version__, "median_ms": statistics.median(times) * 1000, "min_ms": min(times) * 1000}, f)
