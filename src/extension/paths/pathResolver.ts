@@ -213,5 +213,5 @@ async function isFile(uri: vscode.Uri): Promise<boolean> {
 /** The first few recorded files under `root`, relative to it, for a message. */
 function expectedFiles(root: string, files: readonly string[]): string {
   const { names, more } = filesUnderRoot(root, files);
-  return `${names.map(notificationText).join(', ')}${more > 0 ? ` and ${String(more)} more` : ''}`;
+  return `${names.map((name) => notificationText(name)).join(', ')}${more > 0 ? ` and ${String(more)} more` : ''}`;
 }
