@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { formatBytes } from '../../src/core/format';
 import { NO_LINE } from '../../src/core/analysis/lineIndex';
+import { BEFORE_TRACE, NEVER_FREED } from '../../src/core/analysis/replay';
 import { Action } from '../../src/core/snapshot/model';
 import { snapshotFromBytes } from '../../src/core/load';
 import { lineColor, PALETTE_SIZE } from '../../src/core/timeline/colors';
@@ -71,7 +72,11 @@ function load(name: string, id = 's1'): LoadedForTest {
 function lineOfRecord(s: LoadedForTest, device: number, record: number): { file: string; line: number } | undefined {
   const a = s.session.analysis;
   const d = a.devices.find((x) => x.device === device)!;
-  const stack = d.allocations.stack[record];
+  // The contract: a block allocated before recording and freed in the trace is live without frames (its
+  // stack is the free's), so it has no line; every other block is attributed by its alloc (or block) stack.
+  const records = d.allocations;
+  const preRecordingFreed = records.allocEvent[record] === BEFORE_TRACE && records.freeEvent[record] !== NEVER_FREED;
+  const stack = preRecordingFreed ? -1 : records.stack[record];
   const id = stack < 0 ? NO_LINE : a.lineIndex.selfLine[stack];
   if (id === NO_LINE) return undefined;
   const l = a.lineIndex.lines[id];
