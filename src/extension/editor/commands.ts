@@ -59,8 +59,9 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const summary = 'Show Summary';
   const where = device?.peakLine ? ` at ${notificationText(baseName(device.peakLine.file))}:${String(device.peakLine.line)}` : '';
   const actions = device?.peakLine ? [goToPeak, summary] : [summary];
+  // peakBreakdownClause returns notification-safe text already.
   const besides = device ? peakBreakdownClause(peakBreakdownOf(device) ?? [], device.peakBytes) : '';
-  const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${notificationText(besides)}`}.`;
+  const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${besides}`}.`;
   void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
     if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
