@@ -18,6 +18,8 @@ export interface ActiveComparison {
   readonly comparison: Comparison;
   readonly baseline: ComparedSide;
   readonly current: ComparedSide;
+  /** Each side's `LoadedSnapshot.revision` when compared: a re-attributed side makes the comparison stale. */
+  readonly revisions: readonly [number, number];
 }
 
 export class CompareMode implements vscode.Disposable {

@@ -1,10 +1,13 @@
 /**
  * One snapshot loaded in this window, with everything that belongs to it: its worker thread (which
- * holds the decoded snapshot), the device shown, and the caches of what was asked of the worker.
- * Views ask it, not the worker, for per-line figures, so every view shares one answer per device.
+ * holds the decoded snapshot), the device shown, and every cache of what was asked about it (per-line
+ * figures, line details, function names, the source texts captured at load). Views ask it, not the
+ * worker, so every view shares one answer; closing or re-attributing the snapshot drops them here,
+ * in one place. Free of `vscode` at run time, so unit tests drive it with an in-process worker.
  */
 import type * as vscode from 'vscode';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
+import type { LineDetail } from '../core/analysis/lineDetail';
 import type { LineFigures } from '../core/analysis/lines';
 import type { DeviceSummary } from '../core/analysis/summary';
 import type { ExecutionProvider } from '../core/ort/providers';
@@ -13,24 +16,55 @@ import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../core/worke
 
 export type SnapshotOrigin = 'file' | 'profile' | 'workload';
 
+/** What a loaded snapshot needs of its worker (a `SnapshotWorker`; tests pass one that answers in-process). */
+export type SnapshotWorkerPort = Pick<SnapshotWorker, 'call' | 'dispose'>;
+
+/** A snapshot's source files as they were at load: file as recorded -> its lines. */
+export type SourceLines = ReadonlyMap<string, readonly string[]>;
+
+/** How many line details (hovers) one snapshot keeps; the oldest asked goes first. */
+export const LINE_DETAIL_CACHE_SIZE = 256;
+
+/** How much a snapshot holds besides its worker (tests check that closing it holds nothing). */
+export interface HeldState {
+  readonly lineDevices: number;
+  readonly lineDetails: number;
+  readonly lineFunctions: boolean;
+  readonly sources: boolean;
+}
+
 export class LoadedSnapshot {
   /** The device whose figures are shown (the one with the highest peak by default). */
   device: number;
   /** The file's `mtime:size` when it was read (undefined for bytes that came from memory). */
   fileVersion: string | undefined;
-  private readonly lineCache = new Map<number, Promise<readonly LineFigures[]>>();
+  #revision = 0;
+  #disposed = false;
+  readonly #lines = new Map<number, Promise<readonly LineFigures[]>>();
+  readonly #details = new Map<string, Promise<LineDetail>>();
+  readonly #functions = new Map<'all', Promise<readonly string[]>>();
+  #sources: Promise<SourceLines> | undefined;
 
   constructor(
     readonly id: string,
     readonly label: string,
     readonly uri: vscode.Uri | undefined,
     readonly origin: SnapshotOrigin,
-    readonly worker: SnapshotWorker,
+    private readonly worker: SnapshotWorkerPort,
     public info: SnapshotInfo,
     /** The execution provider that ran a workload (undefined: a PyTorch snapshot, on CUDA devices). */
     readonly ranOn?: ExecutionProvider,
   ) {
     this.device = highestPeakDevice(info);
+  }
+
+  /** Bumped by every re-attribution: anything made from the snapshot at an older revision is stale. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  get isDisposed(): boolean {
+    return this.#disposed;
   }
 
   /** The summary of `device` (by default the one shown), if the snapshot recorded it. */
@@ -40,32 +74,85 @@ export class LoadedSnapshot {
 
   /** Lines with figures for `device` (by default the one shown), asked of the worker once per device. */
   lines(device: number = this.device): Promise<readonly LineFigures[]> {
-    let cached = this.lineCache.get(device);
-    if (!cached) {
-      cached = this.worker.call('lines', { device });
-      // A failed answer is not kept: the next caller asks again.
-      void cached.catch(() => this.lineCache.delete(device));
-      this.lineCache.set(device, cached);
-    }
-    return cached;
+    return this.remember(this.#lines, device, () => this.worker.call('lines', { device }));
   }
 
-  /** Any worker query; `lines` is answered from the cache. */
+  /** One line's details (a hover), asked of the worker once per line, device and limits. */
+  lineDetail(params: ParamsOf<'lineDetail'>): Promise<LineDetail> {
+    const key = [params.device, params.file, String(params.line), params.maxSizes ?? '', params.maxStacks ?? ''].join('\u0000');
+    const answer = this.remember(this.#details, key, () => this.worker.call('lineDetail', params));
+    while (this.#details.size > LINE_DETAIL_CACHE_SIZE) this.#details.delete(this.#details.keys().next().value!);
+    return answer;
+  }
+
+  /** Per line id, the function its frames name ('' when none); asked once per attribution. */
+  lineFunctions(): Promise<readonly string[]> {
+    return this.remember(this.#functions, 'all', () => this.worker.call('lineFunctions', {}));
+  }
+
+  /**
+   * The texts of the snapshot's source files, captured once by `capture` (the first caller's, at load:
+   * for a run profiled before an edit, that is the code that ran). They outlive a re-attribution.
+   */
+  sourceTexts(capture: (snapshot: LoadedSnapshot) => Promise<SourceLines>): Promise<SourceLines> {
+    if (this.#disposed) return Promise.resolve(new Map());
+    this.#sources ??= capture(this);
+    return this.#sources;
+  }
+
+  /** Any worker query; the cached ones (`lines`, `lineDetail`, `lineFunctions`) are answered from the caches. */
   call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
-    if (method === 'lines') return this.lines((params as ParamsOf<'lines'>).device);
-    return this.worker.call(method, params);
+    switch (method) {
+      case 'lines':
+        return this.lines((params as ParamsOf<'lines'>).device);
+      case 'lineDetail':
+        return this.lineDetail(params as ParamsOf<'lineDetail'>);
+      case 'lineFunctions':
+        return this.lineFunctions();
+      default:
+        return this.worker.call(method, params);
+    }
   }
 
   /** Re-attributes the snapshot after a change to the user-frame filter settings. */
   async refilter(filter: FrameFilterOptions): Promise<void> {
-    this.lineCache.clear();
+    this.dropAnswers();
     this.info = await this.worker.call('setFilter', { filter });
+    // Answers asked for while the worker re-attributed are of the old attribution.
+    this.dropAnswers();
+    this.#revision++;
   }
 
-  /** Ends the worker and drops the caches. */
+  /** What it holds besides the worker. */
+  held(): HeldState {
+    return { lineDevices: this.#lines.size, lineDetails: this.#details.size, lineFunctions: this.#functions.size > 0, sources: this.#sources !== undefined };
+  }
+
+  /** Ends the worker and drops everything it held; later questions are refused. */
   async dispose(): Promise<void> {
-    this.lineCache.clear();
+    this.#disposed = true;
+    this.dropAnswers();
+    this.#sources = undefined;
     await this.worker.dispose();
+  }
+
+  private dropAnswers(): void {
+    this.#lines.clear();
+    this.#details.clear();
+    this.#functions.clear();
+  }
+
+  /** The cached answer for `key`, else `ask()`'s, kept unless it fails (the next caller asks again). */
+  private remember<K, V>(cache: Map<K, Promise<V>>, key: K, ask: () => Promise<V>): Promise<V> {
+    if (this.#disposed) return Promise.reject(new Error(`${this.label} was closed`));
+    const cached = cache.get(key);
+    if (cached) return cached;
+    const asked = ask();
+    cache.set(key, asked);
+    void asked.catch(() => {
+      if (cache.get(key) === asked) cache.delete(key);
+    });
+    return asked;
   }
 }
 

@@ -25,8 +25,16 @@ export interface LoadRequest {
   readonly makeActive?: boolean;
 }
 
+/** A snapshot file asked for: the loaded one (`reused`), or freshly read; undefined when the user cancelled. */
+export interface FileLoad {
+  readonly snapshot: LoadedSnapshot | undefined;
+  readonly reused: boolean;
+}
+
 export class SnapshotStore implements vscode.Disposable {
   private readonly snapshots = new Map<string, LoadedSnapshot>();
+  /** File loads in progress by URI: a second request for the same file waits for the first. */
+  private readonly fileLoads = new Map<string, Promise<FileLoad>>();
   private activeId: string | undefined;
   private counter = 0;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -84,6 +92,36 @@ export class SnapshotStore implements vscode.Disposable {
     );
   }
 
+  /** The loaded snapshot read from `uri`, if any (whether or not the file changed since). */
+  forUri(uri: vscode.Uri): LoadedSnapshot | undefined {
+    return this.list().find((s) => s.uri?.toString() === uri.toString());
+  }
+
+  /**
+   * The snapshot of `uri`: the loaded one while the file is unchanged on disk, else freshly loaded (a
+   * program that re-recorded to the same path: the old copy is closed first). A reloaded snapshot stays
+   * active if it was; a new one is active only when `request.makeActive` says so.
+   */
+  loadFile(uri: vscode.Uri, request: LoadRequest = {}): Promise<FileLoad> {
+    const key = uri.toString();
+    const pending = this.fileLoads.get(key);
+    if (pending) return pending.then(({ snapshot }) => ({ snapshot, reused: true }));
+    const load = this.loadOrReuse(uri, request).finally(() => this.fileLoads.delete(key));
+    this.fileLoads.set(key, load);
+    return load;
+  }
+
+  private async loadOrReuse(uri: vscode.Uri, request: LoadRequest): Promise<FileLoad> {
+    const version = await fileVersion(uri);
+    const known = this.forUri(uri);
+    if (known && version !== undefined && known.fileVersion === version) return { snapshot: known, reused: true };
+    const wasActive = known !== undefined && this.active?.id === known.id;
+    if (known) await this.remove(known.id);
+    const snapshot = await this.load(uri, { ...request, makeActive: request.makeActive ?? wasActive });
+    if (snapshot) snapshot.fileVersion = version;
+    return { snapshot, reused: false };
+  }
+
   setActive(id: string | undefined): void {
     if (id !== undefined && !this.snapshots.has(id)) return;
     this.activeId = id;
@@ -120,7 +158,18 @@ export class SnapshotStore implements vscode.Disposable {
   dispose(): void {
     for (const s of this.snapshots.values()) void s.dispose();
     this.snapshots.clear();
+    this.fileLoads.clear();
     this.changed.dispose();
+  }
+}
+
+/** The file's `mtime:size`, to tell whether it changed since it was read (undefined: cannot stat). */
+async function fileVersion(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    const stat = await vscode.workspace.fs.stat(uri);
+    return `${stat.mtime}:${stat.size}`;
+  } catch {
+    return undefined;
   }
 }
 

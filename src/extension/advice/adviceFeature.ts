@@ -32,7 +32,7 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
     }
     try {
       const texts = await sources.texts(snapshot.id);
-      const findings = await snapshot.worker.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])) });
+      const findings = await snapshot.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])) });
       const fresh = new FindingIndex();
       const byFile = await diagnosticsFor(snapshot, findings, files, fresh);
       if (mine !== generation) return;

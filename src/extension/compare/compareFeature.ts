@@ -39,9 +39,6 @@ function sideItems(snapshots: readonly LoadedSnapshot[], exclude?: ComparedSide)
 
 /** Runs a comparison between two loaded snapshot devices and enters compare mode. */
 export class Comparer {
-  /** The snapshot infos each comparison was made from (a refilter replaces them). */
-  private readonly madeFrom = new WeakMap<ActiveComparison, readonly unknown[]>();
-
   constructor(
     private readonly services: Services,
     private readonly texts: SourceTexts,
@@ -54,22 +51,21 @@ export class Comparer {
       if (!snapshot) throw new Error('that snapshot is no longer loaded');
       const summary = snapshot.deviceSummary(s.device);
       if (!summary) throw new Error(`${snapshot.label} has no device ${s.device}`);
+      const revision = snapshot.revision;
       const [lines, text] = await Promise.all([snapshot.lines(s.device), this.texts.provider(s.snapshotId)]);
       const label = snapshot.info.devices.length > 1 ? `${snapshot.label} (device ${s.device})` : snapshot.label;
-      return sideFromSummary(label, summary, lines, text);
+      return { run: sideFromSummary(label, summary, lines, text), revision };
     };
     const [a, b] = await Promise.all([side(baseline), side(current)]);
-    const active: ActiveComparison = { comparison: compareRuns(a, b), baseline, current };
-    this.madeFrom.set(active, [store.get(baseline.snapshotId)?.info, store.get(current.snapshotId)?.info]);
+    const active: ActiveComparison = { comparison: compareRuns(a.run, b.run), baseline, current, revisions: [a.revision, b.revision] };
     compareMode.enter(active);
     return active;
   }
 
-  /** Whether a side's snapshot was re-analysed since the comparison was made. */
+  /** Whether a side's snapshot was re-analysed (or closed) since the comparison was made. */
   isStale(active: ActiveComparison): boolean {
-    const infos = this.madeFrom.get(active);
-    const now = [this.services.store.get(active.baseline.snapshotId)?.info, this.services.store.get(active.current.snapshotId)?.info];
-    return infos !== undefined && infos.some((info, i) => info !== now[i]);
+    const { store } = this.services;
+    return [active.baseline, active.current].some((side, i) => store.get(side.snapshotId)?.revision !== active.revisions[i]);
   }
 }
 

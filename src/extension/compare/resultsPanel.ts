@@ -155,7 +155,7 @@ export class ResultsPanel implements vscode.Disposable {
         [active.baseline, active.current].map((s) => {
           const snapshot = this.store.get(s.snapshotId);
           if (!snapshot) throw new Error('a compared snapshot was closed');
-          return snapshot.worker.call('totals', { device: s.device, axis, points: OVERLAY_POINTS * 8 });
+          return snapshot.call('totals', { device: s.device, axis, points: OVERLAY_POINTS * 8 });
         }),
       );
       this.post({ type: 'overlay', overlay: alignTotals(series[0], series[1], this.axis, OVERLAY_POINTS) });

@@ -1,10 +1,12 @@
 /**
  * The source lines each loaded snapshot's figures point at, as they were when the snapshot was
- * loaded (for a run profiled before an edit, that is the code that ran). Comparing two runs of an
- * edited file pairs moved lines by this text.
+ * loaded (for a run profiled before an edit, that is the code that ran): read here, kept by the
+ * snapshot (`LoadedSnapshot.sourceTexts`). Comparing two runs of an edited file pairs moved lines by
+ * this text; the advisor reads the code that ran.
  */
 import * as vscode from 'vscode';
 import type { LineTextProvider } from '../../core/sourceText';
+import type { LoadedSnapshot, SourceLines } from '../loadedSnapshot';
 import type { SnapshotStore } from '../snapshotStore';
 import type { PathResolver } from '../paths/pathResolver';
 import { errorMessage } from '../../core/errors';
@@ -12,7 +14,6 @@ import { errorMessage } from '../../core/errors';
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 export class SourceTexts implements vscode.Disposable {
-  private readonly captured = new Map<string, Promise<Map<string, string[]>>>();
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -20,40 +21,38 @@ export class SourceTexts implements vscode.Disposable {
     private readonly files: PathResolver,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.subscription = store.onDidChange(() => this.sync());
-    this.sync();
+    this.subscription = store.onDidChange(() => this.captureNew());
+    this.captureNew();
   }
 
-  /** The texts of a snapshot's files (captured at load; captured now if it was not). */
+  /** The texts of a snapshot's files as a line lookup (captured at load; captured now if it was not). */
   async provider(snapshotId: string): Promise<LineTextProvider> {
-    const texts = (await this.captured.get(snapshotId)) ?? (await this.capture(snapshotId));
+    const texts = await this.texts(snapshotId);
     return (file, line) => texts.get(file)?.[line - 1];
   }
 
-  /** The texts of a snapshot's files (file as recorded -> lines), captured at load. */
-  async texts(snapshotId: string): Promise<ReadonlyMap<string, readonly string[]>> {
-    return (await this.captured.get(snapshotId)) ?? (await this.capture(snapshotId));
-  }
-
-  private sync(): void {
-    const loaded = new Set(this.store.list().map((s) => s.id));
-    for (const id of loaded) if (!this.captured.has(id)) void this.capture(id);
-    for (const id of [...this.captured.keys()]) if (!loaded.has(id)) this.captured.delete(id);
-  }
-
-  private capture(snapshotId: string): Promise<Map<string, string[]>> {
-    const work = this.read(snapshotId).catch((e: unknown) => {
-      this.log.warn(`Could not read the sources of a snapshot: ${errorMessage(e)}`);
-      return new Map<string, string[]>();
-    });
-    this.captured.set(snapshotId, work);
-    return work;
-  }
-
-  private async read(snapshotId: string): Promise<Map<string, string[]>> {
+  /** The texts of a snapshot's files (file as recorded -> lines), captured at load and kept by the snapshot. */
+  texts(snapshotId: string): Promise<SourceLines> {
     const snapshot = this.store.get(snapshotId);
+    return snapshot ? this.capture(snapshot) : Promise.resolve(new Map());
+  }
+
+  /** Captures the texts of every snapshot just loaded (the snapshot keeps them once; closing it drops them). */
+  private captureNew(): void {
+    for (const snapshot of this.store.list()) void this.capture(snapshot);
+  }
+
+  private capture(snapshot: LoadedSnapshot): Promise<SourceLines> {
+    return snapshot.sourceTexts(() =>
+      this.read(snapshot).catch((e: unknown) => {
+        this.log.warn(`Could not read the sources of a snapshot: ${errorMessage(e)}`);
+        return new Map<string, string[]>();
+      }),
+    );
+  }
+
+  private async read(snapshot: LoadedSnapshot): Promise<Map<string, string[]>> {
     const texts = new Map<string, string[]>();
-    if (!snapshot) return texts;
     const files = new Set<string>();
     for (const d of snapshot.info.devices) {
       for (const l of await snapshot.lines(d.device)) files.add(l.file);
@@ -75,6 +74,5 @@ export class SourceTexts implements vscode.Disposable {
 
   dispose(): void {
     this.subscription.dispose();
-    this.captured.clear();
   }
 }

@@ -184,7 +184,7 @@ export class Annotator implements vscode.Disposable {
         if (!list) byRecorded.set(l.file, (list = []));
         list.push(l);
       }
-      const functionNames = await snapshot.worker.call('lineFunctions', {}).catch((e: unknown) => {
+      const functionNames = await snapshot.lineFunctions().catch((e: unknown) => {
         this.log.warn('No function names for the recorded lines:', e);
         return [] as readonly string[];
       });

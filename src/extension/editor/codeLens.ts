@@ -77,7 +77,7 @@ export class FunctionCodeLensProvider implements vscode.CodeLensProvider, vscode
     }));
     let figures;
     try {
-      figures = await state.snapshot.worker.call('rangeFigures', { device: state.device, ranges });
+      figures = await state.snapshot.call('rangeFigures', { device: state.device, ranges });
     } catch (e) {
       this.log.warn(`Code lens figures of ${state.snapshot.label}: ${errorMessage(e)}`);
       return [];

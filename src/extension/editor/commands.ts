@@ -9,7 +9,6 @@ import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from '../paths/pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { peakBreakdownClause, peakBreakdownOf } from './peakBreakdownText';
-import { loadSnapshotFile } from './snapshotFiles';
 import { showSummary } from './summaryView';
 import { errorMessage } from '../../core/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
@@ -40,7 +39,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   }
   let loaded: LoadedSnapshot | undefined;
   try {
-    const { snapshot, reused } = await loadSnapshotFile(deps.store, uri, { makeActive: true });
+    const { snapshot, reused } = await deps.store.loadFile(uri, { makeActive: true });
     if (reused && snapshot) {
       deps.store.setActive(snapshot.id);
       deps.annotator.show();

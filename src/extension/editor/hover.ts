@@ -2,14 +2,11 @@
 import * as vscode from 'vscode';
 import type { LineDetail } from '../../core/analysis/lineDetail';
 import { Commands } from '../commandIds';
-import type { Annotator } from './annotator';
+import type { AnnotationState, Annotator } from './annotator';
 import { hoverMarkdown } from './hoverMarkdown';
 import { peakBreakdownOf } from './peakBreakdownText';
 
 export class AnnotationHoverProvider implements vscode.HoverProvider {
-  private readonly details = new Map<string, Promise<LineDetail | undefined>>();
-  private detailsFor: unknown;
-
   constructor(
     private readonly annotator: Annotator,
     private readonly log: vscode.LogOutputChannel,
@@ -20,8 +17,8 @@ export class AnnotationHoverProvider implements vscode.HoverProvider {
     const state = this.annotator.state;
     if (!annotation || !state) return undefined;
     const f = annotation.figures;
-    const detail = await this.detail(f.file, f.line);
-    const device = state.snapshot.info.devices.find((d) => d.device === state.device);
+    const detail = await this.detail(state, f.file, f.line);
+    const device = state.snapshot.deviceSummary(state.device);
     const peakLine = device?.peakLine;
     const functionName = state.functionNames[f.lineId] ?? '';
     const mapped = new Set<string>();
@@ -45,23 +42,12 @@ export class AnnotationHoverProvider implements vscode.HoverProvider {
     return new vscode.Hover(markdown, document.lineAt(position.line).range);
   }
 
-  /** The worker's details of a line, cached while the same snapshot and device are annotated. */
-  private detail(file: string, line: number | bigint): Promise<LineDetail | undefined> {
-    const state = this.annotator.state!;
-    if (this.detailsFor !== state) {
-      this.details.clear();
-      this.detailsFor = state;
-    }
-    const key = `${file}\u0000${String(line)}\u0000${this.annotator.editorSettings.hoverStacks}`;
-    let pending = this.details.get(key);
-    if (!pending) {
-      const maxStacks = this.annotator.editorSettings.hoverStacks;
-      pending = state.snapshot.worker.call('lineDetail', { device: state.device, file, line, maxSizes: 6, maxStacks }).catch((e: unknown) => {
-        this.log.warn(`No details for ${file}:${String(line)}:`, e);
-        return undefined;
-      });
-      this.details.set(key, pending);
-    }
-    return pending;
+  /** The line's details, from the snapshot's cache (asked of its worker once per line, device and stack count). */
+  private detail(state: AnnotationState, file: string, line: number | bigint): Promise<LineDetail | undefined> {
+    const maxStacks = this.annotator.editorSettings.hoverStacks;
+    return state.snapshot.lineDetail({ device: state.device, file, line, maxSizes: 6, maxStacks }).catch((e: unknown) => {
+      this.log.warn(`No details for ${file}:${String(line)}:`, e);
+      return undefined;
+    });
   }
 }

@@ -13,7 +13,6 @@ import { LINE_FIGURE_KEYS } from '../../core/analysis/lineFigures';
 import type { PeakBucket } from '../../core/analysis/peakBreakdown';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
-import { loadSnapshotFile } from './snapshotFiles';
 import type { Annotator } from './annotator';
 import type { PathResolver } from '../paths/pathResolver';
 import { describeRefused } from '../../protocol/messageGuard';
@@ -137,7 +136,7 @@ class SummaryView extends DisposableOwner {
     const uri = this.source.uri;
     void this.send({ type: 'loading', label: uri.path.split('/').pop() ?? uri.path });
     try {
-      const { snapshot, reused } = await loadSnapshotFile(this.deps.store, uri);
+      const { snapshot, reused } = await this.deps.store.loadFile(uri);
       this.snapshot = snapshot;
       this.owned = snapshot !== undefined && !reused;
       if (!this.snapshot) void this.send({ type: 'error', message: 'Loading was cancelled. Reopen the file to try again.' });

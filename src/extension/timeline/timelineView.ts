@@ -80,7 +80,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
    * to its block `record` when given (and it is one of the line's), else to its largest block.
    */
   async showLine(snapshot: LoadedSnapshot, device: number, file: string, line: number, record?: number): Promise<boolean> {
-    const found = await snapshot.worker.call('lineBlocks', { device, file, line, limit: LINE_BLOCK_LIMIT });
+    const found = await snapshot.call('lineBlocks', { device, file, line, limit: LINE_BLOCK_LIMIT });
     if (!found || found.blocks.length === 0) return false;
     let blocks = found;
     if (record !== undefined && Number.isInteger(record)) {
@@ -98,7 +98,7 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
 
   private async blockOf(snapshot: LoadedSnapshot, device: number, record: number): Promise<LineBlock | undefined> {
     try {
-      const d = await snapshot.worker.call('timelineBlock', { device, record, maxFrames: 0 });
+      const d = await snapshot.call('timelineBlock', { device, record, maxFrames: 0 });
       return { record: d.record, size: d.size, firstState: d.firstState, lastState: d.lastState };
     } catch (e) {
       this.services.log.info(`Show Line in Timeline: no block ${record} on device ${device} of ${snapshot.label}: ${errorMessage(e)}`);

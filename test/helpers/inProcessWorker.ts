@@ -1,0 +1,43 @@
+/**
+ * A stand-in for a snapshot worker thread that answers in this process (through the worker's own
+ * `dispatch`, answers cloned as a message would be) and counts what it was asked: tests of what the
+ * host caches use it where starting a worker thread would only slow them down.
+ */
+import type { SnapshotWorkerPort } from '../../src/extension/loadedSnapshot';
+import type { MethodContext } from '../../src/core/worker/methods';
+import { dispatch } from '../../src/core/worker/methods';
+import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../../src/core/worker/protocol';
+import { SnapshotSession } from '../../src/core/worker/session';
+import type { Snapshot } from '../../src/core/snapshot/model';
+
+export class InProcessWorker implements SnapshotWorkerPort {
+  readonly asked: MethodName[] = [];
+  disposed = false;
+  private readonly ctx: MethodContext;
+
+  constructor(snapshot: Snapshot) {
+    this.ctx = { session: new SnapshotSession(snapshot, 0, {}), progress: () => undefined };
+  }
+
+  /** The snapshot's info, as the worker's `load` answers it. */
+  info(): SnapshotInfo {
+    return this.ctx.session!.info();
+  }
+
+  /** How many times `method` was asked. */
+  count(method: MethodName): number {
+    return this.asked.filter((m) => m === method).length;
+  }
+
+  async call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    if (this.disposed) throw new Error('the analysis worker has stopped');
+    this.asked.push(method);
+    await Promise.resolve();
+    return structuredClone(dispatch(method, params, this.ctx));
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await Promise.resolve();
+  }
+}
