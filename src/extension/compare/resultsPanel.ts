@@ -17,6 +17,7 @@ import { isCompareToHost } from '../../protocol/compare';
 import { describeRefused } from '../../protocol/messageGuard';
 import { commandAllowlist } from '../webviewCommands';
 import type { PathResolver } from '../paths/pathResolver';
+import { DisposableOwner } from '../disposables';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
 import { errorMessage } from '../../core/errors';
@@ -42,12 +43,10 @@ function shortPlace(file: string): string {
 /** What the page's buttons may run. */
 const COMPARE_COMMANDS = commandAllowlist<CompareCommand>(['compareSnapshots', 'exitCompareMode']);
 
-export class ResultsPanel implements vscode.Disposable {
+export class ResultsPanel extends DisposableOwner {
   private panel: vscode.WebviewPanel | undefined;
   private rows: readonly LineDelta[] = [];
   private axis: OverlayAxis = 'normalized';
-  private readonly subscription: vscode.Disposable;
-
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly store: SnapshotStore,
@@ -55,10 +54,18 @@ export class ResultsPanel implements vscode.Disposable {
     private readonly files: PathResolver,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.subscription = mode.onDidChange((on) => {
-      if (!on) this.panel?.dispose();
-      else if (this.panel) void this.sendComparison();
-    });
+    super();
+    this.own(
+      mode.onDidChange((on) => {
+        if (!on) this.panel?.dispose();
+        else if (this.panel) void this.sendComparison();
+      }),
+      {
+        dispose: () => {
+          this.panel?.dispose();
+        },
+      },
+    );
   }
 
   get visible(): boolean {
@@ -73,13 +80,13 @@ export class ResultsPanel implements vscode.Disposable {
     const panel = vscode.window.createWebviewPanel(VIEW_TYPE, 'VRAM Lens: Compare', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, webviewOptions(this.extensionUri));
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.png');
     panel.webview.html = webviewPage(panel.webview, this.extensionUri, PAGE);
-    const subscriptions = [
+    const subscriptions = vscode.Disposable.from(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       panel.onDidDispose(() => {
-        for (const s of subscriptions) s.dispose();
+        subscriptions.dispose();
         this.panel = undefined;
       }),
-    ];
+    );
     this.panel = panel;
   }
 
@@ -169,10 +176,5 @@ export class ResultsPanel implements vscode.Disposable {
     const at = l?.[side] ?? l?.current ?? l?.baseline;
     if (!at || typeof at.line !== 'number') return;
     await openRecordedLine(this.files, at.file, at.line, { viewColumn: vscode.ViewColumn.One });
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.panel?.dispose();
   }
 }

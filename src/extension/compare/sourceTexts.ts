@@ -10,18 +10,18 @@ import type { LoadedSnapshot, SourceLines } from '../loadedSnapshot';
 import type { SnapshotStore } from '../snapshotStore';
 import type { PathResolver } from '../paths/pathResolver';
 import { errorMessage } from '../../core/errors';
+import { DisposableOwner } from '../disposables';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
-export class SourceTexts implements vscode.Disposable {
-  private readonly subscription: vscode.Disposable;
-
+export class SourceTexts extends DisposableOwner {
   constructor(
     private readonly store: SnapshotStore,
     private readonly files: PathResolver,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.subscription = store.onDidChange(() => this.captureNew());
+    super();
+    this.own(store.onDidChange(() => this.captureNew()));
     this.captureNew();
   }
 
@@ -70,9 +70,5 @@ export class SourceTexts implements vscode.Disposable {
       texts.set(file, new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)).split(/\r?\n/));
     }
     return texts;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
   }
 }

@@ -12,6 +12,7 @@ import type { Relocator } from '../../core/annotate/relocation';
 import { relocator } from '../../core/annotate/relocation';
 import type { CompareMode } from '../compareMode';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
+import { DisposableOwner } from '../disposables';
 import { AnnotationDecorations } from './decorations';
 import type { PathResolver } from '../paths/pathResolver';
 import { localKey } from '../paths/pathResolver';
@@ -55,10 +56,9 @@ interface CacheEntry {
 const RENDER_DELAY_MS = 40;
 const EDIT_DELAY_MS = 120;
 
-export class Annotator implements vscode.Disposable {
-  private readonly disposables: vscode.Disposable[] = [];
+export class Annotator extends DisposableOwner {
   private readonly decorations: AnnotationDecorations;
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly changed = this.own(new vscode.EventEmitter<void>());
   /** Fires after the annotations changed (snapshot, mapping, settings, shown or hidden). */
   readonly onDidChange = this.changed.event;
 
@@ -83,12 +83,11 @@ export class Annotator implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     extensionUri: vscode.Uri,
   ) {
-    this.decorations = new AnnotationDecorations(extensionUri, this.settings.lineBar);
-    this.disposables.push(
+    super();
+    this.decorations = this.own(new AnnotationDecorations(extensionUri, this.settings.lineBar));
+    this.own(
       vscode.window.onDidChangeActiveColorTheme((theme) => this.redecorate(theme.kind)),
       compareMode.onDidChange(() => this.invalidate()),
-      this.decorations,
-      this.changed,
       store.onDidChange(() => this.refresh()),
       resolver.onDidChange(() => this.refresh()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.scheduleRender(RENDER_DELAY_MS)),
@@ -311,8 +310,8 @@ export class Annotator implements vscode.Disposable {
     }
   }
 
-  dispose(): void {
+  override dispose(): void {
     if (this.renderTimer) clearTimeout(this.renderTimer);
-    for (const d of this.disposables) d.dispose();
+    super.dispose();
   }
 }

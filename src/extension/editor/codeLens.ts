@@ -14,6 +14,7 @@ import { Commands } from '../commandIds';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import { errorMessage } from '../../core/errors';
+import { DisposableOwner } from '../disposables';
 
 const FUNCTION_KINDS = new Set([vscode.SymbolKind.Function, vscode.SymbolKind.Method, vscode.SymbolKind.Constructor]);
 
@@ -45,16 +46,16 @@ export async function functionRanges(document: vscode.TextDocument): Promise<Fun
   return findPythonFunctions(lines);
 }
 
-export class FunctionCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class FunctionCodeLensProvider extends DisposableOwner implements vscode.CodeLensProvider {
+  private readonly changed = this.own(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly annotator: Annotator,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.subscription = annotator.onDidChange(() => this.changed.fire());
+    super();
+    this.own(annotator.onDidChange(() => this.changed.fire()));
   }
 
   async provideCodeLenses(document: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
@@ -111,10 +112,5 @@ export class FunctionCodeLensProvider implements vscode.CodeLensProvider, vscode
       );
     });
     return lenses;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.changed.dispose();
   }
 }

@@ -121,7 +121,5 @@ export class AnnotationDecorations implements vscode.Disposable {
 }
 
 function disposeTypes(types: Types): void {
-  for (const type of types.heat) type.dispose();
-  types.stale.dispose();
-  for (const type of types.overview) type.dispose();
+  vscode.Disposable.from(...types.heat, types.stale, ...types.overview).dispose();
 }

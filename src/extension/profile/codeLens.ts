@@ -7,13 +7,20 @@ import { Commands } from '../commandIds';
 import type { LensPlacement } from '../../core/profile/lens';
 import { lensLine } from '../../core/profile/lens';
 import { affects, setting } from '../config';
+import { DisposableOwner } from '../disposables';
 
-export class ProfileCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
+export class ProfileCodeLensProvider extends DisposableOwner implements vscode.CodeLensProvider {
+  private readonly changed = this.own(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-    if (affects(e, 'profile.codeLens')) this.changed.fire();
-  });
+
+  constructor() {
+    super();
+    this.own(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (affects(e, 'profile.codeLens')) this.changed.fire();
+      }),
+    );
+  }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const line = lensLine(document.getText(), setting<LensPlacement>('profile.codeLens', 'mainGuard'));
@@ -27,10 +34,5 @@ export class ProfileCodeLensProvider implements vscode.CodeLensProvider, vscode.
         arguments: [document.uri],
       }),
     ];
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.changed.dispose();
   }
 }

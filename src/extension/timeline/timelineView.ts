@@ -10,6 +10,7 @@ import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToTimeline, Target, TimelineToHost } from '../../protocol/timeline';
 import { isTarget, isTimelineToHost } from '../../protocol/timeline';
 import { setting } from '../config';
+import { DisposableOwner } from '../disposables';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
@@ -21,19 +22,18 @@ import { openRecordedLine } from '../paths/openRecordedLine';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 
-export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposable {
+export class TimelineView extends DisposableOwner implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;
   private ready = false;
   /** Messages for a page that is not ready yet (a `showLine` sent while the view opens). */
   private queued: HostToTimeline[] = [];
   /** The snapshot and device the page showed last. */
   private target: Target | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
-
   private readonly backend: TimelineBackend;
 
   constructor(private readonly services: Services) {
-    this.disposables.push(services.store.onDidChange(() => this.postSnapshots()));
+    super();
+    this.own(services.store.onDidChange(() => this.postSnapshots()));
     this.backend = {
       worker: (snapshotId) => {
         const snapshot = services.store.get(snapshotId);
@@ -59,15 +59,15 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
     view.webview.options = webviewOptions(extensionUri, TIMELINE_PAGE);
     const webview = view.webview;
     view.webview.html = webviewPage(webview, extensionUri, TIMELINE_PAGE);
-    const subscriptions = [
+    const subscriptions = vscode.Disposable.from(
       webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       // The page is dropped while hidden; when shown again it says `ready` and gets everything anew.
       view.onDidChangeVisibility(() => {
         if (!view.visible) this.ready = false;
       }),
-    ];
+    );
     view.onDidDispose(() => {
-      for (const s of subscriptions) s.dispose();
+      subscriptions.dispose();
       if (this.view === view) {
         this.view = undefined;
         this.ready = false;
@@ -179,9 +179,5 @@ export class TimelineView implements vscode.WebviewViewProvider, vscode.Disposab
 
   private async openSource(file: string, line: number): Promise<void> {
     await openRecordedLine(this.services.resolver, file, line, { viewColumn: vscode.ViewColumn.One });
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
   }
 }
