@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { PROFILE_DEFAULTS, PROFILE_MINIMUMS, readProfileSettings } from '../../src/extension/profile/profileSettings';
+import { DRAIN_MS, PROFILE_DEFAULTS, PROFILE_MINIMUMS, readProfileSettings, recordingOptions, runTimeouts } from '../../src/extension/profile/profileSettings';
 
 interface Property {
   default?: unknown;
@@ -37,5 +37,15 @@ describe('profile settings', () => {
     assert.equal(s.dumpGraceSeconds, 300, 'not a number: the default');
     assert.deepEqual(readProfileSettings(() => undefined), PROFILE_DEFAULTS);
     assert.deepEqual(readProfileSettings((key) => (key === 'env' ? { A: 1 } : key === 'stacks' ? 'cpp' : undefined)).env, {});
+    const other = readProfileSettings((key) => ({ codeLens: 'fileTop', configurations: [{ name: 'a' }], useLaunchConfigurations: false, backwardLines: 'no' })[key as string]);
+    assert.deepEqual([other.codeLens, other.configurations, other.useLaunchConfigurations, other.backwardLines], ['fileTop', [{ name: 'a' }], false, true]);
+    const wrong = readProfileSettings((key) => ({ codeLens: 'bottom', configurations: { name: 'a' } })[key as string]);
+    assert.deepEqual([wrong.codeLens, wrong.configurations], ['mainGuard', []]);
+  });
+
+  it('give a run its recording options and timeouts in the units the runner takes', () => {
+    const s = readProfileSettings((key) => ({ cancelGraceSeconds: 2.5, dumpGraceSeconds: 90, stacks: 'all' })[key as string]);
+    assert.deepEqual(recordingOptions(s), { maxEntries: 1_000_000, stacks: 'all', sampleIntervalMs: 250, backwardLines: true });
+    assert.deepEqual(runTimeouts(s), { graceMs: 2500, dumpGraceMs: 90_000, drainMs: DRAIN_MS });
   });
 });

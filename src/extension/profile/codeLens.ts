@@ -4,9 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
-import type { LensPlacement } from '../../core/profile/lens';
 import { lensLine } from '../../core/profile/lens';
-import { affects, setting } from '../config';
+import { affects, profileSettings } from '../config';
 import { DisposableOwner } from '../disposables';
 
 export class ProfileCodeLensProvider extends DisposableOwner implements vscode.CodeLensProvider {
@@ -23,7 +22,7 @@ export class ProfileCodeLensProvider extends DisposableOwner implements vscode.C
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    const line = lensLine(document.getText(), setting<LensPlacement>('profile.codeLens', 'mainGuard'));
+    const line = lensLine(document.getText(), profileSettings().codeLens);
     if (line === undefined) return [];
     const range = new vscode.Range(line, 0, line, 0);
     return [

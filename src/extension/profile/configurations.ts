@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ProfileConfiguration, VariableValues } from '../../core/profile/configuration';
 import { ConfigurationError, fromLaunchEntry, fromSettingsEntry } from '../../core/profile/configuration';
-import { setting } from '../config';
+import { profileSettings } from '../config';
 
 export function variableValues(file: vscode.Uri | undefined): VariableValues {
   const folder = (file && vscode.workspace.getWorkspaceFolder(file)) ?? vscode.workspace.workspaceFolders?.[0];
@@ -43,10 +43,9 @@ export function readConfigurations(file: vscode.Uri | undefined): ConfigurationL
       problems.push(`${what}: ${e.message}`);
     }
   };
-  setting<unknown[]>('profile.configurations', []).forEach((entry, i) =>
-    attempt(`vramLens.profile.configurations[${i}]`, () => fromSettingsEntry(entry, values)),
-  );
-  if (setting<boolean>('profile.useLaunchConfigurations', true)) {
+  const settings = profileSettings();
+  settings.configurations.forEach((entry, i) => attempt(`vramLens.profile.configurations[${i}]`, () => fromSettingsEntry(entry, values)));
+  if (settings.useLaunchConfigurations) {
     const folder = (file && vscode.workspace.getWorkspaceFolder(file)) ?? vscode.workspace.workspaceFolders?.[0];
     const launch = vscode.workspace.getConfiguration('launch', folder?.uri).get<unknown[]>('configurations', []);
     launch.forEach((entry, i) => attempt(`launch.json configuration ${i + 1}`, () => fromLaunchEntry(entry, values)));

@@ -1,9 +1,12 @@
 /**
- * The `vramLens.profile.*` settings as one typed value, read once per run. A value of the wrong type,
- * or below its minimum, falls back to the default or the minimum that package.json declares
- * (test/unit/profileSettings.test.ts checks these against package.json).
+ * The `vramLens.profile.*` settings as one typed value, read once per run: the one place that reads
+ * them and states their defaults. A value of the wrong type, or below its minimum, falls back to the
+ * default or the minimum that package.json declares (test/unit/profileSettings.test.ts checks these
+ * against package.json). Also what a run derives from them: its recording options and timeouts.
  */
-import type { StackMode } from '../../core/profile/command';
+import type { RecordingOptions, StackMode } from '../../core/profile/command';
+import type { LensPlacement } from '../../core/profile/lens';
+import type { RunTimeouts } from '../../core/profile/runner';
 
 export interface ProfileSettings {
   readonly maxEntries: number;
@@ -16,6 +19,12 @@ export interface ProfileSettings {
   readonly keepRunsDays: number;
   /** Backward on the calling thread and module ranges, so backward memory lands on lines. */
   readonly backwardLines: boolean;
+  /** Where the "Profile VRAM" code lens goes. */
+  readonly codeLens: LensPlacement;
+  /** The run configurations described in settings, as written (each is checked when read). */
+  readonly configurations: readonly unknown[];
+  /** Whether launch.json's Python configurations are offered too. */
+  readonly useLaunchConfigurations: boolean;
 }
 
 type NumberKey = 'maxEntries' | 'sampleIntervalMs' | 'nprocPerNode' | 'cancelGraceSeconds' | 'dumpGraceSeconds' | 'keepRunsDays';
@@ -30,7 +39,15 @@ export const PROFILE_DEFAULTS: ProfileSettings = {
   dumpGraceSeconds: 300,
   keepRunsDays: 14,
   backwardLines: true,
+  codeLens: 'mainGuard',
+  configurations: [],
+  useLaunchConfigurations: true,
 };
+
+const LENS_PLACEMENTS: readonly LensPlacement[] = ['mainGuard', 'fileTop', 'off'];
+
+/** After the program exits, how long the channel may take to drain (not a setting). */
+export const DRAIN_MS = 2000;
 
 export const PROFILE_MINIMUMS: Readonly<Record<NumberKey, number>> = {
   maxEntries: 1000,
@@ -53,6 +70,12 @@ export function readProfileSettings(get: (key: keyof ProfileSettings) => unknown
   };
   const stacks = get('stacks');
   const env = get('env');
+  const flag = (key: 'backwardLines' | 'useLaunchConfigurations'): boolean => {
+    const value = get(key);
+    return typeof value === 'boolean' ? value : PROFILE_DEFAULTS[key];
+  };
+  const codeLens = get('codeLens');
+  const configurations = get('configurations');
   return {
     maxEntries: number('maxEntries'),
     stacks: stacks === 'python' || stacks === 'all' ? stacks : PROFILE_DEFAULTS.stacks,
@@ -62,8 +85,21 @@ export function readProfileSettings(get: (key: keyof ProfileSettings) => unknown
     cancelGraceSeconds: number('cancelGraceSeconds'),
     dumpGraceSeconds: number('dumpGraceSeconds'),
     keepRunsDays: number('keepRunsDays'),
-    backwardLines: typeof get('backwardLines') === 'boolean' ? (get('backwardLines') as boolean) : PROFILE_DEFAULTS.backwardLines,
+    backwardLines: flag('backwardLines'),
+    codeLens: LENS_PLACEMENTS.find((p) => p === codeLens) ?? PROFILE_DEFAULTS.codeLens,
+    configurations: Array.isArray(configurations) ? (configurations as unknown[]) : PROFILE_DEFAULTS.configurations,
+    useLaunchConfigurations: flag('useLaunchConfigurations'),
   };
+}
+
+/** What the bootstrap records, from the settings. */
+export function recordingOptions(settings: ProfileSettings): RecordingOptions {
+  return { maxEntries: settings.maxEntries, stacks: settings.stacks, sampleIntervalMs: settings.sampleIntervalMs, backwardLines: settings.backwardLines };
+}
+
+/** How long a cancelled run and its snapshot may take, from the settings. */
+export function runTimeouts(settings: ProfileSettings): RunTimeouts {
+  return { graceMs: 1000 * settings.cancelGraceSeconds, dumpGraceMs: 1000 * settings.dumpGraceSeconds, drainMs: DRAIN_MS };
 }
 
 function isEnv(value: unknown): value is Record<string, string | null> {

@@ -8,24 +8,28 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatBytes } from '../../core/format';
-import type { ProfileCommand } from '../../core/profile/command';
+import type { ProfileCommand, RecordingOptions } from '../../core/profile/command';
 import { buildProfileCommand, rankSnapshotPath } from '../../core/profile/command';
 import type { ProfileConfiguration } from '../../core/profile/configuration';
 import { describeTarget } from '../../core/profile/configuration';
 import type { RunRecord, RunSnapshotFile } from '../../core/profile/history';
 import { newRunId } from '../../core/profile/history';
-import { LiveMemory, describeLive } from '../../core/profile/live';
+import type { LiveMemory } from '../../core/profile/live';
 import type { RunOutcome } from '../../core/profile/outcome';
 import { classifyOutcome } from '../../core/profile/outcome';
 import type { ProfileRecord } from '../../core/profile/protocol';
-import type { RunResult } from '../../core/profile/runner';
+import type { RunResult, RunTimeouts } from '../../core/profile/runner';
 import { ProfileRun, channelAddress } from '../../core/profile/runner';
 import { Commands } from '../commandIds';
 import { profileSettings } from '../config';
+import { DisposableOwner } from '../disposables';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
+import type { Interpreter } from './interpreter';
 import { resolveInterpreter, selectInterpreter } from './interpreter';
+import { recordingOptions, runTimeouts } from './profileSettings';
 import { outcomeSentence } from './outcomeSentence';
+import { RunProgress } from './runProgress';
 import type { RunHistory } from './runHistory';
 import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
@@ -42,7 +46,31 @@ interface ActiveRun {
   readonly name: string;
 }
 
-export class Profiler implements vscode.Disposable {
+/** A run ready to start: its id and folder, the configuration as the settings complete it, and the command. */
+interface PreparedRun {
+  readonly id: string;
+  readonly folder: string;
+  readonly cwd: string;
+  readonly interpreter: Interpreter;
+  readonly configuration: ProfileConfiguration;
+  readonly recording: RecordingOptions;
+  readonly timeouts: RunTimeouts;
+  readonly command: ProfileCommand;
+  readonly channel: string;
+  readonly cancelFile: string;
+  /** Where the bootstrap writes the snapshot (one per rank beside it for a torchrun job). */
+  readonly snapshot: string;
+}
+
+/** What a run that ended left: the runner's result and what its records said. */
+interface RanProgram {
+  readonly result: RunResult;
+  readonly startedAt: number;
+  readonly live: LiveMemory;
+  readonly torch: string | undefined;
+}
+
+export class Profiler extends DisposableOwner {
   private current: ActiveRun | undefined;
   private readonly statusBar: vscode.StatusBarItem;
   private readonly contextKey = 'vramLens.profiling';
@@ -54,7 +82,8 @@ export class Profiler implements vscode.Disposable {
     readonly output: vscode.OutputChannel,
     private readonly bootstrap: string,
   ) {
-    this.statusBar = vscode.window.createStatusBarItem('vramLens.profile', vscode.StatusBarAlignment.Left, 50);
+    super();
+    this.statusBar = this.own(vscode.window.createStatusBarItem('vramLens.profile', vscode.StatusBarAlignment.Left, 50));
     this.statusBar.name = 'VRAM Lens: Profiling';
     this.statusBar.command = Commands.showProfileOutput;
   }
@@ -63,122 +92,109 @@ export class Profiler implements vscode.Disposable {
     this.current?.run.cancel();
   }
 
+  /**
+   * Profiles one run: checks it may start, resolves the interpreter and the configuration, prepares the
+   * run's folder and command, runs it with progress, then records the run and loads its snapshot.
+   */
   async profile(configuration: ProfileConfiguration, resource: vscode.Uri | undefined): Promise<ProfileResult | undefined> {
+    if (!(await this.mayStart(configuration))) return undefined;
+    const prepared = await this.prepare(configuration, resource);
+    if (!prepared) return undefined;
+    const ran = await this.runWithProgress(prepared);
+    if (!ran) {
+      void vscode.window.showErrorMessage(`VRAM Lens: could not run ${notificationText(prepared.configuration.name)} (see the VRAM Lens log).`);
+      return undefined;
+    }
+    return this.loadResult(prepared, ran);
+  }
+
+  /** A run needs a trusted workspace and no other run in progress (the user may cancel that one). */
+  private async mayStart(configuration: ProfileConfiguration): Promise<boolean> {
     if (!vscode.workspace.isTrusted) {
       void vscode.window.showWarningMessage('VRAM Lens: Profile VRAM runs your program, so it needs a trusted workspace.', 'Manage Workspace Trust').then((a) => {
         if (a) void vscode.commands.executeCommand('workbench.trust.manage');
       });
-      return undefined;
+      return false;
     }
     if (this.current) {
       const choice = await vscode.window.showWarningMessage(`VRAM Lens is already profiling ${this.current.name}.`, 'Cancel That Run', 'Show Output');
       if (choice === 'Cancel That Run') this.cancel();
       if (choice === 'Show Output') this.output.show(true);
-      return undefined;
+      return false;
     }
     if (configuration.target.kind === 'script') await saveIfDirty(configuration.target.path);
+    return true;
+  }
 
-    const log = this.services.log;
-    const interpreter = await resolveInterpreter(resource, configuration.python, log);
-    const id = newRunId(new Date());
-    const folder = this.history.folderFor(id);
-    mkdirSync(folder, { recursive: true });
-    const cwd = configuration.cwd ?? defaultCwd(configuration, resource);
+  /** The interpreter, the settings applied to the configuration, the run's folder and its command (undefined: refused, said why). */
+  private async prepare(configuration: ProfileConfiguration, resource: vscode.Uri | undefined): Promise<PreparedRun | undefined> {
+    const interpreter = await resolveInterpreter(resource, configuration.python, this.services.log);
     const settings = profileSettings();
-    const recording = { maxEntries: settings.maxEntries, stacks: settings.stacks, sampleIntervalMs: settings.sampleIntervalMs, backwardLines: settings.backwardLines };
     const nproc = configuration.nprocPerNode ?? settings.nprocPerNode;
     const effective: ProfileConfiguration = { ...configuration, nprocPerNode: nproc > 1 ? nproc : undefined };
+    const id = newRunId(new Date());
+    const folder = this.history.folderFor(id);
+    const cwd = configuration.cwd ?? defaultCwd(configuration, resource);
+    const recording = recordingOptions(settings);
     const channel = channelAddress(id);
     const cancelFile = path.join(folder, 'cancel');
+    const snapshot = path.join(folder, 'snapshot.pickle');
     let command: ProfileCommand;
     try {
-      command = buildProfileCommand(
-        { ...effective, env: { ...settings.env, ...effective.env } },
-        cwd,
-        recording,
-        { interpreter: interpreter.command, bootstrap: this.bootstrap, snapshot: path.join(folder, 'snapshot.pickle'), channel, cancelFile },
-        process.env,
-      );
+      // The settings' environment goes into the command, not the recorded run: Run Again reads the settings anew.
+      const env = { ...settings.env, ...effective.env };
+      command = buildProfileCommand({ ...effective, env }, cwd, recording, { interpreter: interpreter.command, bootstrap: this.bootstrap, snapshot, channel, cancelFile }, process.env);
     } catch (e) {
       void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(errorMessage(e))}`);
       return undefined;
     }
+    mkdirSync(folder, { recursive: true });
+    return { id, folder, cwd, interpreter, configuration: effective, recording, timeouts: runTimeouts(settings), command, channel, cancelFile, snapshot };
+  }
 
+  /** Runs the prepared command, showing its output and live memory; undefined when it could not run. */
+  private async runWithProgress(prepared: PreparedRun): Promise<RanProgram | undefined> {
+    const { id, configuration, interpreter, cwd, command } = prepared;
+    const log = this.services.log;
     this.output.clear();
-    this.output.appendLine(`▶ ${describeTarget(effective)}  (interpreter: ${interpreter.command.join(' ')} from ${interpreter.source}; folder: ${cwd})`);
+    this.output.appendLine(`▶ ${describeTarget(configuration)}  (interpreter: ${interpreter.command.join(' ')} from ${interpreter.source}; folder: ${cwd})`);
     this.output.show(true);
     log.info(`profile ${id}: ${command.command} ${command.args.join(' ')} (cwd ${cwd})`);
 
     const startedAt = Date.now();
-    const live = new LiveMemory();
-    let torch: string | undefined;
-    let phase = 'starting';
-    const refresh = (progress?: vscode.Progress<{ message?: string }>) => {
-      const text = phase === 'running' ? describeLive(live.summary) : phase;
-      progress?.report({ message: text });
-      const peak = live.summary.peakAllocated;
-      this.statusBar.text = `$(pulse) ${peak > 0 ? `VRAM peak ${formatBytes(peak)}` : 'VRAM Lens'}${phase === 'running' ? '' : ` (${phase})`}`;
-      this.statusBar.tooltip = `VRAM Lens is profiling ${effective.name}: ${text}. Click to see the program's output.`;
-    };
-
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: profiling ${notificationText(effective.name)}`, cancellable: true },
+    const progressState = new RunProgress();
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: profiling ${notificationText(configuration.name)}`, cancellable: true },
       async (progress, token) => {
-        let cancelling = false;
-        const onRecord = (record: ProfileRecord) => {
-          switch (record.type) {
-            case 'hello':
-              torch = record.torch;
-              phase = 'running';
-              break;
-            case 'progress':
-              live.update(record);
-              break;
-            case 'dumping':
-              phase = 'writing the snapshot';
-              break;
-            case 'dumped':
-            case 'dump-failed':
-              phase = cancelling ? 'cancelling' : 'running';
-              break;
-            case 'cancelling':
-              cancelling = true;
-              phase = 'cancelling';
-              break;
-            case 'notice':
-              this.output.appendLine(`[VRAM Lens] ${record.message}`);
-              return;
-            default:
-              return;
-          }
-          refresh(progress);
+        const refresh = () => {
+          const text = progressState.text();
+          progress.report({ message: text });
+          this.statusBar.text = progressState.statusText();
+          this.statusBar.tooltip = `VRAM Lens is profiling ${configuration.name}: ${text}. Click to see the program's output.`;
         };
-        const run = new ProfileRun(
-          command,
-          channel,
-          cancelFile,
-          {
-            graceMs: 1000 * settings.cancelGraceSeconds,
-            dumpGraceMs: 1000 * settings.dumpGraceSeconds,
-            drainMs: 2000,
-          },
-          { onStdout: (t) => this.output.append(t), onStderr: (t) => this.output.append(t), onRecord },
-        );
-        this.current = { run, name: effective.name };
+        const onRecord = (record: ProfileRecord) => {
+          if (record.type === 'notice') this.output.appendLine(`[VRAM Lens] ${record.message}`);
+          else if (progressState.apply(record)) refresh();
+        };
+        const run = new ProfileRun(command, prepared.channel, prepared.cancelFile, prepared.timeouts, {
+          onStdout: (t) => this.output.append(t),
+          onStderr: (t) => this.output.append(t),
+          onRecord,
+        });
+        this.current = { run, name: configuration.name };
         void vscode.commands.executeCommand('setContext', this.contextKey, true);
-        refresh(progress);
+        refresh();
         this.statusBar.show();
         const subscription = token.onCancellationRequested(() => {
-          cancelling = true;
-          phase = 'cancelling';
-          refresh(progress);
+          progressState.cancelling();
+          refresh();
           run.cancel();
         });
         try {
-          return await run.done;
+          const result = await run.done;
+          return { result, startedAt, live: progressState.live, torch: progressState.torch };
         } catch (e) {
-          const message = errorMessage(e);
-          log.error(`profile ${id}: ${message}`);
+          log.error(`profile ${id}: ${errorMessage(e)}`);
           return undefined;
         } finally {
           subscription.dispose();
@@ -188,45 +204,40 @@ export class Profiler implements vscode.Disposable {
         }
       },
     );
-    if (!result) {
-      void vscode.window.showErrorMessage(`VRAM Lens: could not run ${notificationText(effective.name)} (see the VRAM Lens log).`);
-      return undefined;
-    }
+  }
 
+  /** Records how the run ended, loads its snapshot (the user picks a rank when there are several) and says so. */
+  private async loadResult(prepared: PreparedRun, ran: RanProgram): Promise<ProfileResult> {
+    const { result, live } = ran;
+    const { configuration } = prepared;
     const outcome = classifyOutcome(result);
-    this.output.appendLine(`■ ${effective.name} ${outcome.headline}${exitText(result)} after ${(result.durationMs / 1000).toFixed(1)} s`);
-    const snapshots = snapshotFiles(result, path.join(folder, 'snapshot.pickle'), effective.nprocPerNode ?? 1);
+    this.output.appendLine(`■ ${configuration.name} ${outcome.headline}${exitText(result)} after ${(result.durationMs / 1000).toFixed(1)} s`);
+    const snapshots = snapshotFiles(result, prepared.snapshot, configuration.nprocPerNode ?? 1);
     let run: RunRecord = {
-      id,
-      startedAt,
+      id: prepared.id,
+      startedAt: ran.startedAt,
       endedAt: Date.now(),
-      configuration: effective,
-      cwd,
-      interpreter: interpreter.command,
-      folder,
+      configuration,
+      cwd: prepared.cwd,
+      interpreter: prepared.interpreter.command,
+      folder: prepared.folder,
       outcome: { kind: outcome.kind, headline: outcome.headline, exitCode: result.exitCode },
       peakBytes: live.summary.peakAllocated > 0 ? live.summary.peakAllocated : undefined,
       snapshots,
-      recording,
-      torch,
+      recording: prepared.recording,
+      torch: ran.torch,
     };
     await this.history.put(run);
 
     let loaded: LoadedSnapshot | undefined;
-    if (snapshots.length > 0) {
-      const file = await pickSnapshot(snapshots);
-      if (file) {
-        loaded = await this.load(run, file);
-        const device = loaded?.deviceSummary();
-        if (device) {
-          const line = device.peakLine;
-          run = {
-            ...run,
-            peakBytes: device.peakBytes,
-            peakLine: line ? { file: line.file, line: Number(line.line) } : undefined,
-          };
-          await this.history.put(run);
-        }
+    const file = snapshots.length > 0 ? await pickSnapshot(snapshots) : undefined;
+    if (file) {
+      loaded = await this.load(run, file);
+      const device = loaded?.deviceSummary();
+      if (device) {
+        const line = device.peakLine;
+        run = { ...run, peakBytes: device.peakBytes, peakLine: line ? { file: line.file, line: Number(line.line) } : undefined };
+        await this.history.put(run);
       }
     }
     this.announce(run, outcome, loaded);
@@ -294,9 +305,9 @@ export class Profiler implements vscode.Disposable {
     });
   }
 
-  dispose(): void {
+  override dispose(): void {
     this.current?.run.cancel();
-    this.statusBar.dispose();
+    super.dispose();
   }
 }
 
