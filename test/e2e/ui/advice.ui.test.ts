@@ -5,13 +5,14 @@
  * as Python and only that statement changed.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { PythonSource } from '../../../src/core/python/pythonSource';
-import type { CodeServer } from '../codeServer';
-import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
+import { fixtureSnapshot, missingPrerequisite } from '../codeServer';
+import type { UiWorkbench } from '../uiWorkbench';
+import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import { eventually, openSnapshotFromPalette, withScreenshot } from '../workbench';
 
 const OPTIMIZER = path.join('cs336-basics', 'cs336_basics', 'optimizer.py');
@@ -20,31 +21,18 @@ const BEFORE = 'p.data = p.data - lr * weight_decay * p.data';
 const AFTER = 'p.data.sub_(lr * weight_decay * p.data)';
 
 describe('the advisor\'s quick fix from the light bulb (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 240_000 }, () => {
-  let server: CodeServer;
-  let browser: Browser;
+  let workbench: UiWorkbench | undefined;
   let page: Page;
   let workspace: string;
-  const workbenchLog: string[] = [];
 
   before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
-    server = await startCodeServer({ VRAM_LENS_CORPUS: corpusDir }, vsixUnderTest);
-    workspace = copyFixtureWorkspace(server.tempDir);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    await page.exposeFunction('codeAutomationLog', (...args: unknown[]) => workbenchLog.push(JSON.stringify(args)));
-    await page.goto(server.url(workspace, vsixUnderTest ? [] : [['extensionDevelopmentPath', server.remote(repoRoot)]]));
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.locator('.statusbar').waitFor();
+    // The extension host's logs (the advisor's, at trace level) are kept in test-results/ui-advice-logs.
+    workbench = await openUiWorkbench({ name: 'ui-advice' });
+    ({ page, workspace } = workbench);
   });
 
   after(async () => {
-    if (page) await page.screenshot({ path: path.join(resultsDir, 'ui-advice-last.png') }).catch(() => undefined);
-    writeFileSync(path.join(resultsDir, 'ui-advice-workbench.log'), workbenchLog.join('\n'));
-    // The extension host's logs (the advisor's, at trace level) before the server's folder goes.
-    if (server) cpSync(path.join(server.tempDir, 'user-data', 'logs'), path.join(resultsDir, 'ui-advice-logs'), { recursive: true });
-    await browser?.close();
-    await server?.stop();
+    await workbench?.close();
   });
 
   it('applies the in-place fix at optimizer.py:80; the saved file parses and reads as expected', withScreenshot('advice-quick-fix', () => page, async () => {
@@ -54,17 +42,7 @@ describe('the advisor\'s quick fix from the light bulb (code-server + Chromium)'
     await openSnapshotFromPalette(page, fixtureSnapshot);
     await page.locator('.statusbar-item', { hasText: 'peak · cuda:0' }).waitFor({ timeout: 60_000 });
 
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input.input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill('cs336_basics/optimizer.py');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'optimizer.py' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: 'optimizer.py' }).waitFor();
-    await page.keyboard.press('Control+G');
-    await input.waitFor({ state: 'visible' });
-    await page.keyboard.type(String(LINE));
-    await page.keyboard.press('Enter');
+    await openWorkspaceFile(page, 'cs336_basics/optimizer.py', LINE);
 
     // The finding arrives when the worker has analysed the snapshot; then the light bulb shows on the line.
     const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Update in place' }).first();

@@ -5,12 +5,13 @@
  * test-results/.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import type { CodeServer } from '../codeServer';
-import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
+import type { Page } from 'playwright-core';
+import { corpusDir, fixtureSnapshot, missingPrerequisite, resultsDir } from '../codeServer';
+import type { UiWorkbench } from '../uiWorkbench';
+import { goToLine, openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import type { OracleDevice } from '../expected';
 import { binary, expectedHeatStep, expectedInline, oracle, oracleLine } from '../expected';
 import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
@@ -38,36 +39,27 @@ async function glyphHeatSteps(page: Page): Promise<number[]> {
 }
 
 describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 180_000 }, () => {
-  let server: CodeServer;
-  let browser: Browser;
+  let workbench: UiWorkbench | undefined;
   let page: Page;
   let device: OracleDevice;
   const glyphStepsSeen: number[] = [];
   let workspace: string;
-  const workbenchLog: string[] = [];
 
   before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
     [device] = oracle(fixtureSnapshot);
-    server = await startCodeServer({ VRAM_LENS_CORPUS: corpusDir }, vsixUnderTest);
-    workspace = copyFixtureWorkspace(server.tempDir);
-    // A snapshot in the workspace: it activates the extension at startup and has an Explorer menu entry.
-    mkdirSync(path.join(workspace, 'snapshots'));
-    copyFileSync(path.join(corpusDir, 'silmont2000-cs336-small.pickle'), path.join(workspace, 'snapshots', 'small.pickle'));
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    await page.exposeFunction('codeAutomationLog', (...args: unknown[]) => workbenchLog.push(JSON.stringify(args)));
-    // Installed from the VSIX, or loaded from this folder as in development.
-    await page.goto(server.url(workspace, vsixUnderTest ? [] : [['extensionDevelopmentPath', server.remote(repoRoot)]]));
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.locator('.statusbar').waitFor();
+    workbench = await openUiWorkbench({
+      name: 'ui',
+      // A snapshot in the workspace: it activates the extension at startup and has an Explorer menu entry.
+      prepare: ({ workspace: folder }) => {
+        mkdirSync(path.join(folder, 'snapshots'));
+        copyFileSync(path.join(corpusDir, 'silmont2000-cs336-small.pickle'), path.join(folder, 'snapshots', 'small.pickle'));
+      },
+    });
+    ({ page, workspace } = workbench);
   });
 
   after(async () => {
-    if (page) await page.screenshot({ path: path.join(resultsDir, 'ui-last.png') }).catch(() => undefined);
-    writeFileSync(path.join(resultsDir, 'ui-workbench.log'), workbenchLog.join('\n'));
-    await browser?.close();
-    await server?.stop();
+    await workbench?.close();
   });
 
   it('opens a snapshot from the command palette through the file dialog', withScreenshot('open-snapshot', () => page, async () => {
@@ -83,18 +75,8 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
   }));
 
   it('shows heat marks and the inline figures on the recorded lines of the source file', withScreenshot('annotations', () => page, async () => {
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input.input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill('cs336_basics/model.py');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'model.py' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: 'model.py' }).waitFor();
     // Bring line 39 to the middle of the editor.
-    await page.keyboard.press('Control+G');
-    await input.waitFor({ state: 'visible' });
-    await page.keyboard.type('39');
-    await page.keyboard.press('Enter');
+    await openWorkspaceFile(page, MODEL, 39);
 
     const expected = expectedInline(oracleLine(device, MODEL, 39), device.peakBytes);
     const texts = await eventually('the inline figures of line 39', async () => {
@@ -139,10 +121,7 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
   }));
 
   it('annotates a dense function line by line, call lines with what their calls allocated', withScreenshot('dense-function', () => page, async () => {
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input.input').waitFor({ state: 'visible' });
-    await page.keyboard.type('420');
-    await page.keyboard.press('Enter');
+    await goToLine(page, 420);
     const wanted = [427, 434].map((n) => expectedInline(oracleLine(device, MODEL, n), device.peakBytes));
     const texts = await eventually('the figures of scaled_dot_product_attention', async () => {
       const t = await afterTexts(page);

@@ -6,13 +6,14 @@
  * loaded notification names the peak file). The notifications must show the text and render no link.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { encodePickle } from '../../../src/core/pickle/encoder';
-import type { CodeServer } from '../codeServer';
-import { copyFixtureWorkspace, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer } from '../codeServer';
+import { missingPrerequisite } from '../codeServer';
+import type { UiWorkbench } from '../uiWorkbench';
+import { openUiWorkbench } from '../uiWorkbench';
 import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 const LINK = '[Show details](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22echo%20owned%5Cn%22%7D)';
@@ -48,19 +49,16 @@ function notificationWith(page: Page, needle: string): Promise<Shown & { text: s
 }
 
 describe('hostile snapshots in the workbench: no link in a notification', { skip: missingPrerequisite() ?? false, timeout: 240_000 }, () => {
-  let server: CodeServer;
-  let browser: Browser;
+  let workbench: UiWorkbench | undefined;
   let page: Page;
   let keyFile: string;
   let folderFile: string;
 
-  before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
-    server = await startCodeServer();
-    const workspace = copyFixtureWorkspace(server.tempDir);
-    keyFile = path.join(server.tempDir, 'key-link.pickle');
+  /** The two hostile snapshots, written in the server's folder (outside the workspace). */
+  function writeSnapshots(tempDir: string): void {
+    keyFile = path.join(tempDir, 'key-link.pickle');
     writeFileSync(keyFile, encodePickle({ [LINK]: 1 }));
-    folderFile = path.join(server.tempDir, 'folder-link.pickle');
+    folderFile = path.join(tempDir, 'folder-link.pickle');
     const frames = [{ filename: `/home/${LINK}/project/${LINK}.py`, line: 3, name: 'train' }];
     writeFileSync(
       folderFile,
@@ -69,18 +67,15 @@ describe('hostile snapshots in the workbench: no link in a notification', { skip
         device_traces: [[{ action: 'alloc', addr: 0, size: 1 << 20, stream: 0, time_us: 1, frames }]],
       }),
     );
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    await page.goto(server.url(workspace, [['extensionDevelopmentPath', server.remote(repoRoot)]]));
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.locator('.statusbar').waitFor();
+  }
+
+  before(async () => {
+    workbench = await openUiWorkbench({ name: 'hostile', fromFolder: true, prepare: ({ tempDir }) => writeSnapshots(tempDir) });
+    page = workbench.page;
   });
 
   after(async () => {
-    if (page) await page.screenshot({ path: path.join(resultsDir, 'hostile-last.png') }).catch(() => undefined);
-    await browser?.close();
-    if (server) cpSync(path.join(server.tempDir, 'user-data', 'logs'), path.join(resultsDir, 'hostile-logs'), { recursive: true });
-    await server?.stop();
+    await workbench?.close();
   });
 
   it('the "not a memory snapshot" error names the key as text, with no link', withScreenshot('hostile-key', () => page, async () => {

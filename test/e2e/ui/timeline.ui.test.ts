@@ -4,16 +4,17 @@
  * go to its source. Screenshots: test-results/timeline-in-vscode*.png, timeline-go-to-source.png.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { lineDetail } from '../../../src/core/analysis/lineDetail';
 import { NO_LINE } from '../../../src/core/analysis/lineIndex';
 import { snapshotFromBytes } from '../../../src/core/load';
 import { SnapshotSession } from '../../../src/core/worker/session';
-import type { CodeServer } from '../codeServer';
-import { copyFixtureWorkspace, corpusDir, fixtureSnapshot, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
+import { corpusDir, fixtureSnapshot, missingPrerequisite, resultsDir } from '../codeServer';
+import type { UiWorkbench } from '../uiWorkbench';
+import { openUiWorkbench, openWorkspaceFile, workspaceFileOf } from '../uiWorkbench';
 import { binary, oracle, oracleLine } from '../expected';
 import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
@@ -51,8 +52,7 @@ function overlapping(labels: readonly DrawnLabel[]): string[] {
 }
 
 describe('the memory timeline in the VS Code workbench (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 240_000 }, () => {
-  let server: CodeServer;
-  let browser: Browser;
+  let workbench: UiWorkbench | undefined;
   let page: Page;
   let workspace: string;
   let session: SnapshotSession;
@@ -68,36 +68,16 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
     return { file: l.file, line: Number(l.line) };
   }
 
-  /** The fixture workspace file a recorded path maps to: the one whose path is the longest tail of it. */
-  function workspaceFileOf(recorded: string): string | undefined {
-    const parts = recorded.split('/');
-    for (let i = 1; i < parts.length; i++) {
-      const candidate = path.join(workspace, ...parts.slice(i));
-      if (existsSync(candidate)) return candidate;
-    }
-    return undefined;
-  }
-
   before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
     const bytes = readFileSync(fixtureSnapshot);
     session = new SnapshotSession(snapshotFromBytes(bytes), bytes.byteLength, {});
-    server = await startCodeServer({}, vsixUnderTest);
-    workspace = copyFixtureWorkspace(server.tempDir);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    // Installs the timeline page's test hooks in every frame (the webview's inner frame included).
-    await page.addInitScript(() => {
-      (globalThis as { __VRAM_LENS_TEST_HOOKS__?: boolean }).__VRAM_LENS_TEST_HOOKS__ = true;
-    });
-    await page.goto(server.url(workspace, vsixUnderTest ? [] : [['extensionDevelopmentPath', server.remote(repoRoot)]]));
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.locator('.statusbar').waitFor();
+    // The timeline page's test hooks go in every frame (the webview's inner frame included).
+    workbench = await openUiWorkbench({ name: 'timeline', timelineHooks: true });
+    ({ page, workspace } = workbench);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
+    await workbench?.close();
   });
 
   /** Drags the side bar's edge so that the side bar is `width` CSS pixels wide. */
@@ -174,14 +154,14 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
         seen = tall.length;
         return tall.find((r) => {
           const l = lineOfRecord(r);
-          return l !== undefined && workspaceFileOf(l.file) !== undefined;
+          return l !== undefined && workspaceFileOf(workspace, l.file) !== undefined;
         });
       },
       30_000,
     ).catch(() => undefined);
     assert.ok(record !== undefined, `a tall block of a workspace line among ${seen}`);
     const expected = lineOfRecord(record)!;
-    const target = workspaceFileOf(expected.file)!;
+    const target = workspaceFileOf(workspace, expected.file)!;
     const base = path.basename(target);
 
     const chart = await frame.locator('#chart').boundingBox();
@@ -276,16 +256,7 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
     const line = oracleLine(device, 'cs336_basics/model.py', 39);
     const detail = lineDetail(session.analysis, session.device(0), line.file, 39, { maxSizes: 6, maxStacks: 3 });
     assert.ok(detail?.largest, 'line 39 has a largest allocation');
-    await page.keyboard.press('Control+P');
-    await input.waitFor({ state: 'visible' });
-    await input.fill('cs336_basics/model.py');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'model.py' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: 'model.py' }).waitFor();
-    await page.keyboard.press('Control+G');
-    await input.waitFor({ state: 'visible' });
-    await page.keyboard.type('39');
-    await page.keyboard.press('Enter');
+    await openWorkspaceFile(page, 'cs336_basics/model.py', 39);
     const text = page.locator('.view-line', { hasText: 'return x @ self.weight.T' }).first();
     const link = page.locator('.monaco-hover:not(.hidden) a', { hasText: 'in the timeline' }).first();
     await eventually('the hover\'s timeline link', async () => {
