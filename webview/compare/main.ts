@@ -8,9 +8,8 @@ import type { FigureValues } from '../../src/core/compare/diff';
 import { formatBytes, formatDelta } from '../../src/core/format';
 import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
 import { isHostToCompare } from '../../src/protocol/compare';
-import { describeRefused } from '../../src/protocol/messageGuard';
 import { el } from '../shared/dom';
-import { connectHost } from '../shared/host';
+import { connectHost, onHostMessage } from '../shared/host';
 
 const vscode = connectHost<CompareToHost, CompareState>();
 const root = document.getElementById('root')!;
@@ -234,12 +233,7 @@ function draw(): void {
   g.setLineDash([]);
 }
 
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  if (!isHostToCompare(event.data)) {
-    console.warn(`VRAM Lens compare: ignored an unknown message: ${describeRefused(event.data)}`);
-    return;
-  }
-  const message: HostToCompare = event.data;
+onHostMessage('compare', isHostToCompare, (message: HostToCompare) => {
   switch (message.type) {
     case 'comparison':
       view = message.view;

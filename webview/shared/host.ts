@@ -1,4 +1,5 @@
-/** A page's handle on VS Code: typed posting to the host and the persisted UI state. */
+/** A page's handle on VS Code: typed posting to the host, checked messages from it, and the persisted UI state. */
+import { describeRefused } from '../../src/protocol/messageGuard';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -27,4 +28,15 @@ export function connectHost<ToHost, State = unknown>(): Host<ToHost, State> {
     },
     setState: (state) => api.setState(state),
   };
+}
+
+/**
+ * Calls `handle` with each message from the host that `guard` accepts (the page's `isHostTo<Page>`);
+ * what it refuses is logged to the webview's console under `page`'s name, never handled.
+ */
+export function onHostMessage<FromHost>(page: string, guard: (value: unknown) => value is FromHost, handle: (message: FromHost) => void): void {
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    if (guard(event.data)) handle(event.data);
+    else console.warn(`VRAM Lens ${page}: ignored an unknown message: ${describeRefused(event.data)}`);
+  });
 }

@@ -7,12 +7,11 @@ import type { LineFigureKey } from '../../src/core/analysis/lineFigures';
 import { lineFigure } from '../../src/core/analysis/lineFigures';
 import { describeBucket } from '../../src/core/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/core/format';
-import { describeRefused } from '../../src/protocol/messageGuard';
 import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
 import { baseName } from '../../src/core/paths/recordedPath';
 import { el } from '../shared/dom';
-import { connectHost } from '../shared/host';
+import { connectHost, onHostMessage } from '../shared/host';
 
 const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
@@ -165,12 +164,7 @@ function render(model: SummaryModel): void {
   root.replaceChildren(...parts);
 }
 
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  if (!isHostToSummary(event.data)) {
-    console.warn(`VRAM Lens summary: ignored an unknown message: ${describeRefused(event.data)}`);
-    return;
-  }
-  const message: HostToSummary = event.data;
+onHostMessage('summary', isHostToSummary, (message: HostToSummary) => {
   switch (message.type) {
     case 'loading':
       root.replaceChildren(el('p', 'muted', `Reading ${message.label}…`));
