@@ -1,7 +1,7 @@
 /**
  * The `vramLens.profile.*` settings as one typed value, read once per run: the one place that reads
  * them and states their defaults. A value of the wrong type, or below its minimum, falls back to the
- * default or the minimum that package.json declares (test/unit/profileSettings.test.ts checks these
+ * default or the minimum that package.json declares (test/unit/extension/profile/profileSettings.test.ts checks these
  * against package.json). Also what a run derives from them: its recording options and timeouts.
  */
 import type { RecordingOptions, StackMode } from '../../core/profile/command';

@@ -1,0 +1,48 @@
+/** The words compare mode writes after a line and in its hover. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { FigureValues, LineDelta } from '../../../../src/core/compare/diff';
+import { LINE_FIGURE_KEYS as LINE_FIGURES } from '../../../../src/core/analysis/lineFigures';
+import { grew, hoverMarkdown, inlineDeltaText } from '../../../../src/extension/compare/deltaText';
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+function figures(values: Partial<FigureValues>): FigureValues {
+  return Object.fromEntries(LINE_FIGURES.map((k) => [k, values[k] ?? 0])) as FigureValues;
+}
+
+function delta(baseline: Partial<FigureValues> | undefined, current: Partial<FigureValues> | undefined, match?: 'line' | 'text', baselineLine = 10): LineDelta {
+  const b = baseline && figures(baseline);
+  const c = current && figures(current);
+  return {
+    file: '/p/m.py',
+    line: 10,
+    ...(b ? { baseline: { file: '/p/m.py', line: baselineLine, figures: b } } : {}),
+    ...(c ? { current: { file: '/p/m.py', line: 10, figures: c } } : {}),
+    ...(match ? { match } : {}),
+    delta: figures(Object.fromEntries(LINE_FIGURES.map((k) => [k, (c?.[k] ?? 0) - (b?.[k] ?? 0)]))),
+  };
+}
+
+describe('compare mode text', () => {
+  it('says how much less is live at the peak than in the baseline', () => {
+    const l = delta({ liveAtPeakBytes: 8 * GiB }, { liveAtPeakBytes: 1.9 * GiB }, 'line');
+    assert.equal(inlineDeltaText(l), '-6.1 GiB at peak vs baseline');
+    assert.equal(grew(l), false);
+  });
+
+  it('falls back to bytes allocated, marks moved and new lines, and says nothing when nothing changed', () => {
+    assert.equal(inlineDeltaText(delta({ allocBytes: 10 * MiB }, { allocBytes: 30 * MiB }, 'text', 7)), '+20.0 MiB allocated vs baseline (was line 7)');
+    assert.equal(inlineDeltaText(delta(undefined, { liveAtPeakBytes: 512 * MiB })), '+512.0 MiB at peak (new vs baseline)');
+    assert.equal(inlineDeltaText(delta({ allocBytes: 5 }, { allocBytes: 5 }, 'line')), undefined);
+    assert.equal(grew(delta({ allocBytes: 10 }, { allocBytes: 30 }, 'line')), true);
+  });
+
+  it('tabulates both runs in the hover', () => {
+    const md = hoverMarkdown(delta({ liveAtPeakBytes: 2 * GiB, allocCount: 3 }, { liveAtPeakBytes: 1 * GiB, allocCount: 5 }, 'text', 4), 'before.pickle', 'after.pickle');
+    assert.match(md, /\| live at peak \| 2\.0 GiB \| 1\.0 GiB \| -1\.0 GiB \|/);
+    assert.match(md, /\| allocations \| 3 \| 5 \| \+2 \|/);
+    assert.match(md, /was line 4 in the baseline/);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The timeline page's words (DOM-free parts): the status line and the tooltip, including what a
+ * block without a line of the user's says (its bucket, via describeBucket) and that a hit from an
+ * older window prints nothing rather than "NaN B". Expected strings are written out by hand.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { PeakBucketKind } from '../../../../src/core/analysis/peakBreakdown';
+import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../../src/core/timeline/types';
+import type { LineRow } from '../../../../src/protocol/timeline';
+import { boxesIntersect, placeLabels } from '../../../../webview/timeline/labelLayout';
+import { distinctLineColors } from '../../../../webview/timeline/lineColors';
+import { statusText } from '../../../../webview/timeline/statusText';
+import { tooltipLines, unattributedLabel } from '../../../../webview/timeline/tooltipText';
+
+const MiB = 1024 ** 2;
+
+/** A window of 2 steps and 2 blocks: record 10 (4 MiB, line 1 = model.py:7) and record 11 (2 MiB, no line). */
+function window(x0: number, x1: number, moreBlocks = false): TimelineWindow {
+  return {
+    axis: 'event',
+    x0,
+    x1,
+    columns: 2,
+    stepX: new Float64Array([x0, (x0 + x1) / 2, x1]),
+    stepState: new Int32Array([1, 2]),
+    stepFirst: new Int32Array([1, 2]),
+    stepLast: new Int32Array([1, 2]),
+    envelope: new Float64Array([6 * MiB, 6 * MiB]),
+    reserved: new Float64Array([8 * MiB, 8 * MiB]),
+    rest: new Float64Array([0, 0]),
+    blockRecord: new Int32Array([10, 11]),
+    blockSize: new Float64Array([4 * MiB, 2 * MiB]),
+    blockLine: new Int32Array([1, -1]),
+    blockFirstStep: new Int32Array([0, 0]),
+    blockLastStep: new Int32Array([1, 1]),
+    blockRunStart: new Int32Array([0, 1]),
+    runStep: new Int32Array([0, 0]),
+    runOffset: new Float64Array([0, 4 * MiB]),
+    lines: [{ id: 1, file: '/home/u/proj/model.py', line: 7, color: 0 }],
+    releaseX: new Float64Array(0),
+    releaseBytes: new Float64Array(0),
+    releaseCount: new Int32Array(0),
+    moreBlocks,
+    computeMs: 0,
+  };
+}
+
+function overview(ooms = 0): TimelineOverview {
+  return {
+    device: 0,
+    axis: { kind: 'event', start: 0, end: 1000, states: 1001 },
+    hasTimes: false,
+    peak: { state: 500, x: 500, bytes: 12 * 1024 * MiB, line: { id: 1, file: '/home/u/proj/model.py', line: 7 } as never },
+    peakReservedBytes: 0,
+    ooms: Array.from({ length: ooms }, (_, i) => ({ state: i, x: i, requestedBytes: MiB }) as never),
+    annotations: [],
+    annotationsOmitted: 0,
+    summary: window(0, 1000),
+    allocations: 2,
+  };
+}
+
+function detail(record: number, allocEvent: number, bucket?: { kind: PeakBucketKind; label: string }): BlockDetail {
+  return {
+    record,
+    size: 2 * MiB,
+    address: 0,
+    firstState: 1,
+    lastState: 2,
+    allocEvent,
+    freeEvent: -1,
+    allocTimeUs: undefined,
+    freeTimeUs: undefined,
+    line: undefined,
+    frames: [],
+    totalFrames: 0,
+    hiddenFrames: 0,
+    ...(bucket ? { bucket } : {}),
+  };
+}
+
+describe('timeline status line', () => {
+  it('names the peak and its line, and nothing about drawing', () => {
+    assert.equal(statusText(overview(), window(0, 1000)), 'peak 12.0 GiB at model.py:7');
+  });
+  it('adds OOMs, the share of the run on screen when zoomed, and merged blocks', () => {
+    // [100, 220) of [0, 1000): 12%.
+    assert.equal(statusText(overview(3), window(100, 220, true)), 'peak 12.0 GiB at model.py:7 · 3 out-of-memory errors · showing 12% of the run · small blocks merged (zoom in)');
+    assert.equal(statusText(overview(1), undefined), 'peak 12.0 GiB at model.py:7 · 1 out-of-memory error');
+  });
+});
+
+describe('timeline tooltip', () => {
+  const o = overview();
+  it('shows a block of a line with its line and the open-line hint', () => {
+    const lines = tooltipLines({ kind: 'block', index: 0, record: 10, step: 0 }, window(0, 1000), o, undefined);
+    assert.deepEqual(lines, ['4.0 MiB  model.py:7', 'Click to pin, double-click to open the line']);
+  });
+  it('shows a block without a line as its bucket, with no open-line hint', () => {
+    const w = window(0, 1000);
+    const hit = { kind: 'block', index: 1, record: 11, step: 0 } as const;
+    assert.equal(tooltipLines(hit, w, o, detail(11, 5, { kind: 'backward', label: 'BmmBackward0' }))[0], '2.0 MiB  backward: BmmBackward0');
+    assert.equal(tooltipLines(hit, w, o, detail(11, 5, { kind: 'backward', label: 'AccumulateGrad' }))[0], '2.0 MiB  gradients (AccumulateGrad)');
+    assert.equal(tooltipLines(hit, w, o, detail(11, 5, { kind: 'annotation', label: 'Optimizer.step#AdamW.step' }))[0], '2.0 MiB  inside Optimizer.step#AdamW.step');
+    const lines = tooltipLines(hit, w, o, detail(11, -1));
+    assert.equal(lines[0], '2.0 MiB  allocated before recording began');
+    assert.equal(lines.at(-1), 'Click to pin and see its stack');
+    assert.ok(!lines.some((l) => l.includes('open the line')));
+  });
+  it('says what is known before the detail arrives, and ignores a detail of another block', () => {
+    assert.equal(unattributedLabel(undefined), 'no Python line recorded');
+    const lines = tooltipLines({ kind: 'block', index: 1, record: 11, step: 0 }, window(0, 1000), o, detail(99, -1));
+    assert.equal(lines[0], '2.0 MiB  no Python line recorded');
+  });
+  it('prints nothing for a hit from an older window instead of NaN', () => {
+    const w = window(0, 1000);
+    // Step 5 and block index 7 do not exist in this 2-step, 2-block window; record 10 is not at index 1.
+    assert.deepEqual(tooltipLines({ kind: 'reserved', step: 5 }, w, o, undefined), []);
+    assert.deepEqual(tooltipLines({ kind: 'rest', step: 2 }, w, o, undefined), []);
+    assert.deepEqual(tooltipLines({ kind: 'block', index: 7, record: 10, step: 0 }, w, o, undefined), []);
+    assert.deepEqual(tooltipLines({ kind: 'block', index: 1, record: 10, step: 0 }, w, o, undefined), []);
+    assert.deepEqual(tooltipLines({ kind: 'release', index: 0 }, w, o, undefined), []);
+    const reserved = tooltipLines({ kind: 'reserved', step: 1 }, w, o, undefined);
+    assert.deepEqual(reserved, ['2.0 MiB reserved but not allocated (cached by PyTorch)', '8.0 MiB reserved, 6.0 MiB allocated']);
+    assert.ok(!reserved.join(' ').includes('NaN'));
+  });
+});
+
+describe('timeline labels: placement', () => {
+  const space = { left: 0, right: 300, ascent: 8, descent: 2, gap: 4 };
+  it('puts labels right of their marker, else left, else in a lower row, else drops them', () => {
+    const placed = placeLabels(
+      [
+        { text: 'peak 12.0 GiB', anchorX: 100, width: 80, rows: [10, 24], priority: 0 },
+        // Same spot: right is taken by the peak label, left (100 - 4 - 30 = 66) is free.
+        { text: 'OOM', anchorX: 100, width: 30, rows: [10, 24], priority: 1 },
+        // Same spot again: both sides of row 10 taken; row 24 right side is free.
+        { text: 'OOM post-mortem', anchorX: 100, width: 90, rows: [10, 24], priority: 2 },
+        // Same spot a fourth time: row 24 left, x = 100 - 4 - 95 = 1.
+        { text: 'mixed precision?', anchorX: 100, width: 95, rows: [10, 24], priority: 3 },
+        // A fifth: every place taken (row 10 right and left, row 24 right and left): dropped.
+        { text: 'fifth', anchorX: 100, width: 20, rows: [10, 24], priority: 3 },
+        // Past the right edge on both sides at x = 295 with width 400: dropped.
+        { text: 'x'.repeat(40), anchorX: 295, width: 400, rows: [10], priority: 4 },
+      ],
+      space,
+    );
+    assert.deepEqual(
+      placed.map((p) => [p.text, p.x, p.y]),
+      [
+        ['peak 12.0 GiB', 104, 10],
+        ['OOM', 66, 10],
+        ['OOM post-mortem', 104, 24],
+        ['mixed precision?', 1, 24],
+      ],
+    );
+  });
+  it('never returns two boxes that intersect, whatever the input', () => {
+    // A pile of labels at a handful of spots, as an OOM run's markers are.
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const requests = Array.from({ length: 200 }, (_, i) => ({
+      text: `label ${i}`,
+      anchorX: Math.floor(random() * 6) * 50,
+      width: 20 + random() * 120,
+      rows: [10, 24, 38, 51],
+      priority: Math.floor(random() * 3),
+    }));
+    const placed = placeLabels(requests, space);
+    assert.ok(placed.length > 4);
+    for (let a = 0; a < placed.length; a++) {
+      assert.ok(placed[a].x0 >= 0 && placed[a].x1 <= 300);
+      for (let b = a + 1; b < placed.length; b++) assert.ok(!boxesIntersect(placed[a], placed[b]), `${placed[a].text} / ${placed[b].text}`);
+    }
+  });
+});
+
+describe('timeline colours: the ten largest lines', () => {
+  const row = (id: number, color: number, liveAtPeakBytes: number) =>
+    ({ id, file: `f${id}.py`, line: 1, color, allocCount: 1, allocBytes: liveAtPeakBytes, peakBytes: 0, liveAtPeakBytes, inclusiveLiveAtPeakBytes: 0 }) as LineRow;
+  it('gives the ten largest lines ten different colours, keeping a hash colour when it is free', () => {
+    // Twelve lines, all hashed to colour 3; sizes 12..1 (id 1 the largest).
+    const rows = Array.from({ length: 12 }, (_, i) => row(i + 1, 3, 12 - i));
+    const colors = distinctLineColors(rows, 12);
+    // The largest keeps 3, the next take 4, 5, ... 11, 0, 1 (wrapping); lines 11 and 12 are not in the map.
+    assert.deepEqual([...colors.entries()], [[1, 3], [2, 4], [3, 5], [4, 6], [5, 7], [6, 8], [7, 9], [8, 10], [9, 11], [10, 0]]);
+    assert.equal(new Set(colors.values()).size, 10);
+  });
+  it('ranks by bytes live at the peak, not by the order of the rows', () => {
+    const colors = distinctLineColors([row(1, 5, 10), row(2, 5, 99)], 12);
+    assert.deepEqual([...colors.entries()], [[2, 5], [1, 6]]);
+  });
+});
+
+describe('timeline labels: shorter forms', () => {
+  it('uses a shorter form where the full label fits nowhere', () => {
+    const placed = placeLabels(
+      [{ text: 'peak 12.0 GiB · model.py:7', anchorX: 150, width: 170, rows: [10], priority: 0, shorter: [{ text: 'peak 12.0 GiB', width: 80 }] }],
+      { left: 0, right: 300, ascent: 6, descent: 6, gap: 4 },
+    );
+    // Right: 154 + 170 > 300; left: 150 - 4 - 170 < 0; the short form goes right at 154.
+    assert.deepEqual(placed.map((p) => [p.text, p.x]), [['peak 12.0 GiB', 154]]);
+  });
+});
