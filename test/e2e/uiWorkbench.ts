@@ -19,6 +19,8 @@ export interface UiWorkbenchOptions {
   readonly fromFolder?: boolean;
   /** Install the timeline page's test hooks (webview/timeline/testHooks.ts) in every frame. */
   readonly timelineHooks?: boolean;
+  /** The folder the workbench opens, made in the server's own folder (default: a copy of test/fixtures/workspace). */
+  readonly makeWorkspace?: (tempDir: string) => string;
   /** Runs before the workbench opens: put files in the workspace or in the server's own folder. */
   readonly prepare?: (paths: { readonly workspace: string; readonly tempDir: string }) => void;
 }
@@ -27,7 +29,7 @@ export interface UiWorkbench {
   readonly server: CodeServer;
   readonly browser: Browser;
   readonly page: Page;
-  /** The copy of test/fixtures/workspace the workbench opened. */
+  /** The folder the workbench opened (a copy of test/fixtures/workspace unless `makeWorkspace` made another). */
   readonly workspace: string;
   /** Saves the artefacts, closes Chromium and stops code-server. */
   close(): Promise<void>;
@@ -50,7 +52,7 @@ export async function openUiWorkbench(options: UiWorkbenchOptions): Promise<UiWo
     await server.stop();
   };
   try {
-    const workspace = copyFixtureWorkspace(server.tempDir);
+    const workspace = (options.makeWorkspace ?? copyFixtureWorkspace)(server.tempDir);
     options.prepare?.({ workspace, tempDir: server.tempDir });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1500, height: 950 } });

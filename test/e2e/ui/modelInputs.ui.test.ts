@@ -9,41 +9,39 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { formatBytes } from '../../../src/core/format';
-import type { CodeServer } from '../codeServer';
-import { launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
+import { missingPrerequisite } from '../codeServer';
 import { rangerFigures, rangerModel } from '../rangerModel';
+import type { UiWorkbench } from '../uiWorkbench';
+import { openUiWorkbench } from '../uiWorkbench';
 import { eventually, runCommand, withScreenshot } from '../workbench';
 
 const ROWS = 5;
 const K = 6;
 
 describe('Profile ONNX Model asks for an open dimension and an integer scalar (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 180_000 }, () => {
-  let server: CodeServer;
-  let browser: Browser;
+  let workbench: UiWorkbench | undefined;
   let page: Page;
   let model: string;
 
-  before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
-    server = await startCodeServer({}, vsixUnderTest);
-    const workspace = path.join(server.tempDir, 'models');
+  /** A workspace of its own: the model, and workloads on the CPU. */
+  function modelsWorkspace(tempDir: string): string {
+    const workspace = path.join(tempDir, 'models');
     mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
     model = path.join(workspace, 'ranger.onnx');
     writeFileSync(model, rangerModel());
     writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'vramLens.workloads.executionProvider': 'cpu' }));
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    await page.goto(server.url(workspace, vsixUnderTest ? [] : [['extensionDevelopmentPath', server.remote(repoRoot)]]));
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.locator('.statusbar').waitFor();
+    return workspace;
+  }
+
+  before(async () => {
+    workbench = await openUiWorkbench({ name: 'ui-model-inputs', makeWorkspace: modelsWorkspace });
+    page = workbench.page;
   });
 
   after(async () => {
-    if (page) await page.screenshot({ path: path.join(resultsDir, 'ui-model-inputs-last.png') }).catch(() => undefined);
-    await browser?.close();
-    await server?.stop();
+    await workbench?.close();
   });
 
   const input = () => page.locator('.quick-input-widget input.input');
