@@ -4,9 +4,12 @@
 //
 // First, the seed's table: the similarity workload's three iterations (eager, cleanup, inplace), peak of
 // the snapshot (inputs + intermediates, measured by the arena where it runs) and time per run, each as a
-// ratio to eager; each variant runs in its own session with its own options, runs interleaved.
+// ratio to eager; each variant runs in its own session with its own options, runs interleaved. Timed runs
+// fetch only `similarity`, what the sample's functions return: the other graph outputs (eager's locals
+// alive until return) are still computed and held to the end of the run, but not copied out to JavaScript,
+// which PyTorch's return does not do either (`--fetch-all` copies every output, as the profiled run does).
 //
-//   node bench/workloads.mjs [--size small|medium|large] [--runs N] [--ep cpu|webgpu|cuda] [--table-only]
+//   node bench/workloads.mjs [--size small|medium|large] [--runs N] [--ep cpu|webgpu|cuda] [--table-only] [--fetch-all]
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -52,16 +55,17 @@ async function seedTable() {
     await session.run(feeds);
     rows.push({ variant: variant.id, summary, session, feeds, wall: [] });
   }
+  const fetches = process.argv.includes('--fetch-all') ? undefined : ['similarity'];
   for (let i = 0; i < runs; i++) {
     for (const row of rows) {
       const started = performance.now();
-      await row.session.run(row.feeds);
+      await (fetches ? row.session.run(row.feeds, fetches) : row.session.run(row.feeds));
       row.wall.push(performance.now() - started);
     }
   }
   for (const row of rows) await row.session.release();
   const base = rows[0];
-  console.log(`similarity, the seed's three iterations: size ${size}, ${provider}, ${runs} interleaved runs each (median), node ${process.version}`);
+  console.log(`similarity, the seed's three iterations: size ${size}, ${provider}, ${runs} interleaved runs each (median, fetching ${fetches ? 'similarity only' : 'every output'}), node ${process.version}`);
   console.log('variant    peak (snapshot)   figures        ratio   time/run ms  ratio');
   for (const row of rows) {
     const peak = row.summary.snapshotPeakBytes;
