@@ -6,8 +6,7 @@ distance -|a - b|^2 = -a^2 + 2ab - b^2, an [B, M, Q] matrix that is by far the l
 
     python similarity.py --variant eager     # every [B, M, Q] intermediate is its own tensor, alive until return
     python similarity.py --variant cleanup   # del intermediates early and torch.cuda.empty_cache() between steps
-    python similarity.py --variant inplace   # small tensors first, then the similarity updated in place
-                                             # (baddbmm_ subtracts a^2 without a [B, M, Q] temporary)
+    python similarity.py --variant inplace   # small tensors first, the similarity updated in place (baddbmm_: no a^2)
 
 Profile each with "VRAM Lens: Profile VRAM" and compare the peaks (media/samples/README.md says what
 to expect). Every statement is on its own line so that each line's memory can be read separately.
