@@ -83,6 +83,11 @@ describe('similarity graphs', () => {
     assert.deepEqual(bmq(eager), ['a_sq', 'ab', 'two_ab', 'neg_a_sq', 'neg_a_sq_plus_two_ab', 'minus_b_sq', 'times_ms', 'similarity']);
     // The old `similarity` (minus_b_sq) lives while the last line's right-hand side is evaluated.
     assert.deepEqual(eager.outputs, ['similarity', 'a_sq', 'two_ab', 'minus_b_sq']);
+    // ... and frees them where Python does: the locals at `return`, the old similarity once its line is done.
+    assert.deepEqual(
+      [...eager.releasedAtEnd].map(([t, stack]) => `${t}: ${stack[0].statement}`),
+      ['a_sq: return similarity', 'two_ab: return similarity', 'minus_b_sq: similarity = similarity * ms'],
+    );
     const cleanup = buildSimilarity('cleanup', size);
     assert.deepEqual(bmq(cleanup), bmq(eager));
     assert.deepEqual(cleanup.outputs, ['similarity', 'minus_b_sq']);

@@ -74,6 +74,21 @@ describe('liveness reconstruction', () => {
     );
   });
 
+  it('outputs that stand for locals are freed after the last node, with the frames of the statement that releases them', () => {
+    const held: ExecGraph = { ...chain, outputs: new Set(['B', 'D']), releasedAtEnd: new Map([['B', at(9)]]) };
+    const trace = reconstructMemory(held, runs([undefined, undefined, undefined, undefined]));
+    // B outlives C (its last reader): during D, B + C + D = 55 live.
+    assert.deepEqual(
+      trace.nodes.map((n) => n.reconstructedBytes),
+      [10, 30, 60, 55],
+    );
+    const last = trace.events[trace.events.length - 1];
+    assert.deepEqual([last.kind, last.bytes, last.timeUs, last.frames], ['free', 20, 350, at(9)]);
+    // At the end only D (the result) and the input X remain.
+    const live = trace.events.reduce((sum, e) => sum + (e.kind === 'alloc' ? e.bytes : -e.bytes), 0);
+    assert.equal(live, 100 + 5);
+  });
+
   it('the order the runtime chose decides the peak', () => {
     // Two independent branches X -> P (40) -> p (1) and X -> Q (40) -> q (1) meet in R.
     const fork: ExecGraph = {
@@ -289,8 +304,9 @@ describe('built-in workloads on the CPU execution provider', () => {
     const reference = oracle(pickle);
     const lines = (reference.devices[0].lines as { file: string; line: number }[]).map((l) => `${path.basename(l.file)}:${l.line}`);
     // The fixture's statements: a_sq (9), two_ab (10), b_sq (11), the two `similarity =` lines (12, 13),
-    // the inputs mk, qk, qe, ms (18-21), and the call in main (24) that includes them all.
-    assert.deepEqual(lines, [9, 10, 11, 12, 13, 18, 19, 20, 21, 24].map((n) => `similarity.py:${n}`));
+    // `return similarity` (14, where a_sq and two_ab are freed), the inputs mk, qk, qe, ms (18-21), and the
+    // call in main (24) that includes them all.
+    assert.deepEqual(lines, [9, 10, 11, 12, 13, 14, 18, 19, 20, 21, 24].map((n) => `similarity.py:${n}`));
     assert.equal(reference.devices[0].peakBytes, summary.snapshotPeakBytes);
     assert.ok(summary.nodes.every((n: RunSummary['nodes'][number]) => n.origin === 'measured'));
     assert.deepEqual(summary.unresolvedStatements, []);

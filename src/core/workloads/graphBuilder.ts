@@ -42,6 +42,8 @@ export interface WorkloadGraph {
    * its base alive while it is read.
    */
   readonly views: ReadonlyMap<string, string>;
+  /** Outputs that stand for the entry function's locals, with the statement that releases them (its `return`). */
+  readonly releasedAtEnd: ReadonlyMap<string, readonly SourceKey[]>;
   /** The sample function the graph stands for. */
   readonly entryFunction: string;
 }
@@ -82,6 +84,7 @@ export class GraphBuilder {
   private readonly inputStacks = new Map<string, readonly SourceKey[]>();
   private readonly outputs: string[] = [];
   private readonly views = new Map<string, string>();
+  private readonly releasedAtEnd = new Map<string, readonly SourceKey[]>();
   private stack: readonly SourceKey[] = [];
 
   constructor(
@@ -139,9 +142,14 @@ export class GraphBuilder {
     return output;
   }
 
-  output(name: string): void {
+  /**
+   * A graph output. With `releasedBy` (the statement, then its callers), it stands for a local that the
+   * sample keeps alive until that statement (a `return`) and is freed there, after the last node.
+   */
+  output(name: string, ...releasedBy: SourceKey[]): void {
     if (!this.shapes.has(name)) throw new Error(`output ${name} is not a tensor of the graph`);
     this.outputs.push(name);
+    if (releasedBy.length > 0) this.releasedAtEnd.set(name, releasedBy);
   }
 
   shape(name: string): Shape {
@@ -174,6 +182,7 @@ export class GraphBuilder {
       outputs: this.outputs,
       inputStacks: this.inputStacks,
       views: this.views,
+      releasedAtEnd: this.releasedAtEnd,
       entryFunction: this.entryFunction,
     };
   }

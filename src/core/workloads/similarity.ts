@@ -153,11 +153,12 @@ export function buildSimilarity(variant: SimilarityVariant, size: SimilaritySize
     g.output('similarity');
     // PyTorch eager keeps the locals a_sq and two_ab until the function returns; in both, the old
     // `similarity` lives until the last line's right-hand side is done (nothing runs after it here).
+    const released = (statement: string): SourceKey => ({ function: fn, statement });
     if (variant === 'eager') {
-      g.output(held.aSq);
-      g.output(held.twoAb);
+      g.output(held.aSq, released('return similarity'), CALL);
+      g.output(held.twoAb, released('return similarity'), CALL);
     }
-    g.output(held.oldSimilarity);
+    g.output(held.oldSimilarity, released('similarity = similarity * ms'), CALL);
   }
   return g.build();
 }

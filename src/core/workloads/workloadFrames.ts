@@ -74,6 +74,7 @@ export function resolveWorkloadFrames(workload: WorkloadGraph, samplePath: strin
       // The graph's constants (2, sqrt(C), axes: a few bytes, Python scalars in the sample) are left out.
       preexisting: workload.inputs.map((name) => ({ name, frames: inputFrames(name) })),
       outputs: new Set(workload.outputs.map(base)),
+      releasedAtEnd: new Map([...workload.releasedAtEnd].map(([t, stack]) => [base(t), framesOf(stack)])),
     },
     unresolved: [...unresolved],
   };
