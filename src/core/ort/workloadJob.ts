@@ -127,14 +127,14 @@ function float16Bits(value: number): number {
 /**
  * Input data for a user's model: each element's literal value (`values`, checked against the type by
  * `checkValues`) or every element `value` when given; else floats uniform in [-1, 1), integers and
- * booleans zero (valid indices and masks). A fill is truncated for integer types.
+ * booleans zero (valid indices and masks). A fill is checked against the type like literal values.
  */
 function modelFeed(elemType: number | undefined, dims: number[], random: () => number, spec?: InputSpec): Feed {
   const n = dims.reduce((a, b) => a * b, 1);
   const values = spec?.values;
   const value = spec?.value;
   const floats = () => (values ? Float32Array.from(values) : value === undefined ? uniform(n, -1, 1, random) : new Float32Array(n).fill(value));
-  const int = Math.trunc(value ?? 0);
+  const int = value ?? 0;
   switch (elemType) {
     case ElemType.Float:
       return { type: 'float32', dims, data: floats() };
@@ -216,6 +216,7 @@ function prepareModel(job: ModelJob): Prepared {
     try {
       dims = spec ? specShape(input, spec) : concreteShape(input, job.dimensions);
       if (spec?.values) checkValues(input, spec.values);
+      else if (spec?.value !== undefined) checkValues(input, [spec.value]);
     } catch (e) {
       throw new JobError(errorMessage(e));
     }

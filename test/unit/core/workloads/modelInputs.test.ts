@@ -219,6 +219,9 @@ describe('literal values per element', () => {
     const fraction = await cli(['run', file, '--input', 'shape=2:[2.5,8]', '--ep', 'cpu']);
     assert.equal(fraction.code, 1);
     assert.match(fraction.err, /input 'shape': value 2\.5 \(element 0\) is not a whole number in int64's range/);
+    const fill = await cli(['run', file, '--input', 'shape=2:2.5', '--ep', 'cpu']);
+    assert.equal(fill.code, 1);
+    assert.match(fill.err, /input 'shape': value 2\.5 \(element 0\) is not a whole number in int64's range/);
     const count = await cli(['run', file, '--input', 'shape=2:[3]', '--ep', 'cpu']);
     assert.notEqual(count.code, 0);
     assert.match(count.err, /input 'shape': 1 values for shape \[2\]/);
