@@ -41,3 +41,17 @@ export function sameViewport(a: Viewport, b: Viewport): boolean {
   const eps = (a.x1 - a.x0) * 1e-9;
   return Math.abs(a.x0 - b.x0) <= eps && Math.abs(a.x1 - b.x1) <= eps;
 }
+
+/**
+ * The y range after zooming `current` by `factor` (> 1 zooms in) keeping the bytes at `anchor`
+ * (0 bottom .. 1 top) in place: undefined (fit to the window again) when it shows all of [0, fitted].
+ */
+export function zoomYRange(current: { min: number; max: number }, factor: number, anchor: number, fitted: number): { min: number; max: number } | undefined {
+  const at = current.min + (current.max - current.min) * anchor;
+  const span = Math.max(1024, (current.max - current.min) / factor);
+  let min = Math.max(0, at - span * anchor);
+  const max = min + span;
+  if (min === 0 && max >= fitted) return undefined;
+  min = Math.min(min, Math.max(0, fitted - span));
+  return { min, max: min + span };
+}
