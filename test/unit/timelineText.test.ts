@@ -32,6 +32,7 @@ function window(x0: number, x1: number, moreBlocks = false): TimelineWindow {
     blockRecord: new Int32Array([10, 11]),
     blockSize: new Float64Array([4 * MiB, 2 * MiB]),
     blockLine: new Int32Array([1, -1]),
+    blockBucket: new Int8Array([-1, 0]),
     blockFirstStep: new Int32Array([0, 0]),
     blockLastStep: new Int32Array([1, 1]),
     blockRunStart: new Int32Array([0, 1]),
@@ -57,6 +58,7 @@ function overview(ooms = 0): TimelineOverview {
     annotations: [],
     annotationsOmitted: 0,
     summary: window(0, 1000),
+    peakBreakdown: [],
     allocations: 2,
   };
 }

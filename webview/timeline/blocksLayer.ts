@@ -1,8 +1,9 @@
 /**
  * The chart's blocks layer: the allocated area hatched as merged smaller blocks, the individual
- * blocks over it (coloured by line), the separators between stacked blocks, and the outlines of
+ * blocks over it (coloured by line; a block no line holds by its bucket kind), the separators between stacked blocks, and the outlines of
  * the hovered and pinned blocks.
  */
+import { PEAK_BUCKET_KINDS } from '../../src/core/analysis/peakBreakdown';
 import type { TimelineWindow } from '../../src/core/timeline/types';
 import { mixColors, SHADE } from './colorMix';
 import type { Plot, Scales } from './plot';
@@ -27,6 +28,21 @@ export interface DrawnBlocks {
   readonly rects: number;
   readonly drawnRecords: number[];
   readonly drawnColors: number[];
+  readonly drawnBuckets: number[];
+}
+
+/** A block's fill: its line's palette index (>= 0), else -2 - its bucket kind's index, else -1 (unattributed). */
+function fillCode(w: TimelineWindow, lineColor: ReadonlyMap<number, number>, j: number): number {
+  const line = w.blockLine[j];
+  if (line >= 0) return lineColor.get(line) ?? -1;
+  const bucket = w.blockBucket[j] ?? -1;
+  return bucket >= 0 && bucket < PEAK_BUCKET_KINDS.length ? -2 - bucket : -1;
+}
+
+function fillOf(code: number, theme: Theme): string {
+  if (code >= 0) return theme.palette[code % theme.palette.length];
+  if (code <= -2) return theme.buckets[PEAK_BUCKET_KINDS[-2 - code]];
+  return theme.unattributed;
 }
 
 export class BlocksLayer {
@@ -62,27 +78,29 @@ export class BlocksLayer {
     let rects = 0;
     const drawnRecords: number[] = [];
     const drawnColors: number[] = [];
+    const drawnBuckets: number[] = [];
     const lineColorIndex = new Map<number, number>();
     for (const l of w.lines) lineColorIndex.set(l.id, scene.lineColors?.get(l.id) ?? l.color);
-    const colorOf = (j: number) => (w.blockLine[j] < 0 ? -1 : (lineColorIndex.get(w.blockLine[j]) ?? -1));
     const groups = new Map<string, number[]>();
     for (let j = 0; j < w.blockRecord.length; j++) {
       const xa = px(w.stepX[w.blockFirstStep[j]]);
       const xb = px(w.stepX[w.blockLastStep[j] + 1]);
       if (xb <= left || xa >= left + width) continue;
       const dim = (scene.highlight !== undefined && !scene.highlight.has(w.blockLine[j])) || w.blockSize[j] < scene.minBytes;
-      const key = `${colorOf(j)}:${dim ? 1 : 0}:${w.blockRecord[j] & 1}`;
+      const code = fillCode(w, lineColorIndex, j);
+      const key = `${code}:${dim ? 1 : 0}:${w.blockRecord[j] & 1}`;
       let g = groups.get(key);
       if (!g) groups.set(key, (g = []));
       g.push(j);
       drawnRecords.push(w.blockRecord[j]);
-      drawnColors.push(colorOf(j));
+      drawnColors.push(code >= 0 ? code : -1);
+      drawnBuckets.push(w.blockLine[j] < 0 ? (w.blockBucket[j] ?? -1) : -1);
     }
     const separators = new Path2D();
     const minSeparated = 4 * dpr;
     for (const [key, blocks] of groups) {
       const [color, dim, odd] = key.split(':').map(Number);
-      const base = color < 0 ? theme.unattributed : theme.palette[color % theme.palette.length];
+      const base = fillOf(color, theme);
       ctx.fillStyle = odd ? this.shade(base, theme) : base;
       ctx.globalAlpha = dim ? DIM_ALPHA : 1;
       ctx.beginPath();
@@ -112,7 +130,7 @@ export class BlocksLayer {
     ctx.lineWidth = 1;
     ctx.stroke(separators);
     ctx.globalAlpha = 1;
-    return { rects, drawnRecords, drawnColors };
+    return { rects, drawnRecords, drawnColors, drawnBuckets };
   }
 
   /** Outlines of the hovered and pinned blocks. */

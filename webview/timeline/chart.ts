@@ -40,8 +40,10 @@ export interface DrawStats {
   readonly rects: number;
   /** Records of the blocks with at least one rectangle on screen. */
   readonly drawnRecords: readonly number[];
-  /** Palette index (or -1) of each of those blocks. */
+  /** Palette index (or -1: no line) of each of those blocks. */
   readonly drawnColors: readonly number[];
+  /** For each of those blocks no line holds: its bucket kind's index in PEAK_BUCKET_KINDS (else -1). */
+  readonly drawnBuckets: readonly number[];
   /** The finding markers on screen: label and the CSS-pixel centre of the marker's diamond. */
   readonly drawnFindings: readonly DrawnFinding[];
   /** The text labels drawn over the plot (peak, OOMs, findings), their boxes in CSS pixels: they never intersect. */
@@ -109,7 +111,7 @@ export class Chart {
     ctx.beginPath();
     ctx.rect(left, top, width, height);
     ctx.clip();
-    let drawn = { rects: 0, drawnRecords: [] as number[], drawnColors: [] as number[] };
+    let drawn = { rects: 0, drawnRecords: [] as number[], drawnColors: [] as number[], drawnBuckets: [] as number[] };
     if (w) {
       this.blocks.drawRest(w, theme, plot, scales);
       drawn = this.blocks.drawBlocks(w, scene, theme, plot, scales);

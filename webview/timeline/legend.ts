@@ -1,7 +1,13 @@
-/** The legend under the chart: the entries that depend on the overview (OOMs, segment releases, measured memory). */
+/**
+ * The legend under the chart: the entries that depend on the overview (OOMs, segment releases,
+ * measured memory) and one per bucket kind of the blocks no line holds (bucketLegend), in its colour.
+ */
 import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
 import type { TimelineOverview } from '../../src/core/timeline/types';
-import { byId } from '../shared/dom';
+import { byId, el } from '../shared/dom';
+import type { BucketLegendEntry } from './bucketLegend';
+import { legendText } from './bucketLegend';
+import type { Theme } from './theme';
 
 /** The legend entry of the measured line, added to the legend the first time a snapshot has one. */
 function showMeasuredLegend(measured: MeasuredLine | undefined): void {
@@ -27,4 +33,21 @@ export function showOverviewLegend(overview: TimelineOverview): void {
   byId('legend-oom').hidden = overview.ooms.length === 0;
   byId('legend-release').hidden = overview.summary.releaseX.length === 0;
   showMeasuredLegend(overview.measured);
+}
+
+/** The bucket entries, each with its colour key; the title lists the kind's buckets at the peak. */
+export function showBucketLegend(entries: readonly BucketLegendEntry[], theme: Theme): void {
+  const box = byId('legend-buckets');
+  const key = JSON.stringify([entries, theme.buckets]);
+  if (box.dataset.shown === key) return;
+  box.dataset.shown = key;
+  box.replaceChildren(
+    ...entries.map((entry) => {
+      const swatch = el('span', 'key');
+      swatch.style.background = theme.buckets[entry.kind];
+      const item = el('span', { className: 'legend-bucket', title: entry.buckets.join('\n') }, swatch, legendText(entry));
+      item.dataset.kind = entry.kind;
+      return item;
+    }),
+  );
 }

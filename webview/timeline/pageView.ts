@@ -1,12 +1,14 @@
 /**
  * Drawing the page from what it holds: the chart (with the lines the filters highlight), the
- * minimap, the hover card over the hit under the pointer, and the pinned block's panel.
+ * minimap, the bucket legend, the hover card over the hit under the pointer, and the pinned block's panel.
  */
 import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
 import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import type { LineRow } from '../../src/protocol/timeline';
 import type { Chart, DrawStats } from './chart';
+import { bucketLegend, kindsDrawn } from './bucketLegend';
 import { renderDetail } from './detail';
+import { showBucketLegend } from './legend';
 import type { Hit } from './hit';
 import { highlightedLines } from './lineFilter';
 import type { Minimap } from './minimap';
@@ -82,6 +84,7 @@ export class PageView {
       f.theme,
     );
     minimap.draw(o, f.viewport, f.theme);
+    showBucketLegend(bucketLegend(o.peakBreakdown, kindsDrawn(f.window?.blockBucket)), f.theme);
     // The hit under the pointer in what was just drawn (a new window renumbers blocks and steps).
     let hover = f.hover;
     if (hover) {
