@@ -91,7 +91,8 @@ export class PageView {
       const hit = chart.hit(hover.x, hover.y);
       hover = hit ? { ...hover, hit } : undefined;
     }
-    const lines = hover ? tooltipLines(hover.hit, f.window, o, hover.hit.kind === 'block' ? f.detail(hover.hit.record) : undefined).filter(Boolean) : [];
+    const rowOf = (id: number) => f.rows.find((r) => r.id === id);
+    const lines = hover ? tooltipLines(hover.hit, f.window, o, hover.hit.kind === 'block' ? f.detail(hover.hit.record) : undefined, rowOf).filter(Boolean) : [];
     showTooltip(el.tooltip, el.chartBox, lines, hover?.x ?? 0, hover?.y ?? 0, hover?.hit.kind === 'finding');
     this.drawDetail(o, state.pinnedRecord, state.pinnedRecord !== undefined ? f.detail(state.pinnedRecord) : undefined);
     return { stats, hover };
