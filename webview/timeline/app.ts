@@ -4,7 +4,7 @@
  * page's data, requests and drawing are TimelinePage (page.ts).
  */
 import type { AxisKind } from '../../src/core/timeline/types';
-import type { ChartActions } from './chartInput';
+import type { ChartActions } from './chartActions';
 import { wireChartInput } from './chartInput';
 import type { ControlActions } from './controls';
 import { wireControls } from './controls';
@@ -15,8 +15,7 @@ import type { SortKey, ViewState } from './state';
 import { onSort } from './transitions';
 import { watchTheme } from './theme';
 import type { Viewport } from './viewport';
-import { pan, zoom, zoomYRange } from './viewport';
-import { estimateYMax } from './windowFetch';
+import { estimateYMax, pan, zoom, zoomYRange } from './viewport';
 import { TimelinePage } from './page';
 
 export class TimelineApp extends TimelinePage implements ChartActions, ControlActions {

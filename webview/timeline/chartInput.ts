@@ -1,59 +1,12 @@
 /**
  * The chart's pointer and keyboard input: wheel zoom and pan (Ctrl/Cmd+wheel zooms memory),
  * dragging to pan, click to pin, double-click to open a block's line, and the keys of the plot.
- * The app gives the actions; this module only reads events.
+ * The app gives the actions (chartActions); this module only reads events.
  */
 import type { Chart } from './chart';
-import type { Hit } from './hit';
+import type { ChartActions } from './chartActions';
+import { keyAction } from './chartActions';
 import type { Viewport } from './viewport';
-
-export const ZOOM_STEP = 1.5;
-export const PAN_STEP = 0.1;
-
-/** What the chart's input does in the app. */
-export interface ChartActions {
-  currentViewport(): Viewport | undefined;
-  setViewport(v: Viewport): void;
-  zoomBy(factor: number, anchor?: number): void;
-  panBy(fraction: number): void;
-  /** Zooms the y axis by `factor` (> 1 zooms in) keeping the bytes at `anchor` (0 bottom .. 1 top) in place. */
-  zoomY(factor: number, anchor?: number): void;
-  resetZoom(): void;
-  pin(record: number | undefined): void;
-  hover(x: number, y: number): void;
-  leave(): void;
-  /** Opens the line of the block under a double-click. */
-  openBlock(hit: Extract<Hit, { kind: 'block' }>): void;
-  goToSource(): void;
-}
-
-/** A key of the focused plot as an action, or undefined when the key does nothing there. */
-export function keyAction(key: string, shift: boolean): ((a: ChartActions) => void) | undefined {
-  switch (key) {
-    case '+':
-    case '=':
-      return (a) => a.zoomBy(ZOOM_STEP);
-    case '-':
-    case '_':
-      return (a) => a.zoomBy(1 / ZOOM_STEP);
-    case '0':
-      return (a) => a.resetZoom();
-    case 'ArrowLeft':
-      return (a) => a.panBy(-(shift ? 0.5 : PAN_STEP));
-    case 'ArrowRight':
-      return (a) => a.panBy(shift ? 0.5 : PAN_STEP);
-    case 'ArrowUp':
-      return (a) => a.zoomY(ZOOM_STEP, 1);
-    case 'ArrowDown':
-      return (a) => a.zoomY(1 / ZOOM_STEP, 1);
-    case 'Enter':
-      return (a) => a.goToSource();
-    case 'Escape':
-      return (a) => a.pin(undefined);
-    default:
-      return undefined;
-  }
-}
 
 export function wireChartInput(chart: Chart, actions: ChartActions): void {
   const canvas = chart.canvas;

@@ -7,7 +7,7 @@ import type { AxisKind } from '../../src/core/timeline/types';
 import type { TimelineCommand } from '../../src/protocol/timeline';
 import { byId } from '../shared/dom';
 import type { SelectElement } from './selectors';
-import { ZOOM_STEP } from './chartInput';
+import { ZOOM_STEP } from './chartActions';
 
 export interface ControlElements {
   readonly snapshot: SelectElement;

@@ -1,4 +1,5 @@
-/** The x window the chart shows, and how zooming and panning move it inside the domain. */
+/** The x window the chart shows, how zooming and panning move it inside the domain, and the y range. */
+import type { TimelineOverview } from '../../src/core/timeline/types';
 
 export interface Domain {
   readonly start: number;
@@ -54,4 +55,16 @@ export function zoomYRange(current: { min: number; max: number }, factor: number
   if (min === 0 && max >= fitted) return undefined;
   min = Math.min(min, Math.max(0, fitted - span));
   return { min, max: min + span };
+}
+
+/** Highest bytes the overview shows inside the viewport, with the chart's headroom (to size the offset quantum). */
+export function estimateYMax(o: TimelineOverview | undefined, v: Viewport | undefined): number {
+  if (!o) return 0;
+  const s = o.summary;
+  let max = 0;
+  for (let i = 0; i < s.stepState.length; i++) {
+    if (v && (s.stepX[i + 1] <= v.x0 || s.stepX[i] >= v.x1)) continue;
+    max = Math.max(max, s.reserved[i], s.envelope[i]);
+  }
+  return max * 1.06;
 }

@@ -8,7 +8,7 @@ import type { Chart } from './chart';
 import type { Requests } from './requests';
 import type { ViewState } from './state';
 import type { Viewport } from './viewport';
-import { sameViewport } from './viewport';
+import { estimateYMax, sameViewport } from './viewport';
 
 const BLOCK_BUDGET = 20_000;
 
@@ -29,18 +29,6 @@ export interface WindowPage {
 }
 
 export type WindowRange = { x0: number; x1: number } | { states: [number, number]; statesMargin?: number };
-
-/** Highest bytes the overview shows inside the viewport, with the chart's headroom (to size the offset quantum). */
-export function estimateYMax(o: TimelineOverview | undefined, v: Viewport | undefined): number {
-  if (!o) return 0;
-  const s = o.summary;
-  let max = 0;
-  for (let i = 0; i < s.stepState.length; i++) {
-    if (v && (s.stepX[i + 1] <= v.x0 || s.stepX[i] >= v.x1)) continue;
-    max = Math.max(max, s.reserved[i], s.envelope[i]);
-  }
-  return max * 1.06;
-}
 
 export class WindowFetcher {
   private inFlight = false;
