@@ -63,6 +63,7 @@ export class PageView {
     minimap.resize();
     if (!o || !f.viewport) {
       el.tooltip.hidden = true;
+      showBucketLegend([], f.theme);
       chart.clear(f.theme);
       minimap.clear(f.theme);
       return { stats: undefined, hover: f.hover };
