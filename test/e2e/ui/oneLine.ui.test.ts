@@ -14,13 +14,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { snapshotFromBytes } from '../../../src/core/load';
 import { SnapshotSession } from '../../../src/core/worker/session';
-import type { CodeServer } from '../codeServer';
-import { copyFixtureWorkspace, corpusDir, launchChromium, missingPrerequisite, repoRoot, resultsDir, startCodeServer, vsixUnderTest } from '../codeServer';
+import { corpusDir, missingPrerequisite, resultsDir } from '../codeServer';
 import type { OracleDevice } from '../expected';
 import { binary, oracle, oracleLine } from '../expected';
+import type { UiWorkbench } from '../uiWorkbench';
+import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 const SNAPSHOT = path.join(corpusDir, 'nothanmin-cs336.pickle');
@@ -57,34 +58,28 @@ function figuresAfter(text: string, prefix: RegExp): string[] {
 }
 
 describe('one line\'s bytes in hover, advice, summary and timeline (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 300_000 }, () => {
-  let server: CodeServer;
-  let browser: Browser;
+  let workbench: UiWorkbench | undefined;
   let page: Page;
   let device: OracleDevice & { readonly peakBreakdown: readonly { kind: string; label: string; bytes: number }[] };
   let session: SnapshotSession;
 
   before(async () => {
-    mkdirSync(resultsDir, { recursive: true });
     [device] = oracle(SNAPSHOT) as (typeof device)[];
     const bytes = readFileSync(SNAPSHOT);
     session = new SnapshotSession(snapshotFromBytes(bytes), bytes.byteLength, {});
-    server = await startCodeServer({ VRAM_LENS_CORPUS: corpusDir }, vsixUnderTest);
-    const workspace = copyFixtureWorkspace(server.tempDir);
-    mkdirSync(path.join(workspace, 'cs336_systems'), { recursive: true });
-    writeFileSync(path.join(workspace, FILE), standInSource());
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    await page.addInitScript(() => {
-      (globalThis as { __VRAM_LENS_TEST_HOOKS__?: boolean }).__VRAM_LENS_TEST_HOOKS__ = true;
+    workbench = await openUiWorkbench({
+      name: 'one-line',
+      timelineHooks: true,
+      prepare: ({ workspace }) => {
+        mkdirSync(path.join(workspace, 'cs336_systems'), { recursive: true });
+        writeFileSync(path.join(workspace, FILE), standInSource());
+      },
     });
-    await page.goto(server.url(workspace, vsixUnderTest ? [] : [['extensionDevelopmentPath', server.remote(repoRoot)]]));
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.locator('.statusbar').waitFor();
+    page = workbench.page;
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
+    await workbench?.close();
   });
 
   async function timelineFrame(): Promise<Frame> {
@@ -108,17 +103,7 @@ describe('one line\'s bytes in hover, advice, summary and timeline (code-server 
     await page.locator('.statusbar-item', { hasText: 'peak · cuda:0' }).waitFor({ timeout: 90_000 });
 
     // 1. The editor: the hover of line 887, with the advisor's finding on that line.
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input.input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(FILE);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'adapters.py' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: 'adapters.py' }).waitFor();
-    await page.keyboard.press('Control+G');
-    await input.waitFor({ state: 'visible' });
-    await page.keyboard.type(String(LINE));
-    await page.keyboard.press('Enter');
+    await openWorkspaceFile(page, FILE, LINE);
     const code = page.locator('.view-line', { hasText: CODE }).first();
     const hoverText = await eventually(
       'the hover of line 887 with its figures and the finding',

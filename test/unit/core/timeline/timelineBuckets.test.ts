@@ -10,15 +10,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeSnapshot } from '../../src/core/analysis/analyze';
-import { attributingStack } from '../../src/core/analysis/liveAtPeak';
-import { PEAK_BUCKET_KINDS } from '../../src/core/analysis/peakBreakdown';
-import { snapshotFromBytes } from '../../src/core/load';
-import { NO_STACK } from '../../src/core/snapshot/model';
-import { TimelineQueries } from '../../src/core/timeline/queries';
-import { MAX_BLOCK_BUDGET } from '../../src/core/timeline/window';
-import { bucketLegend, kindsDrawn } from '../../webview/timeline/bucketLegend';
-import { corpusFiles, corpusMissing, referenceAnalysis } from '../helpers/corpus';
+import { analyzeSnapshot } from '../../../../src/core/analysis/analyze';
+import { attributingStack } from '../../../../src/core/analysis/liveAtPeak';
+import { PEAK_BUCKET_KINDS } from '../../../../src/core/analysis/peakBreakdown';
+import { snapshotFromBytes } from '../../../../src/core/load';
+import { NO_STACK } from '../../../../src/core/snapshot/model';
+import { TimelineQueries } from '../../../../src/core/timeline/queries';
+import { MAX_BLOCK_BUDGET } from '../../../../src/core/timeline/window';
+import { bucketLegend, kindsDrawn } from '../../../../webview/timeline/bucketLegend';
+import { corpusFiles, corpusMissing, referenceAnalysis } from '../../../helpers/corpus';
 
 interface RefBucket {
   readonly kind: string;

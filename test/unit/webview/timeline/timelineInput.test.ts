@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TimelineOverview } from '../../src/core/timeline/types';
-import type { LineRow } from '../../src/protocol/timeline';
-import type { ChartActions } from '../../webview/timeline/chartActions';
-import { keyAction, PAN_STEP, ZOOM_STEP } from '../../webview/timeline/chartActions';
-import { highlightedLines } from '../../webview/timeline/lineFilter';
-import { estimateYMax, zoomYRange } from '../../webview/timeline/viewport';
+import type { TimelineOverview } from '../../../../src/core/timeline/types';
+import type { LineRow } from '../../../../src/protocol/timeline';
+import type { ChartActions } from '../../../../webview/timeline/chartActions';
+import { keyAction, PAN_STEP, ZOOM_STEP } from '../../../../webview/timeline/chartActions';
+import { highlightedLines } from '../../../../webview/timeline/lineFilter';
+import { estimateYMax, zoomYRange } from '../../../../webview/timeline/viewport';
 
 /** The actions a key led to, as strings. */
 function actionsOf(key: string, shift = false): string[] {
