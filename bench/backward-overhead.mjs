@@ -40,10 +40,12 @@ const variants = [
   { name: 'backward lines on', args: (out) => [bootstrap, '--snapshot', path.join(work, 's.pickle'), '--backward-lines', 'on', '--script', script, '--', out, String(options.steps), '2'] },
   { name: 'backward lines off', args: (out) => [bootstrap, '--snapshot', path.join(work, 's.pickle'), '--backward-lines', 'off', '--script', script, '--', out, String(options.steps), '2'] },
 ];
-process.on('SIGINT', () => {
-  cleanup();
-  process.exit(130);
-});
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.on(signal, () => {
+    cleanup(); // the chroots' mounts are not left behind
+    process.exit(code);
+  });
+}
 
 const rows = [];
 try {

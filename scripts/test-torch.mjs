@@ -11,10 +11,12 @@ import { cleanup, isReady, prepare, pythonCommand, repo, torchTargets, torchVers
 const only = process.argv.slice(2);
 const targets = torchTargets.filter((t) => only.length === 0 || only.includes(t.name));
 
-process.on('SIGINT', () => {
-  cleanup();
-  process.exit(130);
-});
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.on(signal, () => {
+    cleanup(); // the chroots' mounts are not left behind
+    process.exit(code);
+  });
+}
 
 const failures = [];
 function step(label, command, args, env = {}) {

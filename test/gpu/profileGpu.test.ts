@@ -152,7 +152,7 @@ describe('Profile VRAM on a CUDA GPU', { skip }, () => {
 
   it('torchrun (2 processes) writes one snapshot per rank', { timeout: 600_000, skip: Number(gpuCount) < 2 ? 'needs 2 GPUs' : false }, async () => {
     const r = await profile(
-      script('ddp.py', 'import os, torch, torch.distributed as dist\ndist.init_process_group("nccl")\nr = dist.get_rank()\ntorch.cuda.set_device(r)\nx = torch.ones(1 << 20, device="cuda")\ndist.all_reduce(x)\ndist.destroy_process_group()\n'),
+      script('ddp.py', 'import os, torch, torch.distributed as dist\ntorch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\ndist.init_process_group("nccl")\nx = torch.ones(1 << 20, device="cuda")\ndist.all_reduce(x)\ndist.destroy_process_group()\n'),
       [],
       { nproc: 2 },
     );
