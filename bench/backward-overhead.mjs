@@ -3,7 +3,8 @@
 // with Adam, 1 thread) runs plainly and through the bootstrap with backward lines on (single-threaded backward
 // + module ranges, forced on CPU with VRAM_LENS_TEST_INSTRUMENT_CPU=1) and off (the import hook alone),
 // interleaved round by round so a change in the machine's load hits every variant alike. Prints, per build, the
-// median and best step time of each variant over all rounds and their ratios to the plain run.
+// median and best step time of each variant over all rounds and their ratios to the plain run: wall time, and
+// the process's CPU time (what the work costs whatever else a shared machine runs; 1 thread, so comparable).
 // On CPU no memory is recorded (no CUDA): what this measures is the bootstrap, the hooks and the ranges.
 //
 //   node bench/backward-overhead.mjs [--rounds N] [--steps N] [--targets trixie,sid]
@@ -55,6 +56,7 @@ try {
     const version = torchVersion(t);
     const python = pythonCommand(t);
     const steps = variants.map(() => []);
+    const cpuSteps = variants.map(() => []);
     for (let round = 0; round < options.rounds; round++) {
       variants.forEach((v, i) => {
         const out = path.join(work, `${t.name}-${i}-${round}.json`);
@@ -64,16 +66,22 @@ try {
           env: { PATH: process.env.PATH, VRAM_LENS_TEST_INSTRUMENT_CPU: '1', OMP_NUM_THREADS: '1' },
         });
         if (r.status !== 0) throw new Error(`${t.name} ${v.name}: exit ${r.status}\n${r.stderr}`);
-        steps[i].push(...JSON.parse(readFileSync(out, 'utf8')).steps_ms);
+        const result = JSON.parse(readFileSync(out, 'utf8'));
+        steps[i].push(...result.steps_ms);
+        cpuSteps[i].push(...result.cpu_steps_ms);
       });
       process.stderr.write(`${t.name}: round ${round + 1}/${options.rounds}\n`);
     }
-    const plain = { median: median(steps[0]), best: Math.min(...steps[0]) };
-    variants.forEach((v, i) => {
-      const m = median(steps[i]);
-      const b = Math.min(...steps[i]);
-      rows.push([`${t.name} (PyTorch ${version})`, v.name, m.toFixed(1), b.toFixed(1), `${((m / plain.median - 1) * 100).toFixed(1)}%`, `${((b / plain.best - 1) * 100).toFixed(1)}%`]);
-    });
+    for (const [clock, samples] of [['wall', steps], ['CPU', cpuSteps]]) {
+      const plainMedian = median(samples[0]);
+      const plainBest = Math.min(...samples[0]);
+      variants.forEach((v, i) => {
+        const m = median(samples[i]);
+        const b = Math.min(...samples[i]);
+        const vs = (x, base) => `${x >= base ? '+' : ''}${((x / base - 1) * 100).toFixed(1)}%`;
+        rows.push([`${t.name} (PyTorch ${version})`, clock, v.name, m.toFixed(1), b.toFixed(1), vs(m, plainMedian), vs(b, plainBest)]);
+      });
+    }
   }
 } finally {
   cleanup();
@@ -81,6 +89,6 @@ try {
 }
 const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
 console.log(`${options.rounds} rounds x ${options.steps} steps per variant, interleaved; load average now ${load} on ${os.cpus().length} cores\n`);
-console.log('| PyTorch | variant | median step (ms) | best step (ms) | median vs plain | best vs plain |');
-console.log('|---|---|---:|---:|---:|---:|');
+console.log('| PyTorch | time | variant | median step (ms) | best step (ms) | median vs plain | best vs plain |');
+console.log('|---|---|---|---:|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
