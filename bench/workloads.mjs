@@ -4,9 +4,12 @@
 //
 // First, the seed's table: the similarity workload's three iterations (eager, cleanup, inplace), peak of
 // the snapshot (inputs + intermediates, measured by the arena where it runs) and time per run, each as a
-// ratio to eager; each variant runs in its own session with its own options, runs interleaved.
+// ratio to eager; each variant runs in its own session with its own options, runs interleaved. Timed runs
+// fetch only `similarity`, what the sample's functions return: the other graph outputs (eager's locals
+// alive until return) are still computed and held to the end of the run, but not copied out to JavaScript,
+// which PyTorch's return does not do either (`--fetch-all` copies every output, as the profiled run does).
 //
-//   node bench/workloads.mjs [--size small|medium|large] [--runs N] [--ep cpu|webgpu|cuda] [--table-only]
+//   node bench/workloads.mjs [--size small|medium|large] [--runs N] [--ep cpu|webgpu|cuda] [--table-only] [--fetch-all]
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -50,28 +53,32 @@ async function seedTable() {
     );
     const session = await ort.InferenceSession.create(encodeModel(graph.model), sessionOptions(provider, effectiveSettings(request), undefined));
     await session.run(feeds);
-    rows.push({ variant: variant.id, summary, session, feeds, wall: [] });
+    rows.push({ variant: variant.id, summary, session, feeds, wall: [], cpu: [] });
   }
+  const fetches = process.argv.includes('--fetch-all') ? undefined : ['similarity'];
   for (let i = 0; i < runs; i++) {
     for (const row of rows) {
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
-      await row.session.run(row.feeds);
+      await (fetches ? row.session.run(row.feeds, fetches) : row.session.run(row.feeds));
       row.wall.push(performance.now() - started);
+      const used = process.cpuUsage(cpuBefore);
+      row.cpu.push((used.user + used.system) / 1000);
     }
   }
   for (const row of rows) await row.session.release();
   const base = rows[0];
-  console.log(`similarity, the seed's three iterations: size ${size}, ${provider}, ${runs} interleaved runs each (median), node ${process.version}`);
-  console.log('variant    peak (snapshot)   figures        ratio   time/run ms  ratio');
+  console.log(`similarity, the seed's three iterations: size ${size}, ${provider}, ${runs} interleaved runs each (median, fetching ${fetches ? 'similarity only' : 'every output'}), node ${process.version}`);
+  console.log('variant    peak (snapshot)   figures        ratio   wall/run ms  ratio   cpu/run ms  ratio');
   for (const row of rows) {
     const peak = row.summary.snapshotPeakBytes;
     console.log(
-      `${row.variant.padEnd(10)} ${mib(peak).padStart(15)}   ${row.summary.figures.padEnd(13)} ${(peak / base.summary.snapshotPeakBytes).toFixed(2).padStart(6)} ${median(row.wall).toFixed(1).padStart(12)} ${(median(row.wall) / median(base.wall)).toFixed(2).padStart(6)}`,
+      `${row.variant.padEnd(10)} ${mib(peak).padStart(15)}   ${row.summary.figures.padEnd(13)} ${(peak / base.summary.snapshotPeakBytes).toFixed(2).padStart(6)} ${median(row.wall).toFixed(1).padStart(12)} ${(median(row.wall) / median(base.wall)).toFixed(2).padStart(6)} ${median(row.cpu).toFixed(1).padStart(12)} ${(median(row.cpu) / median(base.cpu)).toFixed(2).padStart(6)}`,
     );
   }
   const [eager, cleanup, inplace] = rows.map((r) => r.summary.snapshotPeakBytes);
   console.log(`seed's shape (inplace < 0.5 x eager, cleanup between): ${inplace < 0.5 * eager && cleanup < eager && cleanup > inplace ? 'holds' : 'does not hold'}\n`);
-  return rows.map((r) => ({ variant: r.variant, peakBytes: r.summary.snapshotPeakBytes, figures: r.summary.figures, medianMs: median(r.wall) }));
+  return rows.map((r) => ({ variant: r.variant, peakBytes: r.summary.snapshotPeakBytes, figures: r.summary.figures, medianMs: median(r.wall), medianCpuMs: median(r.cpu) }));
 }
 
 const table = await seedTable();

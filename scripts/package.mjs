@@ -57,7 +57,13 @@ const platformSpecific = {
     '!node_modules/koffi/src/koffi/index.cjs',
     '!node_modules/koffi/src/koffi/src/*.cjs',
   ],
-  '!node_modules/@koromix/**': [`!node_modules/@koromix/koffi-${os}-${arch}/**`],
+  // koffi's Linux packages also carry a musl build (VS Code's alpine-* targets, not built here); the
+  // glibc target gets its own binary only. The .lib/.exp files of Windows are for linking, not loading.
+  '!node_modules/@koromix/**': [
+    `!node_modules/@koromix/koffi-${os}-${arch}/package.json`,
+    `!node_modules/@koromix/koffi-${os}-${arch}/index.js`,
+    `!node_modules/@koromix/koffi-${os}-${arch}/${os}_${arch}/koffi.node`,
+  ],
 };
 const rules = readFileSync('.vscodeignore', 'utf8')
   .split(/\r?\n/)

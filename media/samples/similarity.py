@@ -6,7 +6,7 @@ distance -|a - b|^2 = -a^2 + 2ab - b^2, an [B, M, Q] matrix that is by far the l
 
     python similarity.py --variant eager     # every [B, M, Q] intermediate is its own tensor, alive until return
     python similarity.py --variant cleanup   # del intermediates early and torch.cuda.empty_cache() between steps
-    python similarity.py --variant inplace   # small tensors first, then the similarity updated in place
+    python similarity.py --variant inplace   # small tensors first, the similarity updated in place (baddbmm_: no a^2)
 
 Profile each with "VRAM Lens: Profile VRAM" and compare the peaks (media/samples/README.md says what
 to expect). Every statement is on its own line so that each line's memory can be read separately.
@@ -49,9 +49,7 @@ def similarity_inplace(mk, ms, qk, qe):
     similarity = mk.transpose(1, 2) @ (qk * qe)
     similarity.mul_(2)
     similarity.sub_(b_sq)
-    a_sq = mk.pow(2).transpose(1, 2) @ qe
-    similarity.sub_(a_sq)
-    del a_sq
+    similarity.baddbmm_(mk.pow(2).transpose(1, 2), qe, alpha=-1)
     similarity.mul_(ms)
     similarity.div_(math.sqrt(c))
     return similarity

@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { formatBytes } from '../../src/core/format';
 import { NO_LINE } from '../../src/core/analysis/lineIndex';
+import type { PeakBucketKind } from '../../src/core/analysis/peakBreakdown';
+import { PEAK_BUCKET_KINDS } from '../../src/core/analysis/peakBreakdown';
 import { BEFORE_TRACE, NEVER_FREED } from '../../src/core/analysis/replay';
 import { Action } from '../../src/core/snapshot/model';
 import { snapshotFromBytes } from '../../src/core/load';
@@ -41,6 +43,7 @@ interface Stats {
   rects: number;
   drawnRecords: number[];
   drawnColors: number[];
+  drawnBuckets: number[];
   drawnFindings: { label: string; x: number; y: number }[];
   yMax: number;
 }
@@ -127,6 +130,18 @@ function towards(a: string, b: string, t: number): string {
   return `#${[0, 1, 2].map((i) => Math.round(c(a, i) + (c(b, i) - c(a, i)) * t).toString(16).padStart(2, '0')).join('')}`;
 }
 
+/** The bucket kind the analysis gives a record no line holds (spec "Explaining the peak"). */
+function bucketOfRecord(s: LoadedForTest, device: number, record: number): PeakBucketKind | undefined {
+  return s.session.analysis.devices.find((x) => x.device === device)!.buckets.bucketOf(record)?.kind;
+}
+
+/** A bucket kind's colour in a test theme (the `noFrames` kind has the unattributed colour). */
+function bucketColor(theme: ThemeName, kind: PeakBucketKind): string {
+  const css = readFileSync(path.join(repoRoot, 'test', 'browser', 'themes', `${theme}.css`), 'utf8');
+  const name = kind === 'noFrames' ? 'unattributed' : `bucket${kind[0].toUpperCase()}${kind.slice(1)}`;
+  return new RegExp(`--vscode-vramLens-timeline-${name}: (#[0-9a-f]{6})`).exec(css)![1];
+}
+
 function themePalette(theme: ThemeName): string[] {
   const css = readFileSync(path.join(repoRoot, 'test', 'browser', 'themes', `${theme}.css`), 'utf8');
   return Array.from({ length: 12 }, (_, i) => new RegExp(`--vscode-vramLens-timeline-palette${i + 1}: (#[0-9a-f]{6})`).exec(css)![1]);
@@ -192,6 +207,8 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     stats.drawnRecords.forEach((record, i) => {
       const line = lineOfRecord(s, s.device, record);
       assert.equal(stats.drawnColors[i], line ? colorOf(line) : -1, `record ${record}`);
+      // A block no line holds is drawn as its bucket kind.
+      assert.equal(stats.drawnBuckets[i], line ? -1 : PEAK_BUCKET_KINDS.indexOf(bucketOfRecord(s, s.device, record)!), `record ${record} bucket`);
     });
     // The ten lines holding the most at the peak have ten different colours.
     const top = [...s.session.device(s.device).lines].filter((l) => l.liveAtPeakBytes > 0).sort((a, b) => b.liveAtPeakBytes - a.liveAtPeakBytes).slice(0, 10);
@@ -209,7 +226,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     for (const sample of samples) {
       if (!sample) continue;
       const line = lineOfRecord(s, s.device, sample.record);
-      const base = line ? palette[colorOf(line)] : '#5f6b7a';
+      const base = line ? palette[colorOf(line)] : bucketColor('dark', bucketOfRecord(s, s.device, sample.record)!);
       // Odd records are drawn 20% of the way towards the background (#181818).
       const expected = sample.record % 2 === 0 ? base : towards(base, '#181818', 0.2);
       assert.equal(hex(sample.rgba), expected, `block ${sample.record} pixel`);
@@ -217,6 +234,45 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     }
     assert.ok(checked >= 5, `${checked} blocks sampled`);
     assert.deepEqual(await page.evaluate(() => (globalThis as unknown as Hooks).__cspViolations), []);
+    assert.deepEqual(pageErrors, []);
+    await page.close();
+  });
+
+  it('draws the blocks no line holds in their bucket kind\'s colour, not grey, with a legend entry per kind and its bytes at the peak', async () => {
+    const s = load('silmont2000-cs336-small.pickle');
+    const host = new HostDouble([s], s.id);
+    const page = await open(host, { width: 900, height: 700 });
+    await settled(page);
+    await drawNow(page);
+    // The largest block of the backward pass tall enough to sample (worked out from the analysis' buckets).
+    const record = await tallBlock(page, (r) => !lineOfRecord(s, s.device, r) && bucketOfRecord(s, s.device, r) === 'backward');
+    const p = (await pointOf(page, record))!;
+    const base = bucketColor('dark', 'backward');
+    const rgba = hex(await pixel(page, p.x, p.y));
+    assert.equal(rgba, record % 2 === 0 ? base : towards(base, '#181818', 0.2), `block ${record}`);
+    assert.notEqual(rgba, bucketColor('dark', 'noFrames'));
+    // Distinct from every line colour of the palette.
+    assert.ok(!themePalette('dark').includes(base));
+    // The tooltip names the autograd node (the summary's words).
+    const box = await canvasBox(page);
+    await page.mouse.move(box.x + p.x, box.y + p.y);
+    const node = s.session.timeline.block(s.device, record, 0).bucket!.label;
+    await page.waitForFunction((text) => document.getElementById('tooltip')?.textContent?.includes(text) ?? false, `backward: ${node}`);
+    // The legend: one entry per kind at the peak, with the kind's bytes at the peak (the analysis' peakBreakdown).
+    const breakdown = s.session.analysis.devices.find((d) => d.device === s.device)!.peakBreakdown;
+    const entries = await page.locator('#legend-buckets .legend-bucket').evaluateAll((items) =>
+      items.map((e) => ({ kind: (e as HTMLElement).dataset.kind, text: e.textContent, title: (e as HTMLElement).title })),
+    );
+    const kinds = [...new Set(breakdown.map((b) => b.kind))];
+    assert.deepEqual(entries.map((e) => e.kind).sort(), [...kinds].sort());
+    for (const kind of kinds) {
+      const bytes = breakdown.filter((b) => b.kind === kind).reduce((sum, b) => sum + b.bytes, 0);
+      const entry = entries.find((e) => e.kind === kind)!;
+      assert.ok(entry.text?.includes(`${formatBytes(bytes)} at the peak`), `${kind}: ${entry.text}`);
+    }
+    assert.ok(entries.find((e) => e.kind === 'backward')!.title.includes(`backward: ${node}`));
+    await page.mouse.move(box.x + 2, box.y + 2);
+    await page.screenshot({ path: path.join(RESULTS, 'timeline-buckets-dark.png') });
     assert.deepEqual(pageErrors, []);
     await page.close();
   });

@@ -46,6 +46,7 @@ const required = [
   'extension/node_modules/onnxruntime-common/dist/cjs/index.js',
   'extension/node_modules/koffi/index.cjs',
   `extension/node_modules/@koromix/koffi-${os}-${arch}/package.json`,
+  `extension/node_modules/@koromix/koffi-${os}-${arch}/${os}_${arch}/koffi.node`,
   ...readmeImages().map((image) => `extension/${image}`),
 ];
 
@@ -60,7 +61,7 @@ const allowed: RegExp[] = [
   new RegExp(`^extension/node_modules/onnxruntime-node/bin/napi-v6/${escape(os)}/${escape(arch)}/[^/]+$`),
   /^extension\/node_modules\/onnxruntime-common\/dist\/cjs\/[^/]+\.(js|json)$/,
   /^extension\/node_modules\/koffi\/(index\.cjs|LICENSE\.txt|src\/koffi\/index\.cjs|src\/koffi\/src\/[^/]+\.cjs)$/,
-  new RegExp(`^extension/node_modules/@koromix/koffi-${escape(os)}-${escape(arch)}/`),
+  new RegExp(`^extension/node_modules/@koromix/koffi-${escape(os)}-${escape(arch)}/(package\\.json|index\\.js|${escape(os)}_${escape(arch)}/koffi\\.node)$`),
 ];
 
 describe('npm run package', () => {

@@ -13,7 +13,7 @@ import { encodeModel } from '../../src/core/onnx/encode';
 import type { OnnxGraph, OnnxModel } from '../../src/core/onnx/model';
 import { DEFAULT_SESSION_SETTINGS } from '../../src/core/ort/session';
 import { executeJob, finishJob } from '../../src/core/ort/workloadJob';
-import { InputSpecError, defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputsFile } from '../../src/core/workloads/modelInputSpec';
+import { InputSpecError, checkValues, defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputSpec, parseInputsFile } from '../../src/core/workloads/modelInputSpec';
 import { openDimensions } from '../../src/core/workloads/onnxModelGraph';
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'vram-lens-inputs-'));
@@ -143,5 +143,115 @@ describe('int64 inputs and external data', () => {
     const same = await run(inline);
     assert.equal(ext.snapshotPeakBytes, same.snapshotPeakBytes, 'the same figures as the weights inline');
     assert.ok(encodeModel(matmulModel('ext.weights')).length < 256, 'the weights are not in the model file');
+  });
+});
+
+describe('literal values per element', () => {
+  it('parses NAME=SHAPE:[v1,...] and {"shape", "values"}, one value per element', () => {
+    assert.deepEqual(parseInputSpec('ids=1x3:[5,7,9]'), ['ids', { shape: [1, 3], values: [5, 7, 9] }]);
+    assert.deepEqual(parseInputSpec('s=2:[3, 8]'), ['s', { shape: [2], values: [3, 8] }]);
+    assert.deepEqual(parseInputSpec('k=:[4]'), ['k', { shape: [], values: [4] }]);
+    assert.deepEqual(inputSpecsFromJson({ x: { shape: [1, 3], values: [1, 2.5, 3] }, y: '2:[1,2]' }, 'f.json'), {
+      x: { shape: [1, 3], values: [1, 2.5, 3] },
+      y: { shape: [2], values: [1, 2] },
+    });
+  });
+
+  it('refuses a count that is not the shape\'s, non-numbers, and a fill beside values, naming the input', () => {
+    assert.throws(() => parseInputSpec('ids=2x2:[1,2,3]'), /input 'ids': 3 values for shape \[2, 2\], which has 4 elements/);
+    assert.throws(() => parseInputSpec('k=:[]'), /input 'k': 0 values for shape \[\], which has 1 element$/);
+    assert.throws(() => parseInputSpec('ids=3:[1,"a",3]'), /input 'ids': values must be an array of numbers/);
+    assert.throws(() => parseInputSpec('ids=3:[1,2'), /input 'ids': values '\[1,2' are not a JSON array/);
+    assert.throws(() => inputSpecsFromJson({ x: { shape: [2], values: [1] } }, 'f.json'), /f\.json: input 'x': 1 values for shape \[2\]/);
+    assert.throws(() => inputSpecsFromJson({ x: { shape: [1], values: [1], value: 1 } }, 'f.json'), /f\.json: input 'x': give "value" \(a fill\) or "values"/);
+  });
+
+  it('checks integers against their type\'s range; floats take any finite number', () => {
+    const of = (elemType: number) => ({ name: 'v', elemType, shape: [3] });
+    assert.doesNotThrow(() => checkValues(of(3), [-128, 0, 127]));
+    assert.throws(() => checkValues(of(3), [0, 128, 0]), /input 'v': value 128 \(element 1\) is not a whole number in int8's range -128\.\.127/);
+    assert.throws(() => checkValues(of(2), [-1, 0, 0]), /uint8's range 0\.\.255/);
+    assert.throws(() => checkValues(of(7), [1.5, 0, 0]), /value 1\.5 \(element 0\) is not a whole number in int64's range/);
+    assert.throws(() => checkValues(of(7), [2 ** 53, 0, 0]), /int64's range/);
+    assert.throws(() => checkValues(of(6), [2 ** 31, 0, 0]), /int32's range -2147483648\.\.2147483647/);
+    assert.throws(() => checkValues(of(9), [0, 1, 2]), /value 2 \(element 2\) is not a bool \(0 or 1\)/);
+    assert.doesNotThrow(() => checkValues(of(1), [1e30, -0.5, 3]));
+  });
+
+  /** y = Expand(x, shape): x float32 [1, 8], shape int64 [2]; y's bytes follow the values of `shape`. */
+  function expandModel(): string {
+    const file = path.join(tmp(), 'expand.onnx');
+    writeFileSync(
+      file,
+      encodeModel(
+        modelOf({
+          name: 'expand',
+          inputs: [
+            { name: 'x', elemType: 1, shape: [1, 8] },
+            { name: 'shape', elemType: 7, shape: [2] },
+          ],
+          outputs: [{ name: 'y', elemType: 1, shape: undefined }],
+          initializers: [],
+          nodes: [{ name: 'expand', opType: 'Expand', inputs: ['x', 'shape'], outputs: ['y'] }],
+        }),
+      ),
+    );
+    return file;
+  }
+
+  it('feeds each element its value: Expand to [3, 8] and [5, 8] (bytes of y from the literal shape)', async () => {
+    const file = expandModel();
+    for (const rows of [3, 5]) {
+      const run = await cli(['run', file, '--input', `shape=2:[${rows},8]`, '--ep', 'cpu', '--json']);
+      assert.equal(run.code, 0, run.err);
+      const report = JSON.parse(run.out) as Report;
+      // x 1 x 8 float32 = 32 B, shape 2 int64 = 16 B; y rows x 8 float32.
+      assert.equal(report.run.inputBytes, 32 + 16);
+      assert.deepEqual(report.run.nodes.map((n) => n.outputBytes), [rows * 8 * 4]);
+    }
+    writeFileSync(inputsFilePath(file), JSON.stringify({ shape: { shape: [2], values: [4, 8] } }));
+    const fromFile = await cli(['run', file, '--ep', 'cpu', '--json']);
+    assert.deepEqual((JSON.parse(fromFile.out) as Report).run.nodes.map((n) => n.outputBytes), [4 * 8 * 4]);
+  });
+
+  it('a value outside the input\'s type and a wrong count are errors naming the input', async () => {
+    const file = expandModel();
+    const fraction = await cli(['run', file, '--input', 'shape=2:[2.5,8]', '--ep', 'cpu']);
+    assert.equal(fraction.code, 1);
+    assert.match(fraction.err, /input 'shape': value 2\.5 \(element 0\) is not a whole number in int64's range/);
+    const fill = await cli(['run', file, '--input', 'shape=2:2.5', '--ep', 'cpu']);
+    assert.equal(fill.code, 1);
+    assert.match(fill.err, /input 'shape': value 2\.5 \(element 0\) is not a whole number in int64's range/);
+    const count = await cli(['run', file, '--input', 'shape=2:[3]', '--ep', 'cpu']);
+    assert.notEqual(count.code, 0);
+    assert.match(count.err, /input 'shape': 1 values for shape \[2\]/);
+  });
+
+  it('integer scalars given nowhere get their default, reported in the summary', async () => {
+    // e = table[ids + k] with ids zeros: k = 1 (the default) reads row 1; k named `sr` would get 16000.
+    const file = path.join(tmp(), 'gather.onnx');
+    const model = (k: string) =>
+      modelOf({
+        name: 'gather',
+        inputs: [
+          { name: 'ids', elemType: 7, shape: [2] },
+          { name: k, elemType: 7, shape: [] },
+        ],
+        outputs: [{ name: 'e', elemType: 1, shape: [2, 4] }],
+        initializers: [{ name: 'table', elemType: 1, dims: [16, 4], data: new Float32Array(64) }],
+        nodes: [
+          { name: 'shift', opType: 'Add', inputs: ['ids', k], outputs: ['ids2'] },
+          { name: 'gather', opType: 'Gather', inputs: ['table', 'ids2'], outputs: ['e'] },
+        ],
+      });
+    writeFileSync(file, encodeModel(model('k')));
+    const run = await cli(['run', file, '--ep', 'cpu']);
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /integer scalars k = 1 \(defaults; --input NAME=:N to change\)/);
+    writeFileSync(file, encodeModel(model('sr')));
+    // sr = 16000 is past the 16-row table: onnxruntime's own error, so the default did reach the model.
+    await assert.rejects(cli(['run', file, '--ep', 'cpu', '--json']), /idx=16000/);
+    const ok = await cli(['run', file, '--input', 'sr=:3', '--ep', 'cpu', '--json']);
+    assert.equal((JSON.parse(ok.out) as { run: { scalarDefaults?: unknown } }).run.scalarDefaults, undefined, 'nothing defaulted');
   });
 });

@@ -32,6 +32,7 @@ function window(x0: number, x1: number, moreBlocks = false): TimelineWindow {
     blockRecord: new Int32Array([10, 11]),
     blockSize: new Float64Array([4 * MiB, 2 * MiB]),
     blockLine: new Int32Array([1, -1]),
+    blockBucket: new Int8Array([-1, 0]),
     blockFirstStep: new Int32Array([0, 0]),
     blockLastStep: new Int32Array([1, 1]),
     blockRunStart: new Int32Array([0, 1]),
@@ -57,6 +58,7 @@ function overview(ooms = 0): TimelineOverview {
     annotations: [],
     annotationsOmitted: 0,
     summary: window(0, 1000),
+    peakBreakdown: [],
     allocations: 2,
   };
 }
@@ -108,10 +110,18 @@ describe('timeline tooltip', () => {
     assert.equal(lines.at(-1), 'Click to pin and see its stack');
     assert.ok(!lines.some((l) => l.includes('open the line')));
   });
-  it('says what is known before the detail arrives, and ignores a detail of another block', () => {
+  it('says what is known before the detail arrives (the bucket kind the window names), and ignores a detail of another block', () => {
     assert.equal(unattributedLabel(undefined), 'no Python line recorded');
     const lines = tooltipLines({ kind: 'block', index: 1, record: 11, step: 0 }, window(0, 1000), o, detail(99, -1));
-    assert.equal(lines[0], '2.0 MiB  no Python line recorded');
+    assert.equal(lines[0], '2.0 MiB  backward pass');
+    const w = window(0, 1000);
+    const unknown = { ...w, blockBucket: new Int8Array([-1, -1]) };
+    assert.equal(tooltipLines({ kind: 'block', index: 1, record: 11, step: 0 }, unknown, o, undefined)[0], '2.0 MiB  no Python line recorded');
+  });
+  it('shows the line\'s own live-at-peak bytes (the lines table\'s row) under a block of that line', () => {
+    const row = { id: 1, file: '/home/u/proj/model.py', line: 7, color: 0, allocCount: 3, allocBytes: 12 * MiB, peakBytes: 0, liveAtPeakBytes: 8 * MiB, inclusiveLiveAtPeakBytes: 8 * MiB };
+    const lines = tooltipLines({ kind: 'block', index: 0, record: 10, step: 0 }, window(0, 1000), o, undefined, (id) => (id === 1 ? row : undefined));
+    assert.deepEqual(lines, ['4.0 MiB  model.py:7', 'model.py:7 holds 8.0 MiB live at peak', 'Click to pin, double-click to open the line']);
   });
   it('prints nothing for a hit from an older window instead of NaN', () => {
     const w = window(0, 1000);

@@ -76,19 +76,63 @@ describe('similarity graphs', () => {
     assert.ok(Math.abs(expected[(1 * M + 5) * Q + 7] - direct) < 1e-12);
   });
 
-  it('each variant has the [B,M,Q] tensors its sample function makes, and eager returns its locals a_sq and two_ab', () => {
+  it('each variant has the [B,M,Q] tensors its sample function makes; eager returns its locals a_sq and two_ab, both the old similarity', () => {
     const bmq = (g: WorkloadGraph) => g.nodes.filter((n) => g.shapes.get(n.outputs[0])!.join() === [B, M, Q].join()).map((n) => n.name);
     // a_sq, ab, two_ab, -a_sq, -a_sq + two_ab, - b_sq, * ms, / sqrt(C): one tensor per eager intermediate.
     const eager = buildSimilarity('eager', size);
     assert.deepEqual(bmq(eager), ['a_sq', 'ab', 'two_ab', 'neg_a_sq', 'neg_a_sq_plus_two_ab', 'minus_b_sq', 'times_ms', 'similarity']);
-    assert.deepEqual(eager.outputs, ['similarity', 'a_sq', 'two_ab']);
+    // The old `similarity` (minus_b_sq) lives while the last line's right-hand side is evaluated.
+    assert.deepEqual(eager.outputs, ['similarity', 'a_sq', 'two_ab', 'minus_b_sq']);
+    // ... and frees them where Python does: the locals at `return`, the old similarity once its line is done.
+    assert.deepEqual(
+      [...eager.releasedAtEnd].map(([t, stack]) => `${t}: ${stack[0].statement}`),
+      ['a_sq: return similarity', 'two_ab: return similarity', 'minus_b_sq: similarity = similarity * ms'],
+    );
     const cleanup = buildSimilarity('cleanup', size);
     assert.deepEqual(bmq(cleanup), bmq(eager));
-    assert.deepEqual(cleanup.outputs, ['similarity']);
-    // Small tensors first: b_sq's nodes come before the first [B,M,Q] product.
+    assert.deepEqual(cleanup.outputs, ['similarity', 'minus_b_sq']);
+    // Small tensors first: b_sq's nodes come before the first [B,M,Q] product. With B = 2 ONNX has no batched
+    // multiply-accumulate for baddbmm_, so a_sq is made and subtracted.
     const inplace = buildSimilarity('inplace', size);
     assert.deepEqual(bmq(inplace), ['ab', 'similarity_times_2', 'similarity_minus_b_sq', 'a_sq', 'similarity_minus_a_sq', 'similarity_times_ms', 'similarity']);
     assert.ok(inplace.nodes.findIndex((n) => n.name === 'b_sq') < inplace.nodes.findIndex((n) => n.name === 'ab'));
+  });
+
+  describe('a batch of one (every built-in size): baddbmm_ is a Gemm on views', () => {
+    const one: SimilaritySize = { batch: 1, channels: 16, memory: 36, query: 28 };
+    const r = seededRandom(5);
+    const x = {
+      mk: uniform(one.channels * one.memory, -1, 1, r),
+      qk: uniform(one.channels * one.query, -1, 1, r),
+      qe: uniform(one.channels * one.query, 0, 1, r),
+      ms: uniform(one.memory, 1, 2, r),
+    };
+    const reference = similarityReference(one, x);
+
+    it('the in-place graph equals the eager graph and the formula in float64', async () => {
+      const eager = (await runCpu(buildSimilarity('eager', one), new Map(Object.entries(x)))).get('similarity')!;
+      const inplace = (await runCpu(buildSimilarity('inplace', one), new Map(Object.entries(x)))).get('similarity')!;
+      assert.equal(inplace.length, one.memory * one.query);
+      assert.ok(relativeError(inplace, reference) < 1e-5, `in place vs formula ${relativeError(inplace, reference)}`);
+      assert.ok(relativeError(inplace, eager) < 1e-5, `in place vs eager ${relativeError(inplace, eager)}`);
+    });
+
+    it('never makes a_sq: Gemm(mk.pow(2) viewed [C,M] transposed, qe viewed [C,Q], C = similarity viewed [M,Q], alpha -1, beta 1)', () => {
+      const g = buildSimilarity('inplace', one);
+      const { channels: C, memory: M, query: Q } = one;
+      const bmq = g.nodes.filter((n) => g.shapes.get(n.outputs[0])!.join() === [1, M, Q].join() && !g.views.has(n.outputs[0])).map((n) => n.name);
+      assert.deepEqual(bmq, ['ab', 'similarity_times_2', 'similarity_minus_b_sq', 'similarity_times_ms', 'similarity']);
+      const gemm = g.nodes.find((n) => n.opType === 'Gemm')!;
+      assert.deepEqual(gemm.inputs, ['mk_sq_2d', 'qe_2d', 'similarity_2d']);
+      assert.deepEqual(gemm.inputs.map((t) => g.shapes.get(t)), [[C, M], [C, Q], [M, Q]]);
+      assert.deepEqual(gemm.inputs.map((t) => g.views.get(t)), ['mk_sq', 'qe', 'similarity_minus_b_sq']);
+      assert.deepEqual(gemm.attributes, { transA: { kind: 'int', value: 1 }, alpha: { kind: 'float', value: -1 }, beta: { kind: 'float', value: 1 } });
+      assert.equal(g.views.get('similarity_minus_a_sq'), gemm.outputs[0]);
+      assert.deepEqual(
+        g.nodes.filter((n) => n.stack[0].statement === 'similarity.baddbmm_(').map((n) => n.opType),
+        ['Pow', 'Reshape', 'Reshape', 'Reshape', 'Gemm', 'Reshape'],
+      );
+    });
   });
 
   it('each variant annotates the lines of the sample function it mirrors', () => {

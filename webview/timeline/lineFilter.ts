@@ -21,3 +21,22 @@ export function compareRows(key: SortKey, descending: boolean): (a: LineRow, b: 
   if (key === 'line') return (a, b) => sign * (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line);
   return (a, b) => sign * (a[key] - b[key]) || b.allocBytes - a.allocBytes || a.id - b.id;
 }
+
+/**
+ * The lines the chart draws at full strength: the focused line alone, else those passing the file
+ * and stack filters; undefined when nothing filters (every line).
+ */
+export function highlightedLines(
+  rows: readonly LineRow[],
+  file: string,
+  stackIds: ReadonlySet<number> | undefined,
+  focusLine: number | undefined,
+): ReadonlySet<number> | undefined {
+  const filterFile = file.trim().toLowerCase();
+  if (!filterFile && !stackIds && focusLine === undefined) return undefined;
+  if (focusLine !== undefined) return new Set([focusLine]);
+  const ids = new Set<number>();
+  const filter = { file: filterFile, stackIds, minBytes: 0 };
+  for (const r of rows) if (rowPasses(r, filter)) ids.add(r.id);
+  return ids;
+}

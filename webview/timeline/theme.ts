@@ -2,6 +2,7 @@
  * The chart's colours, read from VS Code's theme variables (our contributed colours included)
  * and read again when the theme changes (VS Code swaps the body's classes).
  */
+import type { PeakBucketKind } from '../../src/core/analysis/peakBreakdown';
 import { PALETTE_SIZE } from '../../src/core/timeline/colors';
 
 export interface Theme {
@@ -15,8 +16,10 @@ export interface Theme {
   readonly allocated: string;
   readonly reserved: string;
   readonly rest: string;
-  /** Blocks with no Python line of the user's code. */
+  /** Blocks with no Python line of the user's code and no better name (the `noFrames` bucket). */
   readonly unattributed: string;
+  /** Blocks no line holds, by bucket kind (spec "Explaining the peak"); `noFrames` is `unattributed`. */
+  readonly buckets: Readonly<Record<PeakBucketKind, string>>;
   readonly peak: string;
   readonly oom: string;
   /** Device memory measured beside the trace (NVML). */
@@ -57,6 +60,13 @@ export function readTheme(): Theme {
     reserved: v('vramLens-timeline-reserved', light ? '#616161' : '#c5c5c5'),
     rest: v('vramLens-timeline-rest', light ? '#8b8b8b59' : '#8b8b8b66'),
     unattributed: v('vramLens-timeline-unattributed', light ? '#aab4c0' : '#5f6b7a'),
+    buckets: {
+      backward: v('vramLens-timeline-bucketBackward', light ? '#b4a9e0' : '#5d4f9e'),
+      annotation: v('vramLens-timeline-bucketAnnotation', light ? '#d9cb8f' : '#7d6d32'),
+      library: v('vramLens-timeline-bucketLibrary', light ? '#9fcfbf' : '#2e6b5e'),
+      noFrames: v('vramLens-timeline-unattributed', light ? '#aab4c0' : '#5f6b7a'),
+      beforeRecording: v('vramLens-timeline-bucketBeforeRecording', light ? '#d9b2c2' : '#6b4456'),
+    },
     peak: v('vramLens-timeline-peak', light ? '#bf8803' : '#cca700'),
     oom: v('vramLens-timeline-oom', light ? '#e51400' : '#f14c4c'),
     measured: v('vramLens-timeline-measured', light ? '#388a34' : '#89d185'),

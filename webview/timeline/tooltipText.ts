@@ -3,7 +3,9 @@
  * without a line of the user's is (its bucket of the peak breakdown). No DOM: tested in Node.
  */
 import type { PeakBucketKind } from '../../src/core/analysis/peakBreakdown';
-import { describeBucket } from '../../src/core/analysis/peakBreakdown';
+import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../src/core/analysis/peakBreakdown';
+import { lineFigure } from '../../src/core/analysis/lineFigures';
+import type { LineRow } from '../../src/protocol/timeline';
 import { formatBytes } from '../../src/core/format';
 import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
 import type { Hit } from './hit';
@@ -65,16 +67,28 @@ function fits(hit: Hit, w: TimelineWindow): boolean {
   }
 }
 
-/** Tooltip lines for a hit; `detail` adds the stack once the host has sent it. */
-export function tooltipLines(hit: Hit, w: TimelineWindow | undefined, overview: TimelineOverview, detail: BlockDetail | undefined): string[] {
+/** Tooltip lines for a hit; `detail` adds the stack once the host has sent it, `rowOf` a line's figures (the lines table's rows). */
+export function tooltipLines(
+  hit: Hit,
+  w: TimelineWindow | undefined,
+  overview: TimelineOverview,
+  detail: BlockDetail | undefined,
+  rowOf: (lineId: number) => LineRow | undefined = () => undefined,
+): string[] {
   if (w && !fits(hit, w)) return [];
   switch (hit.kind) {
     case 'block': {
       if (!w) return [];
       const line = w.lines.find((l) => l.id === w.blockLine[hit.index]);
       const mine = detail && detail.record === hit.record ? detail : undefined;
-      const head = `${formatBytes(w.blockSize[hit.index])}  ${line ? `${baseName(line.file)}:${line.line}` : unattributedLabel(mine)}`;
+      // Before the detail (and its bucket's label) arrives, a block without a line is named by its bucket's kind.
+      const kind = PEAK_BUCKET_KINDS[w.blockBucket[hit.index]] as PeakBucketKind | undefined;
+      const unlined = mine || kind === undefined ? unattributedLabel(mine) : bucketKindName(kind);
+      const head = `${formatBytes(w.blockSize[hit.index])}  ${line ? `${baseName(line.file)}:${line.line}` : unlined}`;
       const out = [head];
+      // The line's own figure (one truth: the analysis' live-at-peak bytes, as the hover and the summary show it).
+      const row = line ? rowOf(line.id) : undefined;
+      if (line && row) out.push(`${baseName(line.file)}:${line.line} holds ${formatBytes(row.liveAtPeakBytes)} ${lineFigure('liveAtPeakBytes').label}`);
       if (mine) {
         out.push(lifetime(mine, overview));
         for (const f of mine.frames.slice(0, 4)) out.push(`${f.user ? '▸' : ' '} ${f.name}  ${baseName(f.file)}:${f.line}`);

@@ -1,4 +1,5 @@
-/** The x window the chart shows, and how zooming and panning move it inside the domain. */
+/** The x window the chart shows, how zooming and panning move it inside the domain, and the y range. */
+import type { TimelineOverview } from '../../src/core/timeline/types';
 
 export interface Domain {
   readonly start: number;
@@ -40,4 +41,30 @@ export function pan(v: Viewport, fraction: number, d: Domain): Viewport {
 export function sameViewport(a: Viewport, b: Viewport): boolean {
   const eps = (a.x1 - a.x0) * 1e-9;
   return Math.abs(a.x0 - b.x0) <= eps && Math.abs(a.x1 - b.x1) <= eps;
+}
+
+/**
+ * The y range after zooming `current` by `factor` (> 1 zooms in) keeping the bytes at `anchor`
+ * (0 bottom .. 1 top) in place: undefined (fit to the window again) when it shows all of [0, fitted].
+ */
+export function zoomYRange(current: { min: number; max: number }, factor: number, anchor: number, fitted: number): { min: number; max: number } | undefined {
+  const at = current.min + (current.max - current.min) * anchor;
+  const span = Math.max(1024, (current.max - current.min) / factor);
+  let min = Math.max(0, at - span * anchor);
+  const max = min + span;
+  if (min === 0 && max >= fitted) return undefined;
+  min = Math.min(min, Math.max(0, fitted - span));
+  return { min, max: min + span };
+}
+
+/** Highest bytes the overview shows inside the viewport, with the chart's headroom (to size the offset quantum). */
+export function estimateYMax(o: TimelineOverview | undefined, v: Viewport | undefined): number {
+  if (!o) return 0;
+  const s = o.summary;
+  let max = 0;
+  for (let i = 0; i < s.stepState.length; i++) {
+    if (v && (s.stepX[i + 1] <= v.x0 || s.stepX[i] >= v.x1)) continue;
+    max = Math.max(max, s.reserved[i], s.envelope[i]);
+  }
+  return max * 1.06;
 }

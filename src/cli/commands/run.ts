@@ -29,9 +29,10 @@ import { InputError } from '../io';
 import { renderAnalysis } from '../render';
 
 export const runUsage =
-  'vram-lens run similarity|train-step [--variant V] [--size tiny|small|medium|large] | MODEL.onnx [--input NAME=SHAPE[:VALUE]]... [--dim NAME=N]...\n' +
+  'vram-lens run similarity|train-step [--variant V] [--size tiny|small|medium|large] | MODEL.onnx [--input NAME=SHAPE[:VALUE|:[V1,V2,...]]]... [--dim NAME=N]...\n' +
   '                 [--ep auto|cuda|webgpu|cpu] [--json] [--save FILE] [--top N] [--optimization LEVEL] [--no-arena] [--memory-pattern]\n' +
-  '  (inputs of a model not given by --input come from MODEL.onnx.inputs.json when it exists: {"NAME": "SHAPE[:VALUE]"})';
+  '  (inputs of a model not given by --input come from MODEL.onnx.inputs.json when it exists: {"NAME": "SHAPE[:VALUE]"};\n' +
+  '   integer scalars given nowhere get 16000 when named like a sample rate (sr), else 1)';
 export const runOptions = {
   valued: ['variant', 'size', 'ep', 'save', 'top', 'optimization', 'input', 'dim'],
   flags: ['json', 'no-arena', 'memory-pattern'],
@@ -96,6 +97,10 @@ function header(summary: RunSummary): string {
       : `${formatBytes(summary.measuredPeakBytes)} measured by onnxruntime's arena`;
   out.push(`  figures         ${summary.figures}: intermediates peak ${measured}, ${formatBytes(summary.reconstructedPeakBytes)} reconstructed from the graph`);
   out.push(`  inputs          ${formatBytes(summary.inputBytes)}`);
+  const defaults = Object.entries(summary.scalarDefaults ?? {});
+  if (defaults.length > 0) {
+    out.push(`  integer scalars ${defaults.map(([name, v]) => `${name} = ${v}`).join(', ')} (defaults; --input NAME=:N to change)`);
+  }
   if (summary.deviceMemoryPeakBytes !== undefined) out.push(`  device memory   ${formatBytes(summary.deviceMemoryPeakBytes)} peak for this process (NVML)`);
   out.push(`  run time        ${summary.runMs.toFixed(1)} ms`);
   if (summary.unresolvedStatements.length > 0) {

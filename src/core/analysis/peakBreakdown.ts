@@ -27,3 +27,22 @@ export function describeBucket(kind: PeakBucketKind, label: string): string {
       return 'allocated before recording began';
   }
 }
+
+/** Every bucket kind, in a fixed order (the timeline sends a block's kind as its index here). */
+export const PEAK_BUCKET_KINDS: readonly PeakBucketKind[] = ['backward', 'annotation', 'library', 'noFrames', 'beforeRecording'];
+
+/** A bucket kind as a legend names it (its buckets read as describeBucket says). */
+export function bucketKindName(kind: PeakBucketKind): string {
+  switch (kind) {
+    case 'backward':
+      return 'backward pass';
+    case 'annotation':
+      return 'annotated ranges';
+    case 'library':
+      return 'library code';
+    case 'noFrames':
+      return 'no Python line recorded';
+    case 'beforeRecording':
+      return 'allocated before recording began';
+  }
+}

@@ -19,7 +19,7 @@ import { encodeModel } from '../onnx/encode';
 import type { ExecGraph, FigureOrigin, MemoryTrace, NodeRun } from '../workloads/liveness';
 import { reconstructMemory } from '../workloads/liveness';
 import type { InputSpec } from '../workloads/modelInputSpec';
-import { specShape } from '../workloads/modelInputSpec';
+import { checkValues, defaultScalarValue, isIntegerScalar, specShape } from '../workloads/modelInputSpec';
 import { concreteShape, modelInputs, modelRunGraph } from '../workloads/onnxModelGraph';
 import type { ProfiledRun } from '../workloads/ortProfile';
 import { traceToSnapshot } from '../workloads/snapshotPickle';
@@ -95,6 +95,8 @@ export interface RunSummary {
   readonly unresolvedStatements: readonly string[];
   /** For a user's model: how many of its nodes name a source location (the others are shown on `onnx:<model>`). */
   readonly nodesWithSource: number | undefined;
+  /** For a user's model: integer scalars nobody gave, fed their default (16000 for a sample rate, else 1). */
+  readonly scalarDefaults?: Readonly<Record<string, number>>;
 }
 
 export interface ExecutedJob {
@@ -123,30 +125,33 @@ function float16Bits(value: number): number {
 }
 
 /**
- * Input data for a user's model: every element `value` when given; else floats uniform in [-1, 1),
- * integers and booleans zero (valid indices and masks).
+ * Input data for a user's model: each element's literal value (`values`, checked against the type by
+ * `checkValues`) or every element `value` when given; else floats uniform in [-1, 1), integers and
+ * booleans zero (valid indices and masks). A fill is checked against the type like literal values.
  */
-function modelFeed(elemType: number | undefined, dims: number[], random: () => number, value?: number): Feed {
+function modelFeed(elemType: number | undefined, dims: number[], random: () => number, spec?: InputSpec): Feed {
   const n = dims.reduce((a, b) => a * b, 1);
-  const floats = () => (value === undefined ? uniform(n, -1, 1, random) : new Float32Array(n).fill(value));
-  const int = Math.trunc(value ?? 0);
+  const values = spec?.values;
+  const value = spec?.value;
+  const floats = () => (values ? Float32Array.from(values) : value === undefined ? uniform(n, -1, 1, random) : new Float32Array(n).fill(value));
+  const int = value ?? 0;
   switch (elemType) {
     case ElemType.Float:
       return { type: 'float32', dims, data: floats() };
     case ElemType.Double:
-      return { type: 'float64', dims, data: Float64Array.from(floats()) };
+      return { type: 'float64', dims, data: values ? Float64Array.from(values) : Float64Array.from(floats()) };
     case ElemType.Float16:
       return { type: 'float16', dims, data: Uint16Array.from(floats(), float16Bits) };
     case ElemType.Int64:
-      return { type: 'int64', dims, data: new BigInt64Array(n).fill(BigInt(int)) };
+      return { type: 'int64', dims, data: values ? BigInt64Array.from(values, (v) => BigInt(v)) : new BigInt64Array(n).fill(BigInt(int)) };
     case ElemType.Int32:
-      return { type: 'int32', dims, data: new Int32Array(n).fill(int) };
+      return { type: 'int32', dims, data: values ? Int32Array.from(values) : new Int32Array(n).fill(int) };
     case ElemType.Int8:
-      return { type: 'int8', dims, data: new Int8Array(n).fill(int) };
+      return { type: 'int8', dims, data: values ? Int8Array.from(values) : new Int8Array(n).fill(int) };
     case ElemType.Uint8:
-      return { type: 'uint8', dims, data: new Uint8Array(n).fill(int) };
+      return { type: 'uint8', dims, data: values ? Uint8Array.from(values) : new Uint8Array(n).fill(int) };
     case ElemType.Bool:
-      return { type: 'bool', dims, data: new Uint8Array(n).fill(int === 0 ? 0 : 1) };
+      return { type: 'bool', dims, data: values ? Uint8Array.from(values) : new Uint8Array(n).fill(int === 0 ? 0 : 1) };
     default:
       throw new JobError(`inputs of element type ${String(elemType)} are not supported`);
   }
@@ -158,6 +163,8 @@ interface Prepared {
   readonly feeds: Map<string, Feed>;
   /** Builds the graph once the profile is known (user models take tensor sizes from it). */
   readonly graph: (profile: ProfiledRun) => { graph: ExecGraph; runs: NodeRun[]; unresolved: readonly string[]; nodesWithSource?: number };
+  /** Integer scalars the request left out, fed their default (`defaultScalarValue`). */
+  readonly scalarDefaults?: Readonly<Record<string, number>>;
 }
 
 function prepareBuiltin(job: BuiltinJob): Prepared {
@@ -197,15 +204,23 @@ function prepareModel(job: ModelJob): Prepared {
   const inputs = modelInputs(model);
   const unknown = Object.keys(job.inputs ?? {}).filter((name) => !inputs.some((i) => i.name === name));
   if (unknown.length > 0) throw new JobError(`the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${inputs.map((i) => i.name).join(', ')})`);
+  const scalarDefaults: Record<string, number> = {};
   for (const input of inputs) {
-    const spec = job.inputs && Object.hasOwn(job.inputs, input.name) ? job.inputs[input.name] : undefined;
+    let spec = job.inputs && Object.hasOwn(job.inputs, input.name) ? job.inputs[input.name] : undefined;
+    if (!spec && isIntegerScalar(input)) {
+      // A sample rate or a trip count: zeros are rarely what the model expects (the extension asks first).
+      scalarDefaults[input.name] = defaultScalarValue(input.name);
+      spec = { shape: (input.shape ?? []).map(() => 1), value: scalarDefaults[input.name] };
+    }
     let dims: number[];
     try {
       dims = spec ? specShape(input, spec) : concreteShape(input, job.dimensions);
+      if (spec?.values) checkValues(input, spec.values);
+      else if (spec?.value !== undefined) checkValues(input, [spec.value]);
     } catch (e) {
       throw new JobError(errorMessage(e));
     }
-    feeds.set(input.name, modelFeed(input.elemType, dims, random, spec?.value));
+    feeds.set(input.name, modelFeed(input.elemType, dims, random, spec));
     inputBytes.set(input.name, dims.reduce((a, b) => a * b, elemByteSize(input.elemType ?? 0) ?? 0));
   }
   return {
@@ -216,6 +231,7 @@ function prepareModel(job: ModelJob): Prepared {
       const { graph, runs, nodesWithSource } = modelRunGraph(model, job.modelPath, profile, inputBytes);
       return { graph, runs, unresolved: [], nodesWithSource };
     },
+    scalarDefaults,
   };
 }
 
@@ -285,6 +301,7 @@ export async function executeJob(request: JobRequest, progress: (message: string
     nodes,
     unresolvedStatements: unresolved,
     nodesWithSource,
+    ...(prepared.scalarDefaults && Object.keys(prepared.scalarDefaults).length > 0 ? { scalarDefaults: prepared.scalarDefaults } : {}),
   };
   return { trace, summary, profileEpochUs: session.profileEpochUs };
 }

@@ -4,6 +4,7 @@
  * the blocks of a line, and the lines whose stacks mention a text.
  */
 import { attributingStack } from '../analysis/liveAtPeak';
+import { PEAK_BUCKET_KINDS } from '../analysis/peakBreakdown';
 import { skipAllocatorFrames } from '../analysis/shownFrames';
 import type { Analysis, DeviceAnalysis } from '../analysis/analyze';
 import { isSourceFrame } from '../analysis/frameFilter';
@@ -133,12 +134,18 @@ export class TimelineQueries {
     if (!lookup) {
       const index = analysis.lineIndex;
       const recordLine = new Int32Array(d.allocations.count);
+      const recordBucket = new Int8Array(d.allocations.count).fill(-1);
       for (let r = 0; r < recordLine.length; r++) {
         // The same attribution as the analysis' live-at-peak figures (one truth per line).
         const stack = attributingStack(d.allocations, r);
         recordLine[r] = stack === NO_STACK ? NO_LINE : index.selfLine[stack];
+        // And the same buckets as its peakBreakdown for the blocks no line holds.
+        if (recordLine[r] === NO_LINE) {
+          const bucket = d.buckets.bucketOf(r);
+          if (bucket !== undefined) recordBucket[r] = PEAK_BUCKET_KINDS.indexOf(bucket.kind);
+        }
       }
-      lookup = { recordLine, line: (id) => timelineLine(index, id) };
+      lookup = { recordLine, recordBucket, line: (id) => timelineLine(index, id) };
       this.lookups.set(d, lookup);
     }
     return lookup;
@@ -182,6 +189,7 @@ export class TimelineQueries {
       annotations: spans,
       annotationsOmitted: omitted,
       summary,
+      peakBreakdown: d.peakBreakdown,
       allocations: t.layout.bySize.length,
       ...(measured ? { measured } : {}),
     };

@@ -8,7 +8,7 @@
  * state s spans x in [s, s + 1); on the `time` axis it spans [time of event s - 1, time of event s)
  * in microseconds (state 0 has no width there).
  */
-import type { PeakBucketKind } from '../analysis/peakBreakdown';
+import type { PeakBucket, PeakBucketKind } from '../analysis/peakBreakdown';
 import type { MeasuredLine } from './measuredLine';
 
 export type AxisKind = 'event' | 'time';
@@ -94,6 +94,11 @@ export interface TimelineWindow {
   readonly blockSize: Float64Array;
   /** Self line id of the block's allocation, or -1. */
   readonly blockLine: Int32Array;
+  /**
+   * For a block no line holds (blockLine -1): its bucket kind (spec "Explaining the peak", the same
+   * classification as the analysis' peakBreakdown) as an index into PEAK_BUCKET_KINDS; else -1.
+   */
+  readonly blockBucket: Int8Array;
   readonly blockFirstStep: Int32Array;
   readonly blockLastStep: Int32Array;
   readonly blockRunStart: Int32Array;
@@ -150,6 +155,8 @@ export interface TimelineOverview {
   readonly annotationsOmitted: number;
   /** The full-domain summary without individual blocks (the minimap). */
   readonly summary: TimelineWindow;
+  /** The device's live-at-peak bytes no line holds, by bucket (the analysis' peakBreakdown): the legend's figures. */
+  readonly peakBreakdown: readonly PeakBucket[];
   readonly allocations: number;
   /**
    * Device memory measured beside the trace (NVML samples of a workload run) on this axis; only for a

@@ -24,6 +24,11 @@ const MAX_COLUMNS = 16_384;
 export interface LineLookup {
   /** Self line id of each allocation record, or -1. */
   readonly recordLine: Int32Array;
+  /**
+   * For each record no self line holds: its bucket kind (spec "Explaining the peak") as an index
+   * into PEAK_BUCKET_KINDS; -1 for the records a line holds.
+   */
+  readonly recordBucket: Int8Array;
   line(id: number): TimelineLine;
 }
 
@@ -292,6 +297,7 @@ export function summarizeWindow(
   const blockRecord = new Int32Array(kept);
   const blockSize = new Float64Array(kept);
   const blockLine = new Int32Array(kept);
+  const blockBucket = new Int8Array(kept);
   const blockFirstStep = new Int32Array(kept);
   const blockLastStep = new Int32Array(kept);
   const blockRunStart = new Int32Array(kept + 1);
@@ -302,6 +308,7 @@ export function summarizeWindow(
     blockRecord[out] = r;
     blockSize[out] = size[r];
     blockLine[out] = lines.recordLine[r];
+    blockBucket[out] = lines.recordBucket[r];
     blockFirstStep[out] = firstStep[j];
     blockLastStep[out] = lastStep[j];
     blockRunStart[out + 1] = runsPerBlock[j];
@@ -341,6 +348,7 @@ export function summarizeWindow(
     blockRecord,
     blockSize,
     blockLine,
+    blockBucket,
     blockFirstStep,
     blockLastStep,
     blockRunStart,

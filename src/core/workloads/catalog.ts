@@ -68,7 +68,7 @@ export const WORKLOADS: readonly WorkloadInfo[] = [
       {
         id: 'eager',
         title: 'eager',
-        detail: 'the eager code: every [B,M,Q] intermediate is its own tensor, the locals a_sq and two_ab alive until return',
+        detail: 'the eager code: every [B,M,Q] intermediate is its own tensor, the locals a_sq and two_ab alive until return, the old similarity until its line is done',
         sampleFunction: 'similarity_eager',
       },
       {

@@ -36,6 +36,14 @@ export interface WorkloadGraph {
   readonly outputs: readonly string[];
   /** Where each graph input is created in the sample (innermost first); inputs not listed are attributed to the entry function's `def` line. */
   readonly inputStacks: ReadonlyMap<string, readonly SourceKey[]>;
+  /**
+   * Views: each `Reshape` output and the tensor whose buffer it shares (onnxruntime's Reshape kernel
+   * declares its output an alias of its input, as PyTorch's `view` is). A view owns no bytes and keeps
+   * its base alive while it is read.
+   */
+  readonly views: ReadonlyMap<string, string>;
+  /** Outputs that stand for the entry function's locals, with the statement that releases them (its `return`). */
+  readonly releasedAtEnd: ReadonlyMap<string, readonly SourceKey[]>;
   /** The sample function the graph stands for. */
   readonly entryFunction: string;
 }
@@ -75,6 +83,8 @@ export class GraphBuilder {
   private readonly inputs: string[] = [];
   private readonly inputStacks = new Map<string, readonly SourceKey[]>();
   private readonly outputs: string[] = [];
+  private readonly views = new Map<string, string>();
+  private readonly releasedAtEnd = new Map<string, readonly SourceKey[]>();
   private stack: readonly SourceKey[] = [];
 
   constructor(
@@ -122,9 +132,24 @@ export class GraphBuilder {
     return output;
   }
 
-  output(name: string): void {
+  /** A `Reshape` of `input` to `shape` (a view: it shares the input's buffer); returns the output name. */
+  view(input: string, shape: Shape, output: string): string {
+    const from = this.shape(input);
+    if (elementCount(from) !== elementCount(shape)) throw new Error(`view ${output}: [${from.join(',')}] cannot be viewed as [${shape.join(',')}]`);
+    const target = this.ints(`${output}_shape`, shape);
+    this.op('Reshape', [input, target], output);
+    this.views.set(output, this.views.get(input) ?? input);
+    return output;
+  }
+
+  /**
+   * A graph output. With `releasedBy` (the statement, then its callers), it stands for a local that the
+   * sample keeps alive until that statement (a `return`) and is freed there, after the last node.
+   */
+  output(name: string, ...releasedBy: SourceKey[]): void {
     if (!this.shapes.has(name)) throw new Error(`output ${name} is not a tensor of the graph`);
     this.outputs.push(name);
+    if (releasedBy.length > 0) this.releasedAtEnd.set(name, releasedBy);
   }
 
   shape(name: string): Shape {
@@ -156,6 +181,8 @@ export class GraphBuilder {
       inputs: this.inputs,
       outputs: this.outputs,
       inputStacks: this.inputStacks,
+      views: this.views,
+      releasedAtEnd: this.releasedAtEnd,
       entryFunction: this.entryFunction,
     };
   }
@@ -188,7 +215,13 @@ export class GraphBuilder {
         const kb = int('transB', 0) ? b[1] : b[0];
         const n = int('transB', 0) ? b[0] : b[1];
         if (k !== kb) throw new Error(`${where}: Gemm inner sizes ${k} and ${kb}`);
+        if (shapes[2] !== undefined) broadcast(shapes[2], [m, n], where);
         return [m, n];
+      }
+      case 'Reshape': {
+        const target = this.intValues.get(inputs[1]);
+        if (target === undefined || target.some((d) => d <= 0)) throw new Error(`${where}: Reshape needs a constant shape of positive sizes`);
+        return target;
       }
       case 'Transpose': {
         const perm = attributes.perm;

@@ -3,7 +3,8 @@
  *
  * Reconstructed (exact sizes, lifetimes from the graph): each node's outputs are allocated when it
  * starts, and a tensor is freed when its last consumer (in the order the runtime executed) ends.
- * Graph inputs and initializers exist before the first node; graph outputs are never freed.
+ * Graph inputs and initializers exist before the first node; graph outputs are never freed, except those
+ * that stand for a function's locals (`releasedAtEnd`), freed after the last node.
  *
  * Measured (where onnxruntime's profile carries arena statistics, see ortProfile.ts):
  * - a node whose arena usage did not grow and that consumes, for the last time, an input of its
@@ -33,6 +34,11 @@ export interface ExecGraph {
   /** Tensors that exist before the first node (graph inputs, initializers), with their frames. */
   readonly preexisting: readonly { readonly name: string; readonly frames: readonly Frame[] }[];
   readonly outputs: ReadonlySet<string>;
+  /**
+   * Graph outputs that stand for a function's locals (kept as outputs so that onnxruntime does not free
+   * them at their last read): freed when the last node ends, with these frames (the `return` statement).
+   */
+  readonly releasedAtEnd?: ReadonlyMap<string, readonly Frame[]>;
 }
 
 /** onnxruntime's arena statistics for one node (profile `mem_*` fields). */
@@ -243,6 +249,11 @@ export function reconstructMemory(graph: ExecGraph, runs: readonly NodeRun[]): M
       }
     }
   });
+
+  if (graph.releasedAtEnd && runs.length > 0) {
+    const last = runs[runs.length - 1];
+    for (const [t, frames] of graph.releasedAtEnd) live -= free(t, last.startUs + last.durationUs, frames, `released ${t}`, 'reconstructed');
+  }
 
   return {
     events,

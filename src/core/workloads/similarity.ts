@@ -7,16 +7,20 @@
  *   similarity = (-a_sq + two_ab - b_sq) * ms / sqrt(C)
  * in the seed's three iterations, each a graph whose nodes stand for the lines of the sample function
  * it mirrors (media/samples/similarity.py):
- * - `eager` (similarity_eager): every [B,M,Q] intermediate is its own tensor, and the locals `a_sq` and
- *   `two_ab` stay alive until the function returns, as in PyTorch eager (they are graph outputs here:
- *   onnxruntime would otherwise free them at their last use);
+ * - `eager` (similarity_eager): every [B,M,Q] intermediate is its own tensor, the locals `a_sq` and
+ *   `two_ab` stay alive until the function returns, and the old `similarity` while the last line's
+ *   right-hand side is evaluated (Python rebinds the name only after it), as in PyTorch eager. They are
+ *   graph outputs here: onnxruntime would otherwise free each at its last read;
  * - `cleanup` (similarity_cleanup): the same statements, every intermediate freed at its last use (the
- *   `del`s), and no caching allocator: the session runs with onnxruntime's CPU arena off, so every freed
- *   tensor goes back to the system, onnxruntime-node's nearest analogue of `torch.cuda.empty_cache()` (its
- *   binding exposes no run option for arena shrinkage);
+ *   `del`s) except the old `similarity` of the last line (the same rebinding), and no caching allocator:
+ *   the session runs with onnxruntime's CPU arena off, so every freed tensor goes back to the system,
+ *   onnxruntime-node's nearest analogue of `torch.cuda.empty_cache()` (its binding exposes no run option
+ *   for arena shrinkage);
  * - `inplace` (similarity_inplace): small tensors first, the similarity built once and updated
- *   (`mul_`, `sub_`, `div_`): ONNX has no in-place operators, onnxruntime's planner reuses the buffer of
- *   an input at its last use.
+ *   (`mul_`, `sub_`, `baddbmm_`, `div_`). ONNX has no in-place operators: each update is a node with a
+ *   new output, and the input dies at it. `baddbmm_(mk.pow(2).transpose(1, 2), qe, alpha=-1)` is a Gemm
+ *   with C = similarity, transA = 1, alpha = -1, beta = 1 on 2-D views (Reshape, which onnxruntime
+ *   aliases) of the batch of one: like the PyTorch statement, it never materialises a_sq.
  */
 import type { SourceKey, WorkloadGraph } from './graphBuilder';
 import { GraphBuilder } from './graphBuilder';
@@ -80,7 +84,7 @@ function ab(g: GraphBuilder): string {
 }
 
 /** The eager statements, shared by `eager` and `cleanup` (which differ in what stays alive and in the allocator). */
-function eagerStatements(g: GraphBuilder, at: (statement: string) => void, cleanup: boolean): { aSq: string; twoAb: string } {
+function eagerStatements(g: GraphBuilder, at: (statement: string) => void, cleanup: boolean): { aSq: string; twoAb: string; oldSimilarity: string } {
   at('a_sq =');
   const a = aSq(g);
   at('two_ab =');
@@ -96,7 +100,27 @@ function eagerStatements(g: GraphBuilder, at: (statement: string) => void, clean
   at('similarity = similarity * ms');
   const shrunk = g.op('Mul', [similarity, 'ms'], 'times_ms');
   g.op('Div', [shrunk, 'sqrt_c'], 'similarity');
-  return { aSq: a, twoAb };
+  return { aSq: a, twoAb, oldSimilarity: similarity };
+}
+
+/**
+ * Nodes for `similarity.baddbmm_(mk.pow(2).transpose(1, 2), qe, alpha=-1)`: similarity - a_sq without a_sq.
+ * ONNX's only multiply-accumulate is the 2-D Gemm, so a batch of one (every built-in size) is viewed as
+ * 2-D; for B > 1 there is no batched form, and the graph computes a_sq and subtracts it (one more [B,M,Q]).
+ */
+function subtractASq(g: GraphBuilder, similarity: string, size: SimilaritySize): string {
+  const { batch: B, channels: C, memory: M, query: Q } = size;
+  const mkSq = g.op('Pow', ['mk', 'two'], 'mk_sq');
+  if (B !== 1) {
+    const mkSqT = g.op('Transpose', [mkSq], 'mk_sq_t', SWAP_LAST);
+    return g.op('Sub', [similarity, g.op('MatMul', [mkSqT, 'qe'], 'a_sq')], 'similarity_minus_a_sq');
+  }
+  const product = g.op('Gemm', [g.view(mkSq, [C, M], 'mk_sq_2d'), g.view('qe', [C, Q], 'qe_2d'), g.view(similarity, [M, Q], 'similarity_2d')], 'similarity_minus_a_sq_2d', {
+    transA: { kind: 'int', value: 1 },
+    alpha: { kind: 'float', value: -1 },
+    beta: { kind: 'float', value: 1 },
+  });
+  return g.view(product, [B, M, Q], 'similarity_minus_a_sq');
 }
 
 export function buildSimilarity(variant: SimilarityVariant, size: SimilaritySize): WorkloadGraph {
@@ -117,10 +141,8 @@ export function buildSimilarity(variant: SimilarityVariant, size: SimilaritySize
     similarity = g.op('Mul', [similarity, 'two'], 'similarity_times_2');
     at('similarity.sub_(b_sq)');
     similarity = g.op('Sub', [similarity, b], 'similarity_minus_b_sq');
-    at('a_sq =');
-    const a = aSq(g);
-    at('similarity.sub_(a_sq)');
-    similarity = g.op('Sub', [similarity, a], 'similarity_minus_a_sq');
+    at('similarity.baddbmm_(');
+    similarity = subtractASq(g, similarity, size);
     at('similarity.mul_(ms)');
     similarity = g.op('Mul', [similarity, 'ms'], 'similarity_times_ms');
     at('similarity.div_(');
@@ -129,11 +151,14 @@ export function buildSimilarity(variant: SimilarityVariant, size: SimilaritySize
   } else {
     const held = eagerStatements(g, at, variant === 'cleanup');
     g.output('similarity');
-    // PyTorch eager keeps the locals a_sq and two_ab until the function returns.
+    // PyTorch eager keeps the locals a_sq and two_ab until the function returns; in both, the old
+    // `similarity` lives until the last line's right-hand side is done (nothing runs after it here).
+    const released = (statement: string): SourceKey => ({ function: fn, statement });
     if (variant === 'eager') {
-      g.output(held.aSq);
-      g.output(held.twoAb);
+      g.output(held.aSq, released('return similarity'), CALL);
+      g.output(held.twoAb, released('return similarity'), CALL);
     }
+    g.output(held.oldSimilarity, released('similarity = similarity * ms'), CALL);
   }
   return g.build();
 }

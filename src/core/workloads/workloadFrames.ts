@@ -60,18 +60,21 @@ export function resolveWorkloadFrames(workload: WorkloadGraph, samplePath: strin
   const entryFrames: Frame[] = [{ filename: samplePath, line: entryLine, name: workload.entryFunction }];
 
   const tensorBytesMap = new Map<string, number>();
-  for (const [name, shape] of workload.shapes) tensorBytesMap.set(name, tensorBytes(shape, workload.int64Tensors.has(name)));
+  for (const [name, shape] of workload.shapes) tensorBytesMap.set(name, workload.views.has(name) ? 0 : tensorBytes(shape, workload.int64Tensors.has(name)));
+  // A view owns no bytes; a node that reads it reads its base, which so lives until the view's last reader.
+  const base = (t: string): string => workload.views.get(t) ?? t;
   const inputFrames = (name: string): readonly Frame[] => {
     const stack = workload.inputStacks.get(name);
     return stack ? framesOf(stack) : entryFrames;
   };
   return {
     graph: {
-      nodes: workload.nodes.map((n) => ({ name: n.name, opType: n.opType, inputs: n.inputs, outputs: n.outputs, frames: framesOf(n.stack) })),
+      nodes: workload.nodes.map((n) => ({ name: n.name, opType: n.opType, inputs: n.inputs.map(base), outputs: n.outputs, frames: framesOf(n.stack) })),
       tensorBytes: tensorBytesMap,
       // The graph's constants (2, sqrt(C), axes: a few bytes, Python scalars in the sample) are left out.
       preexisting: workload.inputs.map((name) => ({ name, frames: inputFrames(name) })),
-      outputs: new Set(workload.outputs),
+      outputs: new Set(workload.outputs.map(base)),
+      releasedAtEnd: new Map([...workload.releasedAtEnd].map(([t, stack]) => [base(t), framesOf(stack)])),
     },
     unresolved: [...unresolved],
   };

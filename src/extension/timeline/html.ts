@@ -31,7 +31,7 @@ export const TIMELINE_PAGE: PageContent = {
     <div id="tooltip" class="tooltip" role="tooltip" hidden></div>
   </div>
   <div class="legend" aria-hidden="true">
-    <span><span class="key key-unattributed"></span>no line of your code</span>
+    <span id="legend-buckets" class="legend-buckets"></span>
     <span><span class="key key-rest"></span>smaller blocks, merged</span>
     <span><span class="key key-reserved"></span>reserved</span>
     <span><span class="key key-peak"></span>peak</span>

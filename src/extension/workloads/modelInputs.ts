@@ -12,7 +12,7 @@ import { dimensionKey, modelInputs, openDimensions } from '../../core/workloads/
 import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 import type { InputSpec } from '../../core/workloads/modelInputSpec';
-import { defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputsFile } from '../../core/workloads/modelInputSpec';
+import { checkValues, defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputsFile } from '../../core/workloads/modelInputSpec';
 import { setting } from '../config';
 
 const DIMENSIONS_KEY = 'vramLens.onnxDimensions';
@@ -101,7 +101,15 @@ export async function chooseModelInputs(state: vscode.Memento, uri: vscode.Uri, 
       title: `VRAM Lens: value of input '${input.name}' (${i + 1} of ${scalars.length})`,
       prompt: `An integer the model reads (zeros are rarely what it expects). Press Enter to run with this value; it is remembered for this model (or write ${path.basename(inputsFilePath(uri.fsPath))}).`,
       value: String(remembered[input.name] ?? defaultScalarValue(input.name)),
-      validateInput: (text) => (/^-?\d{1,15}$/.test(text.trim()) ? undefined : 'A whole number'),
+      validateInput: (text) => {
+        if (!/^-?\d{1,15}$/.test(text.trim())) return 'A whole number';
+        try {
+          checkValues(input, [Number(text.trim())]);
+          return undefined;
+        } catch (e) {
+          return errorMessage(e);
+        }
+      },
       ignoreFocusOut: true,
     });
     if (value === undefined) return undefined;
