@@ -5,50 +5,18 @@
 // where torchrun works, test/unit/core/profile/torchrunCancel (the runner cancelling 2 gloo ranks). The chroots see this
 // clone and /tmp at the same paths (bind mounts, removed at the end), so every path means the same inside.
 // Needs root (chroot, mount). Arguments pass as argv arrays; nothing goes through a shell.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { cleanup, isReady, prepare, pythonCommand, repo, torchTargets, torchVersion } from './torch-chroots.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const cache = process.env.VRAM_LENS_TORCH_CACHE ?? '/var/cache/vram-lens/torch';
 const only = process.argv.slice(2);
+const targets = torchTargets.filter((t) => only.length === 0 || only.includes(t.name));
 
-const targets = [
-  { name: 'bookworm', root: '', python: '/usr/bin/python3', torchrun: false }, // Debian's 1.13 torchrun fails on Python 3.11 (Std enum)
-  { name: 'trixie', root: path.join(cache, 'trixie'), python: 'python3', torchrun: true },
-  { name: 'sid', root: path.join(cache, 'sid'), python: 'python3', torchrun: true },
-].filter((t) => only.length === 0 || only.includes(t.name));
-
-const mounted = [];
-function mount(args, target) {
-  execFileSync('mount', [...args, target], { stdio: 'inherit' });
-  mounted.push(target);
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.on(signal, () => {
+    cleanup(); // the chroots' mounts are not left behind
+    process.exit(code);
+  });
 }
-function isMountPoint(target) {
-  return spawnSync('mountpoint', ['-q', target]).status === 0;
-}
-function prepare(root) {
-  for (const [source, target, args] of [
-    ['proc', path.join(root, 'proc'), ['-t', 'proc', 'proc']],
-    ['/tmp', path.join(root, 'tmp'), ['--bind', '/tmp']],
-    [repo, path.join(root, repo), ['--bind', repo]],
-    ['/etc/hosts', path.join(root, 'etc', 'hosts'), ['--bind', '/etc/hosts']], // torchrun resolves this host's name
-  ]) {
-    if (source.startsWith('/etc/')) {
-      if (!existsSync(target)) writeFileSync(target, '');
-    } else mkdirSync(target, { recursive: true });
-    if (!isMountPoint(target)) mount(args, target);
-  }
-}
-function cleanup() {
-  for (const target of mounted.reverse()) spawnSync('umount', ['-l', target], { stdio: 'inherit' });
-  mounted.length = 0;
-}
-process.on('SIGINT', () => {
-  cleanup();
-  process.exit(130);
-});
 
 const failures = [];
 function step(label, command, args, env = {}) {
@@ -58,15 +26,15 @@ function step(label, command, args, env = {}) {
 }
 
 try {
-  step('stand-in torch: bootstrap suite', process.execPath, ['--test', 'out/test/unit/core/profile/profileBootstrap.test.js']);
+  step('stand-in torch: bootstrap suite', process.execPath, ['--test', 'out/test/unit/core/profile/profileBootstrap.test.js', 'out/test/unit/core/profile/profileBackwardLines.test.js']);
   for (const t of targets) {
-    if (t.root && !existsSync(path.join(t.root, '.vram-lens-ready'))) {
+    if (!isReady(t)) {
       failures.push(`${t.name}: not set up (run scripts/setup-torch.sh)`);
       continue;
     }
-    if (t.root) prepare(t.root);
-    const version = t.root ? readFileSync(path.join(t.root, '.vram-lens-ready'), 'utf8').trim().split('\n').pop() : execFileSync(t.python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).trim();
-    const python = t.root ? ['chroot', t.root, '/usr/bin/env', '-C', repo, t.python] : [t.python];
+    prepare(t);
+    const version = torchVersion(t);
+    const python = pythonCommand(t);
     step(`${t.name} (PyTorch ${version}): test/torch`, python[0], [...python.slice(1), '-m', 'unittest', 'discover', '-s', 'test/torch', '-p', 'test_*.py', '-v']);
     if (t.torchrun) {
       step(`${t.name} (PyTorch ${version}): torchrun Cancel`, process.execPath, ['--test', 'out/test/unit/core/profile/torchrunCancel.test.js'], {

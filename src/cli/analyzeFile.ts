@@ -1,18 +1,19 @@
 /** What the commands that analyse snapshot files share: the frame filter options and the one-file start. */
 import type { Analysis } from '../core/analysis/analyze';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
+import { PROFILER_BOOTSTRAP_PATH } from '../core/analysis/frameFilter';
 import { analyzeSnapshot } from '../core/analysis/analyze';
 import type { ParsedArgs } from './args';
 import { UsageError, intOption } from './args';
 import type { CliIO } from './io';
 import { loadSnapshotFile } from './io';
 
-/** `--include-library` and `--library-path P[,P...]`. */
+/** `--include-library` and `--library-path P[,P...]`; the Profile VRAM bootstrap is library code, as in the extension. */
 export function frameFilterOptions(args: ParsedArgs): FrameFilterOptions {
   const libraryPath = args.options.get('library-path');
   return {
     includeLibraryFrames: args.options.has('include-library'),
-    extraLibraryPaths: typeof libraryPath === 'string' ? libraryPath.split(',') : [],
+    extraLibraryPaths: [...(typeof libraryPath === 'string' ? libraryPath.split(',') : []), PROFILER_BOOTSTRAP_PATH],
   };
 }
 

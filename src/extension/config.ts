@@ -1,6 +1,7 @@
 /** Typed access to the `vramLens.*` settings. */
 import * as vscode from 'vscode';
 import type { FrameFilterOptions } from '../core/analysis/frameFilter';
+import { PROFILER_BOOTSTRAP_PATH } from '../core/analysis/frameFilter';
 import type { ProfileSettings } from './profile/profileSettings';
 import { readProfileSettings } from './profile/profileSettings';
 
@@ -10,14 +11,11 @@ function section(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SECTION);
 }
 
-/** The Profile VRAM bootstrap sits under every profiled stack; it is never the user's code. */
-const BOOTSTRAP_PATH = '/src/python/vram_lens_bootstrap.py';
-
 export function frameFilter(): FrameFilterOptions {
   const c = section();
   return {
     includeLibraryFrames: c.get<boolean>('annotateLibraryFrames', false),
-    extraLibraryPaths: [...c.get<string[]>('libraryPaths', []), BOOTSTRAP_PATH],
+    extraLibraryPaths: [...c.get<string[]>('libraryPaths', []), PROFILER_BOOTSTRAP_PATH],
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -17,6 +17,8 @@ import type { ProfileRecord } from '../../src/core/profile/protocol';
 import { ExitCode } from '../../src/core/profile/protocol';
 import type { RunResult } from '../../src/core/profile/runner';
 import { ProfileRun, channelAddress } from '../../src/core/profile/runner';
+import { analyzeSnapshot } from '../../src/core/analysis/analyze';
+import { snapshotFromBytes } from '../../src/core/load';
 import { referenceAnalysis, repoRoot } from '../helpers/corpus';
 
 const python = process.env.VRAM_LENS_GPU_PYTHON ?? 'python3';
@@ -42,14 +44,14 @@ interface Finished extends RunResult {
   readonly stderr: string;
 }
 
-async function profile(script: string, args: string[], options: { nproc?: number; cancelWhen?: (r: ProfileRecord) => boolean } = {}): Promise<Finished> {
+async function profile(script: string, args: string[], options: { nproc?: number; backwardLines?: boolean; cancelWhen?: (r: ProfileRecord) => boolean } = {}): Promise<Finished> {
   const id = `g${process.pid}-${++counter}`;
   const snapshot = path.join(root, id, 'snapshot.pickle');
   const config: ProfileConfiguration = { name: id, target: { kind: 'script', path: script }, args, env: {}, nprocPerNode: options.nproc, source: 'file' };
   const command = buildProfileCommand(
     config,
     root,
-    { maxEntries: 1_000_000, stacks: 'python', sampleIntervalMs: 100 },
+    { maxEntries: 1_000_000, stacks: 'python', sampleIntervalMs: 100, backwardLines: options.backwardLines },
     { interpreter: [python], bootstrap, snapshot, channel: channelAddress(id), cancelFile: path.join(root, `${id}.cancel`) },
     process.env,
   );
@@ -126,15 +128,29 @@ describe('Profile VRAM on a CUDA GPU', { skip }, () => {
     assert.equal(expandable.trim(), 'True');
   });
 
-  it('train_step.py: backward memory lands on lines, module ranges are in the snapshot; Cancel keeps a snapshot', { timeout: 600_000 }, async () => {
+  it('train_step.py: backward memory lands on lines (none in an anonymous bucket), module ranges are in the snapshot; Cancel keeps a snapshot', { timeout: 600_000 }, async () => {
+    /** The peak as the extension reads it (the bootstrap's frames are library code: src/extension/config.ts). */
+    const read = (file: string) => {
+      const device = analyzeSnapshot(snapshotFromBytes(readFileSync(file)), { extraLibraryPaths: ['/src/python/vram_lens_bootstrap.py'] }).devices[0];
+      const onLines = device.lines.reduce((s, l) => s + l.liveAtPeakBytes, 0);
+      const anonymous = device.peakBreakdown.filter((b) => b.kind === 'backward' || b.kind === 'noFrames').reduce((s, b) => s + b.bytes, 0);
+      console.log(`# peak ${device.peakBytes} B: ${((100 * onLines) / device.peakBytes).toFixed(1)}% on lines; breakdown ${JSON.stringify(device.peakBreakdown)}`);
+      return { peak: device.peakBytes, onLines, anonymous };
+    };
     const r = await profile(path.join(samples, 'train_step.py'), ['--steps', '2']);
     assert.equal(r.exitCode, 0, r.stderr);
-    const device = oracle(r.snapshot);
-    const onLines = device.lines.reduce((s, l) => s + l.liveAtPeakBytes, 0) / device.peakBytes;
-    console.log(`# share of the peak on lines: ${(onLines * 100).toFixed(1)}%`);
-    assert.ok(onLines >= 0.9, `only ${(onLines * 100).toFixed(1)}% of the peak is on lines`);
-    const ranges = execFileSync(python, ['-c', 'import pickle,sys; d=pickle.load(open(sys.argv[1],"rb")); print(sum(1 for a in d.get("external_annotations", []) if str(a.get("name", "")).startswith("backward: ")))', r.snapshot], { encoding: 'utf8' });
-    assert.ok(Number(ranges) > 0, 'backward ranges recorded');
+    const on = read(r.snapshot);
+    assert.equal(on.peak, oracle(r.snapshot).peakBytes, 'the core and the oracle agree on the peak');
+    // media/samples/README.md: the peak is inside the last block's backward, ~2.0 GiB of which ~290 MiB are
+    // gradients made by backward; on the calling thread every byte of it has the loss.backward() line.
+    assert.equal(on.anonymous, 0, 'no backward or frameless bytes at the peak');
+    assert.ok(on.onLines / on.peak >= 0.99, `only ${((100 * on.onLines) / on.peak).toFixed(1)}% of the peak is on lines`);
+    const annotations = execFileSync(python, ['-c', 'import pickle,sys; d=pickle.load(open(sys.argv[1],"rb")); a=d.get("external_annotations"); print(-1 if a is None else sum(1 for x in a if str(x.get("name", "")).startswith("backward: ")))', r.snapshot], { encoding: 'utf8' });
+    if (Number(annotations) === -1) console.log(`# PyTorch ${torchVersion} keeps no external_annotations (2.5+ does): module ranges not checked`);
+    else assert.ok(Number(annotations) > 0, 'backward ranges recorded');
+    // The control: without backward lines, backward runs on autograd's device thread and its bytes have no line.
+    const off = read((await profile(path.join(samples, 'train_step.py'), ['--steps', '2'], { backwardLines: false })).snapshot);
+    assert.ok(off.anonymous / off.peak >= 0.05, `with backward lines off only ${((100 * off.anonymous) / off.peak).toFixed(1)}% of the peak is anonymous`);
     const cancelled = await profile(path.join(samples, 'train_step.py'), ['--steps', '1000'], {
       cancelWhen: (x) => x.type === 'progress' && x.devices.some((d) => d.allocated > 0),
     });
@@ -144,7 +160,7 @@ describe('Profile VRAM on a CUDA GPU', { skip }, () => {
 
   it('torchrun (2 processes) writes one snapshot per rank', { timeout: 600_000, skip: Number(gpuCount) < 2 ? 'needs 2 GPUs' : false }, async () => {
     const r = await profile(
-      script('ddp.py', 'import os, torch, torch.distributed as dist\ndist.init_process_group("nccl")\nr = dist.get_rank()\ntorch.cuda.set_device(r)\nx = torch.ones(1 << 20, device="cuda")\ndist.all_reduce(x)\ndist.destroy_process_group()\n'),
+      script('ddp.py', 'import os, torch, torch.distributed as dist\ntorch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\ndist.init_process_group("nccl")\nx = torch.ones(1 << 20, device="cuda")\ndist.all_reduce(x)\ndist.destroy_process_group()\n'),
       [],
       { nproc: 2 },
     );

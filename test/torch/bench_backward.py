@@ -1,8 +1,9 @@
 """Overhead of backward lines on a real (CPU) PyTorch: a residual MLP training step with Adam, timed inside the
 program. Run it plainly, and through the bootstrap with VRAM_LENS_TEST_INSTRUMENT_CPU=1 (module ranges and
-single-threaded backward forced on although this build has no CUDA), with --backward-lines on and off:
+single-threaded backward forced on although this build has no CUDA), with --backward-lines on and off
+(bench/backward-overhead.mjs, `npm run bench:profile`, does all three, interleaved):
 
-    python3 test/torch/bench_backward.py OUT.json
+    python3 test/torch/bench_backward.py OUT.json [STEPS [WARMUP_STEPS]]
     VRAM_LENS_TEST_INSTRUMENT_CPU=1 python3 src/python/vram_lens_bootstrap.py --snapshot /tmp/x.pickle \
         [--backward-lines off] --script test/torch/bench_backward.py -- OUT.json
 """
@@ -42,12 +43,23 @@ def step():
     optimizer.step()
 
 
-for _ in range(5):
+for _ in range(int(sys.argv[3]) if len(sys.argv) > 3 else 5):
     step()
 times = []
-for _ in range(40):
-    began = time.perf_counter()
+cpu_times = []  # CPU time of the process: what the work costs, whatever else the machine is running
+for _ in range(int(sys.argv[2]) if len(sys.argv) > 2 else 40):
+    began, cpu_began = time.perf_counter(), time.process_time()
     step()
     times.append(time.perf_counter() - began)
+    cpu_times.append(time.process_time() - cpu_began)
 with open(sys.argv[1], "w") as f:
-    json.dump({"torch": torch.__version__, "median_ms": statistics.median(times) * 1000, "min_ms": min(times) * 1000}, f)
+    json.dump(
+        {
+            "torch": torch.__version__,
+            "median_ms": statistics.median(times) * 1000,
+            "min_ms": min(times) * 1000,
+            "steps_ms": [t * 1000 for t in times],
+            "cpu_steps_ms": [t * 1000 for t in cpu_times],
+        },
+        f,
+    )

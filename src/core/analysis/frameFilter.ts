@@ -18,6 +18,12 @@ const WINDOWS_STDLIB = /\/python\d+\/lib\/(?!site-packages\/|dist-packages\/)/;
 /** Prefix of the pseudo-files that stand for an ONNX model's node list (line = node index + 1; see workloads/onnxModelGraph.ts). */
 export const ONNX_PSEUDO_FILE_PREFIX = 'onnx:';
 
+/**
+ * The Profile VRAM bootstrap (src/python/vram_lens_bootstrap.py) sits under every profiled stack; it is
+ * never the user's code. The extension and the CLI add it to the library paths they pass.
+ */
+export const PROFILER_BOOTSTRAP_PATH = '/src/python/vram_lens_bootstrap.py';
+
 export function isSourceFrame(frame: Frame): boolean {
   return frame.line > 0 && (frame.filename.endsWith('.py') || frame.filename.startsWith(ONNX_PSEUDO_FILE_PREFIX));
 }

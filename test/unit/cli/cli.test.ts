@@ -9,6 +9,8 @@ import { main } from '../../../src/cli/main';
 import type { PeakBucket } from '../../../src/core/analysis/peakBreakdown';
 import { describeBucket } from '../../../src/core/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../../src/core/format';
+import type { PlainValue } from '../../../src/core/pickle/encoder';
+import { encodePickle } from '../../../src/core/pickle/encoder';
 import { corpusDir, corpusFiles, corpusMissing, parseExactJson, referenceAnalysis, repoRoot } from '../../helpers/corpus';
 
 // A small real snapshot from the shared corpus (the tests that read it skip without the corpus).
@@ -78,6 +80,21 @@ describe('vram-lens analyze', () => {
     const multi = corpusFiles().find((f) => f.endsWith('constructor-sun-expandable-oom-4dev.pickle'))!;
     const r = await run(['analyze', multi, '--device', '1']);
     assert.match(r.out, /OUT OF MEMORY {3}event \d+: [\d.]+ GiB requested, [\d.]+ (MiB|GiB) free on the device/);
+  });
+
+  it('the Profile VRAM bootstrap is never a line of the user (as in the extension)', async () => {
+    // Two allocations under the bootstrap: one from the user's train.py:5, one from library code only.
+    const bootstrap: PlainValue = { filename: '/home/me/.vscode-server/extensions/vram-lens/src/python/vram_lens_bootstrap.py', line: 210, name: '_run_program' };
+    const train = { filename: '/home/me/proj/train.py', line: 5, name: '<module>' };
+    const lib: PlainValue = { filename: '/usr/lib/python3/dist-packages/torch/nn/modules/module.py', line: 10, name: 'forward' };
+    const alloc = (addr: number, size: number, frames: PlainValue[]): PlainValue => ({ action: 'alloc', addr, size, stream: 0, time_us: addr, frames });
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'vram-cli-')), 'profiled.pickle');
+    writeFileSync(file, encodePickle({ segments: [], device_traces: [[alloc(1, 4096, [train, bootstrap]), alloc(2, 1024, [lib, bootstrap])]] }));
+    const r = await run(['analyze', file, '--json']);
+    assert.equal(r.code, 0, r.err);
+    const device = (parseExactJson(r.out) as { devices: { peakBytes: number; lines: { file: string; line: number; liveAtPeakBytes: number }[] }[] }).devices[0];
+    assert.equal(device.peakBytes, 4096 + 1024);
+    assert.deepEqual(device.lines.map((l) => [l.file, l.line, l.liveAtPeakBytes]), [[train.filename, 5, 4096]]);
   });
 
   it('errors go to stderr with a non-zero exit and no stack trace', async () => {

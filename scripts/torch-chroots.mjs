@@ -1,0 +1,65 @@
+// The real PyTorch builds scripts/setup-torch.sh installs (bookworm's 1.13.1 natively, trixie's 2.6.0 and
+// sid's 2.14.1 in debootstrap chroots), and how to run a python inside one: the chroots see this clone, /tmp
+// and /etc/hosts at the same paths (bind mounts, removed by cleanup()). Needs root. Used by test-torch.mjs and
+// bench/backward-overhead.mjs. Arguments pass as argv arrays; nothing goes through a shell.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const cache = process.env.VRAM_LENS_TORCH_CACHE ?? '/var/cache/vram-lens/torch';
+
+export const torchTargets = [
+  { name: 'bookworm', root: '', python: '/usr/bin/python3', torchrun: false }, // Debian's 1.13 torchrun fails on Python 3.11 (Std enum)
+  { name: 'trixie', root: path.join(cache, 'trixie'), python: 'python3', torchrun: true },
+  { name: 'sid', root: path.join(cache, 'sid'), python: 'python3', torchrun: true },
+];
+
+const mounted = [];
+function mount(args, target) {
+  execFileSync('mount', [...args, target], { stdio: 'inherit' });
+  mounted.push(target);
+}
+function isMountPoint(target) {
+  return spawnSync('mountpoint', ['-q', target]).status === 0;
+}
+
+/** Whether setup-torch.sh finished for this target. */
+export function isReady(t) {
+  return !t.root || existsSync(path.join(t.root, '.vram-lens-ready'));
+}
+
+/** Mounts what the chroot needs (a no-op for the native target). */
+export function prepare(t) {
+  if (!t.root) return;
+  for (const [source, target, args] of [
+    ['proc', path.join(t.root, 'proc'), ['-t', 'proc', 'proc']],
+    ['/tmp', path.join(t.root, 'tmp'), ['--bind', '/tmp']],
+    [repo, path.join(t.root, repo), ['--bind', repo]],
+    ['/etc/hosts', path.join(t.root, 'etc', 'hosts'), ['--bind', '/etc/hosts']], // torchrun resolves this host's name
+  ]) {
+    if (source.startsWith('/etc/')) {
+      if (!existsSync(target)) writeFileSync(target, '');
+    } else mkdirSync(target, { recursive: true });
+    if (!isMountPoint(target)) mount(args, target);
+  }
+}
+
+/** Unmounts what prepare() mounted, latest first. */
+export function cleanup() {
+  for (const target of mounted.reverse()) spawnSync('umount', ['-l', target], { stdio: 'inherit' });
+  mounted.length = 0;
+}
+
+/** The PyTorch version the target has. */
+export function torchVersion(t) {
+  return t.root
+    ? readFileSync(path.join(t.root, '.vram-lens-ready'), 'utf8').trim().split('\n').pop()
+    : execFileSync(t.python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).trim();
+}
+
+/** argv that runs the target's python (in the clone's folder), to which the script's arguments are appended. */
+export function pythonCommand(t) {
+  return t.root ? ['chroot', t.root, '/usr/bin/env', '-C', repo, t.python] : [t.python];
+}
