@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { PythonSource } from '../../../src/core/python/pythonSource';
 import { fixtureSnapshot, missingPrerequisite } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
-import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
+import { goToLine, openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import { eventually, openSnapshotFromPalette, withScreenshot } from '../workbench';
 
 const OPTIMIZER = path.join('cs336-basics', 'cs336_basics', 'optimizer.py');
@@ -54,11 +54,12 @@ describe('the advisor\'s quick fix from the light bulb (code-server + Chromium)'
       if (await bulb.isVisible().catch(() => false)) await bulb.click({ timeout: 3_000 }).catch(() => page.keyboard.press('Control+.'));
       else await page.keyboard.press('Control+.');
       if (await fix.isVisible({ timeout: 2_000 }).catch(() => false)) return true;
-      menu.push(...(await page.locator('.action-widget, .monaco-editor-overlaymessage').allInnerTexts()));
+      const cursor = await page.locator('.statusbar-item', { hasText: /^Ln \d+/ }).first().innerText().catch(() => 'no cursor position');
+      menu.push(...(await page.locator('.action-widget, .monaco-editor-overlaymessage').allInnerTexts()).map((text) => `${cursor}: ${text}`));
       await page.keyboard.press('Escape');
-      // Move the cursor off and back on the line so the editor asks for code actions again.
-      await page.keyboard.press('ArrowUp');
-      await page.keyboard.press('ArrowDown');
+      // Put the cursor on the line again (a busy machine may have lost the first Go to Line), so the
+      // editor asks for code actions again.
+      await goToLine(page, LINE);
       return undefined;
     }, 90_000).catch((e: unknown) => {
       throw new Error(`${String(e)}; menus seen: ${JSON.stringify([...new Set(menu)].slice(0, 5))}`);
