@@ -138,7 +138,8 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
 
     // Zoom memory towards the top (the activations around the peak) until blocks are tall enough to point at.
     await frame.locator('#chart').focus();
-    for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowUp');
+    let presses = 5;
+    for (let i = 0; i < presses; i++) await page.keyboard.press('ArrowUp');
     // A tall block of a user line that the fixture workspace holds, once the zoomed summary has arrived
     // (the worker answers each zoom step; on a busy machine that can take a while).
     let seen = 0;
@@ -152,10 +153,17 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
           return w ? Array.from(w.blockRecord).filter((r) => (hooks.pointOf(r)?.height ?? 0) >= 3) : [];
         });
         seen = tall.length;
-        return tall.find((r) => {
+        const found = tall.find((r) => {
           const l = lineOfRecord(r);
           return l !== undefined && workspaceFileOf(workspace, l.file) !== undefined;
         });
+        // A key press the page missed (focus still arriving on a busy machine): zoom one step more.
+        if (found === undefined && tall.length === 0 && presses < 12) {
+          presses++;
+          await frame.locator('#chart').focus();
+          await page.keyboard.press('ArrowUp');
+        }
+        return found;
       },
       30_000,
     ).catch(() => undefined);
