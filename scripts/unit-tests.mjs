@@ -4,11 +4,9 @@
 //
 // A folder named on the command line stands for every `*.test.js` below it, at any depth (test/unit
 // mirrors the source tree), listed here so that every Node version runs the same files.
-import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-
-const MARK = 'corpus not found at ';
+import { runTestsReportingSkips } from './testsReportingSkips.mjs';
 
 /** `*.test.js` files under `folder`, sorted, at any depth. */
 function testFiles(folder) {
@@ -20,28 +18,7 @@ function testFiles(folder) {
 }
 
 const args = process.argv.slice(2).flatMap((arg) => (!arg.startsWith('-') && statSync(arg, { throwIfNoEntry: false })?.isDirectory() ? testFiles(arg) : [arg]));
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...args], { stdio: ['inherit', 'pipe', 'inherit'] });
-let skipped = 0;
-let reason = '';
-let pending = '';
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  pending += chunk.toString('utf8');
-  const lines = pending.split('\n');
-  pending = lines.pop() ?? '';
-  for (const line of lines) {
-    const at = line.indexOf(`# ${MARK}`);
-    if (at >= 0) {
-      skipped++;
-      reason = line.slice(at + 2).trim();
-    }
-  }
-});
-child.on('close', (code, signal) => {
-  if (skipped > 0) {
-    process.stdout.write(`\n${skipped} corpus test${skipped === 1 ? '' : 's'} (tests and suites) did not run: ${reason}\n`);
-  } else {
-    process.stdout.write('\nAll corpus tests ran (VRAM_LENS_CORPUS or ../shared/snapshots).\n');
-  }
-  process.exitCode = code ?? (signal ? 1 : 0);
+runTestsReportingSkips(args, 'corpus not found at ', {
+  skipped: (count, reason) => `${count} corpus test${count === 1 ? '' : 's'} (tests and suites) did not run: ${reason}`,
+  allRan: 'All corpus tests ran (VRAM_LENS_CORPUS or ../shared/snapshots).',
 });
