@@ -3,7 +3,8 @@
  * that allocated it in the backward pass, the annotated range it was allocated in, the library file
  * that allocated it, no frames, or before recording. The vocabulary is in peakBreakdown.ts.
  */
-import type { ExternalAnnotation, Snapshot } from '../snapshot/model';
+import type { Snapshot } from '../snapshot/model';
+import { AnnotationIndex, annotationRanges } from './annotationRanges';
 import { NO_STACK } from '../snapshot/model';
 import type { PeakBucket, PeakBucketKind } from './peakBreakdown';
 import type { LineIndex } from './lineIndex';
@@ -22,47 +23,6 @@ export interface BucketName {
 const AUTOGRAD_NODE = /torch::autograd::(?:generated::)?([A-Za-z_][A-Za-z0-9_]*)::apply/;
 const AUTOGRAD_ENGINE = 'torch::autograd::Engine';
 
-/** A closed time range of `external_annotations` (bounds inclusive); `order` is its START's position. */
-export interface AnnotationRange {
-  readonly name: string;
-  readonly start: number;
-  readonly end: number;
-  readonly order: number;
-}
-
-/**
- * The ranges of one device, in list order: an END closes the latest still-open START of the same
- * name, an unclosed START runs to the end, an END with none open is ignored.
- */
-export function annotationRanges(annotations: readonly ExternalAnnotation[], device: number): AnnotationRange[] {
-  const open = new Map<string, { start: number; order: number }[]>();
-  const ranges: AnnotationRange[] = [];
-  annotations.forEach((a, order) => {
-    if (a.device !== device) return;
-    if (a.stage === 'START') {
-      const list = open.get(a.name) ?? [];
-      list.push({ start: a.timeUs, order });
-      open.set(a.name, list);
-    } else if (a.stage === 'END') {
-      const started = open.get(a.name)?.pop();
-      if (started !== undefined) ranges.push({ name: a.name, start: started.start, end: a.timeUs, order: started.order });
-    }
-  });
-  for (const [name, list] of open) for (const s of list) ranges.push({ name, start: s.start, end: Infinity, order: s.order });
-  return ranges.sort((a, b) => a.order - b.order);
-}
-
-/** The innermost range holding time t: the latest start, on equal starts the later START. */
-export function innermostRange(ranges: readonly AnnotationRange[], t: number): AnnotationRange | undefined {
-  if (Number.isNaN(t)) return undefined;
-  let best: AnnotationRange | undefined;
-  for (const r of ranges) {
-    if (!(r.start <= t && t <= r.end)) continue;
-    if (best === undefined || r.start > best.start || (r.start === best.start && r.order > best.order)) best = r;
-  }
-  return best;
-}
-
 function lastPathPart(filename: string): string {
   const parts = filename.replace(/\\/g, '/').split('/');
   return parts[parts.length - 1];
@@ -70,7 +30,7 @@ function lastPathPart(filename: string): string {
 
 /** Classifies the blocks of one device's replay that no self line holds. */
 export class PeakBucketClassifier {
-  private readonly ranges: AnnotationRange[];
+  private readonly ranges: AnnotationIndex;
   /** Per stack: the frame-based bucket (backward or library or noFrames), computed on first use. */
   private readonly byStack = new Map<number, { first?: BucketName; last: BucketName }>();
 
@@ -79,7 +39,7 @@ export class PeakBucketClassifier {
     private readonly replay: DeviceReplay,
     private readonly lineIndex: LineIndex,
   ) {
-    this.ranges = annotationRanges(snapshot.externalAnnotations, replay.device);
+    this.ranges = new AnnotationIndex(annotationRanges(snapshot.externalAnnotations, replay.device));
   }
 
   /** Whether record r is held by a self line (then it has no bucket). */
@@ -99,7 +59,7 @@ export class PeakBucketClassifier {
     const byFrames = this.framesBuckets(stack);
     if (byFrames.first !== undefined) return byFrames.first;
     if (origin === 'trace') {
-      const range = innermostRange(this.ranges, traceOf(this.snapshot, this.replay.device).timeUs[records.allocEvent[record]]);
+      const range = this.ranges.innermost(traceOf(this.snapshot, this.replay.device).timeUs[records.allocEvent[record]]);
       if (range !== undefined) return { kind: 'annotation', label: range.name };
     }
     return byFrames.last;

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeSnapshot } from '../../../../src/core/analysis/analyze';
 import { describeBucket } from '../../../../src/core/analysis/peakBreakdown';
-import { annotationRanges, innermostRange } from '../../../../src/core/analysis/peakBucketClassifier';
+import { AnnotationIndex, annotationRanges, innermostRange } from '../../../../src/core/analysis/annotationRanges';
 import { toReport } from '../../../../src/core/analysis/report';
 import { snapshotFromBytes } from '../../../../src/core/load';
 import type { PlainValue } from '../../../../src/core/pickle/encoder';
@@ -117,6 +117,27 @@ describe('peakBreakdown: every live-at-peak byte no line holds, by bucket', () =
     assert.equal(innermostRange(ranges, 5)?.name, 'a');
     assert.equal(innermostRange(ranges, 4), undefined);
     assert.equal(innermostRange(ranges, NaN), undefined);
+    const index = new AnnotationIndex(ranges);
+    for (const t of [4, 5, 6, 7, 8, 9, 20, 21, NaN]) assert.equal(index.innermost(t), innermostRange(ranges, t), `t = ${t}`);
+  });
+
+  it('the annotation index answers as the scan of every range does (random nested, overlapping, open and equal-start ranges)', () => {
+    let seed = 12345;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let trial = 0; trial < 200; trial++) {
+      const annotations = [];
+      const count = 1 + random(40);
+      for (let i = 0; i < count; i++) {
+        annotations.push({ stage: random(3) === 0 ? 'END' : 'START', name: `r${random(4)}`, device: random(5) === 0 ? 1 : 0, timeUs: random(60) });
+      }
+      const ranges = annotationRanges(annotations, 0);
+      const index = new AnnotationIndex(ranges);
+      for (let t = -1; t <= 61; t++) assert.equal(index.innermost(t), innermostRange(ranges, t), `trial ${trial}, t = ${t}`);
+    }
+    assert.equal(new AnnotationIndex([]).innermost(3), undefined);
   });
 
   it('reads to people as the issue words them', () => {
