@@ -17,10 +17,10 @@ import type { SizeId, WorkloadId } from '../../src/core/workloads/catalog';
 import { buildWorkload, workloadInputs } from '../../src/core/workloads/catalog';
 import { repoRoot } from '../helpers/corpus';
 
-const fixtures = path.join(repoRoot, 'test', 'fixtures', 'workloads');
+const samples = path.join(repoRoot, 'media', 'samples');
 
 async function job(workload: WorkloadId, variant: string, provider: ProviderChoice, settings: SessionSettings = DEFAULT_SESSION_SETTINGS, size: SizeId = 'tiny') {
-  const samplePath = path.join(fixtures, workload === 'similarity' ? 'similarity.py' : 'train_step.py');
+  const samplePath = path.join(samples, workload === 'similarity' ? 'similarity.py' : 'train_step.py');
   const sampleText = readFileSync(samplePath, 'utf8');
   return (await executeJob({ kind: 'builtin', workload, variant, size, samplePath, sampleText, provider, settings })).summary;
 }

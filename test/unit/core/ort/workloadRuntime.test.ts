@@ -252,7 +252,7 @@ describe('profiling a user ONNX model', () => {
 });
 
 describe('workload runs', () => {
-  const samplePath = path.join(repoRoot, 'test', 'fixtures', 'workloads', 'similarity.py');
+  const samplePath = path.join(repoRoot, 'media', 'samples', 'similarity.py');
   const request = {
     kind: 'builtin',
     workload: 'similarity',
@@ -307,7 +307,7 @@ describe('device memory line (NVML)', () => {
   });
 
   it('travels in the snapshot to the model, for the timeline', async () => {
-    const samplePath = path.join(repoRoot, 'test', 'fixtures', 'workloads', 'similarity.py');
+    const samplePath = path.join(repoRoot, 'media', 'samples', 'similarity.py');
     const executed = await executeJob({
       kind: 'builtin',
       workload: 'similarity',

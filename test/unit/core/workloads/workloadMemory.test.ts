@@ -223,7 +223,7 @@ describe('snapshot of a run', () => {
 });
 
 describe('built-in workloads on the CPU execution provider', () => {
-  const sample = (file: string) => path.join(repoRoot, 'test', 'fixtures', 'workloads', file);
+  const sample = (file: string) => path.join(repoRoot, 'media', 'samples', file);
   const run = async (workload: WorkloadId, variant: string, size: SizeId = 'small') => {
     const samplePath = sample(workload === 'similarity' ? 'similarity.py' : 'train_step.py');
     const executed = await executeJob({
@@ -303,10 +303,15 @@ describe('built-in workloads on the CPU execution provider', () => {
     const { pickle, summary } = await run('similarity', 'eager', 'tiny');
     const reference = oracle(pickle);
     const lines = (reference.devices[0].lines as { file: string; line: number }[]).map((l) => `${path.basename(l.file)}:${l.line}`);
-    // The fixture's statements: a_sq (9), two_ab (10), b_sq (11), the two `similarity =` lines (12, 13),
-    // `return similarity` (14, where a_sq and two_ab are freed), the inputs mk, qk, qe, ms (18-21), and the
-    // call in main (24) that includes them all.
-    assert.deepEqual(lines, [9, 10, 11, 12, 13, 14, 18, 19, 20, 21, 24].map((n) => `similarity.py:${n}`));
+    // The sample's statements, found by their text (the first of each is similarity_eager's): a_sq, two_ab,
+    // b_sq, the two `similarity =` lines, `return similarity` (where a_sq and two_ab are freed), the inputs
+    // mk, qk, qe, ms, and the call in main that includes them all.
+    const text = readFileSync(sample('similarity.py'), 'utf8').split('\n');
+    const lineOf = (start: string) => text.findIndex((l) => l.trim().startsWith(start)) + 1;
+    const expected = ['a_sq = ', 'two_ab = ', 'b_sq = ', 'similarity = -a_sq', 'similarity = similarity * ms', 'return similarity', 'mk = torch', 'qk = torch', 'qe = torch', 'ms = torch', 'similarity = fn(']
+      .map(lineOf);
+    assert.ok(expected.every((n) => n > 0), 'every statement is in the sample');
+    assert.deepEqual(lines, expected.map((n) => `similarity.py:${n}`));
     assert.equal(reference.devices[0].peakBytes, summary.snapshotPeakBytes);
     assert.ok(summary.nodes.every((n: RunSummary['nodes'][number]) => n.origin === 'measured'));
     assert.deepEqual(summary.unresolvedStatements, []);
