@@ -25,6 +25,7 @@ import { GraphBuilder } from '../../../../src/core/workloads/graphBuilder';
 import { modelInputs } from '../../../../src/core/workloads/onnxModelGraph';
 import { ProfileFormatError, parseOrtProfile } from '../../../../src/core/workloads/ortProfile';
 import { parseExactJson, referenceAnalysis, repoRoot } from '../../../helpers/corpus';
+import { modelOf } from '../../../helpers/onnxModel';
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'vram-lens-runtime-'));
 
@@ -87,32 +88,26 @@ describe('onnxruntime profile', () => {
 
 /** y = relu(x @ w) + x, with w an initializer: MatMul carries a dynamo stack trace, Relu a TorchScript doc string, Add nothing. */
 function userModel(): OnnxModel {
-  return {
-    irVersion: 8,
-    opsetImports: [{ domain: '', version: 17 }],
-    producerName: 'test',
-    producerVersion: '1',
-    graph: {
-      name: 'g',
-      inputs: [{ name: 'x', elemType: 1, shape: ['batch', 8] }],
-      outputs: [{ name: 'y', elemType: 1, shape: ['batch', 8] }],
-      initializers: [{ name: 'w', elemType: 1, dims: [8, 8], data: new Float32Array(64).fill(0.1) }],
-      nodes: [
-        {
-          name: 'matmul',
-          opType: 'MatMul',
-          inputs: ['x', 'w'],
-          outputs: ['h'],
-          metadata: {
-            'pkg.torch.onnx.stack_trace':
-              'File "/home/u/train.py", line 40, in main\n    out = model(x)\nFile "/home/u/model.py", line 12, in forward\n    h = x @ self.w',
-          },
+  return modelOf({
+    name: 'g',
+    inputs: [{ name: 'x', elemType: 1, shape: ['batch', 8] }],
+    outputs: [{ name: 'y', elemType: 1, shape: ['batch', 8] }],
+    initializers: [{ name: 'w', elemType: 1, dims: [8, 8], data: new Float32Array(64).fill(0.1) }],
+    nodes: [
+      {
+        name: 'matmul',
+        opType: 'MatMul',
+        inputs: ['x', 'w'],
+        outputs: ['h'],
+        metadata: {
+          'pkg.torch.onnx.stack_trace':
+            'File "/home/u/train.py", line 40, in main\n    out = model(x)\nFile "/home/u/model.py", line 12, in forward\n    h = x @ self.w',
         },
-        { name: 'relu', opType: 'Relu', inputs: ['h'], outputs: ['r'], docString: '/home/u/model.py(13): forward\n/home/u/train.py(40): main\n' },
-        { name: 'add', opType: 'Add', inputs: ['r', 'x'], outputs: ['y'] },
-      ],
-    },
-  };
+      },
+      { name: 'relu', opType: 'Relu', inputs: ['h'], outputs: ['r'], docString: '/home/u/model.py(13): forward\n/home/u/train.py(40): main\n' },
+      { name: 'add', opType: 'Add', inputs: ['r', 'x'], outputs: ['y'] },
+    ],
+  });
 }
 
 describe('profiling a user ONNX model', () => {
@@ -161,30 +156,24 @@ describe('profiling a user ONNX model', () => {
 
   it('counts Constant-node weights once, as weights on their own line (value tensor and value_floats)', async () => {
     // y = x @ W with W [512,512] a Constant's `value` (1 MiB); z = y + b with b a Constant's value_floats (512 floats).
-    const model: OnnxModel = {
-      irVersion: 8,
-      opsetImports: [{ domain: '', version: 17 }],
-      producerName: 'test',
-      producerVersion: '1',
-      graph: {
-        name: 'constants',
-        nodes: [
-          {
-            name: 'W',
-            opType: 'Constant',
-            inputs: [],
-            outputs: ['w'],
-            attributes: { value: { kind: 'tensor', value: { name: 'w', elemType: 1, dims: [512, 512], data: new Float32Array(512 * 512).fill(0.01) } } },
-          },
-          { name: 'B', opType: 'Constant', inputs: [], outputs: ['b'], attributes: { value_floats: { kind: 'floats', value: new Array<number>(512).fill(0.5) } } },
-          { name: 'matmul', opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
-          { name: 'add', opType: 'Add', inputs: ['y', 'b'], outputs: ['z'] },
-        ],
-        inputs: [{ name: 'x', elemType: 1, shape: [1, 512] }],
-        outputs: [{ name: 'z', elemType: 1, shape: [1, 512] }],
-        initializers: [],
-      },
-    };
+    const model: OnnxModel = modelOf({
+      name: 'constants',
+      nodes: [
+        {
+          name: 'W',
+          opType: 'Constant',
+          inputs: [],
+          outputs: ['w'],
+          attributes: { value: { kind: 'tensor', value: { name: 'w', elemType: 1, dims: [512, 512], data: new Float32Array(512 * 512).fill(0.01) } } },
+        },
+        { name: 'B', opType: 'Constant', inputs: [], outputs: ['b'], attributes: { value_floats: { kind: 'floats', value: new Array<number>(512).fill(0.5) } } },
+        { name: 'matmul', opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
+        { name: 'add', opType: 'Add', inputs: ['y', 'b'], outputs: ['z'] },
+      ],
+      inputs: [{ name: 'x', elemType: 1, shape: [1, 512] }],
+      outputs: [{ name: 'z', elemType: 1, shape: [1, 512] }],
+      initializers: [],
+    });
     const file = path.join(tmp(), 'constants.onnx');
     writeFileSync(file, encodeModel(model));
     const decoded = decodeModel(readFileSync(file));
@@ -209,26 +198,20 @@ describe('profiling a user ONNX model', () => {
 
   it('counts a sparse initializer at its dense size, and does not feed it when the model lists it as an input', async () => {
     // w: [512,512] float32 with 3 non-zeros, dense 1 MiB once onnxruntime loads it; also a graph input, as older exporters write.
-    const model: OnnxModel = {
-      irVersion: 8,
-      opsetImports: [{ domain: '', version: 17 }],
-      producerName: 'test',
-      producerVersion: '1',
-      graph: {
-        name: 'sparse',
-        nodes: [
-          { name: 'matmul', opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
-          { name: 'relu', opType: 'Relu', inputs: ['y'], outputs: ['z'] },
-        ],
-        inputs: [
-          { name: 'x', elemType: 1, shape: [1, 512] },
-          { name: 'w', elemType: 1, shape: [512, 512] },
-        ],
-        outputs: [{ name: 'z', elemType: 1, shape: [1, 512] }],
-        initializers: [],
-        sparseInitializers: [{ name: 'w', elemType: 1, dims: [512, 512], values: Float32Array.from([1, 2, 3]), indices: BigInt64Array.from([0n, 513n, 262143n]) }],
-      },
-    };
+    const model: OnnxModel = modelOf({
+      name: 'sparse',
+      nodes: [
+        { name: 'matmul', opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
+        { name: 'relu', opType: 'Relu', inputs: ['y'], outputs: ['z'] },
+      ],
+      inputs: [
+        { name: 'x', elemType: 1, shape: [1, 512] },
+        { name: 'w', elemType: 1, shape: [512, 512] },
+      ],
+      outputs: [{ name: 'z', elemType: 1, shape: [1, 512] }],
+      initializers: [],
+      sparseInitializers: [{ name: 'w', elemType: 1, dims: [512, 512], values: Float32Array.from([1, 2, 3]), indices: BigInt64Array.from([0n, 513n, 262143n]) }],
+    });
     const file = path.join(tmp(), 'sparse.onnx');
     writeFileSync(file, encodeModel(model));
     const decoded = decodeModel(readFileSync(file));

@@ -10,15 +10,14 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../../../src/cli/main';
 import { encodeModel } from '../../../../src/core/onnx/encode';
-import type { OnnxGraph, OnnxModel } from '../../../../src/core/onnx/model';
+import type { OnnxModel } from '../../../../src/core/onnx/model';
 import { DEFAULT_SESSION_SETTINGS } from '../../../../src/core/ort/session';
 import { executeJob, finishJob } from '../../../../src/core/ort/workloadJob';
 import { InputSpecError, checkValues, defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputSpec, parseInputsFile } from '../../../../src/core/workloads/modelInputSpec';
 import { openDimensions } from '../../../../src/core/workloads/onnxModelGraph';
+import { modelOf } from '../../../helpers/onnxModel';
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'vram-lens-inputs-'));
-
-const modelOf = (graph: OnnxGraph): OnnxModel => ({ irVersion: 8, opsetImports: [{ domain: '', version: 17 }], producerName: 'test', producerVersion: '1', graph });
 
 /** y = relu(x @ w), x [batch, 8] float32, w [8, 8] float32: an initializer, inline or in `external`. */
 function matmulModel(external?: string): OnnxModel {

@@ -14,6 +14,7 @@ import { encodeModel } from '../../../../src/core/onnx/encode';
 import type { OnnxGraph, OnnxModel } from '../../../../src/core/onnx/model';
 import { DEFAULT_SESSION_SETTINGS } from '../../../../src/core/ort/session';
 import { executeJob, finishJob } from '../../../../src/core/ort/workloadJob';
+import { modelOf } from '../../../helpers/onnxModel';
 
 const N = 1024;
 /** One [1, N] float32 tensor. */
@@ -59,27 +60,21 @@ const body: OnnxGraph = {
 };
 
 function model(): OnnxModel {
-  return {
-    irVersion: 8,
-    opsetImports: [{ domain: '', version: 17 }],
-    producerName: 'test',
-    producerVersion: '1',
-    graph: {
-      name: 'subgraphs',
-      nodes: [
-        { name: 'if', opType: 'If', inputs: ['c'], outputs: ['y'], attributes: { then_branch: { kind: 'graph', value: thenBranch }, else_branch: { kind: 'graph', value: elseBranch } } },
-        { name: 'loop', opType: 'Loop', inputs: ['n', '', 'y'], outputs: ['acc'], attributes: { body: { kind: 'graph', value: body } } },
-        { name: 'relu', opType: 'Relu', inputs: ['acc'], outputs: ['z'] },
-      ],
-      inputs: [
-        { name: 'x', ...row },
-        { name: 'c', elemType: 9, shape: [] },
-        { name: 'n', elemType: 7, shape: [] },
-      ],
-      outputs: [{ name: 'z', ...row }],
-      initializers: [],
-    },
-  };
+  return modelOf({
+    name: 'subgraphs',
+    nodes: [
+      { name: 'if', opType: 'If', inputs: ['c'], outputs: ['y'], attributes: { then_branch: { kind: 'graph', value: thenBranch }, else_branch: { kind: 'graph', value: elseBranch } } },
+      { name: 'loop', opType: 'Loop', inputs: ['n', '', 'y'], outputs: ['acc'], attributes: { body: { kind: 'graph', value: body } } },
+      { name: 'relu', opType: 'Relu', inputs: ['acc'], outputs: ['z'] },
+    ],
+    inputs: [
+      { name: 'x', ...row },
+      { name: 'c', elemType: 9, shape: [] },
+      { name: 'n', elemType: 7, shape: [] },
+    ],
+    outputs: [{ name: 'z', ...row }],
+    initializers: [],
+  });
 }
 
 describe('If / Loop subgraphs', () => {

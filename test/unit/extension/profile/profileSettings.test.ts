@@ -22,6 +22,11 @@ describe('profile settings', () => {
     }
   });
 
+  it('cover every vramLens.profile.* setting of package.json, and only those', () => {
+    const declared = Object.keys(properties).filter((k) => k.startsWith('vramLens.profile.')).map((k) => k.slice('vramLens.profile.'.length));
+    assert.deepEqual(Object.keys(PROFILE_DEFAULTS).sort(), declared.sort());
+  });
+
   it("clamp to package.json's minimums", () => {
     for (const [key, value] of Object.entries(PROFILE_MINIMUMS)) {
       assert.equal(value, properties[`vramLens.profile.${key}`]?.minimum, key);

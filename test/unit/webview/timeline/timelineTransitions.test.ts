@@ -27,6 +27,9 @@ describe('timeline state transitions', () => {
     const next = onSnapshots(zoomed, [a, b], 'b')!;
     assert.deepEqual(next.target, { snapshotId: 'b', device: 2 });
     assert.deepEqual(onTarget(next.state, next.target), next.state, 'the zoom and the pin stay');
+    // Against the state before, not only the state onSnapshots made (which could have dropped them already).
+    const shown = onTarget(next.state, next.target);
+    assert.deepEqual([shown.x0, shown.x1, shown.y0, shown.y1, shown.pinnedRecord, shown.focusLine], [10, 20, 0, 5, 7, 3]);
   });
 
   it('follows a newly active snapshot, on its own device, forgetting the zoom, the pin and the line', () => {
