@@ -120,10 +120,9 @@ export async function runCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   let size = '';
   if (info) {
     const variantName = String(args.options.get('variant') ?? info.variants[0].id);
-    variant = resolveVariant(info, variantName)?.id ?? variantName;
-    if (!info.variants.some((v) => v.id === variant)) {
-      throw new UsageError(`${info.id} has no variant '${variant}' (choose ${info.variants.map((v) => v.id).join(', ')})`);
-    }
+    const resolved = resolveVariant(info, variantName);
+    if (!resolved) throw new UsageError(`${info.id} has no variant '${variantName}' (choose ${info.variants.map((v) => v.id).join(', ')})`);
+    variant = resolved.id;
     size = String(args.options.get('size') ?? info.defaultSize);
     if (!info.sizes.some((s) => s.id === size)) throw new UsageError(`unknown size '${size}' (choose ${info.sizes.map((s) => s.id).join(', ')})`);
   } else {

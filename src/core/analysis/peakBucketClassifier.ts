@@ -10,6 +10,7 @@ import type { PeakBucket, PeakBucketKind } from './peakBreakdown';
 import type { LineIndex } from './lineIndex';
 import { NO_LINE } from './lineIndex';
 import { isSourceFrame } from './frameFilter';
+import { baseName } from '../paths/recordedPath';
 import type { LiveBlock } from './liveAtPeak';
 import { attributingStack, recordOrigin } from './liveAtPeak';
 import type { DeviceReplay } from './replay';
@@ -22,11 +23,6 @@ export interface BucketName {
 
 const AUTOGRAD_NODE = /torch::autograd::(?:generated::)?([A-Za-z_][A-Za-z0-9_]*)::apply/;
 const AUTOGRAD_ENGINE = 'torch::autograd::Engine';
-
-function lastPathPart(filename: string): string {
-  const parts = filename.replace(/\\/g, '/').split('/');
-  return parts[parts.length - 1];
-}
 
 /** Classifies the blocks of one device's replay that no self line holds. */
 export class PeakBucketClassifier {
@@ -75,7 +71,7 @@ export class PeakBucketClassifier {
     const source = frames.find(isSourceFrame);
     if (node) result = { first: { kind: 'backward', label: node[1] }, last: result.last };
     else if (frames.some((f) => f.name.includes(AUTOGRAD_ENGINE))) result = { first: { kind: 'backward', label: 'autograd' }, last: result.last };
-    else if (source !== undefined) result = { last: { kind: 'library', label: lastPathPart(source.filename) } };
+    else if (source !== undefined) result = { last: { kind: 'library', label: baseName(source.filename) } };
     this.byStack.set(stack, result);
     return result;
   }

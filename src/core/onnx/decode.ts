@@ -136,36 +136,20 @@ function readNode(field: Field, depth: number): OnnxNode {
   return { name, opType, domain, inputs, outputs, docString, metadata, ...(constant ? { constant } : {}), ...(subgraphs.length > 0 ? { subgraphs } : {}) };
 }
 
-/** Element type and dims of a TensorProto (its data is skipped). */
-function tensorShape(field: Field): { elemType: number; dims: number[] } {
-  const { data, base } = nested(field);
-  const dims: number[] = [];
-  let elemType = 0;
-  for (const f of fieldsOf(data, base)) {
-    if (f.number === 1) dims.push(...fieldInts(f));
-    else if (f.number === 2) elemType = fieldInt(f);
-  }
-  return { elemType, dims };
-}
-
-/** A sparse initializer: its name is that of its `values` tensor; its shape the dense one. */
+/**
+ * A SparseTensorProto as its dense tensor: the name and element type of its `values` (1), and its
+ * `dims` (3), the dense shape.
+ */
 function readSparseInitializer(field: Field): OnnxSparseInitializer {
   const { data, base } = nested(field);
-  let name = '';
-  for (const f of fieldsOf(data, base)) if (f.number === 1) name = readInitializer(f).name;
-  return { name, ...sparseShape(field) };
-}
-
-/** Dense shape of a SparseTensorProto: its `dims` (3), with the element type of its `values` (1). */
-function sparseShape(field: Field): { elemType: number; dims: number[] } {
-  const { data, base } = nested(field);
   const dims: number[] = [];
+  let name = '';
   let elemType = 0;
   for (const f of fieldsOf(data, base)) {
     if (f.number === 3) dims.push(...fieldInts(f));
-    else if (f.number === 1) elemType = tensorShape(f).elemType;
+    else if (f.number === 1) ({ name, elemType } = readInitializer(f));
   }
-  return { elemType, dims };
+  return { name, elemType, dims };
 }
 
 /** Count of a repeated float field: packed (4 bytes each) or one fixed32 field per value. */
@@ -174,7 +158,7 @@ function floatCount(fields: readonly Field[]): number {
 }
 
 /** What a Constant node outputs, from its attribute (AttributeProto: name 1, f 2, i 3, t 5, floats 7, ints 8, sparse_tensor 22). */
-function constantShape(attributes: readonly Field[]): { elemType: number; dims: number[] } | undefined {
+function constantShape(attributes: readonly Field[]): { elemType: number; dims: readonly number[] } | undefined {
   for (const attribute of attributes) {
     const { data, base } = nested(attribute);
     const fields = [...fieldsOf(data, base)];
@@ -184,12 +168,18 @@ function constantShape(attributes: readonly Field[]): { elemType: number; dims: 
     switch (key) {
       case 'value': {
         const t = of(5)[0];
-        if (t) return tensorShape(t);
+        if (t) {
+          const { elemType, dims } = readInitializer(t);
+          return { elemType, dims };
+        }
         break;
       }
       case 'sparse_value': {
         const t = of(22)[0];
-        if (t) return sparseShape(t);
+        if (t) {
+          const { elemType, dims } = readSparseInitializer(t);
+          return { elemType, dims };
+        }
         break;
       }
       case 'value_float':

@@ -14,6 +14,7 @@ import { ElemType, elemByteSize } from '../onnx/model';
 import type { PlainValue } from '../pickle/encoder';
 import { encodePickle } from '../pickle/encoder';
 import type { SizeId, WorkloadId } from '../workloads/catalog';
+import { elementCount } from '../workloads/graphBuilder';
 import { buildWorkload, resolveVariant, seededRandom, uniform, workloadInfo, workloadInputs } from '../workloads/catalog';
 import { encodeModel } from '../onnx/encode';
 import type { ExecGraph, FigureOrigin, MemoryTrace, NodeRun } from '../workloads/liveness';
@@ -130,7 +131,7 @@ function float16Bits(value: number): number {
  * booleans zero (valid indices and masks). A fill is checked against the type like literal values.
  */
 function modelFeed(elemType: number | undefined, dims: number[], random: () => number, spec?: InputSpec): Feed {
-  const n = dims.reduce((a, b) => a * b, 1);
+  const n = elementCount(dims);
   const values = spec?.values;
   const value = spec?.value;
   const floats = () => (values ? Float32Array.from(values) : value === undefined ? uniform(n, -1, 1, random) : new Float32Array(n).fill(value));

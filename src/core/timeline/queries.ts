@@ -250,13 +250,14 @@ export class TimelineQueries {
     const all = frameIds.map((id) => ({ id, ...this.snapshot.frames[id] }));
     const source = all.filter(isSourceFrame);
     // Python frames when there are any; else the C++ frames past the allocator's and unwinder's own.
-    const trimmed = source.length > 0 ? { frames: source, hidden: 0 } : skipAllocatorFrames(all);
-    const shown = trimmed.frames.map((f) => f.id);
+    const shown = source.length > 0 ? { frames: source, hidden: 0 } : skipAllocatorFrames(all);
     const bucket = d.buckets.bucketOf(record);
-    const frames: StackFrameView[] = shown.slice(0, Math.max(0, maxFrames)).map((f) => {
-      const frame = this.snapshot.frames[f];
-      return { file: frame.filename, line: Number(frame.line), name: frame.name, user: index.frameLine[f] !== NO_LINE };
-    });
+    const frames: StackFrameView[] = shown.frames.slice(0, Math.max(0, maxFrames)).map((frame) => ({
+      file: frame.filename,
+      line: Number(frame.line),
+      name: frame.name,
+      user: index.frameLine[frame.id] !== NO_LINE,
+    }));
     const timeOf = (event: number) => {
       const v = event >= 0 ? t.trace.timeUs[event] : Number.NaN;
       return Number.isNaN(v) ? undefined : v;
@@ -274,8 +275,8 @@ export class TimelineQueries {
       freeTimeUs: timeOf(records.freeEvent[record]),
       line: selfLineOf(index, stack),
       frames,
-      totalFrames: shown.length,
-      hiddenFrames: trimmed.hidden,
+      totalFrames: shown.frames.length,
+      hiddenFrames: shown.hidden,
       ...(bucket === undefined ? {} : { bucket: { kind: bucket.kind, label: bucket.label } }),
     };
   }

@@ -16,8 +16,6 @@ export interface VariantInfo {
   readonly id: string;
   readonly title: string;
   readonly detail: string;
-  /** The sample function this variant's nodes stand for, when it is not the workload's entry function. */
-  readonly sampleFunction?: string;
   /** Forces onnxruntime's CPU memory arena on or off for this variant (the `cleanup` variant runs without a caching allocator). */
   readonly memoryArena?: boolean;
 }
@@ -69,20 +67,17 @@ export const WORKLOADS: readonly WorkloadInfo[] = [
         id: 'eager',
         title: 'eager',
         detail: 'the eager code: every [B,M,Q] intermediate is its own tensor, the locals a_sq and two_ab alive until return, the old similarity until its line is done',
-        sampleFunction: 'similarity_eager',
       },
       {
         id: 'cleanup',
         title: 'cleanup',
         detail: "intermediates freed at their last use (del) and no caching arena (onnxruntime's analogue of empty_cache)",
-        sampleFunction: 'similarity_cleanup',
         memoryArena: false,
       },
       {
         id: 'inplace',
         title: 'inplace',
         detail: 'small tensors first, the similarity built once and updated in place',
-        sampleFunction: 'similarity_inplace',
       },
     ],
     aliases: SIMILARITY_ALIASES,

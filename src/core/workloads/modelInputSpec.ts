@@ -7,6 +7,7 @@
 import { ElemType } from '../onnx/model';
 import type { ValueInfo } from '../onnx/model';
 import { errorMessage } from '../errors';
+import { elementCount } from './graphBuilder';
 
 export interface InputSpec {
   readonly shape: readonly number[];
@@ -45,11 +46,6 @@ export function parseInputSpec(text: string): [string, InputSpec] {
   const value = valueText.trim() === '' ? NaN : Number(valueText);
   if (!Number.isFinite(value)) throw new InputSpecError(`input '${name}': value '${valueText}' is not a number`);
   return [name, { shape: sizes, value }];
-}
-
-/** The number of elements of a shape (1 for a scalar). */
-export function elementCount(shape: readonly number[]): number {
-  return shape.reduce((a, b) => a * b, 1);
 }
 
 /** A spec with literal values, checked: an array of finite numbers, one per element of the shape. */
@@ -160,11 +156,15 @@ export function parseInputsFile(text: string, source: string): Record<string, In
   return inputSpecsFromJson(value, source);
 }
 
-const INTEGER_TYPES: ReadonlySet<number> = new Set([2, 3, 4, 5, 6, 7, 12, 13]);
-
 /** An integer input of one element (a sample rate, a trip count, a top-k): zeros are rarely what the model expects. */
 export function isIntegerScalar(input: ValueInfo): boolean {
-  return input.elemType !== undefined && INTEGER_TYPES.has(input.elemType) && input.shape !== undefined && input.shape.every((d) => d === 1);
+  return (
+    input.elemType !== undefined &&
+    input.elemType !== ElemType.Bool &&
+    INTEGER_RANGES.has(input.elemType) &&
+    input.shape !== undefined &&
+    input.shape.every((d) => d === 1)
+  );
 }
 
 /** The value offered for an integer scalar before a run: 16000 for a sample rate (speech models), else 1. */

@@ -4,7 +4,7 @@
  * `pkg.torch.onnx.stack_trace`, a TorchScript-style `doc_string`, or else the node itself on the
  * pseudo-file `onnx:<model>`, line = node index + 1), and tensor sizes from the run's profile.
  */
-import type { Dim, OnnxModel, OnnxNode, ValueInfo } from '../onnx/model';
+import type { Dim, OnnxGraph, OnnxModel, OnnxNode, ValueInfo } from '../onnx/model';
 import { elemByteSize } from '../onnx/model';
 import { ONNX_PSEUDO_FILE_PREFIX } from '../analysis/frameFilter';
 import type { Frame } from '../snapshot/model';
@@ -19,13 +19,13 @@ export const TORCH_STACK_TRACE_KEY = 'pkg.torch.onnx.stack_trace';
 /** Inputs the caller must feed: graph inputs that are not initializers (older exporters list weights as inputs too). */
 export function modelInputs(model: OnnxModel): ValueInfo[] {
   // Sparse ones too: feeding one would override its values.
-  const initializers = new Set(denseAndSparseInitializers(model).map((i) => i.name));
+  const initializers = new Set(denseAndSparseInitializers(model.graph).map((i) => i.name));
   return model.graph.inputs.filter((i) => !initializers.has(i.name));
 }
 
 /** Every initializer with the shape onnxruntime allocates for it (sparse ones dense, as it loads them). */
-export function denseAndSparseInitializers(model: OnnxModel): { readonly name: string; readonly elemType: number; readonly dims: readonly number[] }[] {
-  return [...model.graph.initializers, ...(model.graph.sparseInitializers ?? [])];
+export function denseAndSparseInitializers(graph: OnnxGraph): { readonly name: string; readonly elemType: number; readonly dims: readonly number[] }[] {
+  return [...graph.initializers, ...(graph.sparseInitializers ?? [])];
 }
 
 /** The name a user gives a dimension: its `dim_param`, or `input[axis]` when the model leaves it unnamed. */
@@ -120,12 +120,13 @@ function subgraphNodes(parent: OnnxNode, parentFrames: readonly Frame[], outerSc
     const define = (name: string) => {
       if (name !== '') scope.set(name, `${prefix}/${name}`);
     };
+    const initializers = denseAndSparseInitializers(graph);
     for (const i of graph.inputs) define(i.name);
-    for (const i of [...graph.initializers, ...(graph.sparseInitializers ?? [])]) define(i.name);
+    for (const i of initializers) define(i.name);
     for (const n of graph.nodes) n.outputs.forEach(define);
     const rename = (name: string) => (name === '' ? name : (scope.get(name) ?? name));
     const frame = (label: string): Frame[] => [{ filename: where.filename, line: where.line, name: `${prefix}/${label}` }, ...parentFrames];
-    for (const i of [...graph.initializers, ...(graph.sparseInitializers ?? [])]) {
+    for (const i of initializers) {
       weights.push({ name: rename(i.name), elemType: i.elemType, dims: i.dims, frames: frame(i.name) });
     }
     for (const n of graph.nodes) {
@@ -161,7 +162,7 @@ export function modelRunGraph(model: OnnxModel, modelPath: string, profile: Prof
   });
 
   const tensorBytes = new Map<string, number>(inputBytes);
-  const initializers = denseAndSparseInitializers(model);
+  const initializers = denseAndSparseInitializers(model.graph);
   for (const init of [...initializers, ...subgraphWeights]) {
     const size = elemByteSize(init.elemType);
     if (size !== undefined) tensorBytes.set(init.name, init.dims.reduce((a, b) => a * b, size));

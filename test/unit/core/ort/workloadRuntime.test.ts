@@ -417,4 +417,13 @@ describe('vram-lens run', () => {
       assert.match(r.err, /^vram-lens: /);
     }
   });
+
+  it('accepts an older variant name and names an unknown one as given', async () => {
+    const old = await cli(['run', 'similarity', '--variant', 'baseline', '--size', 'tiny', '--ep', 'cpu']);
+    assert.equal(old.code, 0, old.err);
+    assert.match(old.out, /^similarity eager \(tiny\) on the cpu execution provider/);
+    const unknown = await cli(['run', 'similarity', '--variant', 'plain']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.err, /similarity has no variant 'plain' \(choose eager, cleanup, inplace\)/);
+  });
 });

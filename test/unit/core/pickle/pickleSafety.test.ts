@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { corpusDir } from '../../../helpers/corpus';
 import { decodePickle } from '../../../../src/core/pickle/decoder';
 import { PickleError, type PickleErrorCode } from '../../../../src/core/pickle/errors';
+import { seededRandom as random } from '../../../../src/core/workloads/catalog';
 
 /** Real snapshots; the fuzzing falls back to Python-made pickles where the folder is absent. */
 const CORPUS_DIR = corpusDir;
@@ -140,18 +141,6 @@ describe('declared lengths are checked before allocating', () => {
     assert.deepStrictEqual(decodePickle(data), [null, null]);
   });
 });
-
-/** Deterministic 32-bit PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
-}
 
 /** A damaged copy of `seed`: overwritten, flipped, inserted or deleted bytes, a cut, a length bomb or noise. */
 function mutate(seed: Uint8Array, next: () => number): Uint8Array {

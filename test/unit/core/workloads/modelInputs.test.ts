@@ -67,6 +67,9 @@ describe('inputs JSON (file next to the model, or the setting)', () => {
     assert.ok(!isIntegerScalar({ name: 'ids', elemType: 7, shape: [2] }));
     assert.ok(!isIntegerScalar({ name: 'f', elemType: 1, shape: [] }));
     assert.ok(!isIntegerScalar({ name: 'u', elemType: 7, shape: undefined }));
+    // Every integer element type counts (uint8 2, int8 3, uint16 4, int16 5, uint32 12, uint64 13); a bool (9) does not.
+    for (const elemType of [2, 3, 4, 5, 12, 13]) assert.ok(isIntegerScalar({ name: 'n', elemType, shape: [] }), `type ${elemType}`);
+    assert.ok(!isIntegerScalar({ name: 'flag', elemType: 9, shape: [] }));
     assert.deepEqual(['sr', 'sample_rate', 'input.sampling_rate', 'n', 'srx'].map(defaultScalarValue), [16000, 16000, 16000, 1, 1]);
   });
 
