@@ -8,17 +8,14 @@ import { Commands } from '../commandIds';
 import { setting } from '../config';
 import type { Feature } from '../services';
 import { errorMessage } from '../../core/errors';
-import { SourceTexts } from '../compare/sourceTexts';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
 
-export const adviceFeature: Feature = ({ context, store, log, resolver: files }) => {
+export const adviceFeature: Feature = ({ context, store, log, resolver: files, sources }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
   const index = new FindingIndex();
   let shown: { id: string; info: unknown } | undefined;
   let generation = 0;
-  // The program's sources as they were when each snapshot was loaded: the rules read the code that ran.
-  const sources = new SourceTexts(store, files, log);
 
   const refresh = async (force = false) => {
     const snapshot = setting('advice.enabled', true) ? store.active : undefined;
@@ -49,7 +46,6 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
 
   context.subscriptions.push(
     collection,
-    sources,
     store.onDidChange(() => void refresh()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('vramLens.advice.enabled')) void refresh(true);
