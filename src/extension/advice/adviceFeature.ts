@@ -14,13 +14,14 @@ import { AdviceQuickFixes } from './quickFixes';
 export const adviceFeature: Feature = ({ context, store, log, resolver: files, sources }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
   const index = new FindingIndex();
-  let shown: { id: string; info: unknown } | undefined;
+  /** The snapshot and attribution (`revision`) the diagnostics were made for. */
+  let shown: { id: string; revision: number } | undefined;
   let generation = 0;
 
   const refresh = async (force = false) => {
     const snapshot = setting('advice.enabled', true) ? store.active : undefined;
-    if (!force && shown?.id === snapshot?.id && shown?.info === snapshot?.info) return;
-    shown = snapshot ? { id: snapshot.id, info: snapshot.info } : undefined;
+    if (!force && shown?.id === snapshot?.id && shown?.revision === snapshot?.revision) return;
+    shown = snapshot ? { id: snapshot.id, revision: snapshot.revision } : undefined;
     const mine = ++generation;
     if (!snapshot) {
       collection.clear();
