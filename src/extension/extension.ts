@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { adviceFeature } from './advice/adviceFeature';
 import { CompareMode } from './compareMode';
 import { compareFeature } from './compare/compareFeature';
+import { SourceTexts } from './compare/sourceTexts';
 import { affects, frameFilter } from './config';
 import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
@@ -36,7 +37,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   context.subscriptions.push(compareMode);
   const resolver = new PathResolver(context.workspaceState, log);
   context.subscriptions.push(resolver);
-  const services: Services = { context, store, log, compareMode, resolver };
+  const sources = new SourceTexts(store, resolver, log);
+  context.subscriptions.push(sources);
+  const services: Services = { context, store, log, compareMode, resolver, sources };
   for (const feature of features) feature(services);
   return { services, editor: registerEditor(services) };
 }

@@ -1,5 +1,6 @@
 /** What every feature of the extension is given at activation: one instance of each shared service. */
 import type * as vscode from 'vscode';
+import type { SourceTexts } from './compare/sourceTexts';
 import type { CompareMode } from './compareMode';
 import type { PathResolver } from './paths/pathResolver';
 import type { SnapshotStore } from './snapshotStore';
@@ -12,6 +13,8 @@ export interface Services {
   readonly compareMode: CompareMode;
   /** Where recorded snapshot paths are in this workspace, with the user's remembered root mappings. */
   readonly resolver: PathResolver;
+  /** Each loaded snapshot's source texts as at load (kept by the snapshot): compare pairs moved lines by them, the advisor reads them. */
+  readonly sources: SourceTexts;
 }
 
 /** A feature registers its commands, views and listeners, pushing every disposable on `context.subscriptions`. */

@@ -89,8 +89,12 @@ export type HostToTimeline =
 /** The requests of the page: the messages that carry a `requestId` its answer echoes. */
 export type TimelineRequest = Extract<TimelineToHost, { readonly requestId: number }>;
 
-export const isTimelineToHost = messageGuard<TimelineToHost>({
-  ready: true,
+/**
+ * The request types, declared once: both directions carry each (the page asks, the host answers
+ * under the same type), so both guards and `isTimelineRequest` are built from this one record. A
+ * request type missing here, or one the host cannot answer, fails to compile.
+ */
+const REQUEST_TYPES: Record<TimelineRequest['type'], true> & Record<Exclude<TimelineRequest['type'], HostToTimeline['type']>, never> = {
   overview: true,
   window: true,
   findings: true,
@@ -98,24 +102,16 @@ export const isTimelineToHost = messageGuard<TimelineToHost>({
   lines: true,
   stackFilter: true,
   lineBlocks: true,
-  openSource: true,
-  runCommand: true,
-  showing: true,
-  log: true,
-});
+};
 
-export const isHostToTimeline = messageGuard<HostToTimeline>({
-  snapshots: true,
-  overview: true,
-  window: true,
-  findings: true,
-  block: true,
-  lines: true,
-  stackFilter: true,
-  lineBlocks: true,
-  error: true,
-  showLine: true,
-});
+export const isTimelineToHost = messageGuard<TimelineToHost>({ ...REQUEST_TYPES, ready: true, openSource: true, runCommand: true, showing: true, log: true });
+
+export const isHostToTimeline = messageGuard<HostToTimeline>({ ...REQUEST_TYPES, snapshots: true, error: true, showLine: true });
+
+/** Whether a page message is a request (it carries an id its answer echoes). */
+export function isTimelineRequest(message: { readonly type: string }): message is TimelineRequest {
+  return Object.hasOwn(REQUEST_TYPES, message.type);
+}
 
 export function isTarget(value: unknown): value is Target {
   if (typeof value !== 'object' || value === null) return false;

@@ -58,7 +58,6 @@ export class Chart {
   private scene: ChartScene | undefined;
   /** What the last frame drew, for hit testing. */
   private frame: DrawnFrame | undefined;
-  stats: DrawStats | undefined;
 
   constructor(readonly canvas: HTMLCanvasElement) {
     const ctx = canvas.getContext('2d', { alpha: false });
@@ -101,8 +100,7 @@ export class Chart {
     const { left, top, width, height } = plot;
 
     ctx.save();
-    ctx.fillStyle = theme.background;
-    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    paintBackground(ctx, theme);
     ctx.font = `${11 * dpr}px ${theme.fontFamily}`;
     ctx.textBaseline = 'middle';
     drawYGrid(ctx, theme, plot, scales);
@@ -134,8 +132,7 @@ export class Chart {
     ctx.restore();
 
     this.frame = { plot, overview, window: w, findingSpots: findings.spots };
-    this.stats = { ms: performance.now() - started, steps: w?.stepState.length ?? 0, ...drawn, drawnFindings: findings.drawn, drawnLabels, yMax: plot.yMax };
-    return this.stats;
+    return { ms: performance.now() - started, steps: w?.stepState.length ?? 0, ...drawn, drawnFindings: findings.drawn, drawnLabels, yMax: plot.yMax };
   }
 
   /** What is under a point given in CSS pixels relative to the canvas. */

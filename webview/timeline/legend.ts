@@ -17,11 +17,8 @@ function showMeasuredLegend(measured: MeasuredLine | undefined): void {
     return;
   }
   if (!entry) {
-    entry = document.createElement('span');
+    entry = el('span', {}, el('span', 'key key-measured'), el('span'));
     entry.id = 'legend-measured';
-    const key = document.createElement('span');
-    key.className = 'key key-measured';
-    entry.append(key, document.createElement('span'));
     document.querySelector('.legend')?.append(entry);
   }
   (entry.lastChild as HTMLElement).textContent = `measured (${measured.source === 'nvml' ? 'NVML' : measured.source})`;

@@ -49,6 +49,7 @@ export function readTheme(): Theme {
   const light = kind === 'light' || kind === 'high-contrast-light';
   const v = (name: string, fallback: string) => style.getPropertyValue(`--vscode-${name}`).trim() || fallback;
   const foreground = v('foreground', light ? '#3b3b3b' : '#cccccc');
+  const unattributed = v('vramLens-timeline-unattributed', light ? '#aab4c0' : '#5f6b7a');
   return {
     kind,
     background: v('sideBar-background', v('editor-background', light ? '#f8f8f8' : '#181818')),
@@ -59,12 +60,12 @@ export function readTheme(): Theme {
     allocated: v('vramLens-timeline-allocated', foreground),
     reserved: v('vramLens-timeline-reserved', light ? '#616161' : '#c5c5c5'),
     rest: v('vramLens-timeline-rest', light ? '#8b8b8b59' : '#8b8b8b66'),
-    unattributed: v('vramLens-timeline-unattributed', light ? '#aab4c0' : '#5f6b7a'),
+    unattributed,
     buckets: {
       backward: v('vramLens-timeline-bucketBackward', light ? '#b4a9e0' : '#5d4f9e'),
       annotation: v('vramLens-timeline-bucketAnnotation', light ? '#d9cb8f' : '#7d6d32'),
       library: v('vramLens-timeline-bucketLibrary', light ? '#9fcfbf' : '#2e6b5e'),
-      noFrames: v('vramLens-timeline-unattributed', light ? '#aab4c0' : '#5f6b7a'),
+      noFrames: unattributed,
       beforeRecording: v('vramLens-timeline-bucketBeforeRecording', light ? '#d9b2c2' : '#6b4456'),
     },
     peak: v('vramLens-timeline-peak', light ? '#bf8803' : '#cca700'),

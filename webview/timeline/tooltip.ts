@@ -1,4 +1,5 @@
 /** The hover card over the chart: its lines (tooltipText) as text, placed beside the pointer inside the chart. */
+import { el } from '../shared/dom';
 
 /** Shows `lines` beside the point (x, y) of `box`, or hides the card when there are none. */
 export function showTooltip(tip: HTMLElement, box: HTMLElement, lines: readonly string[], x: number, y: number, wrap: boolean): void {
@@ -6,14 +7,7 @@ export function showTooltip(tip: HTMLElement, box: HTMLElement, lines: readonly 
     tip.hidden = true;
     return;
   }
-  tip.replaceChildren(
-    ...lines.map((text, i) => {
-      const div = document.createElement('div');
-      div.className = i === 0 ? 'tip-head' : 'tip-line';
-      div.textContent = text;
-      return div;
-    }),
-  );
+  tip.replaceChildren(...lines.map((text, i) => el('div', i === 0 ? 'tip-head' : 'tip-line', text)));
   // A finding's message is prose: wrap it rather than cut it.
   tip.classList.toggle('wrap', wrap);
   tip.hidden = false;

@@ -8,22 +8,20 @@ import { Commands } from '../commandIds';
 import { setting } from '../config';
 import type { Feature } from '../services';
 import { errorMessage } from '../../core/errors';
-import { SourceTexts } from '../compare/sourceTexts';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
 
-export const adviceFeature: Feature = ({ context, store, log, resolver: files }) => {
+export const adviceFeature: Feature = ({ context, store, log, resolver: files, sources }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
   const index = new FindingIndex();
-  let shown: { id: string; info: unknown } | undefined;
+  /** The snapshot and attribution (`revision`) the diagnostics were made for. */
+  let shown: { id: string; revision: number } | undefined;
   let generation = 0;
-  // The program's sources as they were when each snapshot was loaded: the rules read the code that ran.
-  const sources = new SourceTexts(store, files, log);
 
   const refresh = async (force = false) => {
     const snapshot = setting('advice.enabled', true) ? store.active : undefined;
-    if (!force && shown?.id === snapshot?.id && shown?.info === snapshot?.info) return;
-    shown = snapshot ? { id: snapshot.id, info: snapshot.info } : undefined;
+    if (!force && shown?.id === snapshot?.id && shown?.revision === snapshot?.revision) return;
+    shown = snapshot ? { id: snapshot.id, revision: snapshot.revision } : undefined;
     const mine = ++generation;
     if (!snapshot) {
       collection.clear();
@@ -49,7 +47,6 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files })
 
   context.subscriptions.push(
     collection,
-    sources,
     store.onDidChange(() => void refresh()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('vramLens.advice.enabled')) void refresh(true);

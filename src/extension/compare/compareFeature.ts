@@ -13,7 +13,7 @@ import type { LoadedSnapshot } from '../snapshotStore';
 import { CompareDecorations } from './compareDecorations';
 import type { ActiveComparison, ComparedSide } from '../compareMode';
 import { ResultsPanel } from './resultsPanel';
-import { SourceTexts } from './sourceTexts';
+import type { SourceTexts } from './sourceTexts';
 import { notificationText } from '../../core/text/plainText';
 import { errorMessage } from '../../core/errors';
 
@@ -97,8 +97,7 @@ function statusText(active: ActiveComparison): { text: string; tooltip: string }
 }
 
 export const compareFeature: Feature = (services) => {
-  const { context, store, compareMode, log, resolver: files } = services;
-  const texts = new SourceTexts(store, files, log);
+  const { context, store, compareMode, log, resolver: files, sources: texts } = services;
   const decorations = new CompareDecorations(compareMode, files);
   const panel = new ResultsPanel(context.extensionUri, store, compareMode, files, log);
   const comparer = new Comparer(services, texts);
@@ -107,7 +106,6 @@ export const compareFeature: Feature = (services) => {
   status.command = Commands.exitCompareMode;
 
   context.subscriptions.push(
-    texts,
     decorations,
     panel,
     status,

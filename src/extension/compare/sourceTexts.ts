@@ -57,9 +57,10 @@ export class SourceTexts extends DisposableOwner {
     for (const d of snapshot.info.devices) {
       for (const l of await snapshot.lines(d.device)) files.add(l.file);
     }
-    for (const file of files) {
-      const uri = await this.files.localUri(file);
-      if (!uri) continue;
+    // One resolution for all the files (a workspace search per batch of names), not one per file.
+    const { local } = await this.files.resolve([...files]);
+    for (const [file, localPath] of local) {
+      const uri = vscode.Uri.file(localPath);
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       if (open) {
         texts.set(file, open.getText().split(/\r?\n/));

@@ -8,7 +8,7 @@ import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from '../paths/pathResolver';
 import type { SummaryDeps } from './summaryView';
-import { peakBreakdownClause, peakBreakdownOf } from './peakBreakdownText';
+import { peakBreakdownClause } from './peakBreakdownText';
 import { showSummary } from './summaryView';
 import { errorMessage } from '../../core/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
@@ -59,7 +59,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const where = device?.peakLine ? ` at ${notificationText(baseName(device.peakLine.file))}:${String(device.peakLine.line)}` : '';
   const actions = device?.peakLine ? [goToPeak, summary] : [summary];
   // peakBreakdownClause returns notification-safe text already.
-  const besides = device ? peakBreakdownClause(peakBreakdownOf(device) ?? [], device.peakBytes) : '';
+  const besides = device ? peakBreakdownClause(device.peakBreakdown, device.peakBytes) : '';
   const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${besides}`}.`;
   void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });

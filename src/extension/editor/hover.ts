@@ -4,7 +4,6 @@ import type { LineDetail } from '../../core/analysis/lineDetail';
 import { Commands } from '../commandIds';
 import type { AnnotationState, Annotator } from './annotator';
 import { hoverMarkdown } from './hoverMarkdown';
-import { peakBreakdownOf } from './peakBreakdownText';
 
 export class AnnotationHoverProvider implements vscode.HoverProvider {
   constructor(
@@ -34,7 +33,7 @@ export class AnnotationHoverProvider implements vscode.HoverProvider {
         stale: annotation.stale,
         relocation: functionName === '' ? undefined : { kind: annotation.relocation, functionName, shownLine: annotation.line },
         isPeakLine: peakLine !== undefined && peakLine.file === f.file && String(peakLine.line) === String(f.line),
-        peakBreakdown: peakBreakdownOf(device),
+        peakBreakdown: device?.peakBreakdown,
         isMapped: (file) => mapped.has(file),
       }),
     );

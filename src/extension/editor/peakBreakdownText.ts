@@ -9,15 +9,6 @@ import { formatBytes, formatPercent } from '../../core/format';
 import { notificationText } from '../../core/text/plainText';
 import { escapeMarkdown } from './hoverMarkdown';
 
-/**
- * The device's peak breakdown where the analysis provides it (`peakBreakdown`, spec "Explaining the
- * peak"); undefined on analyses that do not have it yet.
- */
-export function peakBreakdownOf(device: object | undefined): readonly PeakBucket[] | undefined {
-  const buckets = (device as { readonly peakBreakdown?: unknown } | undefined)?.peakBreakdown;
-  return Array.isArray(buckets) ? (buckets as PeakBucket[]) : undefined;
-}
-
 /** The peak's named buckets, largest first: `- gradients (AccumulateGrad): 1.2 GiB · 10%`. */
 export function peakBreakdownLines(buckets: readonly PeakBucket[], peak: number): string[] {
   return [...buckets]

@@ -5,7 +5,7 @@ import { baseName } from '../../core/paths/recordedPath';
 import { Commands } from '../commandIds';
 import type { SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
-import { peakBreakdownLines, peakBreakdownOf } from './peakBreakdownText';
+import { peakBreakdownLines } from './peakBreakdownText';
 import { deviceLongName, deviceShortName } from './statusText';
 import { DisposableOwner } from '../disposables';
 
@@ -47,7 +47,7 @@ export class SnapshotStatusBar extends DisposableOwner {
       const where = device.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';
       tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${deviceLongName(device.device, active.ranOn)}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
       if (device.oomCount > 0) tooltip.appendText(`; ${device.oomCount} out-of-memory event${device.oomCount === 1 ? '' : 's'}`);
-      const breakdown = peakBreakdownLines(peakBreakdownOf(device) ?? [], device.peakBytes);
+      const breakdown = peakBreakdownLines(device.peakBreakdown, device.peakBytes);
       if (breakdown.length > 0) tooltip.appendMarkdown(`\n\nHeld at the peak besides lines of your code:\n\n${breakdown.join('\n')}`);
     }
     tooltip.appendMarkdown(`\n\n${loaded > 1 ? `${loaded} snapshots loaded. ` : ''}Click to switch snapshots or devices.`);

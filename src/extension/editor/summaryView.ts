@@ -10,7 +10,6 @@ import { topLines } from '../../core/analysis/summary';
 import type { LineFigures } from '../../core/analysis/lines';
 import type { LineFigureKey } from '../../core/analysis/lineFigures';
 import { LINE_FIGURE_KEYS } from '../../core/analysis/lineFigures';
-import type { PeakBucket } from '../../core/analysis/peakBreakdown';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
@@ -31,12 +30,6 @@ export interface SummaryDeps {
   readonly log: vscode.LogOutputChannel;
   /** Opens a recorded file at a line (the `vramLens.openFrame` command). */
   readonly openLine: (file: string, line: string) => Promise<void>;
-}
-
-/** The device's peak breakdown when the analysis gives one (spec: "Explaining the peak"). */
-function peakBreakdownOf(device: object): readonly PeakBucket[] | undefined {
-  const buckets = (device as { readonly peakBreakdown?: unknown }).peakBreakdown;
-  return Array.isArray(buckets) ? (buckets as PeakBucket[]) : undefined;
 }
 
 async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
@@ -74,7 +67,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       oomCount: d.oomCount,
       linesWithFigures: d.linesWithFigures,
       topLines: topLines({ lines }, TOP_LINES).map(line),
-      peakBreakdown: peakBreakdownOf(d),
+      peakBreakdown: d.peakBreakdown,
     })),
     unmappedFiles: resolved.unmapped,
   };

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
+import type { LensPlacement } from '../../core/profile/lens';
 import { lensLine } from '../../core/profile/lens';
 import { affects, profileSettings } from '../config';
 import { DisposableOwner } from '../disposables';
@@ -12,17 +13,23 @@ export class ProfileCodeLensProvider extends DisposableOwner implements vscode.C
   private readonly changed = this.own(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
 
+  /** The `vramLens.profile.codeLens` setting, read when it changes (not on every lens request). */
+  private placement: LensPlacement = profileSettings().codeLens;
+
   constructor() {
     super();
     this.own(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (affects(e, 'profile.codeLens')) this.changed.fire();
+        if (!affects(e, 'profile.codeLens')) return;
+        this.placement = profileSettings().codeLens;
+        this.changed.fire();
       }),
     );
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    const line = lensLine(document.getText(), profileSettings().codeLens);
+    if (this.placement === 'off') return [];
+    const line = lensLine(document.getText(), this.placement);
     if (line === undefined) return [];
     const range = new vscode.Range(line, 0, line, 0);
     return [

@@ -118,10 +118,3 @@ export async function answerTimelineRequest(message: TimelineRequest, backend: T
     }
   }
 }
-
-/** Whether a page message is a request (it carries an id its answer echoes). */
-export function isTimelineRequest(message: { readonly type: string }): message is TimelineRequest {
-  return REQUEST_TYPES.has(message.type);
-}
-
-const REQUEST_TYPES: ReadonlySet<string> = new Set<TimelineRequest['type']>(['overview', 'window', 'findings', 'block', 'lines', 'stackFilter', 'lineBlocks']);

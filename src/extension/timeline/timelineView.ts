@@ -8,7 +8,7 @@ import { errorMessage } from '../../core/errors';
 import type { LineBlock } from '../../core/timeline/types';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToTimeline, Target, TimelineToHost } from '../../protocol/timeline';
-import { isTarget, isTimelineToHost } from '../../protocol/timeline';
+import { isTarget, isTimelineRequest, isTimelineToHost } from '../../protocol/timeline';
 import { setting } from '../config';
 import { DisposableOwner } from '../disposables';
 import type { Services } from '../services';
@@ -17,7 +17,7 @@ import { webviewOptions, webviewPage } from '../webviewHtml';
 import { TIMELINE_PAGE } from './html';
 import { snapshotChoice } from './rows';
 import type { TimelineBackend } from './timelineRequests';
-import { answerTimelineRequest, isTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
+import { answerTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
 import { openRecordedLine } from '../paths/openRecordedLine';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';

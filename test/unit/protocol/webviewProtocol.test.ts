@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MethodName, ParamsOf, ResultOf } from '../../../src/core/worker/protocol';
 import { Commands } from '../../../src/extension/commandIds';
-import { answerTimelineRequest, isTimelineRequest, requestIdOf, sanitizeWindowRequest } from '../../../src/extension/timeline/timelineRequests';
+import { answerTimelineRequest, requestIdOf, sanitizeWindowRequest } from '../../../src/extension/timeline/timelineRequests';
 import type { TimelineBackend, WorkerCall } from '../../../src/extension/timeline/timelineRequests';
 import { commandAllowlist } from '../../../src/extension/webviewCommands';
 import { isCompareToHost, isHostToCompare } from '../../../src/protocol/compare';
 import { describeRefused, messageGuard } from '../../../src/protocol/messageGuard';
 import { isHostToSummary, isSummaryToHost } from '../../../src/protocol/summary';
 import type { TimelineRequest } from '../../../src/protocol/timeline';
-import { isHostToTimeline, isTarget, isTimelineToHost } from '../../../src/protocol/timeline';
+import { isHostToTimeline, isTarget, isTimelineRequest, isTimelineToHost } from '../../../src/protocol/timeline';
 import type { TimelineAnswer } from '../../../webview/timeline/requests';
 import { Requests } from '../../../webview/timeline/requests';
 
@@ -134,6 +134,15 @@ describe('timeline host: request routing', () => {
   it('tells requests from other messages', () => {
     assert.equal(isTimelineRequest({ type: 'window' }), true);
     assert.equal(isTimelineRequest({ type: 'openSource' }), false);
+    assert.equal(isTimelineRequest({ type: 'toString' }), false);
+    assert.equal(isTimelineRequest({ type: 'hasOwnProperty' }), false);
+    // Each request travels both ways: the page asks, the host answers under the same type.
+    for (const type of ['overview', 'window', 'findings', 'block', 'lines', 'stackFilter', 'lineBlocks']) {
+      assert.equal(isTimelineRequest({ type }), true, type);
+      assert.equal(isTimelineToHost({ type }), true, type);
+      assert.equal(isHostToTimeline({ type }), true, type);
+    }
+    for (const type of ['ready', 'openSource', 'runCommand', 'showing', 'log', 'snapshots', 'error', 'showLine']) assert.equal(isTimelineRequest({ type }), false, type);
     assert.equal(requestIdOf({ requestId: 3 }), 3);
     assert.equal(requestIdOf({ requestId: '3' }), -1);
   });
