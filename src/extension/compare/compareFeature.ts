@@ -58,6 +58,9 @@ export class Comparer {
     };
     const [a, b] = await Promise.all([side(baseline), side(current)]);
     const active: ActiveComparison = { comparison: compareRuns(a.run, b.run), baseline, current, revisions: [a.revision, b.revision] };
+    // The current run is the one the status bar and the Problems panel describe while compare mode is on.
+    store.setDevice(current.snapshotId, current.device);
+    if (store.active?.id !== current.snapshotId) store.setActive(current.snapshotId);
     compareMode.enter(active);
     return active;
   }
