@@ -1,5 +1,5 @@
 /** How CLI commands talk to the terminal and the disk, injectable for tests. */
-import { SnapshotFileError } from '../core/input/errors';
+import { SNAPSHOT_ADVICE, SnapshotFileError } from '../core/input/errors';
 import { readSnapshotFile } from '../core/input/snapshotFile';
 import { PickleError } from '../core/pickle/errors';
 import { SnapshotFormatError } from '../core/snapshot/errors';
@@ -35,7 +35,8 @@ export async function loadSnapshotFile(path: string): Promise<Snapshot> {
   try {
     return snapshotFromOwnedBytes(owned);
   } catch (e) {
-    if (e instanceof PickleError || e instanceof SnapshotFormatError || e instanceof SnapshotFileError) throw new InputError(`${path}: ${e.message}`);
+    if (e instanceof PickleError || e instanceof SnapshotFormatError) throw new InputError(`${path}: ${e.message}. ${SNAPSHOT_ADVICE}`);
+    if (e instanceof SnapshotFileError) throw new InputError(`${path}: ${e.message}`);
     throw e;
   }
 }

@@ -48,8 +48,12 @@ export interface SummaryModel {
   readonly active: boolean;
   readonly selectedDevice: number;
   readonly devices: readonly SummaryDevice[];
-  /** Recorded files with figures that were not found on this machine. */
+  /** The first few recorded files with figures that were not found on this machine. */
   readonly unmappedFiles: readonly string[];
+  /** How many were not found in all. */
+  readonly unmappedCount: number;
+  /** While the recorded files are being looked for on this machine: how many (no line is a link yet). */
+  readonly findingFiles?: number;
 }
 
 export type HostToSummary =

@@ -4,7 +4,6 @@
  * snapshot is decompressed, bounded by {@link MAX_SNAPSHOT_BYTES}. Pure apart from node:zlib.
  */
 import { gunzipSync } from 'node:zlib';
-import { errorMessage } from '../errors';
 import { SnapshotFileError } from './errors';
 
 /** The largest snapshot read, on disk or once decompressed (Node's Buffer and readFile stop near 2 GiB). */
@@ -47,7 +46,7 @@ export function pickleBytesOf(bytes: Uint8Array, maxBytes: number = MAX_SNAPSHOT
       if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
         throw new SnapshotFileError(`this gzip file holds more than ${sizeInWords(maxBytes)}, larger than VRAM Lens reads`);
       }
-      throw new SnapshotFileError(`this gzip file cannot be decompressed (${errorMessage(e)})`);
+      throw new SnapshotFileError('this gzip file cannot be decompressed: it is damaged or was cut short; copy it again');
     }
     if (startsWith(inner, GZIP)) throw new SnapshotFileError('this gzip file holds another gzip file: decompress it with gunzip first');
     return pickleBytesOf(inner, maxBytes);

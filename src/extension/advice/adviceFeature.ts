@@ -21,13 +21,15 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files, s
   const refresh = async (force = false) => {
     const snapshot = setting('advice.enabled', true) ? store.active : undefined;
     if (!force && shown?.id === snapshot?.id && shown?.revision === snapshot?.revision) return;
+    const another = shown?.id !== snapshot?.id;
     shown = snapshot ? { id: snapshot.id, revision: snapshot.revision } : undefined;
     const mine = ++generation;
-    if (!snapshot) {
+    // Another snapshot: the previous one's findings go at once, not when the new ones are ready.
+    if (!snapshot || another) {
       collection.clear();
       index.clear();
-      return;
     }
+    if (!snapshot) return;
     try {
       const texts = await sources.texts(snapshot.id);
       const findings = await snapshot.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])) });

@@ -15,7 +15,7 @@ import type { ActiveComparison, ComparedSide } from '../compareMode';
 import { ResultsPanel } from './resultsPanel';
 import type { SourceTexts } from './sourceTexts';
 import { notificationText } from '../../core/text/plainText';
-import { errorMessage } from '../../core/errors';
+import { errorMessage, userMessage } from '../../core/errors';
 
 interface SideItem extends vscode.QuickPickItem {
   readonly side: ComparedSide;
@@ -137,9 +137,8 @@ export const compareFeature: Feature = (services) => {
         panel.show();
         return active;
       } catch (e) {
-        const message = errorMessage(e);
-        log.error(`Compare failed: ${message}`);
-        void vscode.window.showErrorMessage(`VRAM Lens: could not compare: ${notificationText(message)}`);
+        log.error(`Compare failed: ${errorMessage(e)}`);
+        void vscode.window.showErrorMessage(`VRAM Lens: could not compare: ${notificationText(userMessage(e))}`);
         return undefined;
       }
     }),

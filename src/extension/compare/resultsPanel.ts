@@ -20,7 +20,7 @@ import type { PathResolver } from '../paths/pathResolver';
 import { DisposableOwner } from '../disposables';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
-import { errorMessage } from '../../core/errors';
+import { errorMessage, userMessage } from '../../core/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
 
 const VIEW_TYPE = 'vramLens.compareResults';
@@ -167,7 +167,8 @@ export class ResultsPanel extends DisposableOwner {
       );
       this.post({ type: 'overlay', overlay: alignTotals(series[0], series[1], this.axis, OVERLAY_POINTS) });
     } catch (e) {
-      this.post({ type: 'error', message: errorMessage(e) });
+      this.log.warn(`compare panel: ${errorMessage(e)}`);
+      this.post({ type: 'error', message: userMessage(e) });
     }
   }
 

@@ -204,7 +204,7 @@ export class Annotator extends DisposableOwner {
       const peakBytes = snapshot.deviceSummary(device)?.peakBytes ?? 0;
       next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped, functionNames };
       this.log.info(`Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped, ${resolved.unmapped.length} not found.`);
-      if (resolved.unmapped.length > 0) void this.resolver.askAboutUnmapped(resolved.unmapped);
+      void this.resolver.askAboutUnmapped(resolved);
     }
     this.current = next;
     this.invalidate();

@@ -5,7 +5,8 @@
  * lines, and offers to annotate the sources with it.
  */
 import * as vscode from 'vscode';
-import { errorMessage } from '../../core/errors';
+import { userMessage } from '../../core/errors';
+import { snapshotLoadMessage } from '../../core/input/errors';
 import { topLines } from '../../core/analysis/summary';
 import type { LineFigures } from '../../core/analysis/lines';
 import type { LineFigureKey } from '../../core/analysis/lineFigures';
@@ -13,7 +14,7 @@ import { LINE_FIGURE_KEYS } from '../../core/analysis/lineFigures';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
-import type { PathResolver } from '../paths/pathResolver';
+import type { PathResolver, ResolvedPaths } from '../paths/pathResolver';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
 import { isSummaryToHost } from '../../protocol/summary';
@@ -21,6 +22,8 @@ import { DisposableOwner } from '../disposables';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 const TOP_LINES = 15;
+/** How long the page waits for the recorded files to be found before it shows the figures without links. */
+const FIRST_PAINT_MS = 150;
 
 export interface SummaryDeps {
   readonly extensionUri: vscode.Uri;
@@ -32,17 +35,29 @@ export interface SummaryDeps {
   readonly openLine: (file: string, line: string) => Promise<void>;
 }
 
-async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
+/** The recorded files with figures in any of the snapshot's devices. */
+async function recordedFiles(snapshot: LoadedSnapshot): Promise<string[]> {
+  const recorded = new Set<string>();
+  for (const d of snapshot.info.devices) for (const l of await snapshot.lines(d.device)) recorded.add(l.file);
+  return [...recorded];
+}
+
+/** How many unmapped files the page lists (it says how many more there are). */
+const UNMAPPED_SHOWN = 10;
+
+/**
+ * The page's model; `resolved` undefined while the recorded files are still being looked for on this
+ * machine (the page says so, and no line is a link yet).
+ */
+async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, resolved: ResolvedPaths | undefined, recordedCount: number): Promise<SummaryModel> {
   const perDevice = await Promise.all(
     snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
   );
-  const recorded = new Set<string>();
-  for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);
-  const resolved = await deps.resolver.resolve([...recorded]);
+  const mapped = (file: string) => resolved?.local.has(file) ?? false;
   const line = (l: LineFigures): SummaryLine => ({
     file: l.file,
     line: String(l.line),
-    mapped: resolved.local.has(l.file),
+    mapped: mapped(l.file),
     figures: Object.fromEntries(LINE_FIGURE_KEYS.map((key) => [key, l[key]])) as Record<LineFigureKey, number>,
   });
   return {
@@ -59,7 +74,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       allocations: d.allocations,
       peakBytes: d.peakBytes,
       peakEventIndex: d.peakEventIndex,
-      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: resolved.local.has(d.peakLine.file) },
+      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: mapped(d.peakLine.file) },
       peakReservedBytes: d.peakReservedBytes,
       finalReservedBytes: d.finalReservedBytes,
       initialActiveBytes: d.initialActiveBytes,
@@ -69,7 +84,9 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       topLines: topLines({ lines }, TOP_LINES).map(line),
       peakBreakdown: d.peakBreakdown,
     })),
-    unmappedFiles: resolved.unmapped,
+    unmappedFiles: resolved?.unmapped.slice(0, UNMAPPED_SHOWN) ?? [],
+    unmappedCount: resolved?.unmapped.length ?? 0,
+    ...(resolved ? {} : { findingFiles: recordedCount }),
   };
 }
 
@@ -87,7 +104,13 @@ class SummaryView extends DisposableOwner {
   ) {
     super();
     panel.webview.options = webviewOptions(deps.extensionUri);
-    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'] });
+    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, {
+      title: 'VRAM Lens Snapshot',
+      script: 'summary.js',
+      styles: ['summary.css'],
+      // Shown until the first message: a page re-created after it was hidden is never empty.
+      body: '<main id="root" aria-live="polite"><p class="muted">Reading the snapshot…</p></main>',
+    });
     this.own(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
@@ -134,18 +157,29 @@ class SummaryView extends DisposableOwner {
       this.owned = snapshot !== undefined && !reused;
       if (!this.snapshot) void this.send({ type: 'error', message: 'Loading was cancelled. Reopen the file to try again.' });
     } catch (e) {
-      const message = errorMessage(e);
       this.deps.log.error(`Could not read ${uri.toString()}:`, e);
-      void this.send({ type: 'error', message: `This file could not be read as a PyTorch memory snapshot: ${message}` });
+      void this.send({ type: 'error', message: snapshotLoadMessage('This file', e) });
     }
   }
 
+  /**
+   * Sends the summary: at once, and again when the recorded files are found on this machine when that
+   * takes a while (a snapshot naming 100,000 files); on failure, says so rather than leave the page empty.
+   */
   private async post(): Promise<void> {
-    if (!this.ready || !this.snapshot || !this.deps.store.get(this.snapshot.id)) return;
+    const snapshot = this.snapshot;
+    if (!this.ready || !snapshot || !this.deps.store.get(snapshot.id)) return;
     try {
-      await this.send({ type: 'summary', model: await buildModel(this.deps, this.snapshot) });
+      const recorded = await recordedFiles(snapshot);
+      const resolving = this.deps.resolver.resolve(recorded);
+      const soon = await Promise.race([resolving, new Promise<undefined>((r) => setTimeout(() => r(undefined), FIRST_PAINT_MS))]);
+      if (!soon) await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, undefined, recorded.length) });
+      const resolved = soon ?? (await resolving);
+      if (this.snapshot !== snapshot || this.isDisposed) return;
+      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, resolved, recorded.length) });
     } catch (e) {
       this.deps.log.warn('Summary view: could not build the summary:', e);
+      if (!this.isDisposed) void this.send({ type: 'error', message: `VRAM Lens could not show this snapshot's summary: ${userMessage(e)}` });
     }
   }
 

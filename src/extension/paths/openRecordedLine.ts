@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { unmappedRoots } from '../../core/paths/pathMapper';
 import { clampLine } from '../../core/paths/recordedLines';
 import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
-import { errorMessage } from '../../core/errors';
+import { userMessage } from '../../core/errors';
 import { notificationText } from '../../core/text/plainText';
 import type { PathResolver } from './pathResolver';
 
@@ -38,7 +38,7 @@ export async function openRecordedLine(resolver: PathResolver, file: string, lin
     });
     return true;
   } catch (e) {
-    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(uri.fsPath)}: ${notificationText(errorMessage(e))}`);
+    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(uri.fsPath)}: ${notificationText(userMessage(e))}`);
     return false;
   }
 }

@@ -18,7 +18,7 @@ import type { LoadedSnapshot } from '../snapshotStore';
 import { chooseModelDimensions, chooseModelInputs, readModelInputs } from './modelInputs';
 import { providerSetting, sessionSettings } from './settings';
 import { notificationText } from '../../core/text/plainText';
-import { errorMessage } from '../../core/errors';
+import { errorMessage, userMessage } from '../../core/errors';
 
 /** Arguments of `vramLens.runWorkload` for callers that skip the pickers (tests, walkthroughs). */
 export interface RunWorkloadArgs {
@@ -139,9 +139,8 @@ async function runWithProgress(services: Services, workerScript: string, title: 
         return await runWorkload(request, { workerScript, signal: abort.signal, onProgress: (message) => progress.report({ message }) });
       } catch (e) {
         if (e instanceof CancelledError) return undefined;
-        const message = errorMessage(e);
-        services.log.error(`${title}: ${message}`);
-        void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(title)} failed: ${notificationText(message)}`);
+        services.log.error(`${title}: ${errorMessage(e)}`, e);
+        void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(title)} failed: ${notificationText(userMessage(e), 1000)}`);
         return undefined;
       } finally {
         subscription.dispose();
