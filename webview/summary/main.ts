@@ -152,12 +152,18 @@ function render(model: SummaryModel): void {
     const device = model.devices.find((d) => d.device === model.selectedDevice) ?? model.devices[0];
     parts.push(renderDevice(device));
   }
-  if (model.unmappedFiles.length > 0) {
+  if (model.findingFiles !== undefined) {
+    const finding = el('p', 'muted finding', `Finding the ${model.findingFiles.toLocaleString('en-US')} recorded files on this machine…`);
+    finding.setAttribute('role', 'status');
+    parts.push(finding);
+  } else if (model.unmappedFiles.length > 0) {
     const note = el('section', 'unmapped-files');
     note.append(el('h2', undefined, 'Not found on this machine'));
     const list = el('ul');
-    for (const f of model.unmappedFiles.slice(0, 10)) list.append(el('li', 'path', f));
-    if (model.unmappedFiles.length > 10) list.append(el('li', 'muted', `… and ${model.unmappedFiles.length - 10} more`));
+    const shown = model.unmappedFiles.slice(0, 10);
+    for (const f of shown) list.append(el('li', 'path', f));
+    const more = Math.max(model.unmappedCount, model.unmappedFiles.length) - shown.length;
+    if (more > 0) list.append(el('li', 'muted', `… and ${more.toLocaleString('en-US')} more`));
     note.append(list);
     parts.push(note);
   }
