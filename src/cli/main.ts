@@ -10,7 +10,7 @@ import { diffCommand, diffOptions, diffUsage } from './commands/diff';
 import { runCommand, runOptions, runUsage } from './commands/run';
 import type { CliIO } from './io';
 import { InputError, processIO } from './io';
-import { isOutOfMemory, userMessage } from '../core/errors';
+import { isOutOfMemory, userMessage } from '../engine/base/errors';
 
 interface CommandSpec {
   readonly usage: string;

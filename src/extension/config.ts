@@ -1,9 +1,9 @@
 /** Typed access to the `vramLens.*` settings. */
 import * as vscode from 'vscode';
-import type { FrameFilterOptions } from '../core/analysis/frameFilter';
-import { PROFILER_BOOTSTRAP_PATH } from '../core/analysis/frameFilter';
-import type { WorkerOptions } from '../core/worker/client';
-import { DEFAULT_WORKER_HEAP_MB, MIN_WORKER_HEAP_MB } from '../core/worker/client';
+import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
+import { PROFILER_BOOTSTRAP_PATH } from '../engine/analysis/frameFilter';
+import type { WorkerOptions } from '../runtime/worker/client';
+import { DEFAULT_WORKER_HEAP_MB, MIN_WORKER_HEAP_MB } from '../runtime/worker/client';
 import type { ProfileSettings } from './profile/profileSettings';
 import { readProfileSettings } from './profile/profileSettings';
 

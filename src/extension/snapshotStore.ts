@@ -4,14 +4,14 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SnapshotFileError } from '../core/input/errors';
-import { fileProblem, readSnapshotFile } from '../core/input/snapshotFile';
-import { notificationText } from '../core/text/plainText';
-import type { ExecutionProvider } from '../core/ort/providers';
-import type { FrameFilterOptions } from '../core/analysis/frameFilter';
-import type { LineFigures } from '../core/analysis/lines';
-import type { WorkerOptions } from '../core/worker/client';
-import { CancelledError, SnapshotWorker } from '../core/worker/client';
+import { SnapshotFileError } from '../engine/decode/errors';
+import { fileProblem, readSnapshotFile } from '../runtime/input/snapshotFile';
+import { notificationText } from '../engine/text/plainText';
+import type { ExecutionProvider } from '../runtime/ort/providers';
+import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
+import type { LineFigures } from '../engine/analysis/lines';
+import type { WorkerOptions } from '../runtime/worker/client';
+import { CancelledError, SnapshotWorker } from '../runtime/worker/client';
 import type { SnapshotOrigin } from './loadedSnapshot';
 import { LoadedSnapshot } from './loadedSnapshot';
 
@@ -79,7 +79,7 @@ export class SnapshotStore implements vscode.Disposable {
           const info = await worker.call(
             'load',
             { bytes, filter: this.filter() },
-            { signal: abort.signal, onProgress: (message) => progress.report({ message }), transfer: own ? [bytes.buffer as ArrayBuffer] : undefined },
+            { signal: abort.signal, onProgress: (message) => progress.report({ message }), transfer: own ? [bytes.buffer] : undefined },
           );
           const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn);
           this.snapshots.set(loaded.id, loaded);

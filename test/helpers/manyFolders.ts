@@ -5,8 +5,8 @@
  * mapped lines' last blocks, which stay live at the end; the peak is after the last allocation.
  * Written with our own pickle encoder in PyTorch's snapshot format.
  */
-import type { PlainValue } from '../../src/core/pickle/encoder';
-import { encodePickle } from '../../src/core/pickle/encoder';
+import type { PlainValue } from '../../src/engine/pickle/encoder';
+import { encodePickle } from '../../src/engine/pickle/encoder';
 
 export interface ManyFoldersOptions {
   readonly folders: number;

@@ -5,12 +5,12 @@
  * lines, and offers to annotate the sources with it.
  */
 import * as vscode from 'vscode';
-import { userMessage } from '../../core/errors';
-import { snapshotLoadMessage } from '../../core/input/errors';
-import { topLines } from '../../core/analysis/summary';
-import type { LineFigures } from '../../core/analysis/lines';
-import type { LineFigureKey } from '../../core/analysis/lineFigures';
-import { LINE_FIGURE_KEYS } from '../../core/analysis/lineFigures';
+import { userMessage } from '../../engine/base/errors';
+import { snapshotLoadMessage } from '../../engine/decode/errors';
+import { topLines } from '../../engine/analysis/summary';
+import type { LineFigures } from '../../engine/analysis/lines';
+import type { LineFigureKey } from '../../engine/analysis/lineFigures';
+import { LINE_FIGURE_KEYS } from '../../engine/analysis/lineFigures';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';

@@ -11,13 +11,13 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ListFolder } from '../../core/paths/existingFiles';
-import { existingFiles } from '../../core/paths/existingFiles';
-import type { RootMapping } from '../../core/paths/pathMapper';
-import { LocalFiles, applyRootMappings, isInsideAny, mappedFolders, resolveRecordedPaths, unmappedRoots } from '../../core/paths/pathMapper';
-import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
-import { filesUnderRoot } from '../../core/paths/recordedLines';
-import { notificationText, plainText } from '../../core/text/plainText';
+import type { ListFolder } from '../../engine/paths/existingFiles';
+import { existingFiles } from '../../engine/paths/existingFiles';
+import type { RootMapping } from '../../engine/paths/pathMapper';
+import { LocalFiles, applyRootMappings, isInsideAny, mappedFolders, resolveRecordedPaths, unmappedRoots } from '../../engine/paths/pathMapper';
+import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath';
+import { filesUnderRoot } from '../../engine/paths/recordedLines';
+import { notificationText, plainText } from '../../engine/text/plainText';
 import { DisposableOwner } from '../disposables';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';
