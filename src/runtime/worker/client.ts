@@ -41,9 +41,10 @@ export const MIN_WORKER_HEAP_MB = 256;
 /** Why the calls of a worker that stopped fail: memory that ran out, in words, or the worker's end. */
 export function workerStopped(e: unknown, what: string, limitMb: number, advice: string): Error {
   if (isOutOfMemory(e)) {
-    return new OutOfMemoryError(`${what} needed more memory than it may use (${limitMb} MiB) and was stopped. ${advice}`);
+    return new OutOfMemoryError(`${what} needed more memory than it may use (${limitMb} MiB) and was stopped. ${advice}`, { cause: e });
   }
-  return new UserError(`${what} stopped unexpectedly; please report it (the VRAM Lens log has the details)`);
+  // The engine's words stay in `cause`, for the log.
+  return new UserError(`${what} stopped unexpectedly; please report it (the VRAM Lens log has the details)`, { cause: e });
 }
 
 export class SnapshotWorker {

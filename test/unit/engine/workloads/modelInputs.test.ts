@@ -57,7 +57,7 @@ describe('inputs JSON (file next to the model, or the setting)', () => {
     assert.throws(() => inputSpecsFromJson({ x: { shape: '2' } }, 'f.json'), /f\.json: input 'x'/);
     assert.throws(() => inputSpecsFromJson({ x: { shape: [2], value: 'a' } }, 'f.json'), /f\.json: input 'x': value is not a number/);
     assert.throws(() => inputSpecsFromJson([1], 'f.json'), /f\.json: expected an object/);
-    assert.throws(() => parseInputsFile('{', 'm.onnx.inputs.json'), (e: unknown) => e instanceof InputSpecError && /m\.onnx\.inputs\.json: not JSON/.test(e.message));
+    assert.throws(() => parseInputsFile('{', 'm.onnx.inputs.json'), (e: unknown) => e instanceof InputSpecError && /m\.onnx\.inputs\.json: not valid JSON/.test(e.message));
     assert.equal(inputsFilePath('/a/m.onnx'), '/a/m.onnx.inputs.json');
   });
 
