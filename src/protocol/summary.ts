@@ -59,13 +59,14 @@ export interface SummaryModel {
 export type HostToSummary =
   | { readonly type: 'loading'; readonly label: string }
   | { readonly type: 'summary'; readonly model: SummaryModel }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'error'; readonly message: string; readonly reopen?: boolean };
 
 export type SummaryToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'annotate' }
   | { readonly type: 'selectDevice'; readonly device: number }
-  | { readonly type: 'openLine'; readonly file: string; readonly line: string };
+  | { readonly type: 'openLine'; readonly file: string; readonly line: string }
+  | { readonly type: 'reopenAsText' };
 
-export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, openLine: true });
+export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, openLine: true, reopenAsText: true });
 export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, error: true });

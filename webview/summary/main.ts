@@ -178,9 +178,17 @@ onHostMessage('summary', isHostToSummary, (message: HostToSummary) => {
     case 'summary':
       render(message.model);
       break;
-    case 'error':
-      root.replaceChildren(el('p', 'error', message.message));
+    case 'error': {
+      const parts: HTMLElement[] = [el('p', 'error', message.message)];
+      if (message.reopen) {
+        const reopen = el('button', undefined, 'Reopen in Text Editor');
+        reopen.id = 'reopen';
+        reopen.addEventListener('click', () => vscode.post({ type: 'reopenAsText' }));
+        parts.push(el('div', 'actions', reopen));
+      }
+      root.replaceChildren(...parts);
       break;
+    }
     default:
       break;
   }

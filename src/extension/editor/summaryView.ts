@@ -20,7 +20,15 @@ import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '..
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
 
+/** The summary editor: the default editor of `*.pickle` files. */
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
+/** The same editor offered (Open With) for `*.pkl`, which are often other pickles. */
+export const SUMMARY_VIEW_TYPE_PKL = 'vramLens.snapshotSummaryPkl';
+
+/** The summary's view type for a snapshot file. */
+export function summaryViewTypeFor(uri: vscode.Uri): string {
+  return uri.path.toLowerCase().endsWith('.pkl') ? SUMMARY_VIEW_TYPE_PKL : SUMMARY_VIEW_TYPE;
+}
 const TOP_LINES = 15;
 /** How long the page waits for the recorded files to be found before it shows the figures without links. */
 const FIRST_PAINT_MS = 150;
@@ -143,6 +151,10 @@ class SummaryView extends DisposableOwner {
       case 'openLine':
         if (typeof message.file === 'string' && typeof message.line === 'string') await this.deps.openLine(message.file, message.line);
         break;
+      case 'reopenAsText':
+        // VS Code's own editor ('default'): text, or its notice for a binary file with a way to open it anyway.
+        if ('uri' in this.source) await vscode.commands.executeCommand('vscode.openWith', this.source.uri, 'default');
+        break;
     }
   }
 
@@ -158,7 +170,8 @@ class SummaryView extends DisposableOwner {
       if (!this.snapshot) void this.send({ type: 'error', message: 'Loading was cancelled. Reopen the file to try again.' });
     } catch (e) {
       this.deps.log.error(`Could not read ${uri.toString()}:`, e);
-      void this.send({ type: 'error', message: snapshotLoadMessage('This file', e) });
+      // A file that is not a snapshot (the summary is the default editor of every .pickle): say so, and offer the text editor.
+      void this.send({ type: 'error', message: snapshotLoadMessage('This file', e), reopen: true });
     }
   }
 
@@ -211,7 +224,7 @@ export class SnapshotSummaryEditorProvider implements vscode.CustomReadonlyEdito
 /** Shows the summary of a loaded snapshot: its file in the custom editor, else a panel. */
 export async function showSummary(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<void> {
   if (snapshot.uri) {
-    await vscode.commands.executeCommand('vscode.openWith', snapshot.uri, SUMMARY_VIEW_TYPE);
+    await vscode.commands.executeCommand('vscode.openWith', snapshot.uri, summaryViewTypeFor(snapshot.uri));
     return;
   }
   const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri));

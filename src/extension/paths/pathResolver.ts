@@ -76,6 +76,10 @@ export class PathResolver extends DisposableOwner {
       // A file created or deleted may be the one a recorded path names.
       watcher.onDidCreate(forget),
       watcher.onDidDelete(forget),
+      // A file opened from outside the workspace (a shipped sample) is a candidate from now on.
+      vscode.workspace.onDidOpenTextDocument((d) => {
+        if (d.uri.scheme === 'file' && !vscode.workspace.getWorkspaceFolder(d.uri)) forget();
+      }),
     );
   }
 

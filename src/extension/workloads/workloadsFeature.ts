@@ -68,9 +68,11 @@ async function pickWorkload(args: RunWorkloadArgs | undefined): Promise<{ info: 
   for (const v of variants) if (!info.variants.some((x) => x.id === v)) throw new Error(`${info.id} has no variant '${v}'`);
   let size = args?.size ?? (args ? info.defaultSize : undefined);
   if (!size) {
+    // The default size first: Enter takes it (its figures are in MiB, not the few KiB of the tiny size).
+    const sizes = [...info.sizes].sort((a, b) => Number(b.id === info.defaultSize) - Number(a.id === info.defaultSize));
     size = (
       await vscode.window.showQuickPick(
-        info.sizes.map((s) => ({ label: s.id, description: s.id === info.defaultSize ? 'default' : undefined, detail: s.detail })),
+        sizes.map((s) => ({ label: s.id, description: s.id === info.defaultSize ? 'default' : undefined, detail: s.detail })),
         { title: `${info.title}: size` },
       )
     )?.label;

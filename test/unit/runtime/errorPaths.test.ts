@@ -101,8 +101,9 @@ describe('decoder error paths', () => {
       const shown = snapshotLoadMessage('bad.pickle', thrown);
       assertWritten(shown, what);
       assert.match(shown, /^bad\.pickle could not be read as a PyTorch memory snapshot: /);
-      // What to do: open a snapshot, decompress it, or copy it again.
+      // What to do: open a snapshot (what writes one), decompress it, or copy it again.
       assert.match(shown, /torch\.cuda\.memory\._dump_snapshot|decompress|copy it again/, `${what}: what to do in ${shown}`);
+      if (/not a memory snapshot/.test(shown)) assert.doesNotMatch(shown, /cut short/, `${what}: a file that is no snapshot is not called damaged`);
 
       const file = path.join(tmp(), 'bad.pickle');
       writeFileSync(file, bytes);

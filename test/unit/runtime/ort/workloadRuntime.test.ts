@@ -355,20 +355,28 @@ describe('vram-lens run', () => {
     assert.match(r.err, /unknown workload '--help'/);
   });
 
-  it("npm start's snapshot is this project's own (the eager similarity workload) and analyze reads it as the oracle does", async () => {
-    const file = path.join(repoRoot, 'media', 'samples', 'similarity-eager.pickle');
-    const decoded = decodePickle(readFileSync(file)) as { vram_lens: { producer: string; summary: { workload: { id: string; variant: string } } } };
-    assert.equal(decoded.vram_lens.producer, 'vram-lens');
-    assert.deepEqual(decoded.vram_lens.summary.workload, { id: 'similarity', variant: 'eager', size: 'medium' });
-    const r = await cli(['analyze', file, '--json']);
-    assert.equal(r.code, 0, r.err);
-    const ours = parseExactJson(r.out) as { devices: Record<string, unknown>[] };
-    const ref = (referenceAnalysis([file])[file] as { devices: Record<string, unknown>[] }).devices;
-    const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
-    assert.deepEqual(ours.devices.map(strip), ref.map(strip));
-    // Its lines are the sample's, by a path relative to the repository.
-    const lines = (ref[0].lines as { file: string }[]).map((l) => l.file);
-    assert.ok(lines.length > 0 && lines.every((f) => f === 'media/samples/similarity.py'), lines.join());
+  it("npm start's snapshot and Open Sample's are this project's own (the built-in workloads) and analyze reads them as the oracle does", async () => {
+    const samples = [
+      { file: 'similarity-eager.pickle', workload: { id: 'similarity', variant: 'eager', size: 'medium' }, source: 'media/samples/similarity.py' },
+      { file: 'train-step.pickle', workload: { id: 'train-step', variant: 'plain', size: 'small' }, source: 'media/samples/train_step.py' },
+    ];
+    for (const sample of samples) {
+      const file = path.join(repoRoot, 'media', 'samples', sample.file);
+      const decoded = decodePickle(readFileSync(file)) as { vram_lens: { producer: string; summary: { workload: { id: string; variant: string } } } };
+      assert.equal(decoded.vram_lens.producer, 'vram-lens');
+      assert.deepEqual(decoded.vram_lens.summary.workload, sample.workload);
+      const r = await cli(['analyze', file, '--json']);
+      assert.equal(r.code, 0, r.err);
+      const ours = parseExactJson(r.out) as { devices: Record<string, unknown>[] };
+      const ref = (referenceAnalysis([file])[file] as { devices: Record<string, unknown>[] }).devices;
+      const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
+      assert.deepEqual(ours.devices.map(strip), ref.map(strip));
+      // Its lines are the sample's, by a path relative to the repository.
+      const lines = (ref[0].lines as { file: string }[]).map((l) => l.file);
+      assert.ok(lines.length > 0 && lines.every((f) => f === sample.source), lines.join());
+      // Figures in the MiB-GiB range (issue 24: the default sizes), not a few KiB.
+      assert.ok((ref[0].peakBytes as number) >= 16 * 2 ** 20, `${sample.file}: peak ${String(ref[0].peakBytes)}`);
+    }
   });
 
   it('profiles a user model with --input NAME=SHAPE[:VALUE] and --dim NAME=N, with the figures executeJob gives', async () => {
