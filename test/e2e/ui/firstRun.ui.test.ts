@@ -17,24 +17,10 @@ import { binary, expectedHeatStep, expectedInline, oracle, oracleLine } from '..
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import { webviewFrame } from '../webviewLayout';
-import { eventually, runCommand, withScreenshot } from '../workbench';
+import { afterTexts, eventually, glyphHeatSteps, runCommand, withScreenshot } from '../workbench';
 
 const SAMPLE_SNAPSHOT = path.join(repoRoot, 'media', 'samples', 'similarity-eager.pickle');
 const WALKTHROUGH_MEDIA = path.join(repoRoot, 'media', 'walkthrough');
-
-async function afterTexts(page: Page): Promise<string[]> {
-  const contents = await page.evaluate<string[]>(
-    `[...document.querySelectorAll('.view-lines span')].map((span) => getComputedStyle(span, '::after').content)`,
-  );
-  return contents.filter((c) => c !== '' && c !== 'none' && c !== 'normal').map((c) => (c.startsWith('"') ? (JSON.parse(c) as string) : c));
-}
-
-async function glyphHeatSteps(page: Page): Promise<number[]> {
-  const images = await page.evaluate<string[]>(
-    `[...document.querySelectorAll('.monaco-editor .margin div')].map((d) => getComputedStyle(d).backgroundImage).filter((b) => b.includes('heat-'))`,
-  );
-  return images.map((b) => Number(/heat-[A-Za-z]+-(\d+)\.svg/.exec(b)?.[1] ?? NaN));
-}
 
 async function notificationTexts(page: Page): Promise<string[]> {
   if (!(await page.locator('.notifications-center.visible').isVisible())) await runCommand(page, 'Notifications: Show Notifications');

@@ -18,7 +18,7 @@ import { manyFoldersSnapshot } from '../../helpers/manyFolders';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import { webviewFrame } from '../webviewLayout';
-import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+import { afterTexts, eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 const FOLDERS = 100_000;
 const MiB = 2 ** 20;
@@ -29,13 +29,6 @@ const MAPPED = [
 const PEAK = 320 * MiB;
 /** The budget the issue sets for resolving and annotating the 100,000 folders. */
 const BUDGET_MS = 20_000;
-
-async function afterTexts(page: Page): Promise<string[]> {
-  const contents = await page.evaluate<string[]>(
-    `[...document.querySelectorAll('.view-lines span')].map((span) => getComputedStyle(span, '::after').content)`,
-  );
-  return contents.filter((c) => c !== '' && c !== 'none' && c !== 'normal').map((c) => (c.startsWith('"') ? (JSON.parse(c) as string) : c));
-}
 
 async function problems(page: Page): Promise<string[]> {
   return page.locator('.markers-panel .monaco-list-row').allInnerTexts();
