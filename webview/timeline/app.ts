@@ -4,18 +4,18 @@
  * page's data, requests and drawing are TimelinePage (page.ts).
  */
 import type { AxisKind } from '../../src/engine/timeline/types';
-import type { ChartActions } from './chartActions';
-import { wireChartInput } from './chartInput';
-import type { ControlActions } from './controls';
-import { wireControls } from './controls';
+import type { ChartActions } from './controls/chartActions';
+import { wireChartInput } from './controls/chartInput';
+import type { ControlActions } from './controls/toolbar';
+import { wireControls } from './controls/toolbar';
 import type { Host } from '../shared/host';
 import type { LineRow, TimelineCommand, TimelineToHost } from '../../src/protocol/timeline';
-import type { Hit } from './hit';
-import type { SortKey, ViewState } from './state';
-import { onSort } from './transitions';
-import { watchTheme } from './theme';
-import type { Viewport } from './viewport';
-import { estimateYMax, pan, zoom, zoomYRange } from './viewport';
+import type { Hit } from './drawing/hit';
+import type { SortKey, ViewState } from './state/state';
+import { onSort } from './state/transitions';
+import { watchTheme } from './drawing/theme';
+import type { Viewport } from './state/viewport';
+import { estimateYMax, pan, zoom, zoomYRange } from './state/viewport';
 import { TimelinePage } from './page';
 
 export class TimelineApp extends TimelinePage implements ChartActions, ControlActions {

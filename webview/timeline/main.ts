@@ -6,7 +6,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import type { TimelineToHost } from '../../src/protocol/timeline';
 import { TimelineApp } from './app';
-import type { ViewState } from './state';
+import type { ViewState } from './state/state';
 import { installTestHooks } from './testHooks';
 import { connectHost } from '../shared/host';
 

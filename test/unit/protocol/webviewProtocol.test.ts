@@ -15,8 +15,8 @@ import { describeRefused, messageGuard } from '../../../src/protocol/messageGuar
 import { isHostToSummary, isSummaryToHost } from '../../../src/protocol/summary';
 import type { TimelineRequest } from '../../../src/protocol/timeline';
 import { isHostToTimeline, isTarget, isTimelineRequest, isTimelineToHost } from '../../../src/protocol/timeline';
-import type { TimelineAnswer } from '../../../webview/timeline/requests';
-import { Requests } from '../../../webview/timeline/requests';
+import type { TimelineAnswer } from '../../../webview/timeline/requests/requests';
+import { Requests } from '../../../webview/timeline/requests/requests';
 
 describe('webview protocols: the message guard', () => {
   it('accepts the listed types and nothing else', () => {

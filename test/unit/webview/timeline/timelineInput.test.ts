@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TimelineOverview } from '../../../../src/engine/timeline/types';
 import type { LineRow } from '../../../../src/protocol/timeline';
-import type { ChartActions } from '../../../../webview/timeline/chartActions';
-import { keyAction, PAN_STEP, ZOOM_STEP } from '../../../../webview/timeline/chartActions';
-import { highlightedLines } from '../../../../webview/timeline/lineFilter';
-import { estimateYMax, zoomYRange } from '../../../../webview/timeline/viewport';
+import type { ChartActions } from '../../../../webview/timeline/controls/chartActions';
+import { keyAction, PAN_STEP, ZOOM_STEP } from '../../../../webview/timeline/controls/chartActions';
+import { highlightedLines } from '../../../../webview/timeline/state/lineFilter';
+import { estimateYMax, zoomYRange } from '../../../../webview/timeline/state/viewport';
 
 /** The actions a key led to, as strings. */
 function actionsOf(key: string, shift = false): string[] {

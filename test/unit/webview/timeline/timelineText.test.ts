@@ -8,10 +8,10 @@ import { describe, it } from 'node:test';
 import type { PeakBucketKind } from '../../../../src/engine/analysis/peakBreakdown';
 import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../../src/engine/timeline/types';
 import type { LineRow } from '../../../../src/protocol/timeline';
-import { boxesIntersect, placeLabels } from '../../../../webview/timeline/labelLayout';
-import { distinctLineColors } from '../../../../webview/timeline/lineColors';
-import { statusText } from '../../../../webview/timeline/statusText';
-import { tooltipLines, unattributedLabel } from '../../../../webview/timeline/tooltipText';
+import { boxesIntersect, placeLabels } from '../../../../webview/timeline/drawing/labelLayout';
+import { distinctLineColors } from '../../../../webview/timeline/drawing/lineColors';
+import { statusText } from '../../../../webview/timeline/controls/statusText';
+import { tooltipLines, unattributedLabel } from '../../../../webview/timeline/controls/tooltipText';
 
 const MiB = 1024 ** 2;
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LineBlocks } from '../../../../src/engine/timeline/types';
 import type { SnapshotChoice } from '../../../../src/protocol/timeline';
-import { INITIAL_STATE } from '../../../../webview/timeline/state';
-import type { ViewState } from '../../../../webview/timeline/state';
-import { onFocusBlocks, onSnapshots, onSort, onTarget } from '../../../../webview/timeline/transitions';
+import { INITIAL_STATE } from '../../../../webview/timeline/state/state';
+import type { ViewState } from '../../../../webview/timeline/state/state';
+import { onFocusBlocks, onSnapshots, onSort, onTarget } from '../../../../webview/timeline/state/transitions';
 
 const choice = (id: string, devices: number[]): SnapshotChoice => ({
   id,

@@ -11,11 +11,11 @@ import { commonSuffixLength, isWindowsPath, pathSegments } from '../../../../src
 import { TIMELINE_PAGE } from '../../../../src/extension/timeline/html';
 import { contentSecurityPolicy, webviewDocument } from '../../../../src/extension/webviewDocument';
 import { lineRow } from '../../../../src/extension/timeline/rows';
-import { compareRows, rowPasses } from '../../../../webview/timeline/lineFilter';
+import { compareRows, rowPasses } from '../../../../webview/timeline/state/lineFilter';
 import type { LineRow } from '../../../../src/protocol/timeline';
-import { INITIAL_STATE, restoreState } from '../../../../webview/timeline/state';
-import { binaryLabel, byteTicks, eventTicks, formatDuration, timeTicks } from '../../../../webview/timeline/ticks';
-import { clampViewport, pan, zoom } from '../../../../webview/timeline/viewport';
+import { INITIAL_STATE, restoreState } from '../../../../webview/timeline/state/state';
+import { binaryLabel, byteTicks, eventTicks, formatDuration, timeTicks } from '../../../../webview/timeline/drawing/ticks';
+import { clampViewport, pan, zoom } from '../../../../webview/timeline/state/viewport';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
