@@ -8,7 +8,7 @@ import { el } from '../../shared/dom';
 import type { TableFilter } from '../state/lineFilter';
 import { compareRows, rowPasses } from '../state/lineFilter';
 import type { LineRow } from '../../../src/protocol/timeline';
-import type { SortKey } from '../state/state';
+import type { SortKey, ViewState } from '../state/state';
 import { TABLE_COLUMNS } from './tableColumns';
 
 export interface TableHandlers {
@@ -28,7 +28,6 @@ export class LinesTable {
   constructor(
     private readonly table: HTMLTableElement,
     private readonly more: HTMLElement,
-    handlers: TableHandlers,
   ) {
     // The figure columns come from the per-line figure registry (tableColumns.ts).
     const headRow = table.tHead?.rows[0];
@@ -39,6 +38,11 @@ export class LinesTable {
       th.title = column.title;
       headRow?.append(th);
     }
+  }
+
+  /** Hands the table's clicks and keys to `handlers`. */
+  wire(handlers: TableHandlers): void {
+    const { table } = this;
     for (const th of Array.from(table.tHead?.querySelectorAll<HTMLTableCellElement>('th[data-sort]') ?? [])) {
       th.tabIndex = 0;
       const sort = () => handlers.sort(th.dataset.sort as SortKey);
@@ -76,17 +80,12 @@ export class LinesTable {
     });
   }
 
-  setRows(rows: readonly LineRow[]): void {
+  /** Shows the rows that pass the state's filters (with the stack filter's lines), sorted, the selected line marked. */
+  render(rows: readonly LineRow[], state: ViewState, stackIds: ReadonlySet<number> | undefined): void {
     this.rows = rows;
-  }
-
-  /** The rows that pass the filter, sorted (all of them, not only those rendered). */
-  filtered(filter: TableFilter, key: SortKey, descending: boolean): LineRow[] {
-    return this.rows.filter((r) => rowPasses(r, filter)).sort(compareRows(key, descending));
-  }
-
-  render(filter: TableFilter, key: SortKey, descending: boolean, selectedLine: number | undefined): void {
-    const all = this.filtered(filter, key, descending);
+    const filter: TableFilter = { file: state.filterFile.trim(), stackIds, minBytes: state.minBytes };
+    const { sortKey: key, sortDescending: descending, focusLine: selectedLine } = state;
+    const all = rows.filter((r) => rowPasses(r, filter)).sort(compareRows(key, descending));
     this.shown = all.slice(0, MAX_ROWS);
     for (const th of Array.from(this.table.tHead?.querySelectorAll<HTMLTableCellElement>('th[data-sort]') ?? [])) {
       const active = th.dataset.sort === key;

@@ -1,12 +1,15 @@
 /**
  * The page's controls around the chart: zoom buttons, the pinned block's panel (frames, "N more
- * frames"), the snapshot, device and axis selectors, the table filters, and the buttons that ask
- * the host to run a command. The app gives the actions; this module only reads events.
+ * frames"), the snapshot, device and axis selectors, the table filters, the buttons that ask the
+ * host to run a command, and the status line. The page's actions (pageActions.ts) do what they ask;
+ * this module reads events and shows what it is told.
  */
 import type { AxisKind } from '../../../src/engine/timeline/types';
-import type { TimelineCommand } from '../../../src/protocol/timeline';
+import type { SnapshotChoice, Target, TimelineCommand } from '../../../src/protocol/timeline';
 import { byId } from '../../shared/dom';
+import type { ViewState } from '../state/state';
 import type { SelectElement } from './selectors';
+import { fillSelectors } from './selectors';
 import { ZOOM_STEP } from './chartActions';
 
 export interface ControlElements {
@@ -18,6 +21,9 @@ export interface ControlElements {
   readonly filterFile: SelectElement;
   readonly filterStack: SelectElement;
   readonly filterSize: SelectElement;
+  readonly status: HTMLElement;
+  /** The chart's canvas, whose accessible name says the status too. */
+  readonly chart: HTMLElement;
 }
 
 export interface ControlActions {
@@ -25,7 +31,8 @@ export interface ControlActions {
   resetZoom(): void;
   goToSource(): void;
   expandFrames(record: number): void;
-  openSource(file: string, line: number): void;
+  /** Opens a recorded line in the editor (the host maps its path). */
+  openLine(file: string, line: number): void;
   chooseSnapshot(id: string): void;
   chooseDevice(device: number): void;
   switchAxis(axis: AxisKind): void;
@@ -37,7 +44,40 @@ export interface ControlActions {
   runCommand(command: TimelineCommand): void;
 }
 
-export function wireControls(el: ControlElements, actions: ControlActions): void {
+export class Toolbar {
+  private statusText = '';
+
+  constructor(private readonly el: ControlElements) {}
+
+  /** Hands the controls' events to `actions`. */
+  wire(actions: ControlActions): void {
+    wireControls(this.el, actions);
+  }
+
+  get status(): string {
+    return this.statusText;
+  }
+
+  setStatus(text: string): void {
+    this.statusText = text;
+    this.el.status.textContent = text;
+    this.el.chart.setAttribute('aria-label', `Memory over time: ${text}. Arrow keys pan, plus and minus zoom, Enter opens the selected block's line.`);
+  }
+
+  fillSelectors(snapshots: readonly SnapshotChoice[], target: Target | undefined, axis: AxisKind): void {
+    fillSelectors(this.el, snapshots, target, axis);
+  }
+
+  /** Shows the saved filters and axis in their controls (the page was shown again). */
+  restore(state: ViewState): void {
+    this.el.filterFile.value = state.filterFile;
+    this.el.filterStack.value = state.filterStack;
+    this.el.filterSize.value = String(state.minBytes);
+    this.el.axis.value = state.axis;
+  }
+}
+
+function wireControls(el: ControlElements, actions: ControlActions): void {
   byId('zoom-in').addEventListener('click', () => actions.zoomBy(ZOOM_STEP));
   byId('zoom-out').addEventListener('click', () => actions.zoomBy(1 / ZOOM_STEP));
   byId('zoom-reset').addEventListener('click', () => actions.resetZoom());
@@ -46,7 +86,7 @@ export function wireControls(el: ControlElements, actions: ControlActions): void
     const more = (e.target as HTMLElement).closest<HTMLElement>('.more-frames');
     if (more) return actions.expandFrames(Number(more.dataset.record));
     const frame = (e.target as HTMLElement).closest<HTMLElement>('.frame');
-    if (frame?.dataset.file) actions.openSource(frame.dataset.file, Number(frame.dataset.line));
+    if (frame?.dataset.file) actions.openLine(frame.dataset.file, Number(frame.dataset.line));
   });
   el.detailBody.addEventListener('keydown', (e) => {
     const more = (e.target as HTMLElement).closest<HTMLElement>('.more-frames');
@@ -55,7 +95,7 @@ export function wireControls(el: ControlElements, actions: ControlActions): void
       return actions.expandFrames(Number(more.dataset.record));
     }
     const frame = (e.target as HTMLElement).closest<HTMLElement>('.frame');
-    if (e.key === 'Enter' && frame?.dataset.file) actions.openSource(frame.dataset.file, Number(frame.dataset.line));
+    if (e.key === 'Enter' && frame?.dataset.file) actions.openLine(frame.dataset.file, Number(frame.dataset.line));
   });
 
   el.snapshot.addEventListener('change', () => actions.chooseSnapshot(el.snapshot.value));

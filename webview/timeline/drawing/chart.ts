@@ -1,37 +1,25 @@
 /**
- * The main plot: a canvas drawing one level-of-detail window in layers (frame and grid: axesLayer;
- * merged rest and individual blocks: blocksLayer; allocated, reserved and measured lines:
- * seriesLayer; peak, OOM and finding markers with their labels: markersLayer), scaled for
- * devicePixelRatio, and hit testing for hover and clicks (chartHit).
+ * The main plot: a canvas drawing one level-of-detail window in layers (layers/: the y grid, the
+ * merged rest, the blocks, the allocated, reserved and measured lines, the outlines of the hovered
+ * and pinned blocks, the peak, OOM and finding markers, the segment releases, the annotation lanes,
+ * the x axis), then the layers' labels placed together; scaled for devicePixelRatio; and hit testing
+ * for hover and clicks (chartHit).
  */
-import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
-import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
-import { drawAnnotationLanes, drawReleases, drawXAxis, drawYGrid } from './layers/axesLayer';
-import type { BlocksScene } from './layers/blocksLayer';
-import { BlocksLayer } from './layers/blocksLayer';
 import { fitToDisplay, paintBackground } from './canvas';
 import type { DrawnFrame } from './chartHit';
 import { hitTest, pointOfRecord } from './chartHit';
 import type { Hit } from './hit';
-import type { DrawnFinding, DrawnLabel, Label } from './layers/markersLayer';
-import { drawFindings, drawLabels, drawPeakAndOoms } from './layers/markersLayer';
+import { gridLayer, lanesLayer, releasesLayer, xAxisLayer } from './layers/axesLayer';
+import { BlocksLayer, outlinesLayer, RestLayer } from './layers/blocksLayer';
+import type { ChartLayer, ChartScene, Label, LayerFrame } from './layers/layer';
+import type { DrawnFinding, DrawnLabel } from './layers/markersLayer';
+import { drawLabels, FindingsLayer, peakLayer } from './layers/markersLayer';
 import type { Plot } from './plot';
-import { BOTTOM, laneCount, layoutPlot, LEFT, RIGHT, scalesOf } from './plot';
-import { drawMeasuredLine, drawStepLine } from './layers/seriesLayer';
+import { BOTTOM, layoutPlot, LEFT, RIGHT, scalesOf } from './plot';
+import { seriesLayer } from './layers/seriesLayer';
 import type { Theme } from './theme';
-import type { Viewport } from '../state/viewport';
 
-
-export interface ChartScene extends BlocksScene {
-  readonly overview: TimelineOverview;
-  /** The latest summary; may cover another window than `viewport` while a new one is on its way. */
-  readonly window: TimelineWindow | undefined;
-  readonly viewport: Viewport;
-  /** The advisor's findings placed on this axis (empty until the host has sent them). */
-  readonly findings: readonly FindingMarker[];
-  /** The bytes range of the y axis; undefined fits [0, highest in the window]. */
-  readonly yRange: { readonly min: number; readonly max: number } | undefined;
-}
+export type { ChartScene } from './layers/layer';
 
 /** What the last frame drew (read by the browser tests through the test hooks). */
 export interface DrawStats {
@@ -53,7 +41,22 @@ export interface DrawStats {
 
 export class Chart {
   private readonly ctx: CanvasRenderingContext2D;
-  private readonly blocks: BlocksLayer;
+  /** The layers the frame's stats and hit testing read. */
+  private readonly blocks = new BlocksLayer();
+  private readonly findings = new FindingsLayer();
+  /** Every layer, bottom to top. */
+  private readonly layers: readonly ChartLayer[] = [
+    gridLayer,
+    new RestLayer(),
+    this.blocks,
+    seriesLayer,
+    outlinesLayer,
+    peakLayer,
+    this.findings,
+    releasesLayer,
+    lanesLayer,
+    xAxisLayer,
+  ];
   private plot: Plot | undefined;
   private scene: ChartScene | undefined;
   /** What the last frame drew, for hit testing. */
@@ -63,7 +66,6 @@ export class Chart {
     const ctx = canvas.getContext('2d', { alpha: false });
     if (!ctx) throw new Error('no 2D canvas');
     this.ctx = ctx;
-    this.blocks = new BlocksLayer(ctx);
   }
 
   /** Paints the background only (nothing to show yet). */
@@ -96,43 +98,32 @@ export class Chart {
     const w = scene.window && scene.window.axis === overview.axis.kind ? scene.window : undefined;
     const plot = layoutPlot(canvas, dpr, overview, w, viewport, scene.yRange);
     this.plot = plot;
-    const scales = scalesOf(plot);
-    const { left, top, width, height } = plot;
+    const labels: Label[] = [];
+    const frame: LayerFrame = { ctx, scene, window: w, theme, plot, scales: scalesOf(plot), labels };
 
     ctx.save();
     paintBackground(ctx, theme);
     ctx.font = `${11 * dpr}px ${theme.fontFamily}`;
     ctx.textBaseline = 'middle';
-    drawYGrid(ctx, theme, plot, scales);
-
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(left, top, width, height);
-    ctx.clip();
-    let drawn = { rects: 0, drawnRecords: [] as number[], drawnColors: [] as number[], drawnBuckets: [] as number[] };
-    if (w) {
-      this.blocks.drawRest(w, theme, plot, scales);
-      drawn = this.blocks.drawBlocks(w, scene, theme, plot, scales);
-      // The allocated total (envelope) and the reserved memory, as step lines.
-      drawStepLine(ctx, w, (i) => w.envelope[i], scales, theme.allocated, 1.25 * dpr, []);
-      drawStepLine(ctx, w, (i) => w.reserved[i], scales, theme.reserved, 1.25 * dpr, [4 * dpr, 3 * dpr]);
-      if (overview.measured) drawMeasuredLine(ctx, overview.measured, scales, theme.measured, 1.5 * dpr);
-      this.blocks.drawOutlines(w, scene, theme, plot, scales);
+    for (const layer of this.layers) {
+      ctx.save();
+      if (layer.area === 'plot') clipToPlot(ctx, plot);
+      layer.draw(frame);
+      ctx.restore();
     }
-    // Peak and OOM markers; their labels and the findings' are placed together.
-    const labels: Label[] = [];
-    drawPeakAndOoms(ctx, overview, theme, plot, scales, labels);
-    const findings = drawFindings(ctx, scene.findings, theme, plot, scales, labels);
+    clipToPlot(ctx, plot);
     const drawnLabels = drawLabels(ctx, labels, plot);
     ctx.restore();
 
-    if (w) drawReleases(ctx, w, theme, plot, scales);
-    drawAnnotationLanes(ctx, overview, laneCount(overview), theme, plot, scales);
-    drawXAxis(ctx, overview, theme, plot, scales);
-    ctx.restore();
-
-    this.frame = { plot, overview, window: w, findingSpots: findings.spots };
-    return { ms: performance.now() - started, steps: w?.stepState.length ?? 0, ...drawn, drawnFindings: findings.drawn, drawnLabels, yMax: plot.yMax };
+    this.frame = { plot, overview, window: w, findingSpots: this.findings.spots };
+    return {
+      ms: performance.now() - started,
+      steps: w?.stepState.length ?? 0,
+      ...this.blocks.drawn,
+      drawnFindings: this.findings.drawn,
+      drawnLabels,
+      yMax: plot.yMax,
+    };
   }
 
   /** What is under a point given in CSS pixels relative to the canvas. */
@@ -165,4 +156,10 @@ export class Chart {
     const width = this.plot ? this.plot.width / this.plot.dpr : Math.max(1, this.canvas.width / dpr - LEFT - RIGHT);
     return { left: LEFT, width };
   }
+}
+
+function clipToPlot(ctx: CanvasRenderingContext2D, { left, top, width, height }: Plot): void {
+  ctx.beginPath();
+  ctx.rect(left, top, width, height);
+  ctx.clip();
 }

@@ -1,42 +1,26 @@
 /**
- * Drawing the page from what it holds: the chart (with the lines the filters highlight), the
- * minimap, the bucket legend, the hover card over the hit under the pointer, and the pinned block's panel.
+ * One frame of the page, drawn from the store: the chart (with the lines the filters highlight), the
+ * minimap, the legend, the hover card over the hit under the pointer, and the pinned block's panel.
+ * Several changes in one animation frame draw once (`render`); the test hooks draw now (`draw`).
  */
-import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
-import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
-import type { LineRow } from '../../../src/protocol/timeline';
-import type { Chart, DrawStats } from './chart';
+import type { BlockDetail, TimelineOverview } from '../../../src/engine/timeline/types';
 import { bucketLegend, kindsDrawn } from '../controls/bucketLegend';
 import { renderDetail } from '../controls/detail';
-import { showBucketLegend } from '../controls/legend';
-import type { Hit } from './hit';
-import { highlightedLines } from '../state/lineFilter';
-import type { Minimap } from './minimap';
-import type { ViewState } from '../state/state';
-import type { Theme } from './theme';
+import { showBucketLegend, showOverviewLegend } from '../controls/legend';
 import { showTooltip } from '../controls/tooltip';
 import { tooltipLines } from '../controls/tooltipText';
-import type { Viewport } from '../state/viewport';
+import { highlightedLines } from '../state/lineFilter';
+import type { PageStore } from '../state/store';
+import type { Chart, DrawStats } from './chart';
+import type { Hit } from './hit';
+import type { Minimap } from './minimap';
+import type { Theme } from './theme';
+import { readTheme } from './theme';
 
 export interface Hover {
   readonly hit: Hit;
   readonly x: number;
   readonly y: number;
-}
-
-/** What one frame of the page shows. */
-export interface PageFrame {
-  readonly theme: Theme;
-  readonly state: ViewState;
-  readonly overview: TimelineOverview | undefined;
-  readonly window: TimelineWindow | undefined;
-  readonly viewport: Viewport | undefined;
-  readonly findings: readonly FindingMarker[];
-  readonly rows: readonly LineRow[];
-  readonly stackIds: ReadonlySet<number> | undefined;
-  readonly lineColors: ReadonlyMap<number, number>;
-  readonly hover: Hover | undefined;
-  detail(record: number): BlockDetail | undefined;
 }
 
 export interface PageElements {
@@ -49,58 +33,104 @@ export interface PageElements {
 }
 
 export class PageView {
+  private theme: Theme = readTheme();
+  private hovered: Hover | undefined;
+  private frame = 0;
+  /** The overview whose legend entries are shown. */
+  private legendOf: TimelineOverview | undefined;
+
   constructor(
-    readonly chart: Chart,
-    readonly minimap: Minimap,
+    private readonly chart: Chart,
+    private readonly minimap: Minimap,
     private readonly el: PageElements,
+    private readonly store: PageStore,
+    /** The details of the blocks asked about (requests/blockDetails.ts). */
+    private readonly detail: (record: number) => BlockDetail | undefined,
   ) {}
 
-  /** Draws the frame; returns what the chart drew and the hover as it is in what was drawn. */
-  draw(f: PageFrame): { stats: DrawStats | undefined; hover: Hover | undefined } {
-    const { chart, minimap, el } = this;
-    const o = f.overview;
+  get palette(): readonly string[] {
+    return this.theme.palette;
+  }
+
+  setTheme(theme: Theme): void {
+    this.theme = theme;
+    this.render();
+  }
+
+  /** The hit under a CSS-pixel point of the chart, which the tooltip then describes. */
+  hoverAt(x: number, y: number): Hit | undefined {
+    const hit = this.chart.hit(x, y);
+    this.hovered = hit ? { hit, x, y } : undefined;
+    this.render();
+    return hit;
+  }
+
+  leave(): void {
+    this.hovered = undefined;
+    this.render();
+  }
+
+  /** Draws on the next animation frame (several changes in one frame draw once). */
+  render(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.draw();
+    });
+  }
+
+  /** Draws now; returns what the chart drew. */
+  draw(): DrawStats | undefined {
+    const { chart, minimap, el, theme, store } = this;
+    const { overview: o, viewport, window: w, rows, stackIds } = store.data;
+    const state = store.state;
     chart.resize();
     minimap.resize();
-    if (!o || !f.viewport) {
+    if (!o || !viewport) {
       el.tooltip.hidden = true;
-      showBucketLegend([], f.theme);
-      chart.clear(f.theme);
-      minimap.clear(f.theme);
-      return { stats: undefined, hover: f.hover };
+      showBucketLegend([], theme);
+      chart.clear(theme);
+      minimap.clear(theme);
+      return undefined;
     }
-    const { state } = f;
+    if (this.legendOf !== o) {
+      showOverviewLegend(o);
+      this.legendOf = o;
+    }
     const stats = chart.draw(
       {
         overview: o,
-        window: f.window,
-        viewport: f.viewport,
-        findings: f.findings,
-        yRange: state.y0 !== undefined && state.y1 !== undefined ? { min: state.y0, max: state.y1 } : undefined,
-        highlight: highlightedLines(f.rows, state.filterFile, f.stackIds, state.focusLine),
+        window: w,
+        viewport,
+        findings: store.data.findings,
+        yRange: store.yRange(),
+        highlight: highlightedLines(rows, state.filterFile, stackIds, state.focusLine),
         minBytes: state.minBytes,
         pinned: state.pinnedRecord,
-        hovered: f.hover?.hit.kind === 'block' ? f.hover.hit.record : undefined,
-        lineColors: f.lineColors,
+        hovered: this.hovered?.hit.kind === 'block' ? this.hovered.hit.record : undefined,
+        lineColors: store.data.lineColors,
       },
-      f.theme,
+      theme,
     );
-    minimap.draw(o, f.viewport, f.theme);
-    showBucketLegend(bucketLegend(o.peakBreakdown, kindsDrawn(f.window?.blockBucket)), f.theme);
+    minimap.draw(o, viewport, theme);
+    showBucketLegend(bucketLegend(o.peakBreakdown, kindsDrawn(w?.blockBucket)), theme);
     // The hit under the pointer in what was just drawn (a new window renumbers blocks and steps).
-    let hover = f.hover;
+    let hover = this.hovered;
     if (hover) {
       const hit = chart.hit(hover.x, hover.y);
       hover = hit ? { ...hover, hit } : undefined;
     }
-    const rowOf = (id: number) => f.rows.find((r) => r.id === id);
-    const lines = hover ? tooltipLines(hover.hit, f.window, o, hover.hit.kind === 'block' ? f.detail(hover.hit.record) : undefined, rowOf).filter(Boolean) : [];
+    this.hovered = hover;
+    const rowOf = (id: number) => rows.find((r) => r.id === id);
+    const lines = hover ? tooltipLines(hover.hit, w, o, hover.hit.kind === 'block' ? this.detail(hover.hit.record) : undefined, rowOf).filter(Boolean) : [];
     showTooltip(el.tooltip, el.chartBox, lines, hover?.x ?? 0, hover?.y ?? 0, hover?.hit.kind === 'finding');
-    this.drawDetail(o, state.pinnedRecord, state.pinnedRecord !== undefined ? f.detail(state.pinnedRecord) : undefined);
-    return { stats, hover };
+    this.drawDetail(o, state.pinnedRecord);
+    return stats;
   }
 
-  private drawDetail(o: TimelineOverview, record: number | undefined, detail: BlockDetail | undefined): void {
+  private drawDetail(o: TimelineOverview, record: number | undefined): void {
     const { el } = this;
+    const detail = record !== undefined ? this.detail(record) : undefined;
     el.detail.hidden = detail === undefined;
     if (!detail) return;
     // Drawn again for another block, or for the same one with its stack expanded.

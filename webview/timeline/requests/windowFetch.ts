@@ -1,30 +1,23 @@
 /**
  * The window summaries the chart asks the host for: at most one request in flight; while it runs
  * the last summary is redrawn at the new zoom, and the latest viewport is asked for when it answers.
+ * An answer goes into the store (a window fitted to states moves the viewport to it).
  */
-import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
-import type { Target } from '../../../src/protocol/timeline';
-import type { Chart } from '../drawing/chart';
-import type { Requests } from './requests';
-import type { ViewState } from '../state/state';
-import type { Viewport } from '../state/viewport';
+import type { TimelineWindow } from '../../../src/engine/timeline/types';
+import type { PlotSize } from '../parts';
+import type { PageStore } from '../state/store';
 import { estimateYMax, sameViewport } from '../state/viewport';
+import type { Requests } from './requests';
 
 const BLOCK_BUDGET = 20_000;
 
-/** What the fetcher reads from the page, and where it hands the answers. */
-export interface WindowPage {
+/** What the fetcher works with, and where it says that a summary arrived. */
+export interface WindowParts {
   readonly requests: Requests;
-  readonly chart: Chart;
-  target(): Target | undefined;
-  overview(): TimelineOverview | undefined;
-  viewport(): Viewport | undefined;
-  window(): TimelineWindow | undefined;
-  state(): ViewState;
-  /** Whether the page still shows `target` on `axis`. */
-  showing(target: Target, axis: string): () => boolean;
-  /** A summary arrived; `asked` is the viewport asked for (undefined: states fitted by the host). */
-  answered(w: TimelineWindow, asked: Viewport | undefined): void;
+  readonly store: PageStore;
+  readonly plot: PlotSize;
+  /** A summary is in the store (and the viewport too, when the host chose it to fit states). */
+  arrived(): void;
   failed(message: string): void;
 }
 
@@ -36,7 +29,7 @@ export class WindowFetcher {
   /** Ask again even when the viewport has not moved (the focus line or the y range changed). */
   private stale = false;
 
-  constructor(private readonly page: WindowPage) {}
+  constructor(private readonly parts: WindowParts) {}
 
   /** Asks for the current viewport's summary now, or after the one in flight. */
   request(): void {
@@ -52,11 +45,10 @@ export class WindowFetcher {
   }
 
   maybeRequest(): void {
-    const { page } = this;
-    const viewport = page.viewport();
-    if (this.inFlight || !this.wanted || !viewport || !page.overview()) return;
-    const w = page.window();
-    if (!this.stale && w && w.columns === page.chart.plotColumns() && sameViewport(w, viewport) && w.axis === page.state().axis) {
+    const { store, plot } = this.parts;
+    const { viewport, overview, window: w } = store.data;
+    if (this.inFlight || !this.wanted || !viewport || !overview) return;
+    if (!this.stale && w && w.columns === plot.plotColumns() && sameViewport(w, viewport) && w.axis === store.state.axis) {
       this.wanted = false;
       return;
     }
@@ -64,44 +56,52 @@ export class WindowFetcher {
   }
 
   send(range: WindowRange): void {
-    const { page } = this;
-    const target = page.target();
-    if (!target || !page.overview()) return;
-    const state = page.state();
+    const { store, plot, requests } = this.parts;
+    const { target, overview, viewport } = store.data;
+    if (!target || !overview) return;
+    const state = store.state;
     this.wanted = false;
     this.stale = false;
     this.inFlight = true;
-    page.chart.resize();
-    const heightPx = page.chart.plotHeightPixels();
-    const span = state.y0 !== undefined && state.y1 !== undefined ? state.y1 - state.y0 : estimateYMax(page.overview(), page.viewport());
+    plot.resize();
+    const heightPx = plot.plotHeightPixels();
+    const span = state.y0 !== undefined && state.y1 !== undefined ? state.y1 - state.y0 : estimateYMax(overview, viewport);
     // Offsets closer than half a device pixel look the same: they need not be sent.
     const quantum = span / heightPx / 2;
-    const asked = 'states' in range ? undefined : { x0: range.x0, x1: range.x1 };
-    page.requests.ask(
+    const fitted = 'states' in range;
+    requests.ask(
       {
         type: 'window',
         target,
         request: {
           axis: state.axis,
           ...range,
-          columns: page.chart.plotColumns(),
+          columns: plot.plotColumns(),
           budget: BLOCK_BUDGET,
           offsetQuantum: Number.isFinite(quantum) ? quantum : 0,
           focusLine: state.focusLine,
         },
       },
       {
-        current: page.showing(target, state.axis),
+        current: store.showing(target, state.axis),
         settled: () => {
           this.inFlight = false;
         },
-        answered: (m) => page.answered(m.window, asked),
+        answered: (m) => this.take(m.window, fitted),
         stale: () => this.maybeRequest(),
         failed: (message) => {
-          page.failed(message);
+          this.parts.failed(message);
           this.maybeRequest();
         },
       },
     );
+  }
+
+  private take(w: TimelineWindow, fitted: boolean): void {
+    const { store } = this.parts;
+    store.set({ window: w });
+    if (fitted) store.moveViewport({ x0: w.x0, x1: w.x1 });
+    this.parts.arrived();
+    this.maybeRequest();
   }
 }

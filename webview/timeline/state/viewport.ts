@@ -13,6 +13,13 @@ export interface Viewport {
   readonly x1: number;
 }
 
+/** The x range of an overview's axis, and the narrowest window: four events, or four states' worth of time. */
+export function domainOf(o: TimelineOverview): Domain {
+  const span = o.axis.end - o.axis.start;
+  const minWidth = o.axis.kind === 'event' ? Math.min(span, 4) : Math.min(span, Math.max(4, (span / o.axis.states) * 4));
+  return { start: o.axis.start, end: o.axis.end, minWidth };
+}
+
 /** Keeps a window inside the domain, at least `minWidth` wide, moving rather than shrinking it. */
 export function clampViewport(v: Viewport, d: Domain): Viewport {
   const full = d.end - d.start;

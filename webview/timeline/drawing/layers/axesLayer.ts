@@ -2,14 +2,24 @@
  * The chart's frame: the y grid and its byte labels, the x axis with its ticks (events or time),
  * the segment releases under the baseline, and the `external_annotations` spans in lanes above the plot.
  */
-import type { TimelineOverview, TimelineWindow } from '../../../../src/engine/timeline/types';
-import type { Plot, Scales } from '../plot';
-import { LANE_HEIGHT, MAX_LANES } from '../plot';
-import type { Theme } from '../theme';
+import { LANE_HEIGHT, laneCount, MAX_LANES } from '../plot';
 import type { Tick } from '../ticks';
 import { byteTicks, eventTicks, timeTicks } from '../ticks';
+import type { ChartLayer, LayerFrame } from './layer';
 
-export function drawYGrid(ctx: CanvasRenderingContext2D, theme: Theme, plot: Plot, { sy }: Scales): void {
+/** The y grid across the plot and its byte labels left of it. */
+export const gridLayer: ChartLayer = { area: 'frame', draw: drawYGrid };
+
+/** Segment releases: small marks under the plot's baseline. */
+export const releasesLayer: ChartLayer = { area: 'frame', draw: drawReleases };
+
+/** `external_annotations` spans in lanes above the plot. */
+export const lanesLayer: ChartLayer = { area: 'frame', draw: drawAnnotationLanes };
+
+/** X axis ticks and labels, and the axis' name left of them. */
+export const xAxisLayer: ChartLayer = { area: 'frame', draw: drawXAxis };
+
+function drawYGrid({ ctx, theme, plot, scales: { sy } }: LayerFrame): void {
   const { dpr, left, width, height, yMin, yMax } = plot;
   const yTicks = byteTicks(yMin, yMax, Math.max(2, Math.floor(height / (36 * dpr))));
   ctx.strokeStyle = theme.grid;
@@ -26,9 +36,8 @@ export function drawYGrid(ctx: CanvasRenderingContext2D, theme: Theme, plot: Plo
   for (const t of yTicks) ctx.fillText(t.label, left - 6 * dpr, sy(t.value));
 }
 
-/** Segment releases: small marks under the plot's baseline. */
-export function drawReleases(ctx: CanvasRenderingContext2D, w: TimelineWindow, theme: Theme, plot: Plot, { px }: Scales): void {
-  if (w.releaseX.length === 0) return;
+function drawReleases({ ctx, window: w, theme, plot, scales: { px } }: LayerFrame): void {
+  if (!w || w.releaseX.length === 0) return;
   const { dpr, left, top, width, height } = plot;
   ctx.fillStyle = theme.release;
   ctx.beginPath();
@@ -43,9 +52,8 @@ export function drawReleases(ctx: CanvasRenderingContext2D, w: TimelineWindow, t
   ctx.fill();
 }
 
-/** Annotation spans in lanes above the plot. */
-export function drawAnnotationLanes(ctx: CanvasRenderingContext2D, overview: TimelineOverview, lanes: number, theme: Theme, plot: Plot, { sx }: Scales): void {
-  if (lanes <= 0) return;
+function drawAnnotationLanes({ ctx, scene: { overview }, theme, plot, scales: { sx } }: LayerFrame): void {
+  if (laneCount(overview) <= 0) return;
   const { dpr, left, top, width, lanesTop } = plot;
   ctx.save();
   ctx.beginPath();
@@ -78,8 +86,7 @@ export function drawAnnotationLanes(ctx: CanvasRenderingContext2D, overview: Tim
   ctx.restore();
 }
 
-/** X axis ticks and labels, and the axis' name left of them. */
-export function drawXAxis(ctx: CanvasRenderingContext2D, overview: TimelineOverview, theme: Theme, plot: Plot, { sx }: Scales): void {
+function drawXAxis({ ctx, scene: { overview }, theme, plot, scales: { sx } }: LayerFrame): void {
   const { dpr, left, top, width, height } = plot;
   const xTicks: Tick[] =
     overview.axis.kind === 'time'

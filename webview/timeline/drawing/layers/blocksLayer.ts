@@ -1,28 +1,17 @@
 /**
- * The chart's blocks layer: the allocated area hatched as merged smaller blocks, the individual
- * blocks over it (coloured by line; a block no line holds by its bucket kind), the separators between stacked blocks, and the outlines of
- * the hovered and pinned blocks.
+ * The chart's block layers: the allocated area hatched as merged smaller blocks (RestLayer), the
+ * individual blocks over it (BlocksLayer: coloured by line; a block no line holds by its bucket
+ * kind; separators between stacked blocks), and the outlines of the hovered and pinned blocks
+ * (outlinesLayer, drawn over the step lines).
  */
 import { PEAK_BUCKET_KINDS } from '../../../../src/engine/analysis/peakBreakdown';
 import type { TimelineWindow } from '../../../../src/engine/timeline/types';
 import { mixColors, SHADE } from '../colorMix';
-import type { Plot, Scales } from '../plot';
 import { indexOfRecord, runEndStep } from '../plot';
 import type { Theme } from '../theme';
+import type { ChartLayer, LayerFrame } from './layer';
 
 const DIM_ALPHA = 0.22;
-
-/** What the blocks layer needs from the scene. */
-export interface BlocksScene {
-  /** Lines drawn at full strength (the others dimmed); undefined: every line. */
-  readonly highlight: ReadonlySet<number> | undefined;
-  /** Blocks smaller than this are dimmed. */
-  readonly minBytes: number;
-  readonly pinned: number | undefined;
-  readonly hovered: number | undefined;
-  /** Colours that replace the lines' own (the ten largest lines get distinct ones: lineColors). */
-  readonly lineColors?: ReadonlyMap<number, number>;
-}
 
 export interface DrawnBlocks {
   readonly rects: number;
@@ -45,17 +34,17 @@ function fillOf(code: number, theme: Theme): string {
   return theme.unattributed;
 }
 
-export class BlocksLayer {
+const NOTHING_DRAWN: DrawnBlocks = { rects: 0, drawnRecords: [], drawnColors: [], drawnBuckets: [] };
+
+/** The allocated area hatched as merged smaller blocks; the individual blocks cover their part of it. */
+export class RestLayer implements ChartLayer {
+  readonly area = 'plot';
   private pattern: { key: string; pattern: CanvasPattern | string } | undefined;
-  private readonly shades = new Map<string, string>();
 
-  constructor(private readonly ctx: CanvasRenderingContext2D) {}
-
-  /** The allocated area hatched as merged smaller blocks; the individual blocks cover their part of it. */
-  drawRest(w: TimelineWindow, theme: Theme, plot: Plot, { px, sy }: Scales): void {
-    const { ctx } = this;
+  draw({ ctx, window: w, theme, plot, scales: { px, sy } }: LayerFrame): void {
+    if (!w) return;
     const { left, top, width, height } = plot;
-    ctx.fillStyle = this.restFill(theme, plot.dpr);
+    ctx.fillStyle = this.restFill(ctx, theme, plot.dpr);
     ctx.beginPath();
     for (let i = 0; i < w.stepState.length; i++) {
       const a = px(w.stepX[i]);
@@ -67,13 +56,48 @@ export class BlocksLayer {
     ctx.fill();
   }
 
-  /**
-   * Blocks, one path per colour, dimmed state and shade: blocks allocated one after the other
-   * (odd and even records) alternate between the line's colour and a shade of it, so that
-   * neighbouring blocks of one line stay apart.
-   */
-  drawBlocks(w: TimelineWindow, scene: BlocksScene, theme: Theme, plot: Plot, { px, sy }: Scales): DrawnBlocks {
-    const { ctx } = this;
+  /** The merged blocks' fill: the rest colour with a diagonal hatch, cached per theme and scale. */
+  private restFill(ctx: CanvasRenderingContext2D, theme: Theme, dpr: number): CanvasPattern | string {
+    const key = `${theme.rest}@${dpr}`;
+    if (this.pattern?.key === key) return this.pattern.pattern;
+    const size = Math.max(4, Math.round(6 * dpr));
+    const tile = document.createElement('canvas');
+    tile.width = size;
+    tile.height = size;
+    const g = tile.getContext('2d');
+    let pattern: CanvasPattern | string = theme.rest;
+    if (g) {
+      g.fillStyle = theme.rest;
+      g.fillRect(0, 0, size, size);
+      g.strokeStyle = theme.rest;
+      g.lineWidth = Math.max(1, dpr);
+      g.beginPath();
+      for (const o of [-size, 0, size]) {
+        g.moveTo(o, size);
+        g.lineTo(o + size, 0);
+      }
+      g.stroke();
+      pattern = ctx.createPattern(tile, 'repeat') ?? theme.rest;
+    }
+    this.pattern = { key, pattern };
+    return pattern;
+  }
+}
+
+/**
+ * The individual blocks, one path per colour, dimmed state and shade: blocks allocated one after
+ * the other (odd and even records) alternate between the line's colour and a shade of it, so that
+ * neighbouring blocks of one line stay apart. `drawn` is what the last frame drew (the test hooks
+ * read it).
+ */
+export class BlocksLayer implements ChartLayer {
+  readonly area = 'plot';
+  private readonly shades = new Map<string, string>();
+  drawn: DrawnBlocks = NOTHING_DRAWN;
+
+  draw({ ctx, window: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
+    this.drawn = NOTHING_DRAWN;
+    if (!w) return;
     const { dpr, left, width, height, yMin, yMax } = plot;
     let rects = 0;
     const drawnRecords: number[] = [];
@@ -130,12 +154,26 @@ export class BlocksLayer {
     ctx.lineWidth = 1;
     ctx.stroke(separators);
     ctx.globalAlpha = 1;
-    return { rects, drawnRecords, drawnColors, drawnBuckets };
+    this.drawn = { rects, drawnRecords, drawnColors, drawnBuckets };
   }
 
-  /** Outlines of the hovered and pinned blocks. */
-  drawOutlines(w: TimelineWindow, scene: BlocksScene, theme: Theme, plot: Plot, { px, sy }: Scales): void {
-    const { ctx } = this;
+  /** `color` moved SHADE of the way towards the background (opaque), cached per theme. */
+  private shade(color: string, theme: Theme): string {
+    const key = `${color}|${theme.background}`;
+    let found = this.shades.get(key);
+    if (found === undefined) {
+      found = mixColors(color, theme.background, SHADE);
+      this.shades.set(key, found);
+    }
+    return found;
+  }
+}
+
+/** Outlines of the hovered and pinned blocks. */
+export const outlinesLayer: ChartLayer = {
+  area: 'plot',
+  draw({ ctx, window: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
+    if (!w) return;
     const { dpr } = plot;
     for (const [record, color, lineWidth] of [
       [scene.hovered, theme.foreground, 1 * dpr],
@@ -156,43 +194,5 @@ export class BlocksLayer {
       }
       ctx.stroke();
     }
-  }
-
-  /** `color` moved SHADE of the way towards the background (opaque), cached per theme. */
-  private shade(color: string, theme: Theme): string {
-    const key = `${color}|${theme.background}`;
-    let found = this.shades.get(key);
-    if (found === undefined) {
-      found = mixColors(color, theme.background, SHADE);
-      this.shades.set(key, found);
-    }
-    return found;
-  }
-
-  /** The merged blocks' fill: the rest colour with a diagonal hatch, cached per theme and scale. */
-  private restFill(theme: Theme, dpr: number): CanvasPattern | string {
-    const key = `${theme.rest}@${dpr}`;
-    if (this.pattern?.key === key) return this.pattern.pattern;
-    const size = Math.max(4, Math.round(6 * dpr));
-    const tile = document.createElement('canvas');
-    tile.width = size;
-    tile.height = size;
-    const g = tile.getContext('2d');
-    let pattern: CanvasPattern | string = theme.rest;
-    if (g) {
-      g.fillStyle = theme.rest;
-      g.fillRect(0, 0, size, size);
-      g.strokeStyle = theme.rest;
-      g.lineWidth = Math.max(1, dpr);
-      g.beginPath();
-      for (const o of [-size, 0, size]) {
-        g.moveTo(o, size);
-        g.lineTo(o + size, 0);
-      }
-      g.stroke();
-      pattern = this.ctx.createPattern(tile, 'repeat') ?? theme.rest;
-    }
-    this.pattern = { key, pattern };
-    return pattern;
-  }
-}
+  },
+};

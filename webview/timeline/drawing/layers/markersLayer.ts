@@ -5,17 +5,9 @@
  */
 import { formatBytes } from '../../../../src/engine/text/format';
 import type { FindingMarker } from '../../../../src/engine/timeline/findingMarkers';
-import type { TimelineOverview } from '../../../../src/engine/timeline/types';
-import type { LabelRequest } from '../labelLayout';
 import { placeLabels } from '../labelLayout';
-import type { Plot, Scales } from '../plot';
-import type { Theme } from '../theme';
-
-export interface Label {
-  readonly request: LabelRequest;
-  readonly font: string;
-  readonly color: string;
-}
+import type { Plot } from '../plot';
+import type { ChartLayer, Label, LayerFrame } from './layer';
 
 /** Where a finding marker was drawn (device pixels), for hit testing. */
 export interface FindingSpot {
@@ -28,8 +20,10 @@ export interface FindingSpot {
 export type DrawnLabel = { readonly text: string; readonly x0: number; readonly x1: number; readonly y0: number; readonly y1: number };
 export type DrawnFinding = { readonly label: string; readonly x: number; readonly y: number };
 
-/** The peak and OOM lines; their labels go to `labels`. */
-export function drawPeakAndOoms(ctx: CanvasRenderingContext2D, overview: TimelineOverview, theme: Theme, plot: Plot, { px }: Scales, labels: Label[]): void {
+/** The peak and OOM lines, with their labels. */
+export const peakLayer: ChartLayer = { area: 'plot', draw: drawPeakAndOoms };
+
+function drawPeakAndOoms({ ctx, scene: { overview }, theme, plot, scales: { px }, labels }: LayerFrame): void {
   const { dpr, left, top, width, height } = plot;
   const peakX = px(overview.peak.x);
   if (overview.peak.bytes > 0 && peakX >= left && peakX <= left + width) {
@@ -72,17 +66,20 @@ export function drawPeakAndOoms(ctx: CanvasRenderingContext2D, overview: Timelin
 
 /**
  * The advisor's findings: a diamond at a finding's event (a bar over its range) in rows under
- * the peak and OOM labels; their labels go to `labels`. Returns the markers on screen and where
- * they are (for hit testing).
+ * the peak and OOM labels, with their labels. Keeps the markers on screen (`drawn`) and where they
+ * are (`spots`, for hit testing).
  */
-export function drawFindings(
-  ctx: CanvasRenderingContext2D,
-  findings: readonly FindingMarker[],
-  theme: Theme,
-  plot: Plot,
-  { px }: Scales,
-  labels: Label[],
-): { drawn: DrawnFinding[]; spots: FindingSpot[] } {
+export class FindingsLayer implements ChartLayer {
+  readonly area = 'plot';
+  drawn: readonly DrawnFinding[] = [];
+  spots: readonly FindingSpot[] = [];
+
+  draw(frame: LayerFrame): void {
+    ({ drawn: this.drawn, spots: this.spots } = drawFindings(frame));
+  }
+}
+
+function drawFindings({ ctx, scene: { findings }, theme, plot, scales: { px }, labels }: LayerFrame): { drawn: DrawnFinding[]; spots: FindingSpot[] } {
   const { dpr, left, top, width } = plot;
   const rowEnds: number[] = [];
   const drawn: DrawnFinding[] = [];

@@ -2,9 +2,21 @@
 import type { MeasuredLine } from '../../../../src/engine/timeline/measuredLine';
 import type { TimelineWindow } from '../../../../src/engine/timeline/types';
 import type { Scales } from '../plot';
+import type { ChartLayer } from './layer';
+
+/** The allocated total (the blocks' envelope, solid) and the reserved memory (dashed) as step lines; the measured memory. */
+export const seriesLayer: ChartLayer = {
+  area: 'plot',
+  draw({ ctx, window: w, scene, theme, plot: { dpr }, scales }) {
+    if (!w) return;
+    drawStepLine(ctx, w, (i) => w.envelope[i], scales, theme.allocated, 1.25 * dpr, []);
+    drawStepLine(ctx, w, (i) => w.reserved[i], scales, theme.reserved, 1.25 * dpr, [4 * dpr, 3 * dpr]);
+    if (scene.overview.measured) drawMeasuredLine(ctx, scene.overview.measured, scales, theme.measured, 1.5 * dpr);
+  },
+};
 
 /** One value per step of the window, as a step line. */
-export function drawStepLine(
+function drawStepLine(
   ctx: CanvasRenderingContext2D,
   w: TimelineWindow,
   value: (i: number) => number,
@@ -28,7 +40,7 @@ export function drawStepLine(
 }
 
 /** The measured device memory (NVML samples), straight segments between samples. */
-export function drawMeasuredLine(ctx: CanvasRenderingContext2D, m: MeasuredLine, { px, sy }: Scales, color: string, lineWidth: number): void {
+function drawMeasuredLine(ctx: CanvasRenderingContext2D, m: MeasuredLine, { px, sy }: Scales, color: string, lineWidth: number): void {
   ctx.strokeStyle = color;
   ctx.lineWidth = lineWidth;
   ctx.beginPath();
