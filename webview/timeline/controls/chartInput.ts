@@ -4,8 +4,8 @@
  * The app gives the actions (chartActions); this module only reads events.
  */
 import type { Chart } from '../drawing/chart';
-import type { ChartActions } from './chartActions';
-import { keyAction } from './chartActions';
+import type { ChartActions } from './actions';
+import { keyAction } from './actions';
 import type { Viewport } from '../state/viewport';
 
 export function wireChartInput(chart: Chart, actions: ChartActions): void {

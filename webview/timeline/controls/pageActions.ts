@@ -4,6 +4,7 @@
  * change the store (through the pure transitions where there is one) and ask the parts for the
  * rest: navigation for the viewport, the target's requests for data, the screen for drawing.
  */
+import type { BlockDetail } from '../../../src/engine/timeline/types';
 import type { LineRow, TimelineToHost } from '../../../src/protocol/timeline';
 import { openLine } from '../../../src/protocol/openLine';
 import type { Hit } from '../drawing/hit';
@@ -12,10 +13,7 @@ import type { TargetData } from '../requests/targetData';
 import type { Navigation } from '../state/navigation';
 import type { PageStore } from '../state/store';
 import { onSort } from '../state/transitions';
-import type { ChartActions } from './chartActions';
-import type { TableHandlers } from './table';
-import type { ControlActions } from './toolbar';
-import type { BlockDetail } from '../../../src/engine/timeline/types';
+import type { ChartActions, ControlActions, TableHandlers } from './actions';
 
 export interface ActionParts {
   readonly store: PageStore;

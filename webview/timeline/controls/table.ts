@@ -10,13 +10,8 @@ import { compareRows, rowPasses } from '../state/lineFilter';
 import type { LineRow } from '../../../src/protocol/timeline';
 import type { SortKey, ViewState } from '../state/state';
 import { TABLE_COLUMNS } from './tableColumns';
+import type { TableHandlers } from './actions';
 
-export interface TableHandlers {
-  select(row: LineRow): void;
-  open(row: LineRow): void;
-  zoom(row: LineRow): void;
-  sort(key: SortKey): void;
-}
 
 /** Most rows rendered at once (the filter narrows the rest). */
 const MAX_ROWS = 200;

@@ -10,7 +10,8 @@ import { byId } from '../../shared/dom';
 import type { ViewState } from '../state/state';
 import type { SelectElement } from './selectors';
 import { fillSelectors } from './selectors';
-import { ZOOM_STEP } from './chartActions';
+import type { ControlActions } from './actions';
+import { ZOOM_STEP } from './actions';
 
 export interface ControlElements {
   readonly snapshot: SelectElement;
@@ -26,23 +27,6 @@ export interface ControlElements {
   readonly chart: HTMLElement;
 }
 
-export interface ControlActions {
-  zoomBy(factor: number): void;
-  resetZoom(): void;
-  goToSource(): void;
-  expandFrames(record: number): void;
-  /** Opens a recorded line in the editor (the host maps its path). */
-  openLine(file: string, line: number): void;
-  chooseSnapshot(id: string): void;
-  chooseDevice(device: number): void;
-  switchAxis(axis: AxisKind): void;
-  filterFile(text: string): void;
-  /** The stack filter's text as typed; `settled` runs once typing paused. */
-  filterStack(text: string): void;
-  filterStackSettled(): void;
-  filterSize(minBytes: number): void;
-  runCommand(command: TimelineCommand): void;
-}
 
 export class Toolbar {
   private statusText = '';

@@ -1,11 +1,11 @@
-/** The timeline page's state transitions (webview/timeline/transitions.ts), in Node. */
+/** The timeline page's state transitions (webview/timeline/state/transitions.ts), in Node. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LineBlocks } from '../../../../src/engine/timeline/types';
-import type { SnapshotChoice } from '../../../../src/protocol/timeline';
-import { INITIAL_STATE } from '../../../../webview/timeline/state/state';
-import type { ViewState } from '../../../../webview/timeline/state/state';
-import { onFocusBlocks, onSnapshots, onSort, onTarget } from '../../../../webview/timeline/state/transitions';
+import type { LineBlocks } from '../../../../../src/engine/timeline/types';
+import type { SnapshotChoice } from '../../../../../src/protocol/timeline';
+import { INITIAL_STATE } from '../../../../../webview/timeline/state/state';
+import type { ViewState } from '../../../../../webview/timeline/state/state';
+import { onFocusBlocks, onSnapshots, onSort, onTarget } from '../../../../../webview/timeline/state/transitions';
 
 const choice = (id: string, devices: number[]): SnapshotChoice => ({
   id,

@@ -5,13 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PeakBucketKind } from '../../../../src/engine/analysis/peakBreakdown';
-import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../../src/engine/timeline/types';
-import type { LineRow } from '../../../../src/protocol/timeline';
-import { boxesIntersect, placeLabels } from '../../../../webview/timeline/drawing/labelLayout';
-import { distinctLineColors } from '../../../../webview/timeline/drawing/lineColors';
-import { statusText } from '../../../../webview/timeline/controls/statusText';
-import { tooltipLines, unattributedLabel } from '../../../../webview/timeline/controls/tooltipText';
+import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../../../src/engine/timeline/types';
+import type { PeakBucketKind } from '../../../../../src/engine/analysis/peakBreakdown';
+import { statusText } from '../../../../../webview/timeline/controls/statusText';
+import { tooltipLines, unattributedLabel } from '../../../../../webview/timeline/controls/tooltipText';
 
 const MiB = 1024 ** 2;
 
@@ -134,82 +131,5 @@ describe('timeline tooltip', () => {
     const reserved = tooltipLines({ kind: 'reserved', step: 1 }, w, o, undefined);
     assert.deepEqual(reserved, ['2.0 MiB reserved but not allocated (cached by PyTorch)', '8.0 MiB reserved, 6.0 MiB allocated']);
     assert.ok(!reserved.join(' ').includes('NaN'));
-  });
-});
-
-describe('timeline labels: placement', () => {
-  const space = { left: 0, right: 300, ascent: 8, descent: 2, gap: 4 };
-  it('puts labels right of their marker, else left, else in a lower row, else drops them', () => {
-    const placed = placeLabels(
-      [
-        { text: 'peak 12.0 GiB', anchorX: 100, width: 80, rows: [10, 24], priority: 0 },
-        // Same spot: right is taken by the peak label, left (100 - 4 - 30 = 66) is free.
-        { text: 'OOM', anchorX: 100, width: 30, rows: [10, 24], priority: 1 },
-        // Same spot again: both sides of row 10 taken; row 24 right side is free.
-        { text: 'OOM post-mortem', anchorX: 100, width: 90, rows: [10, 24], priority: 2 },
-        // Same spot a fourth time: row 24 left, x = 100 - 4 - 95 = 1.
-        { text: 'mixed precision?', anchorX: 100, width: 95, rows: [10, 24], priority: 3 },
-        // A fifth: every place taken (row 10 right and left, row 24 right and left): dropped.
-        { text: 'fifth', anchorX: 100, width: 20, rows: [10, 24], priority: 3 },
-        // Past the right edge on both sides at x = 295 with width 400: dropped.
-        { text: 'x'.repeat(40), anchorX: 295, width: 400, rows: [10], priority: 4 },
-      ],
-      space,
-    );
-    assert.deepEqual(
-      placed.map((p) => [p.text, p.x, p.y]),
-      [
-        ['peak 12.0 GiB', 104, 10],
-        ['OOM', 66, 10],
-        ['OOM post-mortem', 104, 24],
-        ['mixed precision?', 1, 24],
-      ],
-    );
-  });
-  it('never returns two boxes that intersect, whatever the input', () => {
-    // A pile of labels at a handful of spots, as an OOM run's markers are.
-    let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const requests = Array.from({ length: 200 }, (_, i) => ({
-      text: `label ${i}`,
-      anchorX: Math.floor(random() * 6) * 50,
-      width: 20 + random() * 120,
-      rows: [10, 24, 38, 51],
-      priority: Math.floor(random() * 3),
-    }));
-    const placed = placeLabels(requests, space);
-    assert.ok(placed.length > 4);
-    for (let a = 0; a < placed.length; a++) {
-      assert.ok(placed[a].x0 >= 0 && placed[a].x1 <= 300);
-      for (let b = a + 1; b < placed.length; b++) assert.ok(!boxesIntersect(placed[a], placed[b]), `${placed[a].text} / ${placed[b].text}`);
-    }
-  });
-});
-
-describe('timeline colours: the ten largest lines', () => {
-  const row = (id: number, color: number, liveAtPeakBytes: number) =>
-    ({ id, file: `f${id}.py`, line: 1, color, allocCount: 1, allocBytes: liveAtPeakBytes, peakBytes: 0, liveAtPeakBytes, inclusiveLiveAtPeakBytes: 0 }) as LineRow;
-  it('gives the ten largest lines ten different colours, keeping a hash colour when it is free', () => {
-    // Twelve lines, all hashed to colour 3; sizes 12..1 (id 1 the largest).
-    const rows = Array.from({ length: 12 }, (_, i) => row(i + 1, 3, 12 - i));
-    const colors = distinctLineColors(rows, 12);
-    // The largest keeps 3, the next take 4, 5, ... 11, 0, 1 (wrapping); lines 11 and 12 are not in the map.
-    assert.deepEqual([...colors.entries()], [[1, 3], [2, 4], [3, 5], [4, 6], [5, 7], [6, 8], [7, 9], [8, 10], [9, 11], [10, 0]]);
-    assert.equal(new Set(colors.values()).size, 10);
-  });
-  it('ranks by bytes live at the peak, not by the order of the rows', () => {
-    const colors = distinctLineColors([row(1, 5, 10), row(2, 5, 99)], 12);
-    assert.deepEqual([...colors.entries()], [[2, 5], [1, 6]]);
-  });
-});
-
-describe('timeline labels: shorter forms', () => {
-  it('uses a shorter form where the full label fits nowhere', () => {
-    const placed = placeLabels(
-      [{ text: 'peak 12.0 GiB · model.py:7', anchorX: 150, width: 170, rows: [10], priority: 0, shorter: [{ text: 'peak 12.0 GiB', width: 80 }] }],
-      { left: 0, right: 300, ascent: 6, descent: 6, gap: 4 },
-    );
-    // Right: 154 + 170 > 300; left: 150 - 4 - 170 < 0; the short form goes right at 154.
-    assert.deepEqual(placed.map((p) => [p.text, p.x]), [['peak 12.0 GiB', 154]]);
   });
 });
