@@ -25,14 +25,14 @@ export interface TimelineTestHooks {
   pixel(x: number, y: number): number[];
 }
 
-export function installTestHooks(app: InspectablePage): void {
+export function installTestHooks(page: InspectablePage): void {
   const g = globalThis as { __VRAM_LENS_TEST_HOOKS__?: boolean; __vramLensTimeline?: TimelineTestHooks };
   if (!g.__VRAM_LENS_TEST_HOOKS__) return;
   const canvas = document.getElementById('chart') as HTMLCanvasElement;
   g.__vramLensTimeline = {
-    drawNow: () => app.draw(),
-    inspect: () => app.inspect(),
-    pointOf: (record) => app.pointOf(record),
+    drawNow: () => page.draw(),
+    inspect: () => page.inspect(),
+    pointOf: (record) => page.pointOf(record),
     pixel: (x, y) => {
       const dpr = window.devicePixelRatio || 1;
       const data = canvas.getContext('2d')?.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data;

@@ -1,7 +1,7 @@
 /**
  * The chart's pointer and keyboard input: wheel zoom and pan (Ctrl/Cmd+wheel zooms memory),
  * dragging to pan, click to pin, double-click to open a block's line, and the keys of the plot.
- * The app gives the actions (chartActions); this module only reads events.
+ * The page gives the actions (controls/actions.ts, pageActions.ts); this module only reads events.
  */
 import type { Chart } from '../drawing/chart';
 import type { ChartActions } from './actions';

@@ -19,8 +19,6 @@ import { BOTTOM, layoutPlot, LEFT, RIGHT, scalesOf } from './plot';
 import { seriesLayer } from './layers/seriesLayer';
 import type { Theme } from './theme';
 
-export type { ChartScene } from './layers/layer';
-
 /** What the last frame drew (read by the browser tests through the test hooks). */
 export interface DrawStats {
   readonly ms: number;
@@ -99,7 +97,7 @@ export class Chart {
     const plot = layoutPlot(canvas, dpr, overview, w, viewport, scene.yRange);
     this.plot = plot;
     const labels: Label[] = [];
-    const frame: LayerFrame = { ctx, scene, window: w, theme, plot, scales: scalesOf(plot), labels };
+    const layerFrame: LayerFrame = { ctx, scene, window: w, theme, plot, scales: scalesOf(plot), labels };
 
     ctx.save();
     paintBackground(ctx, theme);
@@ -108,7 +106,7 @@ export class Chart {
     for (const layer of this.layers) {
       ctx.save();
       if (layer.area === 'plot') clipToPlot(ctx, plot);
-      layer.draw(frame);
+      layer.draw(layerFrame);
       ctx.restore();
     }
     clipToPlot(ctx, plot);

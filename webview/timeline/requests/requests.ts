@@ -2,21 +2,21 @@
  * The page's requests to the host: each gets an id its answer echoes, and a test of whether the
  * page still wants it (the snapshot, device or axis it was asked for is still the one shown). An
  * answer nobody wants any more is dropped (its `stale` callback runs); an `error` answer goes to
- * `failed`. No DOM: the page's app wires the callbacks.
+ * `failed`. No DOM: the parts that ask (targetData, windowFetch, blockDetails) give the callbacks.
  */
 import type { HostToTimeline, TimelineRequest } from '../../../src/protocol/timeline';
 
 export type TimelineAnswer = Extract<HostToTimeline, { readonly requestId: number }>;
 type RequestType = TimelineRequest['type'];
 type AnswerTo<T extends RequestType> = Extract<TimelineAnswer, { readonly type: T }>;
-/** A request as the app writes it: without the id, which this module gives. */
+/** A request as a part writes it: without the id, which this module gives. */
 export type Ask<T extends RequestType> = Omit<Extract<TimelineRequest, { readonly type: T }>, 'requestId'>;
 
 export interface AskOptions<T extends RequestType> {
   /** Whether the answer is still wanted when it arrives. */
   readonly current: () => boolean;
   readonly answered: (answer: AnswerTo<T>) => void;
-  /** The host could not answer (defaults to the app's error handler). */
+  /** The host could not answer (defaults to the page's error handler). */
   readonly failed?: (message: string) => void;
   /** Runs for every answer to this request, wanted or not, before the others. */
   readonly settled?: () => void;

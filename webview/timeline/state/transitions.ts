@@ -1,7 +1,7 @@
 /**
  * The timeline page's state transitions, pure: what the view state becomes when the host lists the
  * snapshots, when the view moves to another snapshot or device, when a line is focused and when the
- * table is sorted. app.ts applies them; no DOM, so they are tested in Node.
+ * table is sorted. The store (store.ts) takes what they give; no DOM, so they are tested in Node.
  */
 import type { LineBlocks } from '../../../src/engine/timeline/types';
 import type { SnapshotChoice, Target } from '../../../src/protocol/timeline';
