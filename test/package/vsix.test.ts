@@ -100,13 +100,18 @@ describe('npm run package', () => {
     assert.ok(!entries.some((e) => /\.(ts|map)$/.test(e.name) || e.name.startsWith('extension/dist/cli')), 'no TypeScript, source maps or CLI bundle');
   });
 
-  it('runs the Profile VRAM bootstrap from the unpacked VSIX, as the extension starts it', () => {
-    const unpacked = path.join(work, 'unpacked-python');
-    for (const entry of entries.filter((e) => e.name.startsWith('extension/src/python/'))) {
-      const to = path.join(unpacked, entry.name);
+  /** Writes the VSIX's entries under `prefix` into `folder` (at their paths in the VSIX); returns the folder. */
+  function unpack(prefix: string, folder: string): string {
+    for (const entry of entries.filter((e) => e.name.startsWith(prefix))) {
+      const to = path.join(folder, entry.name);
       mkdirSync(path.dirname(to), { recursive: true });
       writeFileSync(to, zipEntryBytes(zip, entry));
     }
+    return folder;
+  }
+
+  it('runs the Profile VRAM bootstrap from the unpacked VSIX, as the extension starts it', () => {
+    const unpacked = unpack('extension/src/python/', path.join(work, 'unpacked-python'));
     const snapshot = path.join(work, 'from-vsix.pickle');
     const workload = path.join(root, 'test', 'fixtures', 'profile', 'workload.py');
     const out = execFileSync('python3', [path.join(unpacked, 'extension', ...BOOTSTRAP_ENTRY), '--snapshot', snapshot, '--script', workload, '--', 'normal'], {
@@ -121,12 +126,7 @@ describe('npm run package', () => {
   });
 
   it("loads this platform's native modules from the unpacked VSIX", () => {
-    const unpacked = path.join(work, 'unpacked');
-    for (const entry of entries.filter((e) => e.name.startsWith('extension/node_modules/'))) {
-      const to = path.join(unpacked, entry.name);
-      mkdirSync(path.dirname(to), { recursive: true });
-      writeFileSync(to, zipEntryBytes(zip, entry));
-    }
+    const unpacked = unpack('extension/node_modules/', path.join(work, 'unpacked'));
     const modules = path.join(unpacked, 'extension', 'node_modules');
     const probe = [
       'const ort = require(process.argv[1] + "/onnxruntime-node");',
