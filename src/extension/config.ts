@@ -1,7 +1,7 @@
 /** Typed access to the `vramLens.*` settings. */
 import * as vscode from 'vscode';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
-import { PROFILER_BOOTSTRAP_PATH } from '../engine/analysis/frameFilter';
+import { PROFILER_LIBRARY_PATHS } from '../engine/analysis/frameFilter';
 import type { WorkerOptions } from '../runtime/worker/client';
 import { DEFAULT_WORKER_HEAP_MB, MIN_WORKER_HEAP_MB } from '../runtime/worker/client';
 import type { ProfileSettings } from './profile/profileSettings';
@@ -17,7 +17,7 @@ export function frameFilter(): FrameFilterOptions {
   const c = section();
   return {
     includeLibraryFrames: c.get<boolean>('annotateLibraryFrames', false),
-    extraLibraryPaths: [...c.get<string[]>('libraryPaths', []), PROFILER_BOOTSTRAP_PATH],
+    extraLibraryPaths: [...c.get<string[]>('libraryPaths', []), ...PROFILER_LIBRARY_PATHS],
   };
 }
 

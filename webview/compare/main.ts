@@ -8,6 +8,8 @@ import type { FigureValues } from '../../src/engine/compare/diff';
 import { formatBytes, formatDelta } from '../../src/engine/text/format';
 import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
 import { isHostToCompare } from '../../src/protocol/compare';
+import type { LineAt } from '../../src/protocol/openLine';
+import { openLine } from '../../src/protocol/openLine';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 
@@ -81,9 +83,11 @@ function renderOverlaySection(v: ComparisonView): HTMLElement {
   return el('section', {}, el('div', { className: 'bar' }, el('h2', { text: 'Memory allocated over the run' }), select), canvas, legend);
 }
 
-function lineLink(row: number, side: 'baseline' | 'current', content: string | HTMLElement): HTMLButtonElement {
+/** A button that opens the recorded line `at`; plain text when it cannot be opened. */
+function lineLink(at: LineAt | null, content: string | HTMLElement): HTMLElement {
+  if (!at) return el('span', {}, content);
   const b = el('button', { className: typeof content === 'string' ? 'link' : 'link place-link' }, content);
-  b.addEventListener('click', () => vscode.post({ type: 'openLine', row, side }));
+  b.addEventListener('click', () => vscode.post(openLine(at)));
   return b;
 }
 
@@ -130,14 +134,14 @@ function wide<T extends HTMLElement>(cell: T): T {
 
 function renderLines(v: ComparisonView): HTMLElement {
   const body = el('tbody');
-  v.rows.forEach((r, i) => {
+  v.rows.forEach((r) => {
     // Line first: beside the editor the table is narrow, and the line is what a row is about.
     const line = r.currentLine ?? r.baselineLine;
-    const place = el('td', { className: 'lead place', title: line === null ? r.file : `${r.file}:${line}` }, lineLink(i, r.current ? 'current' : 'baseline', placeText(r.place)));
+    const place = el('td', { className: 'lead place', title: line === null ? r.file : `${r.file}:${line}` }, lineLink(r.currentAt ?? r.baselineAt, placeText(r.place)));
     const remark = note(r);
-    if (remark || (r.match === 'text' && r.baselineLine !== null)) {
+    if (remark || (r.match === 'text' && r.baselineAt !== null)) {
       const extra = el('span', 'muted note', remark);
-      if (r.match === 'text' && r.baselineLine !== null) extra.append(' ', lineLink(i, 'baseline', 'open baseline'));
+      if (r.match === 'text' && r.baselineAt !== null) extra.append(' ', lineLink(r.baselineAt, 'open baseline'));
       place.append(extra);
     }
     body.appendChild(

@@ -15,7 +15,6 @@ import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from '../paths/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
-import type { SummaryDeps } from './summaryView';
 import { SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL, SnapshotSummaryEditorProvider, showSummary, summaryViewTypeFor } from './summaryView';
 
 /** What the editor feature offers to tests (through the extension's API) and to other features. */
@@ -32,7 +31,6 @@ export function registerEditor(services: Services): EditorApi {
   const annotator = new Annotator(store, resolver, compareMode, log, context.extensionUri);
   const codeLens = new FunctionCodeLensProvider(annotator, log);
   const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
-  const summaryDeps: SummaryDeps = { ...deps, openLine: (file, line) => openFrame(deps, { file, line }) };
 
   const summaryOf = async (target?: string | vscode.Uri): Promise<void> => {
     const snapshot = typeof target === 'string' ? store.get(target) : store.active;
@@ -40,7 +38,7 @@ export function registerEditor(services: Services): EditorApi {
       await vscode.commands.executeCommand('vscode.openWith', target, summaryViewTypeFor(target));
       return;
     }
-    if (snapshot) await showSummary(summaryDeps, snapshot);
+    if (snapshot) await showSummary(deps, snapshot);
     else void vscode.window.showInformationMessage('VRAM Lens: open a snapshot first (VRAM Lens: Open Snapshot...).');
   };
 
@@ -51,7 +49,7 @@ export function registerEditor(services: Services): EditorApi {
     vscode.languages.registerHoverProvider(PYTHON, new AnnotationHoverProvider(annotator, log)),
     vscode.languages.registerCodeLensProvider(PYTHON, codeLens),
     ...[SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL].map((viewType) =>
-      vscode.window.registerCustomEditorProvider(viewType, new SnapshotSummaryEditorProvider(summaryDeps), { supportsMultipleEditorsPerDocument: true }),
+      vscode.window.registerCustomEditorProvider(viewType, new SnapshotSummaryEditorProvider(deps), { supportsMultipleEditorsPerDocument: true }),
     ),
     vscode.commands.registerCommand(Commands.openSnapshot, (target?: vscode.Uri | string) => openSnapshot(deps, target)),
     vscode.commands.registerCommand(Commands.switchSnapshot, () => switchSnapshot(deps)),
