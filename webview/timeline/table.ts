@@ -10,6 +10,7 @@ import { compareRows, rowPasses } from './lineFilter';
 import type { LineRow } from '../../src/protocol/timeline';
 import type { SortKey } from './state';
 import { TABLE_COLUMNS } from './tableColumns';
+import { FIGURE } from '../../src/engine/analysis/lineFigures';
 
 export interface TableHandlers {
   select(row: LineRow): void;
@@ -102,7 +103,7 @@ export class LinesTable {
       tr.dataset.line = String(row.id);
       tr.tabIndex = 0;
       if (row.id === selectedLine) tr.classList.add('selected');
-      tr.title = `${row.file}:${row.line}\n${row.allocCount} allocations, ${formatBytes(row.allocBytes)} in all; peak while allocating ${formatBytes(row.peakBytes)}`;
+      tr.title = `${row.file}:${row.line}\n${row[FIGURE.allocations]} allocations, ${formatBytes(row[FIGURE.allocated])} in all; peak while allocating ${formatBytes(row[FIGURE.peakWhileAllocating])}`;
       const name = el('td', 'col-line');
       name.append(el('span', `swatch c${row.color}`), el('span', 'file', baseName(row.file)), el('span', 'lineno', `:${row.line}`));
       const zoom = el('span', 'zoom codicon codicon-target');

@@ -28,13 +28,13 @@ function delta(baseline: Partial<FigureValues> | undefined, current: Partial<Fig
 describe('compare mode text', () => {
   it('says how much less is live at the peak than in the baseline', () => {
     const l = delta({ liveAtPeakBytes: 8 * GiB }, { liveAtPeakBytes: 1.9 * GiB }, 'line');
-    assert.equal(inlineDeltaText(l), '-6.1 GiB at peak vs baseline');
+    assert.equal(inlineDeltaText(l), '-6.1 GiB live at peak vs baseline');
     assert.equal(grew(l), false);
   });
 
   it('falls back to bytes allocated, marks moved and new lines, and says nothing when nothing changed', () => {
     assert.equal(inlineDeltaText(delta({ allocBytes: 10 * MiB }, { allocBytes: 30 * MiB }, 'text', 7)), '+20.0 MiB allocated vs baseline (was line 7)');
-    assert.equal(inlineDeltaText(delta(undefined, { liveAtPeakBytes: 512 * MiB })), '+512.0 MiB at peak (new vs baseline)');
+    assert.equal(inlineDeltaText(delta(undefined, { liveAtPeakBytes: 512 * MiB })), '+512.0 MiB live at peak, new vs baseline');
     assert.equal(inlineDeltaText(delta({ allocBytes: 5 }, { allocBytes: 5 }, 'line')), undefined);
     assert.equal(grew(delta({ allocBytes: 10 }, { allocBytes: 30 }, 'line')), true);
   });

@@ -101,6 +101,9 @@ const row = (id: number, file: string, line: number, live: number, incl: number,
   peakBytes: 0,
   liveAtPeakBytes: live,
   inclusiveLiveAtPeakBytes: incl,
+  freedBytes: 0,
+  inclusiveAllocBytes: alloc,
+  inclusivePeakBytes: 0,
 });
 
 describe('timeline view: the lines table', () => {
