@@ -102,13 +102,27 @@ function isLineFigure(checker: ts.TypeChecker, symbol: ts.Symbol | undefined): b
   });
 }
 
-/** The property an occurrence reads or writes, as the type checker resolves it. */
-function propertyOf(checker: ts.TypeChecker, node: ts.Identifier): ts.Symbol | undefined {
+/**
+ * Whether an occurrence reads or writes a line's figure by name. A property read is one when the type
+ * checker resolves it to a registry figure or cannot resolve it at all; a property written in an object literal is one too unless
+ * the object's type declares that name elsewhere (the device's peak) or takes any name (a record of
+ * evidence): an object written without a type that knows the name is a hand-made row of figures.
+ */
+function isFigureByName(checker: ts.TypeChecker, node: ts.Identifier): boolean {
   const p = node.parent;
-  const property = (type: ts.Type | undefined) => (type === undefined ? undefined : checker.getPropertyOfType(checker.getApparentType(type), node.text));
-  if (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) return property(checker.getContextualType(p.parent));
-  if (ts.isBindingElement(p)) return property(checker.getTypeAtLocation(p.parent));
-  return checker.getSymbolAtLocation(node);
+  const property = (type: ts.Type) => checker.getPropertyOfType(checker.getApparentType(type), node.text);
+  if (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) {
+    const type = checker.getContextualType(p.parent);
+    if (type === undefined) return true;
+    // Each object type the literal may be (`T | undefined` is T).
+    const types = (type.isUnion() ? type.types : [type]).map((t) => checker.getApparentType(t)).filter((t) => (t.getFlags() & ts.TypeFlags.Object) !== 0);
+    const declared = types.map(property).filter((s): s is ts.Symbol => s !== undefined);
+    if (declared.length > 0) return declared.some((d) => isLineFigure(checker, d));
+    return !types.some((t) => checker.getIndexInfosOfType(t).length > 0);
+  }
+  // A read the checker cannot place (from `any`) is spelled by hand too.
+  const read = ts.isBindingElement(p) ? property(checker.getTypeAtLocation(p.parent)) : checker.getSymbolAtLocation(node);
+  return read === undefined || isLineFigure(checker, read);
 }
 
 function misspellings(files: readonly string[], keys: readonly string[]): string[] {
@@ -131,7 +145,7 @@ function misspellings(files: readonly string[], keys: readonly string[]): string
       // Re-find the node in the program's own syntax tree (the checker knows only its own nodes).
       const source = program.getSourceFile(o.file)!;
       const node = findIdentifier(source, o.node.getStart());
-      if (node && isLineFigure(checker, propertyOf(checker, node))) {
+      if (node && isFigureByName(checker, node)) {
         sink.violations.push(`${shown(o.file)}:${o.line}: the line figure '${o.key}' read by name (use FIGURE or a list of the registry)`);
       }
     }
@@ -161,6 +175,10 @@ const PLANTED = (analysis: string) =>
     "export const keyed = (f: LineFigures) => f['inclusiveAllocBytes'];",
     'export interface Row { readonly freedBytes: number; readonly peakBytes: number }',
     'export const literal = (peakBytes: number): Partial<LineFigures> => ({ peakBytes });',
+    'export const untyped = (x: number) => ({ liveAtPeakBytes: x });',
+    "export const evidence: Record<string, number> = { liveAtPeakBytes: 1, peakBytes: 2 };",
+    'export const device: Partial<DeviceReplay> = { peakBytes: 3 };',
+    'export const untypedRead = (row: any) => row.inclusivePeakBytes as number;',
     '',
   ].join('\n');
 
@@ -193,6 +211,10 @@ describe('per-line figure keys', () => {
     assert.equal(at(6), 1, 'a key as a string');
     assert.equal(at(7), 1, 'freedBytes declared by hand (the device name peakBytes may be)');
     assert.equal(at(8), 1, "a line's peakBytes written in an object literal");
-    assert.equal(planted.length, 5, planted.join('\n'));
+    assert.equal(at(9), 1, 'an object written by hand with a figure key and no type that knows it');
+    assert.equal(at(10), 0, 'a record that takes any name (evidence) may use the word');
+    assert.equal(at(11), 0, "the device's peak in an object of the device's type");
+    assert.equal(at(12), 1, 'a key read from an untyped value');
+    assert.equal(planted.length, 7, planted.join('\n'));
   });
 });

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { FigureRegistry, LineFigureKey, LineFigureSpec } from '../../../../src/engine/analysis/lineFigures';
-import { LINE_FIGURES, LINE_FIGURE_KEYS, displayOrder, inlineFiguresSetting } from '../../../../src/engine/analysis/lineFigures';
+import { LINE_FIGURES, LINE_FIGURE_KEYS, displayOrder, figureValues, inlineFiguresSetting } from '../../../../src/engine/analysis/lineFigures';
 import type { LineFigures } from '../../../../src/engine/analysis/lines';
 import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
 import { rangeFigures } from '../../../../src/engine/analysis/rangeFigures';
@@ -167,8 +167,9 @@ describe('a figure planted in the registry', () => {
     assert.equal(lineRow(line(6), WITH_PLANTED)[key], 4 * GiB);
   });
 
-  it("reaches the summary's table", () => {
+  it("reaches the summary's table (a column, and the lines' values)", () => {
     assert.ok(summaryFigures(WITH_PLANTED).includes(PLANTED));
+    assert.equal(figureValues(line(6), WITH_PLANTED)[key], 4 * GiB);
   });
 
   it('reaches the inline text, its setting and the hover', () => {
