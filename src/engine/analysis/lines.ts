@@ -3,7 +3,7 @@
  * over the trace and the blocks live at the peak by its `rule`, crediting the self line or every
  * user line of each stack.
  */
-import type { LineNumber, Snapshot } from '../snapshot/model';
+import type { DeviceTrace, LineNumber, Snapshot } from '../snapshot/model';
 import { NO_STACK } from '../snapshot/model';
 import type { LineIndex } from './lineIndex';
 import { NO_LINE } from './lineIndex';
@@ -31,23 +31,21 @@ const VALUES: Readonly<Record<FigureRule['value'], number>> = { one: ONE, size: 
 /** One figure's accumulator: a value per line. */
 interface Counted {
   readonly column: Float64Array;
-  readonly inclusive: boolean;
   readonly value: number;
   readonly max: boolean;
 }
 
-/** Adds (or takes the maximum of) `v` into the lines it credits: the self line, or every line of the stack. */
-function credit(c: Counted, v: number, self: number, lines: readonly number[]): void {
-  const column = c.column;
-  if (!c.inclusive) {
-    if (self === NO_LINE) return;
-    if (!c.max) column[self] += v;
-    else if (v > column[self]) column[self] = v;
-  } else if (!c.max) {
-    for (let j = 0; j < lines.length; j++) column[lines[j]] += v;
-  } else {
-    for (let j = 0; j < lines.length; j++) if (v > column[lines[j]]) column[lines[j]] = v;
-  }
+/** Adds (or takes the maximum of) one event's value into a line. */
+function credit(c: Counted, line: number, size: number, activeAfter: number): void {
+  const v = c.value === ONE ? 1 : c.value === SIZE ? size : activeAfter;
+  if (!c.max) c.column[line] += v;
+  else if (v > c.column[line]) c.column[line] = v;
+}
+
+/** The figures one kind of event counts: those crediting its self line, and those crediting every line of its stack. */
+interface Plan {
+  readonly self: Counted[];
+  readonly inclusive: Counted[];
 }
 
 /**
@@ -57,8 +55,8 @@ function credit(c: Counted, v: number, self: number, lines: readonly number[]): 
 export class FigureFold {
   readonly columns: Float64Array[];
   /** By trace action: the figures its events count. */
-  private readonly byAction: (Counted[] | undefined)[] = [];
-  private readonly live: Counted[] = [];
+  private readonly byAction: (Plan | undefined)[] = [];
+  private readonly live: Plan = { self: [], inclusive: [] };
 
   constructor(
     readonly figures: FigureRegistry,
@@ -66,11 +64,12 @@ export class FigureFold {
   ) {
     this.columns = figures.map(() => new Float64Array(lineCount));
     figures.forEach((spec, k) => {
-      const counted: Counted = { column: this.columns[k], inclusive: spec.inclusive, value: VALUES[spec.rule.value], max: spec.rule.fold === 'max' };
+      const counted: Counted = { column: this.columns[k], value: VALUES[spec.rule.value], max: spec.rule.fold === 'max' };
+      const add = (plan: Plan) => (spec.inclusive ? plan.inclusive : plan.self).push(counted);
       if (spec.rule.from === 'liveAtPeak') {
         if (counted.value === ACTIVE_AFTER) throw new Error(`${spec.key}: the blocks live at the peak have no active bytes after them`);
-        this.live.push(counted);
-      } else for (const action of spec.rule.from) (this.byAction[action] ??= []).push(counted);
+        add(this.live);
+      } else for (const action of spec.rule.from) add((this.byAction[action] ??= { self: [], inclusive: [] }));
     });
   }
 
@@ -81,20 +80,31 @@ export class FigureFold {
 
   /** Credits a trace event: `self` its self line (or NO_LINE), `lines` every user line of its stack. */
   event(action: number, size: number, activeAfter: number, self: number, lines: readonly number[]): void {
-    const counted = this.byAction[action];
-    if (counted === undefined) return;
-    for (let k = 0; k < counted.length; k++) {
-      const c = counted[k];
-      credit(c, c.value === ONE ? 1 : c.value === SIZE ? size : activeAfter, self, lines);
-    }
+    const plan = this.byAction[action];
+    if (plan !== undefined) FigureFold.credit(plan, size, activeAfter, self, lines);
   }
 
   /** Credits a block live at the peak. */
   liveBlock(size: number, self: number, lines: readonly number[]): void {
-    for (let k = 0; k < this.live.length; k++) {
-      const c = this.live[k];
-      credit(c, c.value === ONE ? 1 : size, self, lines);
+    FigureFold.credit(this.live, size, Number.NaN, self, lines);
+  }
+
+  /** Credits every event of a trace with a stack to the lines of `index` (the analysis' hot loop). */
+  trace(trace: DeviceTrace, active: Float64Array, index: LineIndex): void {
+    const { action, size, stack } = trace;
+    const { selfLine, inclusiveLines } = index;
+    for (let i = 0; i < trace.length; i++) {
+      const s = stack[i];
+      if (s === NO_STACK) continue;
+      const plan = this.byAction[action[i]];
+      if (plan !== undefined) FigureFold.credit(plan, size[i], active[i], selfLine[s], inclusiveLines[s]);
     }
+  }
+
+  private static credit(plan: Plan, size: number, activeAfter: number, self: number, lines: readonly number[]): void {
+    if (self !== NO_LINE) for (let k = 0; k < plan.self.length; k++) credit(plan.self[k], self, size, activeAfter);
+    if (plan.inclusive.length === 0) return;
+    for (let j = 0; j < lines.length; j++) for (let k = 0; k < plan.inclusive.length; k++) credit(plan.inclusive[k], lines[j], size, activeAfter);
   }
 
   hasFigures(line: number): boolean {
@@ -123,17 +133,9 @@ export function attributeLines(
   live: readonly LiveBlock[] = liveAtPeak(replay),
   figures: FigureRegistry = LINE_FIGURES,
 ): LineFigures[] {
-  const trace = traceOf(snapshot, replay.device);
   const fold = new FigureFold(figures, index.lines.length);
-  const { action, size, stack } = trace;
-  const { active } = replay;
+  fold.trace(traceOf(snapshot, replay.device), replay.active, index);
   const { selfLine, inclusiveLines } = index;
-
-  for (let i = 0; i < trace.length; i++) {
-    const s = stack[i];
-    if (s === NO_STACK || !fold.counts(action[i])) continue;
-    fold.event(action[i], size[i], active[i], selfLine[s], inclusiveLines[s]);
-  }
   for (const block of live) {
     if (block.stack !== NO_STACK) fold.liveBlock(block.size, selfLine[block.stack], inclusiveLines[block.stack]);
   }
