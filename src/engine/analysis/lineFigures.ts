@@ -43,6 +43,8 @@ interface FigureEntry<K extends string> extends Surfaces {
   readonly key: K;
   /** Words for tables and hovers. */
   readonly label: string;
+  /** Its words after a number in running text (compare mode's note: `-6.1 GiB at peak vs baseline`); default: the label. */
+  readonly words?: string;
   readonly unit: 'bytes' | 'count';
   /** Counted on every user frame of the stack (inclusive) rather than the innermost one (self). */
   readonly inclusive: boolean;
@@ -68,6 +70,7 @@ const FIGURES = [
     unit: 'bytes',
     inclusive: false,
     description: 'Bytes this line allocated that are live at the device peak.',
+    words: 'at peak',
     rule: LIVE_AT_PEAK,
     share: true,
     inline: (v, peak) => `${formatBytes(v)} at peak (${formatPercent(v, peak)})`,
@@ -125,6 +128,7 @@ const FIGURES = [
     unit: 'bytes',
     inclusive: true,
     description: 'Bytes live at the device peak allocated by this line or anything it called.',
+    words: 'at peak in calls',
     rule: LIVE_AT_PEAK,
     share: true,
     inline: (v, peak) => `${formatBytes(v)} at peak in calls (${formatPercent(v, peak)})`,
@@ -139,6 +143,7 @@ const FIGURES = [
     unit: 'bytes',
     inclusive: true,
     description: 'Bytes allocated by this line or anything it called.',
+    words: 'allocated in calls',
     rule: ALLOCS,
     inline: (v) => `+${formatBytes(v)} in calls`,
     compare: true,
@@ -149,6 +154,7 @@ const FIGURES = [
     unit: 'bytes',
     inclusive: true,
     description: 'The highest active memory right after an allocation by this line or anything it called.',
+    words: 'peak while allocating in calls',
     rule: PEAK_WHILE_ALLOCATING,
     inline: (v) => `peak ${formatBytes(v)} in calls`,
     summary: true,

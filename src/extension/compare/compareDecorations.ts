@@ -1,6 +1,6 @@
 /**
  * Compare mode in the editor: after each changed line of the current run, its change against the
- * baseline (`-6.1 GiB live at peak vs baseline`), coloured by direction, with a hover table. Its own two
+ * baseline (`-6.1 GiB at peak vs baseline`), coloured by direction, with a hover table. Its own two
  * decoration types, separate from the normal annotations; drawn in visible editors only.
  */
 import * as vscode from 'vscode';

@@ -1,4 +1,4 @@
-/** The words compare mode puts next to a line and in its hover (pure, no vscode): the registry's figures and labels. */
+/** The words compare mode puts next to a line and in its hover (pure, no vscode): the registry's figures and words. */
 import type { FigureRegistry, LineFigureKey, LineFigureSpec } from '../../engine/analysis/lineFigures';
 import { LINE_FIGURES, LINE_RANKING, figureText, figuresOn, lineFigure } from '../../engine/analysis/lineFigures';
 import type { LineDelta } from '../../engine/compare/diff';
@@ -14,16 +14,21 @@ function headline(l: LineDelta, test: (change: number) => boolean): LineFigureKe
   return LINE_RANKING.find((key) => test(l.delta[key]));
 }
 
-/** The inline text after a changed line, e.g. `-6.1 GiB live at peak vs baseline`; undefined when nothing changed. */
+/** A change of one figure in words, e.g. `-6.1 GiB at peak`. */
+function change(l: LineDelta, key: LineFigureKey): string {
+  const spec = lineFigure(key);
+  return `${signed(spec, l.delta[key])} ${spec.words ?? spec.label}`;
+}
+
+/** The inline text after a changed line, e.g. `-6.1 GiB at peak vs baseline`; undefined when nothing changed. */
 export function inlineDeltaText(l: LineDelta): string | undefined {
   if (!l.baseline) {
     const key = headline(l, (d) => d > 0);
-    return key === undefined ? undefined : `${signed(lineFigure(key), l.delta[key])} ${lineFigure(key).label}, new vs baseline`;
+    return key === undefined ? undefined : `${change(l, key)} (new vs baseline)`;
   }
-  const key = headline(l, (d) => d !== 0);
-  if (key === undefined) return undefined;
   const moved = l.match === 'text' ? ` (was line ${String(l.baseline.line)})` : '';
-  return `${signed(lineFigure(key), l.delta[key])} ${lineFigure(key).label} vs baseline${moved}`;
+  const key = headline(l, (d) => d !== 0);
+  return key === undefined ? undefined : `${change(l, key)} vs baseline${moved}`;
 }
 
 /** Whether the line got heavier (for the colour): by the first figure of `LINE_RANKING` that changed. */
@@ -32,7 +37,7 @@ export function grew(l: LineDelta): boolean {
   return key !== undefined && l.delta[key] > 0;
 }
 
-/** A Markdown table of the line's figures in both runs (the registry's `compare` figures). */
+/** A Markdown table of the line's figures in both runs (the registry's `compare` figures, by its labels). */
 export function hoverMarkdown(l: LineDelta, baselineLabel: string, currentLabel: string, figures: FigureRegistry = LINE_FIGURES): string {
   const cell = (spec: LineFigureSpec, v: number | undefined) => (v === undefined ? '—' : figureText(spec, v));
   const out = [

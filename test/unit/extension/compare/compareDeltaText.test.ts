@@ -28,13 +28,13 @@ function delta(baseline: Partial<FigureValues> | undefined, current: Partial<Fig
 describe('compare mode text', () => {
   it('says how much less is live at the peak than in the baseline', () => {
     const l = delta({ liveAtPeakBytes: 8 * GiB }, { liveAtPeakBytes: 1.9 * GiB }, 'line');
-    assert.equal(inlineDeltaText(l), '-6.1 GiB live at peak vs baseline');
+    assert.equal(inlineDeltaText(l), '-6.1 GiB at peak vs baseline');
     assert.equal(grew(l), false);
   });
 
   it('falls back to bytes allocated, marks moved and new lines, and says nothing when nothing changed', () => {
     assert.equal(inlineDeltaText(delta({ allocBytes: 10 * MiB }, { allocBytes: 30 * MiB }, 'text', 7)), '+20.0 MiB allocated vs baseline (was line 7)');
-    assert.equal(inlineDeltaText(delta(undefined, { liveAtPeakBytes: 512 * MiB })), '+512.0 MiB live at peak, new vs baseline');
+    assert.equal(inlineDeltaText(delta(undefined, { liveAtPeakBytes: 512 * MiB })), '+512.0 MiB at peak (new vs baseline)');
     assert.equal(inlineDeltaText(delta({ allocBytes: 5 }, { allocBytes: 5 }, 'line')), undefined);
     assert.equal(grew(delta({ allocBytes: 10 }, { allocBytes: 30 }, 'line')), true);
   });
@@ -46,14 +46,14 @@ describe('compare mode text', () => {
     assert.match(md, /was line 4 in the baseline/);
   });
 
-  it("words every figure in the registry's labels, and ranks them as the registry does", () => {
+  it("labels the hover's rows as the registry does, and ranks the note's figure as the registry does", () => {
     const md = hoverMarkdown(delta({ inclusiveLiveAtPeakBytes: 1 * GiB }, { inclusiveLiveAtPeakBytes: 3 * GiB }, 'line'), 'a', 'b');
     assert.match(md, /\| live at peak \(incl\. callees\) \| 1\.0 GiB \| 3\.0 GiB \| \+2\.0 GiB \|/);
     assert.match(md, /\| allocated \(incl\. callees\) \|/);
     assert.doesNotMatch(md, /with calls/);
-    // Held at the peak by the code it called ranks before bytes the line allocated.
+    // Held at the peak by the code it called ranks before bytes the line allocated (LINE_RANKING, as compare sorts lines).
     const both = delta({ inclusiveLiveAtPeakBytes: 1 * GiB, allocBytes: 0 }, { inclusiveLiveAtPeakBytes: 3 * GiB, allocBytes: 5 * MiB }, 'line');
-    assert.equal(inlineDeltaText(both), '+2.0 GiB live at peak (incl. callees) vs baseline');
+    assert.equal(inlineDeltaText(both), '+2.0 GiB at peak in calls vs baseline');
     assert.equal(grew(both), true);
   });
 });
