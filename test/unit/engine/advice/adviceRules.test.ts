@@ -79,6 +79,9 @@ describe('rule: out-of-memory', () => {
       reservedBytes: 2 * GiB,
       cachedUnusedBytes: 512 * MiB,
       deviceFreeBytes: 256 * MiB,
+      // 1 GiB asked, 512 MiB cached and 256 MiB free on the device: 256 MiB short.
+      shortfallBytes: 256 * MiB,
+      liveAtOomTopLineBytes: [1 * GiB, 512 * MiB],
     });
     assert.deepEqual(
       f.related?.map((r) => [r.line, r.message]),
