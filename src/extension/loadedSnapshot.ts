@@ -6,6 +6,7 @@
  * in one place. Free of `vscode` at run time, so unit tests drive it with an in-process worker.
  */
 import type * as vscode from 'vscode';
+import type { Finding } from '../engine/advice/finding';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineDetail } from '../engine/analysis/lineDetail';
 import type { LineFigures } from '../engine/analysis/lines';
@@ -31,6 +32,7 @@ export interface HeldState {
   readonly lineDetails: number;
   readonly lineFunctions: boolean;
   readonly sources: boolean;
+  readonly findings: boolean;
 }
 
 export class LoadedSnapshot {
@@ -43,6 +45,7 @@ export class LoadedSnapshot {
   readonly #lines = new Map<number, Promise<readonly LineFigures[]>>();
   readonly #details = new Map<string, Promise<LineDetail>>();
   readonly #functions = new Map<'all', Promise<readonly string[]>>();
+  readonly #findings = new Map<'all', Promise<readonly Finding[]>>();
   #sources: Promise<SourceLines> | undefined;
 
   constructor(
@@ -91,6 +94,17 @@ export class LoadedSnapshot {
   }
 
   /**
+   * The advisor's findings on every device, asked once per attribution, with the source texts
+   * `sources` gives (the ones captured at load): the Problems panel and the summary share them.
+   */
+  findings(sources: () => Promise<SourceLines>): Promise<readonly Finding[]> {
+    return this.remember(this.#findings, 'all', async () => {
+      const texts = await sources();
+      return this.worker.call('advice', { sources: Object.fromEntries([...texts].map(([file, lines]) => [file, lines.join('\n')])) });
+    });
+  }
+
+  /**
    * The texts of the snapshot's source files, captured once by `capture` (the first caller's, at load:
    * for a run profiled before an edit, that is the code that ran). They outlive a re-attribution.
    */
@@ -125,7 +139,7 @@ export class LoadedSnapshot {
 
   /** What it holds besides the worker. */
   held(): HeldState {
-    return { lineDevices: this.#lines.size, lineDetails: this.#details.size, lineFunctions: this.#functions.size > 0, sources: this.#sources !== undefined };
+    return { lineDevices: this.#lines.size, lineDetails: this.#details.size, lineFunctions: this.#functions.size > 0, sources: this.#sources !== undefined, findings: this.#findings.size > 0 };
   }
 
   /** Ends the worker and drops everything it held; later questions are refused. */
@@ -140,6 +154,7 @@ export class LoadedSnapshot {
     this.#lines.clear();
     this.#details.clear();
     this.#functions.clear();
+    this.#findings.clear();
   }
 
   /** The cached answer for `key`, else `ask()`'s, kept unless it fails (the next caller asks again). */

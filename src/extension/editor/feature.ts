@@ -31,7 +31,7 @@ export function registerEditor(services: Services): EditorApi {
   const { context, store, log, compareMode, resolver } = services;
   const annotator = new Annotator(store, resolver, compareMode, log, context.extensionUri);
   const codeLens = new FunctionCodeLensProvider(annotator, log);
-  const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
+  const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log, sources: services.sources };
   const summaryDeps: SummaryDeps = { ...deps, openLine: (file, line) => openFrame(deps, { file, line }) };
 
   const summaryOf = async (target?: string | vscode.Uri): Promise<void> => {
