@@ -21,6 +21,7 @@ import type { SourceTexts } from '../compare/sourceTexts';
 import { setting } from '../config';
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
+import { openLineOfPage } from '../paths/openRecordedLine';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 /** The page: its script, styles and the codicons its findings' severity icons use. */
@@ -33,8 +34,6 @@ export interface SummaryDeps {
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
   readonly log: vscode.LogOutputChannel;
-  /** Opens a recorded file at a line (the `vramLens.openFrame` command). */
-  readonly openLine: (file: string, line: string) => Promise<void>;
   /** The snapshots' source texts as captured at load (what the advisor reads). */
   readonly sources: SourceTexts;
 }
@@ -146,7 +145,7 @@ class SummaryView extends DisposableOwner {
         if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
         break;
       case 'openLine':
-        if (typeof message.file === 'string' && typeof message.line === 'string') await this.deps.openLine(message.file, message.line);
+        if (!(await openLineOfPage(this.deps.resolver, message))) this.deps.log.warn(`Summary view: ignored a malformed openLine: ${describeRefused(message)}`);
         break;
     }
   }

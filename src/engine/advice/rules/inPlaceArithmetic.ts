@@ -107,6 +107,7 @@ function avoidedWords(form: InPlaceForm): string {
 
 export const inPlaceArithmetic: AdviceRule = {
   id: 'in-place-arithmetic',
+  label: 'in-place op',
   run(ctx) {
     const t = ctx.trace;
     const d = ctx.device;

@@ -18,6 +18,7 @@ function shortfall(requested: number, cachedFree: number, deviceFree: number | u
 
 export const outOfMemory: AdviceRule = {
   id: 'out-of-memory',
+  label: 'OOM post-mortem',
   run(ctx) {
     const d = ctx.device;
     return d.ooms.map((oom): Finding => {
