@@ -202,6 +202,8 @@ function sourceOf(a: Analysis, name: string, valueNode: SyntaxNode): Source {
   if (value.name === 'CallExpression') {
     const callee = a.callee(value);
     const call = `\`${a.text(value)}\``;
+    const given = returnsAnArgument(a, value);
+    if (given !== undefined) return { owned: false, reason: `${shown}: with ${given} the call returns a tensor it was given` };
     if (callee.kind === 'torch' || callee.kind === 'method') {
       const kind = resultKind(callee.name);
       if (kind === 'new') return { owned: true };
@@ -216,6 +218,20 @@ function sourceOf(a: Analysis, name: string, valueNode: SyntaxNode): Source {
     return { owned: false, reason: `${shown} takes the result of ${call}, a call VRAM Lens cannot see into: it may return its argument or a tensor the callee keeps` };
   }
   return { owned: false, reason: `${shown} is not known to make a new tensor` };
+}
+
+/** `out=t` or `inplace=True` among a call's arguments: the call returns (a view of) a tensor it was given. */
+function returnsAnArgument(a: Analysis, call: SyntaxNode): string | undefined {
+  const args = call.getChild('ArgList');
+  if (!args) return undefined;
+  for (let c = args.firstChild; c; c = c.nextSibling) {
+    if (c.name !== 'AssignOp') continue;
+    const key = c.prevSibling ? a.text(c.prevSibling) : '';
+    const value = c.nextSibling ? a.text(c.nextSibling) : '';
+    if (key === 'out') return `\`out=${value}\``;
+    if (key === 'inplace' && value !== 'False') return `\`inplace=${value}\``;
+  }
+  return undefined;
 }
 
 /** What a read of the name does with its tensor. */
@@ -277,7 +293,8 @@ function useOf(a: Analysis, name: string, node: SyntaxNode, statementValue: Synt
         const callee = a.callee(call);
         const keyword = keywordOf(cur, a);
         const shown = `\`${a.text(call)}\` at ${at}`;
-        if (keyword === 'out') {
+        if (keyword === 'out' || (returnsAnArgument(a, call) !== undefined && cur.prevSibling?.name === '(')) {
+          // `out=x` returns x; `f(x, inplace=True)` writes into x and returns it.
           cur = call;
           continue;
         }

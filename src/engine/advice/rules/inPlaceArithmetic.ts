@@ -299,7 +299,8 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
       peakSavingBytes: saving,
       peakAfterBytes: peakAfter,
       peakBytes: d.peakBytes,
-      ...(d.peakEventIndex < 0 ? {} : { peakEvent: d.peakEventIndex }),
+      // The timeline marks the peak for this finding only where the in-place form lowers it.
+      ...(d.peakEventIndex < 0 || saving <= 0 ? {} : { peakEvent: d.peakEventIndex }),
       lineLiveAtPeakBytes: lineLive,
       lineLiveAtPeakBlockCount: lineLiveBlocks,
       firstEvent: g.firstEvent,

@@ -13,6 +13,7 @@ import type { Finding } from '../../../../src/engine/advice/finding';
 import { inPlaceArithmetic } from '../../../../src/engine/advice/rules/inPlaceArithmetic';
 import type { Analysis } from '../../../../src/engine/analysis/analyze';
 import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
+import { findingEventRanges } from '../../../../src/engine/timeline/findingMarkers';
 import { formatBytes } from '../../../../src/engine/text/format';
 import { ATTN, ATTN_SOURCE, NCA, attnFixture, attnInPlaceSnapshot, ncaFixture, ncaInPlaceDxSnapshot } from '../../../helpers/inPlaceFixtures';
 import { userPath } from '../../../helpers/traceBuilder';
@@ -52,6 +53,8 @@ describe('in-place advice holds to the line tables (the NCA contradiction)', () 
     assert.equal(f.evidence.peakAfterBytes, analyzeSnapshot(ncaInPlaceDxSnapshot()).devices[0].peakBytes);
     assert.doesNotMatch(`${f.title} ${f.message}`, /were live at the device's peak|2\.0 GiB\)/, 'the reported contradiction is gone');
     assert.match(f.message, /The line holds 0 B at the device's peak \(event \d+\), and replaying the trace without them leaves the peak where it is \(250\.0 MiB\)/);
+    // On the timeline it marks where the line began, not the peak it does not lower.
+    assert.deepEqual(findingEventRanges(f), [[Number(f.evidence.firstEvent), Number(f.evidence.firstEvent)]]);
   });
 
   it('`x = x+dx.transpose(1,4)`: the result freed when the caller clones it, 0 B at the peak, Information', () => {
@@ -96,6 +99,7 @@ describe('in-place advice where the in-place form lowers the peak (attn.py)', ()
     assert.equal(f.evidence.peakAfterBytes, rewritten);
     assert.equal(f.evidence.peakSavingBytes, ATTN.peakBytes - ATTN.peakAfterBytes);
     assert.equal(f.severity, 'warning');
+    assert.ok(findingEventRanges(f).some(([e]) => e === analysis.devices[0].peakEventIndex), 'the timeline marks the peak it lowers');
     assert.match(f.title, new RegExp(`an in-place form may lower the peak by ${formatBytes(ATTN.peakBytes - ATTN.peakAfterBytes).replace('.', '\\.')}`));
   });
 

@@ -115,6 +115,8 @@ describe('in-place safety: refused, with the reason', () => {
       ['x = torch.transpose(h, 0, 1)', /`transpose` may return its input/],
       ['x = F.dropout(h, 0.1, training=False)', /`dropout` may return its input/],
       ['x = h', /another name for the tensor of `h`/],
+      ['x = F.relu(h, inplace=True)', /with `inplace=True` the call returns a tensor it was given/],
+      ['x = torch.add(h, 1, out=h)', /with `out=h` the call returns a tensor it was given/],
     ];
     for (const [binding, reason] of views) {
       refused(`import torch\nimport torch.nn.functional as F\ndef f(n, idx, device):\n    h = torch.randn(n, n)\n    ${binding}\n    x = x + 1  # <-\n    return x, h\n`, reason);
@@ -123,18 +125,19 @@ describe('in-place safety: refused, with the reason', () => {
 
   it('a tensor passed to a call that may keep it, or put in a container, or given another name', () => {
     const uses: [string, RegExp][] = [
-      ['y = model(x)', /`x` is passed to `model\(x\)` at line 5, a call VRAM Lens cannot see into/],
-      ['outs.append(x)', /`outs\.append\(x\)` at line 5, which VRAM Lens does not know/],
-      ['y = x', /`y = x` at line 5 gives the tensor of `x` another name/],
+      ['y = model(x)', /`x` is passed to `model\(x\)` at line 6, a call VRAM Lens cannot see into/],
+      ['outs.append(x)', /`outs\.append\(x\)` at line 6, which VRAM Lens does not know/],
+      ['y = x', /`y = x` at line 6 gives the tensor of `x` another name/],
       ['pair = (x, 1)', /puts the tensor of `x` in a container/],
-      ['self.cache = x', /`self\.cache = x` at line 5 gives the tensor of `x` another name/],
-      ['v = x[0]', /`v = x\[0\]` at line 5 gives the tensor of `x` another name/],
-      ['v = x.view(-1)', /`v = x\.view\(-1\)` at line 5 gives the tensor of `x` another name/],
-      ['for row in x: pass', /iterated at line 5/],
+      ['self.cache = x', /`self\.cache = x` at line 6 gives the tensor of `x` another name/],
+      ['v = x[0]', /`v = x\[0\]` at line 6 gives the tensor of `x` another name/],
+      ['v = x.view(-1)', /`v = x\.view\(-1\)` at line 6 gives the tensor of `x` another name/],
+      ['for row in x: pass', /iterated at line 6/],
       ['g = lambda: x', /used inside `lambda: x`/],
+      ['y = F.relu(x, inplace=True)', /`y = F\.relu\(x, inplace=True\)` at line 6 gives the tensor of `x` another name/],
     ];
     for (const [use, reason] of uses) {
-      refused(`import torch\ndef f(model, outs, n):\n    x = torch.randn(n)\n    y = None\n    ${use}\n    x = x * 2  # <-\n    return y\n`, reason);
+      refused(`import torch\nimport torch.nn.functional as F\ndef f(model, outs, n):\n    x = torch.randn(n)\n    y = None\n    ${use}\n    x = x * 2  # <-\n    return y\n`, reason);
     }
   });
 
