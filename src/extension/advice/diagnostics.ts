@@ -131,8 +131,16 @@ export class AdviceDiagnostics extends DisposableOwner {
       }
     }
     if (!current()) return elsewhere;
+    const before = new Map(this.documents);
     this.clear();
     for (const { uri, file, findings: mine } of byFile.values()) {
+      // The same findings shown again (a refresh): they keep following the edits made since.
+      const kept = before.get(uri.path);
+      if (kept && kept.followed.findings.length === mine.length && kept.followed.findings.every((f, i) => f === mine[i])) {
+        this.documents.set(uri.path, { ...kept, related });
+        this.publish(uri.path);
+        continue;
+      }
       const open = vscode.workspace.textDocuments.find((d) => d.uri.path === uri.path);
       const captured = texts.get(file);
       const baseline = open ? open.getText().split(/\r?\n/) : (captured ?? []);
