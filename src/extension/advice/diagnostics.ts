@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../../engine/advice/finding';
+import { PythonSource } from '../../engine/python/pythonSource';
 import { DisposableOwner } from '../disposables';
 import type { SourceLines } from '../loadedSnapshot';
 import type { PathResolver } from '../paths/pathResolver';
@@ -78,6 +79,8 @@ interface Followed {
   readonly baseline: readonly string[];
   /** Local files of related lines, by recorded path. */
   readonly related: ReadonlyMap<string, vscode.Uri>;
+  /** One of those other files was edited since the findings were shown. */
+  othersEdited: boolean;
 }
 
 /** The diagnostics of one snapshot's findings, kept on their lines while the user edits. */
@@ -137,7 +140,7 @@ export class AdviceDiagnostics extends DisposableOwner {
       // The same findings shown again (a refresh): they keep following the edits made since.
       const kept = before.get(uri.path);
       if (kept && kept.followed.findings.length === mine.length && kept.followed.findings.every((f, i) => f === mine[i])) {
-        this.documents.set(uri.path, { ...kept, related });
+        this.documents.set(uri.path, { ...kept, related: new Map(related) });
         this.publish(uri.path);
         continue;
       }
@@ -146,7 +149,7 @@ export class AdviceDiagnostics extends DisposableOwner {
       const baseline = open ? open.getText().split(/\r?\n/) : (captured ?? []);
       const expected = (line: number) => (captured ?? baseline)[line - 1];
       const make = () => new FollowedDocument(mine, expected);
-      this.documents.set(uri.path, { uri, followed: make(), make, baseline, related });
+      this.documents.set(uri.path, { uri, followed: make(), make, baseline, related: new Map(related), othersEdited: false });
       this.publish(uri.path);
     }
     this.log.trace(`Advisor: diagnostics at ${this.index.keys().join(', ')}`);
@@ -166,7 +169,12 @@ export class AdviceDiagnostics extends DisposableOwner {
     if (!entry) return;
     this.index.deleteDocument(entry.uri);
     const diagnostics: vscode.Diagnostic[] = [];
-    for (const p of entry.followed.place(this.textOf(entry))) {
+    const otherFile = (file: string) => {
+      const at = entry.related.get(file);
+      const open = at && vscode.workspace.textDocuments.find((d) => d.uri.path === at.path);
+      return open ? PythonSource.parse(open.getText().replace(/\r\n/g, '\n')) : undefined;
+    };
+    for (const p of entry.followed.place(this.textOf(entry), { otherFile, othersEdited: entry.othersEdited })) {
       const d = this.diagnostic(p, entry);
       if (d) diagnostics.push(d);
     }
@@ -197,8 +205,15 @@ export class AdviceDiagnostics extends DisposableOwner {
 
   private onEdit(event: vscode.TextDocumentChangeEvent): void {
     const key = event.document.uri.path;
+    if (event.contentChanges.length === 0) return;
+    // Findings whose related lines are in this file (a leak's accumulation): placed again too.
+    for (const [other, entry] of this.documents) {
+      if (other === key || ![...entry.related.values()].some((u) => u.path === key)) continue;
+      entry.othersEdited = true;
+      this.schedule(other);
+    }
     const entry = this.documents.get(key);
-    if (!entry || event.contentChanges.length === 0) return;
+    if (!entry) return;
     for (const change of event.contentChanges) {
       const start = change.range.start;
       const head = start.line < event.document.lineCount ? event.document.lineAt(start.line).text.slice(0, start.character) : '';
@@ -211,6 +226,11 @@ export class AdviceDiagnostics extends DisposableOwner {
         headBlank: head.trim() === '',
       });
     }
+    this.schedule(key);
+  }
+
+  /** Places the findings of one document again once the typing pauses. */
+  private schedule(key: string): void {
     const pending = this.timers.get(key);
     if (pending) clearTimeout(pending);
     this.timers.set(

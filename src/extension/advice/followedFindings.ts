@@ -51,8 +51,12 @@ export class FollowedDocument {
     this.tracker.apply(edit);
   }
 
-  /** Where each finding is now, and whether it still holds. */
-  place(current: CurrentText): Placement[] {
+  /**
+   * Where each finding is now, and whether it still holds. `otherFile` reads the files its related
+   * lines are in as they are now; `othersEdited`: one of them was edited (its fix may be there, as a
+   * growing-memory finding's accumulation is).
+   */
+  place(current: CurrentText, others: { readonly otherFile?: (file: string) => PythonSource | undefined; readonly othersEdited?: boolean } = {}): Placement[] {
     let parsed: PythonSource | undefined;
     const source = () => (parsed ??= PythonSource.parse(current.getText().replace(/\r\n/g, '\n')));
     const changed = (original: number, now: number) => {
@@ -67,8 +71,8 @@ export class FollowedDocument {
       const moved: Finding = { ...finding, line: line + 1, related };
       const file = finding.file;
       // Any edit may have removed the pattern (a growing-memory fix edits a line below the loop line).
-      if (this.edited || changed(finding.line - 1, line)) {
-        if (!stillHolds(moved, (f) => (f === file ? source() : undefined))) return { state: 'resolved', finding: moved };
+      if (this.edited || others.othersEdited === true || changed(finding.line - 1, line)) {
+        if (!stillHolds(moved, (f) => (f === file ? source() : others.otherFile?.(f)))) return { state: 'resolved', finding: moved };
       }
       const stale = changed(finding.line - 1, line) || (finding.related ?? []).some((r) => r.file === file && changed(r.line - 1, this.tracker.lineOf(r.line - 1)));
       return { state: stale ? 'stale' : 'current', finding: moved, line };

@@ -110,6 +110,21 @@ describe('findings follow edits', () => {
     assert.deepEqual(summary(place()), ['growing-memory:resolved']);
   });
 
+  it('a growing-memory finding in the model file is resolved by the fix applied to the loop\'s file', () => {
+    const loop = 'for x, y in loader:\n    out = model(x)\n    total += criterion(out, y)\n';
+    const model = 'class M:\n    def forward(self, h):\n        return self.fc(h)\n';
+    const base: Finding = { rule: 'growing-memory', severity: 'warning', device: 0, file: '/w/model.py', line: 3, title: 't', message: 'm', evidence: {}, fix: 'detach-accumulation', related: [{ file: '/w/eval.py', line: 2, message: 'loop' }] };
+    const sources = (text: string) => (f: string) => (f === '/w/eval.py' ? PythonSource.parse(text) : f === '/w/model.py' ? PythonSource.parse(model) : undefined);
+    const fixes = quickFixesFor(base, sources(loop));
+    assert.equal(fixes[0]?.file, '/w/eval.py');
+    const { doc, place } = followed([{ ...base, quickFixes: fixes }], model);
+    const f = new FollowedDocument([{ ...base, quickFixes: fixes }], (line) => model.split('\n')[line - 1]);
+    const fixedLoop = loop.replace('total += criterion(out, y)', 'total += criterion(out, y).item()');
+    assert.deepEqual(summary(f.place(doc, { otherFile: sources(loop), othersEdited: true })), ['growing-memory:current@3'], 'not fixed yet');
+    assert.deepEqual(summary(f.place(doc, { otherFile: sources(fixedLoop), othersEdited: true })), ['growing-memory:resolved']);
+    assert.deepEqual(summary(place()), ['growing-memory:current@3'], 'without the other file edited, nothing is read again');
+  });
+
   it('a finding whose line already reads differently from what the advisor read is stale from the start', () => {
     const f = new FollowedDocument(inPlace, (line) => (line === ATTN.line ? '    s = s / 2' : ATTN_SOURCE.split('\n')[line - 1]));
     const doc = new Doc(ATTN_SOURCE, f);
