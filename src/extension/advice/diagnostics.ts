@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { Finding } from '../../engine/advice/finding';
 import { PythonSource } from '../../engine/python/pythonSource';
 import { DisposableOwner } from '../disposables';
+import { lineEditsOf } from '../lineEdits';
 import type { SourceLines } from '../loadedSnapshot';
 import type { PathResolver } from '../paths/pathResolver';
 import type { CurrentText, Placement } from './followedFindings';
@@ -214,18 +215,7 @@ export class AdviceDiagnostics extends DisposableOwner {
     }
     const entry = this.documents.get(key);
     if (!entry) return;
-    for (const change of event.contentChanges) {
-      const start = change.range.start;
-      const head = start.line < event.document.lineCount ? event.document.lineAt(start.line).text.slice(0, start.character) : '';
-      entry.followed.apply({
-        startLine: start.line,
-        startCharacter: start.character,
-        endLine: change.range.end.line,
-        endCharacter: change.range.end.character,
-        text: change.text,
-        headBlank: head.trim() === '',
-      });
-    }
+    for (const edit of lineEditsOf(event)) entry.followed.apply(edit);
     this.schedule(key);
   }
 
