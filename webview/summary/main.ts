@@ -3,12 +3,12 @@
  * extension posts, and sends back what the user clicks. Snapshot text (paths, names) is untrusted:
  * it only ever goes into the page through `textContent`.
  */
-import type { LineFigureKey } from '../../src/engine/analysis/lineFigures';
-import { lineFigure } from '../../src/engine/analysis/lineFigures';
+import type { LineFigureSpec } from '../../src/engine/analysis/lineFigures';
+import { FIGURE } from '../../src/engine/analysis/lineFigures';
 import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
-import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
-import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
+import type { HostToSummary, SummaryAdvice, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
 import { openLine } from '../../src/protocol/openLine';
 import { baseName } from '../../src/engine/paths/recordedPath';
 import { el } from '../shared/dom';
@@ -16,6 +16,8 @@ import { connectHost, onHostMessage } from '../shared/host';
 
 const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
+/** The registry's figures the table shows, in order. */
+const SUMMARY_FIGURES = summaryFigures();
 
 /** A `file:line` reference: a link when the file is on this machine, plain text otherwise. */
 function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
@@ -65,9 +67,9 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const table = el('table', 'lines');
   const head = el('tr');
   head.append(el('th', undefined, 'Line'));
-  for (const key of SUMMARY_FIGURES) {
-    head.append(el('th', { className: 'num', text: capitalised(lineFigure(key).label), title: lineFigure(key).description }));
-    if (key === 'liveAtPeakBytes') head.append(el('th', { className: 'num', text: 'Share', title: 'Share of the device peak' }));
+  for (const spec of SUMMARY_FIGURES) {
+    head.append(el('th', { className: 'num', text: capitalised(spec.label), title: spec.description }));
+    if (spec.key === FIGURE.heldAtPeak) head.append(el('th', { className: 'num', text: 'Share', title: 'Share of the device peak' }));
   }
   table.append(el('thead'));
   table.tHead!.append(head);
@@ -85,12 +87,12 @@ function share(bytes: number, peak: number): string {
   return bytes <= 0 ? '' : bytes < peak / 1000 ? '<0.1%' : formatPercent(bytes, peak);
 }
 
-function figureText(l: SummaryLine, key: LineFigureKey): string {
-  const value = l.figures[key];
+function figureText(l: SummaryLine, spec: LineFigureSpec): string {
+  const value = l.figures[spec.key];
   if (!(value > 0)) return '—';
-  if (lineFigure(key).unit === 'count') return value.toLocaleString('en-US');
+  if (spec.unit === 'count') return value.toLocaleString('en-US');
   // Allocated bytes read with their count: "1.5 GiB (x24)".
-  return key === 'allocBytes' ? `${formatBytes(value)} (x${l.figures.allocCount})` : formatBytes(value);
+  return spec.key === FIGURE.allocated ? `${formatBytes(value)} (x${l.figures[FIGURE.allocations]})` : formatBytes(value);
 }
 
 function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
@@ -98,9 +100,9 @@ function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
   const name = el('td');
   name.append(lineRef(l.file, l.line, l.mapped));
   row.append(name);
-  for (const key of SUMMARY_FIGURES) {
-    row.append(el('td', 'num', figureText(l, key)));
-    if (key === 'liveAtPeakBytes') row.append(el('td', 'num', share(l.figures.liveAtPeakBytes, peak)));
+  for (const spec of SUMMARY_FIGURES) {
+    row.append(el('td', 'num', figureText(l, spec)));
+    if (spec.key === FIGURE.heldAtPeak) row.append(el('td', 'num', share(l.figures[spec.key], peak)));
   }
   return row;
 }
@@ -116,6 +118,46 @@ function renderBreakdown(d: SummaryDevice): HTMLElement {
   }
   table.append(body);
   section.append(table);
+  return section;
+}
+
+const SEVERITY_ICON: Record<SummaryFinding['severity'], string> = { error: 'codicon-error', warning: 'codicon-warning', information: 'codicon-info' };
+
+/** One finding: its title (and line), and its message. Snapshot-level ones show the message; the others fold it away. */
+function renderFinding(f: SummaryFinding): HTMLElement {
+  const icon = el('span', `codicon ${SEVERITY_ICON[f.severity]}`);
+  icon.setAttribute('aria-label', f.severity);
+  const head = el('span', 'finding-title', f.title);
+  const message = el('p', 'finding-message', f.message);
+  const onLine = f.at !== undefined && f.at.mapped;
+  if (!onLine) {
+    const where = f.at ? el('span', 'muted', ` (${baseName(f.at.file)}:${f.at.line}, not found on this machine)`) : undefined;
+    return el('div', `finding ${f.severity}`, el('p', 'finding-head', icon, ' ', head, where), message);
+  }
+  const details = el('details', `finding ${f.severity}`);
+  details.append(el('summary', 'finding-head', icon, ' ', head, ' · ', lineRef(f.at.file, f.at.line, true)), message);
+  return details;
+}
+
+/** The advisor's findings about the device shown: first those about the snapshot as a whole. */
+function renderAdvice(advice: SummaryAdvice, device: number): HTMLElement | undefined {
+  if (advice.state === 'off') return undefined;
+  const section = el('section', 'advice');
+  section.id = 'advice';
+  section.append(el('h2', undefined, 'Advice'));
+  if (advice.state === 'pending') {
+    section.append(el('p', 'muted', 'The advisor is reading the snapshot…'));
+    return section;
+  }
+  const mine = advice.findings.filter((f) => f.device === device);
+  if (mine.length === 0) {
+    section.append(el('p', 'muted', 'No findings: none of the advisor\'s patterns shows on this device.'));
+    return section;
+  }
+  const whole = mine.filter((f) => !f.at?.mapped);
+  const onLines = mine.filter((f) => f.at?.mapped);
+  for (const f of [...whole, ...onLines]) section.append(renderFinding(f));
+  if (onLines.length > 0) section.append(el('p', 'muted', 'Findings about lines of your code are in the Problems panel too, with quick fixes where one is safe.'));
   return section;
 }
 
@@ -152,6 +194,8 @@ function render(model: SummaryModel): void {
     }
     const device = model.devices.find((d) => d.device === model.selectedDevice) ?? model.devices[0];
     parts.push(renderDevice(device));
+    const advice = renderAdvice(model.advice, device.device);
+    if (advice) parts.push(advice);
   }
   if (model.findingFiles !== undefined) {
     const finding = el('p', 'muted finding', `Finding the ${model.findingFiles.toLocaleString('en-US')} recorded files on this machine…`);

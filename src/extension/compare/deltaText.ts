@@ -1,6 +1,18 @@
-/** The words compare mode puts next to a line and in its hover (pure, no vscode). */
+/** The words compare mode puts next to a line and in its hover (pure, no vscode): the registry's figures and words. */
+import type { FigureRegistry, LineFigureKey, LineFigureSpec } from '../../engine/analysis/lineFigures';
+import { LINE_FIGURES, LINE_RANKING, figureText, figuresOn, lineFigure } from '../../engine/analysis/lineFigures';
 import type { LineDelta } from '../../engine/compare/diff';
-import { formatBytes, formatDelta } from '../../engine/text/format';
+import { formatDelta } from '../../engine/text/format';
+
+function signed(spec: LineFigureSpec, v: number): string {
+  if (spec.unit === 'bytes') return formatDelta(v);
+  return v > 0 ? `+${v}` : String(v);
+}
+
+/** The first figure of `LINE_RANKING` whose change passes `test`. */
+function headline(l: LineDelta, test: (change: number) => boolean): LineFigureKey | undefined {
+  return LINE_RANKING.find((key) => test(l.delta[key]));
+}
 
 /**
  * The inline text after a changed line, e.g. `-6.1 GiB at peak vs baseline`, within `maxLength`
@@ -14,68 +26,44 @@ export function inlineDeltaText(l: LineDelta, maxLength = Number.POSITIVE_INFINI
   return wordings.find((w) => w.length <= maxLength) ?? '';
 }
 
-/** Every wording of the line's change, longest first, each ending in a shorter one's words (all start with the figure). */
-function deltaWordings(l: LineDelta): string[] {
-  const d = l.delta;
-  if (!l.baseline) {
-    if (d.liveAtPeakBytes > 0) return wordings(`+${formatBytes(d.liveAtPeakBytes)}`, [' at peak', ' (new vs baseline)', ' (new)']);
-    if (d.allocBytes > 0) return wordings(`+${formatBytes(d.allocBytes)}`, [' allocated', ' (new vs baseline)', ' (new)']);
-    return [];
-  }
-  const moved = l.match === 'text' ? ` (was line ${String(l.baseline.line)})` : '';
-  if (d.liveAtPeakBytes !== 0) return wordings(formatDelta(d.liveAtPeakBytes), [' at peak', ' vs baseline', moved]);
-  if (d.allocBytes !== 0) return wordings(formatDelta(d.allocBytes), [' allocated', ' vs baseline', moved]);
-  if (d.inclusiveLiveAtPeakBytes !== 0) return wordings(formatDelta(d.inclusiveLiveAtPeakBytes), [' at peak in calls', ' vs baseline', moved], ' in calls');
-  return [];
-}
-
 /**
- * `figure` with the words of `parts` (the first says what the figure is, the others add to it), from
- * all of them down to the figure alone; `short` is a shorter form of the first part, tried before the
- * figure stands alone. A `(new ...)` part replaces the one before it rather than adding to it.
+ * Every wording of the line's change, longest first, each a shortening of the one before: the figure
+ * (the first of `LINE_RANKING` that changed) in the registry's words, then `vs baseline` and where it
+ * moved from (or `(new vs baseline)`, `(new)`) left out, then a figure of the code it called keeping
+ * only `in calls`, then the figure alone.
  */
-function wordings(figure: string, parts: readonly string[], short?: string): string[] {
-  const [what, ...more] = parts;
-  const out: string[] = [];
-  if (more[0]?.startsWith(' (new')) {
-    for (const tail of more) out.push(`${figure}${what}${tail}`);
-  } else {
-    for (let n = more.length; n >= 1; n--) {
-      const tail = more.slice(0, n).join('');
-      if (tail !== '' && !out.includes(`${figure}${what}${tail}`)) out.push(`${figure}${what}${tail}`);
-    }
-  }
-  out.push(`${figure}${what}`);
-  if (short !== undefined) out.push(`${figure}${short}`);
+function deltaWordings(l: LineDelta): string[] {
+  const fresh = !l.baseline;
+  const key = headline(l, fresh ? (d) => d > 0 : (d) => d !== 0);
+  if (key === undefined) return [];
+  const spec = lineFigure(key);
+  const figure = signed(spec, l.delta[key]);
+  const words = `${figure} ${spec.words ?? spec.label}`;
+  const moved = l.match === 'text' && l.baseline ? ` (was line ${String(l.baseline.line)})` : '';
+  const tails = fresh ? [' (new vs baseline)', ' (new)'] : [` vs baseline${moved}`, ' vs baseline'];
+  const out = [...tails.map((tail) => `${words}${tail}`), words];
+  if (words.endsWith(' in calls')) out.push(`${figure} in calls`);
   out.push(figure);
-  return out;
+  return [...new Set(out)];
 }
 
-/** Whether the line got heavier (for the colour): by live-at-peak bytes, else by bytes allocated. */
+/** Whether the line got heavier (for the colour): by the first figure of `LINE_RANKING` that changed. */
 export function grew(l: LineDelta): boolean {
-  const d = l.delta;
-  return (d.liveAtPeakBytes || d.allocBytes || d.inclusiveLiveAtPeakBytes) > 0;
+  const key = headline(l, (d) => d !== 0);
+  return key !== undefined && l.delta[key] > 0;
 }
 
-const ROWS: [label: string, key: keyof LineDelta['delta'], bytes: boolean][] = [
-  ['live at peak', 'liveAtPeakBytes', true],
-  ['live at peak, with calls', 'inclusiveLiveAtPeakBytes', true],
-  ['allocated', 'allocBytes', true],
-  ['allocated, with calls', 'inclusiveAllocBytes', true],
-  ['allocations', 'allocCount', false],
-  ['peak while allocating', 'peakBytes', true],
-];
-
-/** A Markdown table of the line's figures in both runs. */
-export function hoverMarkdown(l: LineDelta, baselineLabel: string, currentLabel: string): string {
-  const cell = (v: number | undefined, bytes: boolean) => (v === undefined ? '—' : bytes ? formatBytes(v) : String(v));
-  const change = (v: number, bytes: boolean) => (bytes ? formatDelta(v) : v > 0 ? `+${v}` : String(v));
+/** A Markdown table of the line's figures in both runs (the registry's `compare` figures, by its labels). */
+export function hoverMarkdown(l: LineDelta, baselineLabel: string, currentLabel: string, figures: FigureRegistry = LINE_FIGURES): string {
+  const cell = (spec: LineFigureSpec, v: number | undefined) => (v === undefined ? '—' : figureText(spec, v));
   const out = [
     `**VRAM Lens compare**: baseline \`${baselineLabel}\`, current \`${currentLabel}\``,
     '',
     '| | baseline | current | change |',
     '|---|--:|--:|--:|',
-    ...ROWS.map(([label, key, bytes]) => `| ${label} | ${cell(l.baseline?.figures[key], bytes)} | ${cell(l.current?.figures[key], bytes)} | ${change(l.delta[key], bytes)} |`),
+    ...figuresOn('compare', figures).map(
+      (spec) => `| ${spec.label} | ${cell(spec, l.baseline?.figures[spec.key])} | ${cell(spec, l.current?.figures[spec.key])} | ${signed(spec, l.delta[spec.key])} |`,
+    ),
   ];
   if (l.match === 'text' && l.baseline) out.push('', `Moved: this statement was line ${String(l.baseline.line)} in the baseline.`);
   if (!l.baseline) out.push('', 'This line has no figures in the baseline run.');

@@ -1,6 +1,7 @@
 /**
- * The snapshot summary: a read-only custom editor for `*.pickle` / `*.pkl` files (offered with
- * priority "option": not every pickle is a memory snapshot) and a panel for snapshots without a file.
+ * The snapshot summary: a read-only custom editor, the default one for `*.pickle` files and offered
+ * for `*.pkl` (often other pickles; a file that is not a snapshot says so and reopens in the text
+ * editor), and a panel for snapshots without a file.
  * It shows devices, events, the peak and where it was reached, reserved memory, OOMs and the top
  * lines, and offers to annotate the sources with it.
  */
@@ -9,14 +10,16 @@ import { userMessage } from '../../engine/base/errors';
 import { snapshotLoadMessage } from '../../engine/decode/errors';
 import { topLines } from '../../engine/analysis/summary';
 import type { LineFigures } from '../../engine/analysis/lines';
-import type { LineFigureKey } from '../../engine/analysis/lineFigures';
-import { LINE_FIGURE_KEYS } from '../../engine/analysis/lineFigures';
+import { figureValues } from '../../engine/analysis/lineFigures';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
 import type { PathResolver, ResolvedPaths } from '../paths/pathResolver';
 import { describeRefused } from '../../protocol/messageGuard';
-import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
+import type { HostToSummary, SummaryAdvice, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
+import type { Finding } from '../../engine/advice/finding';
+import type { SourceTexts } from '../compare/sourceTexts';
+import { setting } from '../config';
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
 import { openLineOfPage } from '../paths/openRecordedLine';
@@ -30,6 +33,15 @@ export const SUMMARY_VIEW_TYPE_PKL = 'vramLens.snapshotSummaryPkl';
 export function summaryViewTypeFor(uri: vscode.Uri): string {
   return uri.path.toLowerCase().endsWith('.pkl') ? SUMMARY_VIEW_TYPE_PKL : SUMMARY_VIEW_TYPE;
 }
+/** The page: its script, styles and the codicons its findings' severity icons use. */
+const SUMMARY_PAGE = {
+  title: 'VRAM Lens Snapshot',
+  script: 'summary.js',
+  styles: ['summary.css'],
+  codicons: true,
+  // Shown until the first message: a page made anew after it was hidden is never empty.
+  body: '<main id="root" aria-live="polite"><p class="muted">Reading the snapshot…</p></main>',
+} as const;
 const TOP_LINES = 15;
 /** How long the page waits for the recorded files to be found before it shows the figures without links. */
 const FIRST_PAINT_MS = 150;
@@ -40,6 +52,8 @@ export interface SummaryDeps {
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
   readonly log: vscode.LogOutputChannel;
+  /** The snapshots' source texts as captured at load (what the advisor reads). */
+  readonly sources: SourceTexts;
 }
 
 /** The recorded files with figures in any of the snapshot's devices. */
@@ -52,20 +66,39 @@ async function recordedFiles(snapshot: LoadedSnapshot): Promise<string[]> {
 /** How many unmapped files the page lists (it says how many more there are). */
 const UNMAPPED_SHOWN = 10;
 
+/** The advisor's findings, when they are ready (or undefined while they are worked out). */
+type Findings = readonly Finding[] | 'off' | undefined;
+
 /**
  * The page's model; `resolved` undefined while the recorded files are still being looked for on this
  * machine (the page says so, and no line is a link yet).
  */
-async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, resolved: ResolvedPaths | undefined, recordedCount: number): Promise<SummaryModel> {
+async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings: Findings, resolved: ResolvedPaths | undefined, recordedCount: number): Promise<SummaryModel> {
   const perDevice = await Promise.all(
     snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
   );
   const mapped = (file: string) => resolved?.local.has(file) ?? false;
+  const advice: SummaryAdvice =
+    findings === 'off'
+      ? { state: 'off' }
+      : findings === undefined
+        ? { state: 'pending' }
+        : {
+            state: 'ready',
+            findings: findings.map((f) => ({
+              device: f.device,
+              rule: f.rule,
+              severity: f.severity,
+              title: f.title,
+              message: f.message,
+              ...(f.file !== undefined && f.line !== undefined ? { at: { file: f.file, line: String(f.line), mapped: mapped(f.file) } } : {}),
+            })),
+          };
   const line = (l: LineFigures): SummaryLine => ({
     file: l.file,
     line: String(l.line),
     mapped: mapped(l.file),
-    figures: Object.fromEntries(LINE_FIGURE_KEYS.map((key) => [key, l[key]])) as Record<LineFigureKey, number>,
+    figures: figureValues(l),
   });
   return {
     label: snapshot.label,
@@ -94,6 +127,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, resolved:
     unmappedFiles: resolved?.unmapped.slice(0, UNMAPPED_SHOWN) ?? [],
     unmappedCount: resolved?.unmapped.length ?? 0,
     ...(resolved ? {} : { findingFiles: recordedCount }),
+    advice,
   };
 }
 
@@ -110,14 +144,8 @@ class SummaryView extends DisposableOwner {
     private readonly source: { readonly uri: vscode.Uri } | { readonly snapshot: LoadedSnapshot },
   ) {
     super();
-    panel.webview.options = webviewOptions(deps.extensionUri);
-    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, {
-      title: 'VRAM Lens Snapshot',
-      script: 'summary.js',
-      styles: ['summary.css'],
-      // Shown until the first message: a page re-created after it was hidden is never empty.
-      body: '<main id="root" aria-live="polite"><p class="muted">Reading the snapshot…</p></main>',
-    });
+    panel.webview.options = webviewOptions(deps.extensionUri, SUMMARY_PAGE);
+    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, SUMMARY_PAGE);
     this.own(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
@@ -183,12 +211,24 @@ class SummaryView extends DisposableOwner {
     if (!this.ready || !snapshot || !this.deps.store.get(snapshot.id)) return;
     try {
       const recorded = await recordedFiles(snapshot);
+      const advisor = setting('advice.enabled', true) ? snapshot.findings(() => this.deps.sources.texts(snapshot.id)) : undefined;
+      const soon = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+      // The figures at once: the files found on this machine and the advisor's findings when they are ready.
       const resolving = this.deps.resolver.resolve(recorded);
-      const soon = await Promise.race([resolving, new Promise<undefined>((r) => setTimeout(() => r(undefined), FIRST_PAINT_MS))]);
-      if (!soon) await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, undefined, recorded.length) });
-      const resolved = soon ?? (await resolving);
-      if (this.snapshot !== snapshot || this.isDisposed) return;
-      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, resolved, recorded.length) });
+      const [firstFindings, firstResolved] = await Promise.all([advisor ? soon(advisor, 50) : Promise.resolve('off' as const), soon(resolving, FIRST_PAINT_MS)]);
+      if (firstFindings === undefined || firstResolved === undefined) {
+        await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, firstFindings, firstResolved, recorded.length) });
+      }
+      const findings: Findings = advisor
+        ? await advisor.catch((e: unknown) => {
+            this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
+            return [] as readonly Finding[];
+          })
+        : 'off';
+      const named = findings === 'off' ? [] : findings.flatMap((f) => (f.file === undefined ? [] : [f.file]));
+      const resolved = await this.deps.resolver.resolve([...recorded, ...named]);
+      if (this.snapshot !== snapshot || this.isDisposed || !this.deps.store.get(snapshot.id)) return;
+      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings, resolved, recorded.length) });
     } catch (e) {
       this.deps.log.warn('Summary view: could not build the summary:', e);
       if (!this.isDisposed) void this.send({ type: 'error', message: `VRAM Lens could not show this snapshot's summary: ${userMessage(e)}` });
@@ -226,6 +266,6 @@ export async function showSummary(deps: SummaryDeps, snapshot: LoadedSnapshot): 
     await vscode.commands.executeCommand('vscode.openWith', snapshot.uri, summaryViewTypeFor(snapshot.uri));
     return;
   }
-  const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri));
+  const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri, SUMMARY_PAGE));
   new SummaryView(panel, deps, { snapshot });
 }

@@ -62,6 +62,8 @@ export const activationCheckpointing: AdviceRule = {
         peakBytes: d.peakBytes,
         peakEvent: d.peakEventIndex,
       },
+      // Each candidate's activations are part of what its call line holds at the peak (with callees).
+      lineFigures: top.map((c) => ({ file: c.file, line: c.line, figure: 'inclusiveLiveAtPeakBytes' as const, relation: 'atMost' as const, value: c.bytes })),
       related: top.map((c) => ({
         file: c.file,
         line: c.line,

@@ -142,6 +142,10 @@ export const growingMemory: AdviceRule = {
           firstEvent: first,
           lastEvent: last,
         },
+        lineFigures: [
+          { ...at, figure: 'allocBytes', relation: 'atMost', value: bytes },
+          { ...at, figure: 'allocCount', relation: 'atMost', value: records.length },
+        ],
         ...(loop && typeof loop.line === 'number'
           ? { related: [{ file: loop.file, line: loop.line, message: `the loop body line these blocks were made under (${iterations} iterations)` }] }
           : {}),

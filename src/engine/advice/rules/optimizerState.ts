@@ -69,6 +69,8 @@ export const optimizerState: AdviceRule = {
         peakEvent: d.peakEventIndex,
         estimatedSavingBytes: Math.round(bytes * 0.75),
       },
+      // The state each line made is part of what that line holds at the peak.
+      lineFigures: lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, figure: 'liveAtPeakBytes' as const, relation: 'atMost' as const, value: l.bytes })),
       related: lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, message: `${formatBytes(l.bytes)} of optimizer state (${counted(l.count, 'block')})` })),
     };
     return [finding];
