@@ -57,10 +57,11 @@ describe('LoadedSnapshot', () => {
   it('asks for the advisor\'s findings once, with the sources it is given, for the Problems panel and the summary alike', async () => {
     const { snapshot, worker } = loaded();
     let read = 0;
-    const sources = () => {
-      read++;
-      return Promise.resolve(new Map([[userPath('train.py'), ['x = 1']]]));
-    };
+    const sources = () =>
+      snapshot.sourceTexts(() => {
+        read++;
+        return Promise.resolve(new Map([[userPath('train.py'), 'x = 1']]));
+      });
     const [a, b] = await Promise.all([snapshot.findings(sources), snapshot.findings(sources)]);
     assert.equal(a, b, 'one answer');
     assert.equal(worker.count('advice'), 1);

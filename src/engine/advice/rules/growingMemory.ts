@@ -18,6 +18,7 @@ import type { Finding } from '../finding';
 import { isBackwardFrame, isOptimizerFrame, isSetupFrame } from '../frames';
 import type { AdviceRule } from '../rule';
 import { where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 /** Fewer iterations than this is not a trend. */
 export const MIN_ITERATIONS = 3;
@@ -143,8 +144,8 @@ export const growingMemory: AdviceRule = {
           lastEvent: last,
         },
         lineFigures: [
-          { ...at, figure: 'allocBytes', relation: 'atMost', value: bytes },
-          { ...at, figure: 'allocCount', relation: 'atMost', value: records.length },
+          { ...at, figure: FIGURE.allocated, relation: 'atMost', value: bytes },
+          { ...at, figure: FIGURE.allocations, relation: 'atMost', value: records.length },
         ],
         ...(loop && typeof loop.line === 'number'
           ? { related: [{ file: loop.file, line: loop.line, message: `the loop body line these blocks were made under (${iterations} iterations)` }] }

@@ -39,6 +39,7 @@ import type { Finding } from '../finding';
 import { isBackwardFrame } from '../frames';
 import type { AdviceRule } from '../rule';
 import { counted, where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 /** Blocks smaller than this are not "large tensors". */
 export const MIN_TEMPORARY_BYTES = 1024 * 1024;
@@ -249,7 +250,7 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
   const form = g.form;
   // The line's own figures, from its table.
   const table = d.lines.find((l) => l.lineId === g.lineId);
-  const lineLive = table?.liveAtPeakBytes ?? 0;
+  const lineLive = table?.[FIGURE.heldAtPeak] ?? 0;
   const lineLiveBlocks = d.liveAtPeak.filter((b) => ctx.lineIdOf(b.stack) === g.lineId).length;
   // What the peak would lose: the trace replayed with the avoided blocks' lifetimes cut.
   const peakAfter = g.spans.peakWithout(d);
@@ -306,11 +307,11 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
       firstEvent: g.firstEvent,
     },
     lineFigures: [
-      { ...at, figure: 'liveAtPeakBytes', relation: 'equals', value: lineLive },
+      { ...at, figure: FIGURE.heldAtPeak, relation: 'equals', value: lineLive },
       // Cutting the line's own blocks cannot lower the peak by more than the line holds there.
-      { ...at, figure: 'liveAtPeakBytes', relation: 'atMost', value: saving },
-      { ...at, figure: 'allocBytes', relation: 'atMost', value: g.avoidedBytes },
-      { ...at, figure: 'allocCount', relation: 'atMost', value: g.avoided },
+      { ...at, figure: FIGURE.heldAtPeak, relation: 'atMost', value: saving },
+      { ...at, figure: FIGURE.allocated, relation: 'atMost', value: g.avoidedBytes },
+      { ...at, figure: FIGURE.allocations, relation: 'atMost', value: g.avoided },
     ],
     ...(offered ? { fix: 'in-place-operator' as const } : {}),
     ...(gradDisabled ? { gradDisabled } : {}),

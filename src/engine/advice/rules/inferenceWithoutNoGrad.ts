@@ -17,6 +17,7 @@ import { peakComposition, rankModuleCalls } from '../activations';
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
 import { counted, where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 export const MIN_ACTIVATION_BYTES = 64 * 1024 * 1024;
 export const MIN_ACTIVATION_SHARE = 0.2;
@@ -94,7 +95,7 @@ export const inferenceWithoutNoGrad: AdviceRule = {
         gradDisabledLiveAtPeakBytes: peak.gradDisabledBytes,
         ...(anchor ? { anchorActivationBytes: anchor.bytes } : {}),
       },
-      ...(anchor ? { lineFigures: [{ file: anchor.file, line: anchor.line, figure: 'inclusiveLiveAtPeakBytes' as const, relation: 'atMost' as const, value: anchor.bytes }] } : {}),
+      ...(anchor ? { lineFigures: [{ file: anchor.file, line: anchor.line, figure: FIGURE.heldAtPeakWithCalls, relation: 'atMost' as const, value: anchor.bytes }] } : {}),
       ...(sourceRead ? { fix: 'inference-mode' as const } : {}),
     };
     return [finding];

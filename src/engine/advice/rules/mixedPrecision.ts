@@ -7,6 +7,7 @@ import { peakComposition, rankModuleCalls } from '../activations';
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
 import { where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 export const MIN_ACTIVATION_SHARE = 0.3;
 export const MIN_ACTIVATION_BYTES = 256 * 1024 * 1024;
@@ -42,7 +43,7 @@ export const mixedPrecision: AdviceRule = {
         estimatedSavingBytes: Math.round(bytes / 2),
         ...(entry ? { anchorActivationBytes: entry.bytes } : {}),
       },
-      ...(entry ? { lineFigures: [{ file: entry.file, line: entry.line, figure: 'inclusiveLiveAtPeakBytes' as const, relation: 'atMost' as const, value: entry.bytes }] } : {}),
+      ...(entry ? { lineFigures: [{ file: entry.file, line: entry.line, figure: FIGURE.heldAtPeakWithCalls, relation: 'atMost' as const, value: entry.bytes }] } : {}),
     };
     return [finding];
   },
