@@ -66,12 +66,12 @@ describe('compare at 300-600 px, its deltas and the current run (code-server + C
     await page.locator('.statusbar-item', { hasText: `${binary(current.peakBytes)} peak · cuda:0` }).waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('.statusbar-item', { hasText: `${binary(baseline.peakBytes)} peak · cuda:0` }).count(), 0, 'the baseline no longer names the peak');
 
-    // Problems: the current run's in-place finding at optimizer.py:80; not the baseline's before-recording finding.
+    // Problems: the current run's checkpointing finding at model.py:253 (`vram-lens advise`); the baseline has no finding on a line.
     await page.keyboard.press('Control+Shift+M');
     const rows = page.locator('.markers-panel .monaco-list-row');
     const texts = await eventually('the current run\'s findings in Problems', async () => {
       const t = await rows.allInnerTexts();
-      return t.some((r) => r.includes('p.data = p.data - lr * weight_decay * p.data')) ? t : undefined;
+      return t.some((r) => r.includes('Checkpointing candidate: 6.5 GiB of activations under model.py:253')) ? t : undefined;
     }, 60_000);
     // The baseline's only finding (`vram-lens advise`): 80% of its peak was allocated before recording began.
     assert.ok(!texts.some((r) => r.includes('80% of the peak was allocated before recording began')), `the baseline's finding is gone: ${texts.join(' | ')}`);
@@ -118,12 +118,14 @@ describe('compare at 300-600 px, its deltas and the current run (code-server + C
       const nn = lines.find((l) => l.title.endsWith('cs336_basics/nn_utils.py:6'));
       assert.ok(nn, `nn_utils.py:6 is listed with its full recorded path on hover: ${lines.slice(0, 5).map((l) => l.title).join(', ')}`);
       assert.ok(nn.nameWhole, `${report.width} px: "${nn.name}" is cut`);
-      // "Δ with calls": shown whole where there is room for it, left out (never cut) below 480 px.
-      const withCalls = frame.locator('th', { hasText: 'Δ with calls' });
-      assert.equal(await withCalls.isVisible(), report.width > 480, `${report.width} px: Δ with calls shown only above 480 px`);
+      // The change with calls (its head "Δ live at peak (incl. callees)"): shown whole where there is room for it,
+      // left out (never cut) below 480 px.
+      const withCalls = frame.locator('thead th', { hasText: 'incl. callees' });
+      assert.equal(await withCalls.count(), 1);
+      assert.equal(await withCalls.isVisible(), report.width > 480, `${report.width} px: the change with calls shown only above 480 px`);
       if (report.width > 480) {
         const whole = await withCalls.evaluate((th: { scrollWidth: number; clientWidth: number }) => th.scrollWidth <= th.clientWidth + 1);
-        assert.ok(whole, 'Δ with calls is whole');
+        assert.ok(whole, 'the change with calls is whole');
       }
       await page.screenshot({ path: path.join(resultsDir, `compare-${target}.png`) });
       if (target === 600) {

@@ -61,12 +61,12 @@ describe('a snapshot with 100,000 recorded folders (code-server + Chromium)', { 
   });
 
   it('clears the previous findings at once and annotates within 20 s, asking nothing about /w', withScreenshot('many-folders', () => page, async () => {
-    // The previous snapshot and its findings (the in-place finding at optimizer.py:80).
+    // The previous snapshot and its findings (the checkpointing finding at model.py:253).
     await openSnapshotFromPalette(page, fixtureSnapshot);
     await page.locator('.statusbar-item', { hasText: 'peak · cuda:0' }).waitFor({ timeout: 60_000 });
     await openWorkspaceFile(page, 'cs336_basics/model.py', 39);
     await page.keyboard.press('Control+Shift+M');
-    const old = 'p.data = p.data - lr * weight_decay * p.data';
+    const old = 'Checkpointing candidate: 6.5 GiB of activations under model.py:253';
     await eventually('the previous snapshot\'s finding', async () => ((await problems(page)).some((t) => t.includes(old)) ? true : undefined), 60_000);
 
     const started = Date.now();
