@@ -6,9 +6,13 @@
  */
 
 /** Python's `str.isspace` characters (JavaScript's `\s` differs: it has U+FEFF, lacks U+001C-U+001F). */
-const PY_SPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
-/** Python's `str.splitlines` boundaries. */
-const PY_LINE_BREAK = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g;
+const PY_SPACE = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000]);
+/** Python's `str.splitlines` boundaries (`\r\n` is one). */
+const PY_LINE_BREAKS = new Set([0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029]);
+
+function isPySpace(code: number): boolean {
+  return PY_SPACE.has(code) || (code >= 0x2000 && code <= 0x200a);
+}
 /** The line ends the Python compiler counts. */
 const COMPILER_LINE_BREAK = /\r\n|\r|\n/g;
 
@@ -16,7 +20,7 @@ const COMPILER_LINE_BREAK = /\r\n|\r|\n/g;
 export function ipythonLineOffset(source: string): number {
   let first = -1;
   for (let i = 0; i < source.length; i++) {
-    if (!PY_SPACE.test(source[i])) {
+    if (!isPySpace(source.charCodeAt(i))) {
       first = i;
       break;
     }
@@ -24,7 +28,7 @@ export function ipythonLineOffset(source: string): number {
   if (first <= 0) return 0;
   // The dropped lines end at the last `splitlines` boundary before the first character with text.
   let cut = 0;
-  for (const m of source.slice(0, first).matchAll(PY_LINE_BREAK)) cut = m.index + m[0].length;
+  for (let i = 0; i < first; i++) if (PY_LINE_BREAKS.has(source.charCodeAt(i))) cut = i + 1;
   return source.slice(0, cut).match(COMPILER_LINE_BREAK)?.length ?? 0;
 }
 
