@@ -5,6 +5,8 @@ import { formatBytes, formatPercent } from '../engine/text/format';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import { describeBucket } from '../engine/analysis/peakBreakdown';
 import { plainText } from '../engine/text/plainText';
+import type { CellPlaces } from '../engine/paths/places';
+import { lineLabel, placeOf } from '../engine/paths/places';
 
 function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
@@ -43,7 +45,13 @@ export function renderPeakBreakdown(buckets: readonly PeakBucket[], peakBytes: n
   return out;
 }
 
-export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number }): string {
+/** `file:line` for the terminal: a cell's line by its notebook and cell, a file's path as recorded (cut to its tail). */
+export function placeText(file: string, line: number | bigint, places?: CellPlaces, base = ''): string {
+  return placeOf(file, places) ? lineLabel(file, line, places) : `${shortPath(file.slice(base.length))}:${String(line)}`;
+}
+
+export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number; places?: CellPlaces }): string {
+  const { places } = options;
   const out: string[] = [];
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
   out.push(`${name}`);
@@ -56,7 +64,7 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     const s = summarizeDevice(analysis, device);
     out.push('');
     out.push(`device ${s.device}: ${s.events} events, ${s.allocations} allocations`);
-    const where = s.peakLine ? ` at ${shortPath(s.peakLine.file)}:${String(s.peakLine.line)}` : '';
+    const where = s.peakLine ? ` at ${placeText(s.peakLine.file, s.peakLine.line, places)}` : '';
     const when = s.peakEventIndex < 0 ? 'before the first event' : `event ${s.peakEventIndex}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
@@ -73,7 +81,7 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
       out.push('  No allocation in this trace has a frame in your code (only library or C++ frames, or no stacks).');
       continue;
     }
-    const base = commonDirectory(rows.map((l) => l.file));
+    const base = commonDirectory(rows.filter((l) => !placeOf(l.file, places)).map((l) => l.file));
     out.push('');
     if (base !== '') out.push(`  files under ${base}`);
     out.push(`  ${pad('live@peak', 11, true)} ${pad('incl@peak', 11, true)} ${pad('allocated', 11, true)} ${pad('count', 7, true)}  line`);
@@ -83,7 +91,7 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
           formatBytes(l.allocBytes),
           11,
           true,
-        )} ${pad(String(l.allocCount), 7, true)}  ${shortPath(l.file.slice(base.length))}:${String(l.line)}`,
+        )} ${pad(String(l.allocCount), 7, true)}  ${placeText(l.file, l.line, places, base)}`,
       );
     }
   }

@@ -3,17 +3,19 @@
  * (line numbers PyTorch writes as 2^64-1) are printed exactly, never rounded.
  */
 import type { LineNumber } from '../snapshot/model';
+import type { CellPlaces, PlacedLine } from '../paths/places';
+import { placeLine } from '../paths/places';
 import type { Analysis } from './analyze';
 import type { PeakBucket } from './peakBreakdown';
 import type { LineFigures } from './lines';
 import type { LineFigureKey } from './lineFigures';
 import { LINE_FIGURE_KEYS } from './lineFigures';
 
-/** One row of the JSON: the line and every figure of the registry (lineFigures.ts). */
-export type LineReport = { file: string; line: LineNumber } & Record<LineFigureKey, number>;
+/** One row of the JSON: the line (a notebook cell's: `placeLine`) and every figure of the registry (lineFigures.ts). */
+export type LineReport = PlacedLine<LineNumber> & Record<LineFigureKey, number>;
 
-function lineReport(l: LineFigures): LineReport {
-  const row = { file: l.file, line: l.line } as LineReport;
+function lineReport(l: LineFigures, places: CellPlaces | undefined): LineReport {
+  const row = placeLine(l.file, l.line, places) as LineReport;
   for (const key of LINE_FIGURE_KEYS) row[key] = l[key];
   return row;
 }
@@ -39,7 +41,8 @@ export interface AnalysisReport {
   devices: DeviceReport[];
 }
 
-export function toReport(analysis: Analysis, onlyDevice?: number): AnalysisReport {
+/** `places`: the notebook cells of recorded cell files (`vram-lens analyze --notebook`). */
+export function toReport(analysis: Analysis, onlyDevice?: number, places?: CellPlaces): AnalysisReport {
   const devices = analysis.devices
     .filter((d) => onlyDevice === undefined || d.device === onlyDevice)
     .map(
@@ -54,7 +57,7 @@ export function toReport(analysis: Analysis, onlyDevice?: number): AnalysisRepor
         peakReservedBytes: d.peakReservedBytes,
         finalReservedBytes: d.finalReservedBytes,
         oomCount: d.ooms.length,
-        lines: d.lines.map(lineReport),
+        lines: d.lines.map((l) => lineReport(l, places)),
         peakBreakdown: d.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
       }),
     );

@@ -49,3 +49,18 @@ export function lineLabel(file: string, line: number | bigint | string, places?:
   if (!place) return `${baseName(file)}:${String(line)}`;
   return `${cellName(baseName(place.notebook), place.cell)}, line ${cellLine(place, line)}`;
 }
+
+/**
+ * A recorded line as the JSON reports write it: a file's line as recorded; a cell's line as its
+ * notebook, the cell's 0-based index among all its cells, and the line within the cell, with the
+ * name it was recorded under (and `cellChanged` when the cell was edited since it ran).
+ */
+export type PlacedLine<L> =
+  | { file: string; line: L }
+  | { file: string; cell: number; line: number; recordedFile: string; cellChanged?: true };
+
+export function placeLine<L extends number | bigint>(file: string, line: L, places: CellPlaces | undefined): PlacedLine<L> {
+  const place = placeOf(file, places);
+  if (!place) return { file, line };
+  return { file: place.notebook, cell: place.cell, line: cellLine(place, line), recordedFile: file, ...(place.changed ? { cellChanged: true as const } : {}) };
+}

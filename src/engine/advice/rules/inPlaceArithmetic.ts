@@ -207,7 +207,7 @@ export const inPlaceArithmetic: AdviceRule = {
         ...at,
         title: `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} per run in blocks an in-place form may avoid`,
         message:
-          `${where(at)} (\`${form.statement}\`) allocated ${counted(g.avoidable, 'block')} of the size of a tensor already live (${formatBytes(g.avoidableBytes)} in all, the largest ${formatBytes(g.largest)}): ${how}; ` +
+          `${where(at, ctx.places)} (\`${form.statement}\`) allocated ${counted(g.avoidable, 'block')} of the size of a tensor already live (${formatBytes(g.avoidableBytes)} in all, the largest ${formatBytes(g.largest)}): ${how}; ` +
           `up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution.${peakNote} ` +
           `${form.target} is overwritten by this statement, so its memory can be reused: consider ${form.suggestion}. ` +
           'In-place updates are unsafe where autograd (or other code) still needs the old value.',
