@@ -102,6 +102,11 @@ export class TraceBuilder {
 
   /** The snapshot; `segments` default to one segment holding every block still live. */
   snapshot(segments?: Entry[]): Snapshot {
+    return snapshotFromPickle(this.dict(segments));
+  }
+
+  /** The dict a snapshot pickle holds (for `encodePickle`, to write a snapshot file). */
+  dict(segments?: Entry[]): Entry {
     const live = [...this.sizes].map(([address, size]) => ({ address, size, requested_size: size, state: 'active_allocated', frames: [] }));
     const total = live.reduce((s, b) => s + b.size, 0);
     const defaultSegments: Entry[] =
@@ -123,7 +128,7 @@ export class TraceBuilder {
               blocks: live,
             },
           ];
-    return snapshotFromPickle({ segments: segments ?? defaultSegments, device_traces: [this.entries] });
+    return { segments: segments ?? defaultSegments, device_traces: [this.entries] };
   }
 
   analysis(segments?: Entry[]): Analysis {
