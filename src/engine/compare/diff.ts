@@ -108,7 +108,7 @@ export function compareByChange(x: LineDelta, y: LineDelta): number {
  * Baseline file -> current file: the code of one notebook cell in both runs (each run names it by its
  * own kernel and text), then the rest by path (`matchFiles`).
  */
-function pairFiles(baseline: ComparisonSide, b: Iterable<string>, current: ComparisonSide, c: Iterable<string>): Map<string, string> {
+function pairFiles(baseline: ComparisonSide, b: readonly string[], current: ComparisonSide, c: readonly string[]): Map<string, string> {
   const cellKey = (file: string, places: CellPlaces | undefined) => {
     const place = placeOf(file, places);
     return place ? `${place.notebook}\u0000${place.cell}` : undefined;
@@ -137,14 +137,14 @@ function pairFiles(baseline: ComparisonSide, b: Iterable<string>, current: Compa
       restB.push(...files);
     }
   }
-  for (const [x, y] of matchFiles(restB, [...c].filter((f) => !taken.has(f)))) paired.set(x, y);
+  for (const [x, y] of matchFiles(restB, c.filter((f) => !taken.has(f)))) paired.set(x, y);
   return paired;
 }
 
 export function compareRuns(baseline: ComparisonSide, current: ComparisonSide): Comparison {
   const baselineFiles = groupByFile(baseline.lines);
   const currentFiles = groupByFile(current.lines);
-  const files = pairFiles(baseline, baselineFiles.keys(), current, currentFiles.keys());
+  const files = pairFiles(baseline, [...baselineFiles.keys()], current, [...currentFiles.keys()]);
   const deltas: LineDelta[] = [];
   const pairedCurrentFiles = new Set(files.values());
 
