@@ -5,6 +5,7 @@
  */
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { LineFigureKey } from '../engine/analysis/lineFigures';
+import type { CellPlaces } from '../engine/paths/places';
 import { messageGuard } from './messageGuard';
 
 /** The per-line figures the summary's table shows, in order (labels and units from LINE_FIGURES). */
@@ -50,6 +51,8 @@ export interface SummaryModel {
   readonly devices: readonly SummaryDevice[];
   /** Recorded files with figures that were not found on this machine. */
   readonly unmappedFiles: readonly string[];
+  /** The notebook cells of recorded cell files: their lines are named by cell ("train.ipynb, cell 7, line 3"). */
+  readonly places?: CellPlaces;
 }
 
 export type HostToSummary =

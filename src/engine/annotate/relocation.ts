@@ -56,3 +56,27 @@ function firstCodeLine(lines: readonly string[], from: number, to: number): numb
   }
   return to;
 }
+
+/**
+ * Relocates lines of a notebook cell's code as it ran (0-based lines of `ranLines`) onto the cell's
+ * text now: the same line where it still reads the same, else the nearest line that reads the same
+ * (`relocated`), else where it was (`notFound`: the line was edited since it ran).
+ */
+export function ranTextRelocator(ranLines: readonly string[], currentLines: readonly string[]): (ranLine: number) => Relocation {
+  const byText = new Map<string, number[]>();
+  currentLines.forEach((line, i) => {
+    const t = line.trim();
+    if (t === '') return;
+    const list = byText.get(t);
+    if (list) list.push(i);
+    else byText.set(t, [i]);
+  });
+  return (ranLine) => {
+    const ran = ranLines[ranLine]?.trim();
+    if (ran === undefined) return { line: ranLine, kind: 'notFound' };
+    if (currentLines[ranLine]?.trim() === ran) return { line: ranLine, kind: 'inside' };
+    let best: number | undefined;
+    for (const i of (ran === '' ? undefined : byText.get(ran)) ?? []) if (best === undefined || Math.abs(i - ranLine) < Math.abs(best - ranLine)) best = i;
+    return best === undefined ? { line: ranLine, kind: 'notFound' } : { line: best, kind: 'relocated' };
+  };
+}

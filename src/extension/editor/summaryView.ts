@@ -14,6 +14,7 @@ import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
 import type { PathResolver } from '../paths/pathResolver';
+import { cellPlacesOf } from '../paths/pathResolver';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
 import { isSummaryToHost } from '../../protocol/summary';
@@ -39,10 +40,11 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
   const recorded = new Set<string>();
   for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);
   const resolved = await deps.resolver.resolve([...recorded]);
+  const mapped = (file: string) => resolved.local.has(file) || resolved.cells.has(file);
   const line = (l: LineFigures): SummaryLine => ({
     file: l.file,
     line: String(l.line),
-    mapped: resolved.local.has(l.file),
+    mapped: mapped(l.file),
     figures: Object.fromEntries(LINE_FIGURE_KEYS.map((key) => [key, l[key]])) as Record<LineFigureKey, number>,
   });
   return {
@@ -59,7 +61,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       allocations: d.allocations,
       peakBytes: d.peakBytes,
       peakEventIndex: d.peakEventIndex,
-      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: resolved.local.has(d.peakLine.file) },
+      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: mapped(d.peakLine.file) },
       peakReservedBytes: d.peakReservedBytes,
       finalReservedBytes: d.finalReservedBytes,
       initialActiveBytes: d.initialActiveBytes,
@@ -70,6 +72,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       peakBreakdown: d.peakBreakdown,
     })),
     unmappedFiles: resolved.unmapped,
+    places: cellPlacesOf(resolved),
   };
 }
 
