@@ -14,6 +14,7 @@ import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type { LineNumber } from '../engine/snapshot/model';
 import type { SnapshotInfo } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
+import type { CellPlaces } from '../engine/paths/places';
 
 export type { SnapshotInfo };
 
@@ -49,9 +50,10 @@ export interface WorkerMethods {
   totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
   /**
    * The advisor's findings for one device (or every device). `sources` (file as recorded -> text)
-   * lets the rules read the code and attach quick fixes; they are kept for later calls.
+   * lets the rules read the code and attach quick fixes; `places` (the notebook cells of recorded cell
+   * files) names cell lines in the messages; both are kept for later calls.
    */
-  advice: { params: { device?: number; sources?: Readonly<Record<string, string>> }; result: readonly Finding[] };
+  advice: { params: { device?: number; sources?: Readonly<Record<string, string>>; places?: CellPlaces }; result: readonly Finding[] };
 }
 
 export type MethodName = keyof WorkerMethods;

@@ -224,6 +224,8 @@ export abstract class TimelinePage {
 
   protected onOverview(overview: TimelineOverview): void {
     this.overview = overview;
+    this.table.setPlaces(overview.places);
+    this.renderTable();
     showOverviewLegend(overview);
     const d = this.domain();
     const saved = this.state.x0 !== undefined && this.state.x1 !== undefined ? { x0: this.state.x0, x1: this.state.x1 } : undefined;

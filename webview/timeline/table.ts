@@ -3,7 +3,8 @@
  * figures, sortable by column, filtered by file, by text in the stack and by minimum size.
  */
 import { formatBytes } from '../../src/engine/text/format';
-import { baseName } from '../../src/engine/paths/recordedPath';
+import type { CellPlaces } from '../../src/engine/paths/places';
+import { fileLabel, lineLabel, placeOf } from '../../src/engine/paths/places';
 import { el } from '../shared/dom';
 import type { TableFilter } from './lineFilter';
 import { compareRows, rowPasses } from './lineFilter';
@@ -24,6 +25,7 @@ const MAX_ROWS = 200;
 export class LinesTable {
   private rows: readonly LineRow[] = [];
   private shown: LineRow[] = [];
+  private places: CellPlaces | undefined;
 
   constructor(
     private readonly table: HTMLTableElement,
@@ -80,6 +82,11 @@ export class LinesTable {
     this.rows = rows;
   }
 
+  /** The notebook cells of the rows' recorded cell files (their lines are named by cell). */
+  setPlaces(places: CellPlaces | undefined): void {
+    this.places = places;
+  }
+
   /** The rows that pass the filter, sorted (all of them, not only those rendered). */
   filtered(filter: TableFilter, key: SortKey, descending: boolean): LineRow[] {
     return this.rows.filter((r) => rowPasses(r, filter)).sort(compareRows(key, descending));
@@ -102,9 +109,14 @@ export class LinesTable {
       tr.dataset.line = String(row.id);
       tr.tabIndex = 0;
       if (row.id === selectedLine) tr.classList.add('selected');
-      tr.title = `${row.file}:${row.line}\n${row.allocCount} allocations, ${formatBytes(row.allocBytes)} in all; peak while allocating ${formatBytes(row.peakBytes)}`;
+      tr.title = `${placeOf(row.file, this.places) ? `${lineLabel(row.file, row.line, this.places)} (ran as ${row.file}:${row.line})` : `${row.file}:${row.line}`}\n${row.allocCount} allocations, ${formatBytes(row.allocBytes)} in all; peak while allocating ${formatBytes(row.peakBytes)}`;
       const name = el('td', 'col-line');
-      name.append(el('span', `swatch c${row.color}`), el('span', 'file', baseName(row.file)), el('span', 'lineno', `:${row.line}`));
+      const place = placeOf(row.file, this.places);
+      name.append(
+        el('span', `swatch c${row.color}`),
+        el('span', 'file', fileLabel(row.file, this.places)),
+        el('span', 'lineno', place ? `, line ${Number(row.line) + place.lineOffset}` : `:${row.line}`),
+      );
       const zoom = el('span', 'zoom codicon codicon-target');
       zoom.title = 'Show in the timeline';
       zoom.setAttribute('role', 'button');

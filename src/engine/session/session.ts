@@ -7,6 +7,7 @@ import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { DeviceSummary } from '../analysis/summary';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot, SnapshotLayout } from '../snapshot/model';
+import type { CellPlaces } from '../paths/places';
 import { TimelineQueries } from '../timeline/queries';
 
 export interface SnapshotInfo {
@@ -26,6 +27,8 @@ export class SnapshotSession {
   private readonly findings = new Map<number | 'all', Finding[]>();
   /** The program's source files, as sent by the caller (file as recorded -> text). */
   private sources: ReadonlyMap<string, string> = new Map();
+  /** The notebook cells of recorded cell files, as sent by the caller (messages name their lines). */
+  private places: CellPlaces = {};
   /** The memory timeline's layouts and queries (built per device on first use). */
   readonly timeline: TimelineQueries;
   constructor(
@@ -53,18 +56,20 @@ export class SnapshotSession {
     if (found === undefined) {
       if (device !== undefined) this.device(device);
       const sources = this.sources;
-      found = advise(this.current, { device, fileText: (file) => sources.get(file) });
+      found = advise(this.current, { device, fileText: (file) => sources.get(file), places: this.places });
       this.findings.set(key, found);
     }
     return found;
   }
 
-  /** New source texts for the advisor (its findings are worked out again when they differ). */
-  setSources(sources: Readonly<Record<string, string>>): void {
+  /** New source texts (and cells) for the advisor (its findings are worked out again when they differ). */
+  setSources(sources: Readonly<Record<string, string>>, places: CellPlaces = {}): void {
     const next = new Map(Object.entries(sources));
     const same = next.size === this.sources.size && [...next].every(([f, t]) => this.sources.get(f) === t);
-    if (same) return;
+    const samePlaces = JSON.stringify(places) === JSON.stringify(this.places);
+    if (same && samePlaces) return;
     this.sources = next;
+    this.places = places;
     this.findings.clear();
   }
 

@@ -10,6 +10,7 @@ import type { Feature } from '../services';
 import { errorMessage } from '../../engine/base/errors';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
+import { cellPlacesOf } from '../paths/pathResolver';
 
 export const adviceFeature: Feature = ({ context, store, log, resolver: files, sources }) => {
   const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
@@ -30,7 +31,8 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files, s
     }
     try {
       const texts = await sources.texts(snapshot.id);
-      const findings = await snapshot.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])) });
+      const places = cellPlacesOf(await files.resolve([...texts.keys()]));
+      const findings = await snapshot.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])), places });
       const fresh = new FindingIndex();
       const byFile = await diagnosticsFor(snapshot, findings, files, fresh);
       if (mine !== generation) return;

@@ -8,6 +8,7 @@ import type { PathResolver } from '../paths/pathResolver';
 import type { LoadedSnapshot } from '../snapshotStore';
 
 export const DIAGNOSTIC_SOURCE = 'VRAM Lens';
+const CELL_SCHEME = 'vscode-notebook-cell';
 
 /** Where each diagnostic came from, so quick fixes can find their finding. */
 export class FindingIndex {
@@ -18,7 +19,9 @@ export class FindingIndex {
    * of the same file's URI than the resolver's (a remote authority, encoded characters).
    */
   static key(uri: vscode.Uri, line: number, rule: string): string {
-    return `${uri.path}#${line}#${rule}`;
+    // The cells of one notebook share its path; their documents differ by fragment.
+    const where = uri.scheme === CELL_SCHEME ? `${uri.path}@${uri.fragment}` : uri.path;
+    return `${where}#${line}#${rule}`;
   }
 
   set(uri: vscode.Uri, line: number, finding: Finding): void {
@@ -67,18 +70,21 @@ export async function diagnosticsFor(
     out.set(uri.toString(), entry);
   };
   for (const f of findings) {
-    const local = f.file !== undefined && f.line !== undefined ? await files.localUri(f.file) : undefined;
+    const found = f.file !== undefined && f.line !== undefined ? await files.localLine(f.file, f.line) : undefined;
+    // A cell of a notebook that is not open: on the notebook file, naming the cell (it moves onto the cell when opened).
+    const closedCell = found?.cell !== undefined && found.cell.cell === undefined;
+    const local = found?.uri;
     const uri = local ?? snapshot.uri;
     if (!uri) continue;
-    const line = local && f.line !== undefined ? f.line : 1;
+    const line = found && !closedCell ? found.line : 1;
     const elsewhere = !local && f.file !== undefined ? ` (at ${f.file}:${f.line ?? ''}, not found in this workspace)` : '';
     const d = new vscode.Diagnostic(lineRange(line), `${f.title}. ${f.message}${elsewhere}`, severityOf(f));
     d.source = DIAGNOSTIC_SOURCE;
     d.code = f.rule;
     const related: vscode.DiagnosticRelatedInformation[] = [];
     for (const r of f.related ?? []) {
-      const at = await files.localUri(r.file);
-      if (at) related.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(at, lineRange(r.line)), r.message));
+      const at = await files.localLine(r.file, r.line);
+      if (at) related.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(at.uri, lineRange(at.cell && !at.cell.cell ? 1 : at.line)), r.message));
     }
     if (related.length > 0) d.relatedInformation = related;
     index.set(uri, line, f);

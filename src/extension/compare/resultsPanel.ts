@@ -22,6 +22,7 @@ import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
 import { errorMessage } from '../../engine/base/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
+import { lineLabel, placeOf } from '../../engine/paths/places';
 
 const VIEW_TYPE = 'vramLens.compareResults';
 const PAGE: PageContent = {
@@ -130,7 +131,7 @@ export class ResultsPanel extends DisposableOwner {
     const rows = this.rows.map((l): RowView => {
       const r = lineDeltaReport(l);
       return {
-        place: `${shortPlace(l.file)}:${String(l.line)}`,
+        place: placeOf(l.file, active.places) ? lineLabel(l.file, l.line, active.places) : `${shortPlace(l.file)}:${String(l.line)}`,
         file: l.file,
         match: r.match,
         baselineLine: l.baseline ? String(l.baseline.line) : null,

@@ -10,6 +10,7 @@ import type { LoadedSnapshot, SourceLines } from '../loadedSnapshot';
 import type { SnapshotStore } from '../snapshotStore';
 import type { PathResolver } from '../paths/pathResolver';
 import { errorMessage } from '../../engine/base/errors';
+import { cellLines } from '../../engine/notebook/cellLines';
 import { DisposableOwner } from '../disposables';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -58,7 +59,9 @@ export class SourceTexts extends DisposableOwner {
       for (const l of await snapshot.lines(d.device)) files.add(l.file);
     }
     // One resolution for all the files (a workspace search per batch of names), not one per file.
-    const { local } = await this.files.resolve([...files]);
+    const { local, cells } = await this.files.resolve([...files]);
+    // A notebook cell's code as it ran, numbered as recorded (from its first non-blank line).
+    for (const [file, cell] of cells) texts.set(file, cellLines(cell.target.ranSource).slice(cell.target.lineOffset));
     for (const [file, localPath] of local) {
       const uri = vscode.Uri.file(localPath);
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());

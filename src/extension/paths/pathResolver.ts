@@ -73,8 +73,8 @@ export class PathResolver extends DisposableOwner {
   /** Fires when a root mapping is added or forgotten. */
   readonly onDidChange = this.changed.event;
   private readonly askedThisSession = new Set<string>();
-  /** `localUri` answers, dropped when a mapping or the workspace folders change. */
-  private readonly uris = new Map<string, Promise<vscode.Uri | undefined>>();
+  /** One recorded path's resolution (`localLine`, `localUri`), dropped when a mapping, the workspace folders or the notebooks change. */
+  private readonly one = new Map<string, Promise<ResolvedPaths>>();
   /** The question being asked about each recorded folder: a second caller waits for the same answer. */
   private readonly asking = new Map<string, Promise<boolean>>();
 
@@ -86,8 +86,8 @@ export class PathResolver extends DisposableOwner {
   ) {
     super();
     this.own(
-      this.changed.event(() => this.uris.clear()),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.uris.clear()),
+      this.changed.event(() => this.one.clear()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.one.clear()),
       notebooks.onDidChange(() => this.changed.fire()),
     );
   }
@@ -138,7 +138,7 @@ export class PathResolver extends DisposableOwner {
    * notebook cell (the cell's document when the notebook is open, else the notebook file).
    */
   async localLine(file: string, line: number): Promise<LocalLine | undefined> {
-    const resolved = await this.resolve([file]);
+    const resolved = await this.resolvedOne(file);
     const cell = resolved.cells.get(file);
     if (cell) {
       const uri = cell.location.cell?.document.uri ?? cell.location.notebookUri;
@@ -148,22 +148,23 @@ export class PathResolver extends DisposableOwner {
     return local === undefined ? undefined : { uri: vscode.Uri.file(local), line };
   }
 
+  /** One recorded path resolved (remembered until the mappings, the workspace folders or the notebooks change). */
+  private resolvedOne(recorded: string): Promise<ResolvedPaths> {
+    let found = this.one.get(recorded);
+    if (!found) {
+      found = this.resolve([recorded]);
+      this.one.set(recorded, found);
+      found.catch(() => this.one.delete(recorded));
+    }
+    return found;
+  }
+
   /**
    * The local file of one recorded path (remembered until the mappings, the workspace folders or the
    * notebooks change); a cell's document when it is a cell of an open notebook, else its notebook.
    */
-  localUri(recorded: string): Promise<vscode.Uri | undefined> {
-    let found = this.uris.get(recorded);
-    if (!found) {
-      found = this.resolve([recorded]).then((r) => {
-        const cell = r.cells.get(recorded);
-        if (cell) return cell.location.cell?.document.uri ?? cell.location.notebookUri;
-        const local = r.local.get(recorded);
-        return local === undefined ? undefined : vscode.Uri.file(local);
-      });
-      this.uris.set(recorded, found);
-    }
-    return found;
+  async localUri(recorded: string): Promise<vscode.Uri | undefined> {
+    return (await this.localLine(recorded, 1))?.uri;
   }
 
   /**

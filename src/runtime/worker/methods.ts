@@ -79,9 +79,9 @@ export const methods: Implementations = {
     const session = requireSession(ctx);
     return downsampleTotals(session.device(device), traceOf(session.snapshot, device).timeUs, axis, points);
   },
-  advice({ device, sources }, ctx) {
+  advice({ device, sources, places }, ctx) {
     const session = requireSession(ctx);
-    if (sources) session.setSources(sources);
+    if (sources) session.setSources(sources, places);
     return session.advice(device);
   },
 };
