@@ -12,13 +12,14 @@ import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
 import { PathResolver } from './paths/pathResolver';
 import { NotebookCells } from './notebook/notebookCells';
+import { notebookFeature } from './notebook/notebookRecordings';
 import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
 import { timelineFeature } from './timeline';
 import { workloadsFeature } from './workloads/workloadsFeature';
 
-const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature];
+const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature];
 
 export interface ExtensionApi {
   readonly services: Services;
