@@ -31,6 +31,8 @@ export interface CellRun {
   readonly executionCount: number | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** The value the cell displayed (its text/plain), if any. */
+  readonly result: string | null;
   readonly error: { readonly ename: string; readonly evalue: string; readonly traceback: readonly string[] } | null;
 }
 

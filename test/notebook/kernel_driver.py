@@ -5,19 +5,18 @@ did with them, for the notebook tests (test/notebook/kernel.test.ts)::
 
 JOB.json: ``{"cells": [source, ...], "cwd": DIR, "env": {NAME: VALUE}, "timeout": SECONDS}``. Each source is
 sent to the kernel exactly as given (an execute_request, as a frontend sends a cell). RESULT.json: per cell its
-reply status, execution count, stdout/stderr text and error; ``names``: every file name the kernel's compiler
+reply status, execution count, stdout/stderr text, displayed result (text/plain) and error; ``names``: every file name the kernel's compiler
 gave code it ran (``get_ipython().compile._filename_map``: name -> execution count), asked after the cells;
 and the versions of ipykernel, IPython and Python the kernel ran.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import queue
 import sys
 from typing import Any
-
-from jupyter_client.manager import KernelManager
 
 PROBE = (
     "import json as _j, sys as _s, IPython as _I, ipykernel as _k\n"
@@ -29,7 +28,7 @@ PROBE = (
 def run_cell(client: Any, source: str, timeout: float) -> dict[str, Any]:
     """Executes one cell; collects its stream output and error until the kernel is idle again."""
     msg_id = client.execute(source, store_history=True, allow_stdin=False)
-    out: dict[str, Any] = {"stdout": "", "stderr": "", "error": None}
+    out: dict[str, Any] = {"stdout": "", "stderr": "", "error": None, "result": None}
     while True:
         try:
             msg = client.get_iopub_msg(timeout=timeout)
@@ -41,6 +40,8 @@ def run_cell(client: Any, source: str, timeout: float) -> dict[str, Any]:
         content = msg["content"]
         if kind == "stream":
             out[content["name"]] += content["text"]
+        elif kind == "execute_result":
+            out["result"] = content["data"].get("text/plain")
         elif kind == "error":
             out["error"] = {"ename": content["ename"], "evalue": content["evalue"], "traceback": content["traceback"]}
         elif kind == "status" and content["execution_state"] == "idle":
@@ -61,9 +62,10 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"  # the kernel's debugger would warn about frozen modules on stderr
     env.update(job.get("env", {}))
-    manager = KernelManager(kernel_name="python3")
+    # jupyter_client's own annotations differ between the versions this runs on (7.4 to 8.8): used untyped.
+    manager: Any = importlib.import_module("jupyter_client.manager").KernelManager(kernel_name="python3")
     manager.start_kernel(env=env, cwd=job.get("cwd") or os.getcwd())
-    client = manager.client()
+    client: Any = manager.client()
     client.start_channels()
     try:
         client.wait_for_ready(timeout=timeout)

@@ -14,23 +14,9 @@ import { Commands } from '../commandIds';
 import { DisposableOwner } from '../disposables';
 import type { Services } from '../services';
 import type { NotebookCells } from './notebookCells';
+import { loadExtensionCell } from './loadCell';
 
-/** The environment variable that tells the kernel extension where to write its snapshots. */
-export const SNAPSHOT_DIR_VARIABLE = 'VRAM_LENS_NOTEBOOK_DIR';
-/** The kernel extension's module (under the extension's `src/python`). */
-export const KERNEL_MODULE = 'vram_lens.notebook';
 const MAX_CELL_TEXTS_BYTES = 64 * 1024 * 1024;
-
-/**
- * The cell that loads the kernel extension: its folder on `sys.path`, where snapshots go, then
- * `%load_ext`. Paths are written as JSON strings, which Python reads as the same strings.
- */
-export function loadExtensionCell(pythonDir: string, snapshotDir: string): string {
-  return (
-    `import os, sys; sys.path.insert(0, ${JSON.stringify(pythonDir)}); os.environ[${JSON.stringify(SNAPSHOT_DIR_VARIABLE)}] = ${JSON.stringify(snapshotDir)}\n` +
-    `%load_ext ${KERNEL_MODULE}`
-  );
-}
 
 export class NotebookRecordings extends DisposableOwner {
   /** Where the kernel extension writes snapshots (the workspace's storage, else the extension's). */
