@@ -7,12 +7,13 @@
  * Screenshots: test-results/notebook-*.png (media/screenshots/notebook.png in the README is one of them).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { ipykernelCellHash } from '../../../src/engine/notebook/murmur2';
 import { ipythonLineOffset } from '../../../src/engine/notebook/cellLines';
+import { parseNotebook } from '../../../src/engine/notebook/ipynb';
 import { missingPrerequisite, resultsDir } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
@@ -36,6 +37,12 @@ function cells(snapshot: string): TestCell[] {
     { type: 'code', source: `torch.cuda.memory._dump_snapshot(${JSON.stringify(snapshot)})` },
   ];
 }
+
+/** The notebook `%%vram` is tried on: its second cell records itself. */
+const VRAM_CELLS: TestCell[] = [
+  { type: 'code', source: 'import torch' },
+  { type: 'code', source: '%%vram\nbig = torch.empty(96 * 1024 * 1024)  # alloc-big\nsmall = torch.empty(8 * 1024 * 1024)' },
+];
 
 /** Generated `::after` content of the editors' text spans: where decoration text lives. */
 async function afterTexts(page: Page): Promise<string[]> {
@@ -82,6 +89,7 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
         for (const c of run.cells) assert.equal(c.status, 'ok', JSON.stringify(c));
         let k = 0;
         writeFileSync(path.join(workspace, 'train.ipynb'), notebookJson(notebookCells, notebookCells.map((c) => (c.type === 'code' ? run.cells[k++].executionCount : null))));
+        writeFileSync(path.join(workspace, 'vram.ipynb'), notebookJson(VRAM_CELLS));
         return workspace;
       },
     });
@@ -113,7 +121,6 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
     assert.ok(x.cellLine === x.line + 1, 'the cell with a blank line on top: recorded lines count from its first line with text');
     const icons = await page.evaluate<number>(`[...document.querySelectorAll('.monaco-editor .margin div')].filter((d) => getComputedStyle(d).backgroundImage.includes('heat-')).length`);
     assert.ok(icons > 0, 'heat icons in the cells\' glyph margins');
-    await page.locator('.view-line', { hasText: 'acts = [torch.empty' }).first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(resultsDir, 'notebook-annotations.png') });
   }));
 
@@ -191,5 +198,44 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
     }).catch(() => '');
     assert.ok(cursorLine.includes('torch.empty(n)'), `the cursor is on line ${w.cellLine} of cell ${w.cell + 1}: "${cursorLine}"`);
     await page.screenshot({ path: path.join(resultsDir, 'notebook-go-to-cell.png') });
+  }));
+
+  it('%%vram in the kernel annotates its cell with no other step (the cell that loads it inserted by the command)', withScreenshot('notebook-vram', () => page, async () => {
+    await openWorkspaceFile(page, 'vram.ipynb');
+    await page.locator('.notebook-editor').first().waitFor({ timeout: 30_000 });
+    await runCommand(page, 'VRAM Lens: Record in Notebook Kernel...');
+    await runCommand(page, 'Notifications: Show Notifications');
+    const offer = page.locator('.notifications-center .notification-list-item', { hasText: 'run this cell in your notebook once' });
+    await offer.waitFor({ timeout: 30_000 });
+    await offer.locator('.monaco-button', { hasText: 'Insert a Cell at the Top' }).click();
+    await page.locator('.view-line', { hasText: '%load_ext vram_lens.notebook' }).first().waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Control+S');
+    // The notebook as saved: the inserted cell first, exactly as the command wrote it.
+    const file = path.join(workbench!.workspace, 'vram.ipynb');
+    const saved = await eventually('the saved notebook with the load cell', async () => {
+      const cells = parseNotebook(readFileSync(file, 'utf8'));
+      return cells.length === 3 && cells[0].source.includes('%load_ext vram_lens.notebook') ? cells : undefined;
+    });
+    const watched = /VRAM_LENS_NOTEBOOK_DIR"\] = ("(?:[^"\\]|\\.)*")/.exec(saved[0].source);
+    assert.ok(watched, saved[0].source);
+    const folder = JSON.parse(watched[1]) as string;
+    // The user's kernel runs the notebook's cells: the load cell, the import, then the %%vram cell.
+    const kernel = runKernel(saved.map((c) => c.source), { cwd: workbench!.workspace, env: { PYTHONPATH: fakeTorch } });
+    for (const c of kernel.cells) assert.equal(c.status, 'ok', JSON.stringify(c));
+    assert.match(kernel.cells[2].stdout, /VRAM Lens: recorded cell/);
+    const written = readdirSync(folder).filter((f) => f.endsWith('.pickle'));
+    assert.equal(written.length, 1, `one snapshot in the watched folder: ${readdirSync(folder).join(', ')}`);
+    const [recording] = oracle(path.join(folder, written[0]));
+    // Nothing else was done: the extension saw the file, loaded it and annotated the cell.
+    await page.locator('.statusbar-item', { hasText: `${binary(recording.peakBytes)} peak · cuda:0` }).waitFor({ timeout: 60_000 });
+    const big = recording.lines.find((l) => l.allocBytes === 96 * MiB);
+    assert.ok(big, 'the oracle has the 96 MiB line');
+    const expected = expectedInline(big, recording.peakBytes);
+    const texts = await eventually('the %%vram cell annotated', async () => {
+      const t = await afterTexts(page);
+      return t.includes(expected) ? t : undefined;
+    }, 60_000);
+    assert.ok(texts.includes(expected), texts.join(' | '));
+    await page.screenshot({ path: path.join(resultsDir, 'notebook-vram.png') });
   }));
 });
