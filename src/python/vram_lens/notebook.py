@@ -18,7 +18,6 @@ place. Checked by ``mypy --strict`` against Python 3.7 with the rest of the pack
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 import os
 import re
@@ -27,6 +26,7 @@ import time
 from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
+from .cellnames import cell_hash
 from .importhook import TorchImportHook, watch_torch_import
 from .recording import Torch, recording_form, start_recording, stop_recording
 from .snapshot import take_snapshot, write_snapshot
@@ -190,15 +190,9 @@ def _raw_text(name: str, history: str) -> str:
     match = _IPYKERNEL_NAME.search(name)
     if match is None:
         return history
-    try:
-        compiler: Any = importlib.import_module("ipykernel.compiler")  # the kernel's own naming (untyped)
-        seed = compiler.get_tmp_hash_seed()
-        murmur2: Callable[[str, int], int] = compiler.murmur2_x86
-    except Exception:
-        return history
     wanted = int(match.group(1))
     for ending in ("", "\n", "\n\n", "\r\n", "\n\n\n", "\r\n\r\n"):
-        if murmur2(history + ending, seed) == wanted:
+        if cell_hash(history + ending) == wanted:
             return history + ending
     return history
 
