@@ -9,6 +9,7 @@ import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
 import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
+import { openLine } from '../../src/protocol/openLine';
 import type { CellPlaces } from '../../src/engine/paths/places';
 import { lineLabel, placeOf } from '../../src/engine/paths/places';
 import { isCellName } from '../../src/engine/notebook/cellNames';
@@ -35,7 +36,7 @@ function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
   link.title = title;
   link.addEventListener('click', (e) => {
     e.preventDefault();
-    vscode.post({ type: 'openLine', file, line });
+    vscode.post(openLine({ file, line: Number(line) }));
   });
   return link;
 }

@@ -6,6 +6,8 @@ import { lineLabel } from '../paths/places';
 
 export interface AdviceRule {
   readonly id: RuleId;
+  /** A few words naming the rule's findings where room is short: the timeline labels its markers with them. */
+  readonly label: string;
   run(ctx: AdviceContext): Finding[];
 }
 

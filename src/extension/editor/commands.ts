@@ -15,7 +15,7 @@ import { openRecordedLine } from '../paths/openRecordedLine';
 import { cellPlacesOf } from '../paths/pathResolver';
 import { lineLabel } from '../../engine/paths/places';
 
-export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
+export interface CommandDeps extends SummaryDeps {
   readonly store: SnapshotStore;
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
@@ -67,7 +67,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${besides}`}.`;
   void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
-    if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
+    if (choice === summary) await showSummary(deps, loaded);
   });
   return loaded;
 }

@@ -1,8 +1,8 @@
 /**
- * The one way to open a line a snapshot recorded (hover links, the summary, the timeline, the
- * comparison results, the status bar): finds its local file, offers to map its folder when it is
- * not found, and clamps the line to the file as it is now. A notebook cell's code opens its notebook
- * at that cell, with the cursor on the line.
+ * The one way to open a line a snapshot recorded (hover links, the status bar, and every page's
+ * `openLine` message: the summary, the timeline, the comparison results): finds its local file,
+ * offers to map its folder when it is not found, and clamps the line to the file as it is now. A
+ * notebook cell's code opens its notebook at that cell, with the cursor on the line.
  */
 import * as vscode from 'vscode';
 import { unmappedRoots } from '../../engine/paths/pathMapper';
@@ -11,6 +11,7 @@ import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath
 import { isCellName } from '../../engine/notebook/cellNames';
 import { errorMessage } from '../../engine/base/errors';
 import { notificationText } from '../../engine/text/plainText';
+import { isOpenLine } from '../../protocol/openLine';
 import type { LocalLine, PathResolver } from './pathResolver';
 
 export interface OpenLineOptions {
@@ -60,5 +61,15 @@ async function openCellLine(found: LocalLine, options: OpenLineOptions): Promise
   const document = notebook.cellAt(index).document;
   const position = new vscode.Position(clampLine(found.line, document.lineCount) - 1, 0);
   await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), viewColumn: editor.viewColumn, preview: options.preview ?? true });
+  return true;
+}
+
+/**
+ * The one handler of a page's `openLine` message (src/protocol/openLine.ts), for every webview host:
+ * opens the line when the message is well-formed; false when it is not (the host logs that).
+ */
+export async function openLineOfPage(resolver: PathResolver, message: unknown, options: OpenLineOptions = {}): Promise<boolean> {
+  if (!isOpenLine(message)) return false;
+  await openRecordedLine(resolver, message.file, message.line, options);
   return true;
 }

@@ -17,6 +17,7 @@ const SHOWN_BURSTS = 5;
 
 export const emptyCacheInLoop: AdviceRule = {
   id: 'empty-cache-in-loop',
+  label: 'empty_cache',
   run(ctx) {
     const t = ctx.trace;
     const pending = new Map<number, number>();
