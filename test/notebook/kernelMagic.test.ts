@@ -100,7 +100,7 @@ describe('%%vram in a real kernel (the stand-in torch)', { skip: missing }, () =
 
     // The texts the cells ran with, beside each snapshot, under the names the kernel gave them.
     const texts = parseCellTexts(readFileSync(one + '.cells.json', 'utf8'));
-    assert.equal(JSON.parse(readFileSync(one + '.cells.json', 'utf8')).format, CELL_TEXTS_FORMAT);
+    assert.equal((JSON.parse(readFileSync(one + '.cells.json', 'utf8')) as { format: string }).format, CELL_TEXTS_FORMAT);
     const bySource = new Map(texts.map((t) => [t.source, t.file]));
     for (const i of [2, 4]) {
       const file = bySource.get(cells[i].source);

@@ -212,9 +212,9 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
     await page.keyboard.press('Control+S');
     // The notebook as saved: the inserted cell first, exactly as the command wrote it.
     const file = path.join(workbench!.workspace, 'vram.ipynb');
-    const saved = await eventually('the saved notebook with the load cell', async () => {
+    const saved = await eventually('the saved notebook with the load cell', () => {
       const cells = parseNotebook(readFileSync(file, 'utf8'));
-      return cells.length === 3 && cells[0].source.includes('%load_ext vram_lens.notebook') ? cells : undefined;
+      return Promise.resolve(cells.length === 3 && cells[0].source.includes('%load_ext vram_lens.notebook') ? cells : undefined);
     });
     const watched = /VRAM_LENS_NOTEBOOK_DIR"\] = ("(?:[^"\\]|\\.)*")/.exec(saved[0].source);
     assert.ok(watched, saved[0].source);
