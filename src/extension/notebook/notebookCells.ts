@@ -43,6 +43,8 @@ export class NotebookCells extends DisposableOwner {
   private readonly knownTexts = new Set<string>();
   /** Notebook files read from disk, by URI, with the `mtime:size` they were read at. */
   private readonly disk = new Map<string, { version: string; cells: NotebookCellSource[] }>();
+  /** The workspace's `.ipynb` files, found once until one is created, changed or deleted. */
+  private diskList: Promise<NotebookSource[]> | undefined;
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
@@ -54,6 +56,9 @@ export class NotebookCells extends DisposableOwner {
       vscode.workspace.onDidCloseNotebookDocument(() => this.changed.fire()),
       vscode.workspace.onDidChangeNotebookDocument((e) => this.onNotebookChange(e)),
     );
+    const watcher = this.own(vscode.workspace.createFileSystemWatcher('**/*.ipynb'));
+    const forget = () => (this.diskList = undefined);
+    this.own(watcher.onDidCreate(forget), watcher.onDidChange(forget), watcher.onDidDelete(forget), vscode.workspace.onDidChangeWorkspaceFolders(forget));
     for (const nb of vscode.workspace.notebookDocuments) this.rememberTexts(nb);
   }
 
@@ -78,7 +83,8 @@ export class NotebookCells extends DisposableOwner {
     let index = new NotebookCellIndex(open, this.knownTexts);
     if (names.length === 0 || names.every((n) => index.resolve(n) !== undefined)) return index;
     const openUris = new Set(open.map((o) => o.path));
-    const fromDisk = (await this.diskSources()).filter((d) => !openUris.has(d.path));
+    this.diskList ??= this.diskSources();
+    const fromDisk = (await this.diskList).filter((d) => !openUris.has(d.path));
     if (fromDisk.length > 0) index = new NotebookCellIndex([...open, ...fromDisk], this.knownTexts);
     return index;
   }

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RootMapping } from '../../engine/paths/pathMapper';
 import type { CellTarget } from '../../engine/notebook/cellIndex';
+import { isCellName } from '../../engine/notebook/cellNames';
 import type { CellPlace, CellPlaces } from '../../engine/paths/places';
 import { cellLine, cellPlace } from '../../engine/paths/places';
 import type { CellLocation, NotebookCells } from '../notebook/notebookCells';
@@ -121,7 +122,8 @@ export class PathResolver extends DisposableOwner {
     for (const [file, resolution] of resolutions) {
       if (resolution.kind === 'mapped') local.set(file, resolution.local);
       else if (resolution.kind === 'cell') cells.set(file, this.cellOf(resolution.cell));
-      else if (await this.existsHere(file)) local.set(file, normaliseRecordedPath(file));
+      // A cell's temporary file may exist here (ipykernel's debugger writes them): it is not the user's source.
+      else if (!isCellName(file) && (await this.existsHere(file))) local.set(file, normaliseRecordedPath(file));
       else unmapped.push(file);
     }
     return { local, cells, unmapped };
