@@ -99,4 +99,47 @@ describe('notebook cells in VS Code', function () {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }
   });
+
+  it('the advisor puts its finding on the cell line, and its quick fix edits that line of the cell', async () => {
+    // A loop that keeps what it allocates, in a cell with a blank line on top (recorded line k is cell line k + 1).
+    const source = '\nimport torch\nkeep = []\nfor i in range(6):\n    keep.append(torch.empty(1 << 20))\n';
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vl-nb-advice-'));
+    const file = path.join(dir, 'leak.ipynb');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nbformat: 4,
+        nbformat_minor: 5,
+        metadata: {},
+        cells: [
+          { cell_type: 'markdown', metadata: {}, source: ['A loop that keeps its tensors'] },
+          { cell_type: 'code', metadata: {}, execution_count: 1, outputs: [], source: source.split(/(?<=\n)/) },
+        ],
+      }),
+    );
+    const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(file));
+    await vscode.window.showNotebookDocument(notebook);
+    const name = `/tmp/ipykernel_778/${ipykernelCellHash(source)}.py`;
+    const t = new TraceBuilder();
+    for (let i = 0; i < 6; i++) {
+      const temporary = t.alloc(64, [torch('_tensor.py', 1, 'empty'), { filename: name, line: 3, name: '<module>' }]);
+      t.alloc(MiB, [torch('_tensor.py', 1, 'empty'), { filename: name, line: 4, name: '<module>' }]);
+      t.free(temporary);
+    }
+    const snapshot = path.join(dir, 'leak.pickle');
+    writeFileSync(snapshot, encodePickle(t.dict() as PlainValue));
+    await api.editor.openSnapshot(snapshot);
+    const cell = notebook.cellAt(1).document;
+    const leak = await waitFor('the growing-memory finding on the cell', () =>
+      vscode.languages.getDiagnostics(cell.uri).find((d) => d.source === 'VRAM Lens' && d.code === 'growing-memory'),
+    );
+    assert.equal(leak.range.start.line, 4, 'on cell line 5 (0-based 4): the keep.append line');
+    assert.match(leak.message, /Memory from leak\.ipynb, cell 2, line 5 grows every iteration/);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', cell.uri, leak.range, vscode.CodeActionKind.QuickFix.value);
+    const item = actions.find((a) => a.title.includes('.item()'));
+    assert.ok(item?.edit, `an .item() quick fix among: ${actions.map((a) => a.title).join('; ')}`);
+    assert.ok(await vscode.workspace.applyEdit(item.edit));
+    assert.equal(cell.lineAt(4).text, '    keep.append(torch.empty(1 << 20).item())');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
 });

@@ -121,6 +121,10 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
     assert.ok(x.cellLine === x.line + 1, 'the cell with a blank line on top: recorded lines count from its first line with text');
     const icons = await page.evaluate<number>(`[...document.querySelectorAll('.monaco-editor .margin div')].filter((d) => getComputedStyle(d).backgroundImage.includes('heat-')).length`);
     assert.ok(icons > 0, 'heat icons in the cells\' glyph margins');
+    // The code lens over layer() in its cell: the function's peak and what it holds at the peak.
+    const lens = page.locator('.contentWidgets .codelens-decoration', { hasText: 'VRAM peak' }).first();
+    await lens.waitFor({ timeout: 20_000 });
+    assert.match(await lens.innerText(), new RegExp(`VRAM peak ${binary(64 * MiB)} · ${binary(64 * MiB)} live at peak`));
     await page.screenshot({ path: path.join(resultsDir, 'notebook-annotations.png') });
   }));
 
@@ -138,6 +142,21 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
     assert.ok(!text.includes('ipykernel_'), 'no temporary file name');
     await page.screenshot({ path: path.join(resultsDir, 'notebook-hover.png') });
     await page.mouse.move(5, 5);
+  }));
+
+  it('names the cells in the snapshot summary, not the temporary files', withScreenshot('notebook-summary', () => page, async () => {
+    await runCommand(page, 'VRAM Lens: Show Snapshot Summary');
+    const frame = page.locator('iframe.webview.ready').last().contentFrame().locator('#active-frame').contentFrame();
+    await frame.locator('h1', { hasText: 'kernel.pickle' }).waitFor({ timeout: 30_000 });
+    const acts = recorded('acts = [');
+    const table = await frame.locator('table.lines').first().innerText();
+    assert.ok(table.includes(`train.ipynb, cell ${acts.cell + 1}, line ${acts.cellLine}`), table);
+    const stats = await frame.locator('dl.stats').first().innerText();
+    const tmp = recorded('tmp = torch.empty');
+    assert.ok(stats.includes(`at train.ipynb, cell ${tmp.cell + 1}, line ${tmp.cellLine}`), `the peak's line: ${stats}`);
+    assert.ok(!(table + stats).includes('ipykernel_') && !/\d+\.py:/.test(table + stats), 'no temporary file named');
+    await page.screenshot({ path: path.join(resultsDir, 'notebook-summary.png') });
+    await page.keyboard.press('Control+W');
   }));
 
   it('opens the cell at its line from a timeline block', withScreenshot('notebook-timeline', () => page, async () => {
