@@ -11,20 +11,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { main } from '../../src/cli/main';
 import { NotebookCellIndex } from '../../src/engine/notebook/cellIndex';
 import { parseNotebook } from '../../src/engine/notebook/ipynb';
 import type { KernelRun, TestCell } from './kernelHelpers';
-import { fakeTorch, kernelMissing, markerLine, notebookJson, runKernel } from './kernelHelpers';
+import { cli, fakeTorch, kernelMissing, markerLine, notebookJson, runKernel } from './kernelHelpers';
 
 const missing = kernelMissing();
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

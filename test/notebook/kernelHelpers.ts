@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import assert from 'node:assert/strict';
+import { main } from '../../src/cli/main';
 import { repoRoot } from '../helpers/corpus';
 
 export const kernelPython = process.env.VRAM_LENS_NOTEBOOK_PYTHON ?? '/usr/bin/python3';
@@ -87,4 +89,22 @@ export function markerLine(cells: readonly TestCell[], marker: string): { cell: 
     if (at >= 0) return { cell: i, line: at + 1 };
   }
   throw new Error(`no cell has ${marker}`);
+}
+
+/** `vram-lens ARGS...` in this process: its exit code and output. */
+export async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+/** A line of `analyze --json --notebook`: a cell's (notebook, cell, line in the cell) or a file's. */
+export type CellRow = { readonly file: string; readonly cell?: number; readonly line: number; readonly allocBytes: number; readonly recordedFile?: string };
+
+/** The lines of `snapshot` that allocated, placed on the cells of `notebook`. */
+export async function cellRows(snapshot: string, notebook: string): Promise<CellRow[]> {
+  const r = await cli(['analyze', snapshot, '--json', '--notebook', notebook]);
+  assert.equal(r.code, 0, r.err);
+  return (JSON.parse(r.out) as { devices: { lines: CellRow[] }[] }).devices[0].lines.filter((l) => l.allocBytes > 0);
 }

@@ -10,33 +10,17 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { main } from '../../src/cli/main';
 import { CELL_TEXTS_FORMAT, parseCellTexts } from '../../src/engine/notebook/cellTexts';
 import { ipykernelCellHash } from '../../src/engine/notebook/murmur2';
 import { loadExtensionCell } from '../../src/extension/notebook/loadCell';
 import { repoRoot } from '../helpers/corpus';
 import type { TestCell } from './kernelHelpers';
-import { fakeTorch, kernelMissing, markerLine, notebookJson, runKernel } from './kernelHelpers';
+import { cellRows, fakeTorch, kernelMissing, markerLine, notebookJson, runKernel } from './kernelHelpers';
 
 const missing = kernelMissing();
 const pythonDir = path.join(repoRoot, 'src', 'python');
 const KiB = 1024;
 const MiB = 1024 * KiB;
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
-
-type Row = { file: string; cell?: number; line: number; allocBytes: number; recordedFile?: string };
-
-async function cellRows(snapshot: string, notebook: string): Promise<Row[]> {
-  const r = await cli(['analyze', snapshot, '--json', '--notebook', notebook]);
-  assert.equal(r.code, 0, r.err);
-  return (JSON.parse(r.out) as { devices: { lines: Row[] }[] }).devices[0].lines.filter((l) => l.allocBytes > 0);
-}
 
 describe('%%vram in a real kernel (the stand-in torch)', { skip: missing }, () => {
   it('records one cell, then a span of cells, each into its own snapshot on its cells, and leaves recording off', async () => {

@@ -10,7 +10,6 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { main } from '../../src/cli/main';
 import { BOOTSTRAP_ENTRY, buildProfileCommand } from '../../src/runtime/profile/command';
 import { fileConfiguration } from '../../src/runtime/profile/configuration';
 import { classifyOutcome } from '../../src/runtime/profile/outcome';
@@ -19,7 +18,7 @@ import type { RunResult } from '../../src/runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../src/runtime/profile/runner';
 import { repoRoot } from '../helpers/corpus';
 import type { TestCell } from './kernelHelpers';
-import { fakeTorch, kernelPython, kernelRoot, markerLine, notebookJson } from './kernelHelpers';
+import { cellRows, fakeTorch, kernelPython, kernelRoot, markerLine, notebookJson } from './kernelHelpers';
 import { spawnSync } from 'node:child_process';
 
 const MiB = 1024 * 1024;
@@ -67,14 +66,6 @@ async function profileNotebook(cells: readonly TestCell[], options: { env?: Reco
   });
   const result = await run.done;
   return { ...result, stdout, stderr, snapshot, notebook, streamed };
-}
-
-async function cellRows(snapshot: string, notebook: string): Promise<{ cell?: number; line: number; allocBytes: number; file: string }[]> {
-  let out = '';
-  let err = '';
-  const code = await main(['analyze', snapshot, '--json', '--notebook', notebook], { out: (t) => (out += t), err: (t) => (err += t) });
-  assert.equal(code, 0, err);
-  return (JSON.parse(out) as { devices: { lines: { cell?: number; line: number; allocBytes: number; file: string }[] }[] }).devices[0].lines.filter((l) => l.allocBytes > 0);
 }
 
 const CELLS: TestCell[] = [
