@@ -4,6 +4,7 @@ import { formatBytes, formatDelta } from '../engine/text/format';
 import { commonDirectory, placeText, shortPath } from './render';
 import type { CellPlaces } from '../engine/paths/places';
 import { fileLabel, lineLabel, placeOf } from '../engine/paths/places';
+import { FIGURE } from '../engine/analysis/lineFigures';
 
 const W = 12;
 
@@ -55,9 +56,9 @@ export function renderComparison(c: Comparison, changed: readonly LineDelta[], t
   out.push(`  ${cell('Δ live@peak')}${cell('baseline')}${cell('current')}${cell('Δ allocated')}  line`);
   for (const l of rows) {
     out.push(
-      `  ${cell(formatDelta(l.delta.liveAtPeakBytes))}${cell(formatBytes(l.baseline?.figures.liveAtPeakBytes ?? 0))}${cell(
-        formatBytes(l.current?.figures.liveAtPeakBytes ?? 0),
-      )}${cell(formatDelta(l.delta.allocBytes))}  ${where(l, base, places)}`,
+      `  ${cell(formatDelta(l.delta[FIGURE.heldAtPeak]))}${cell(formatBytes(l.baseline?.figures[FIGURE.heldAtPeak] ?? 0))}${cell(
+        formatBytes(l.current?.figures[FIGURE.heldAtPeak] ?? 0),
+      )}${cell(formatDelta(l.delta[FIGURE.allocated]))}  ${where(l, base, places)}`,
     );
   }
   const files = [...c.files];

@@ -1,5 +1,6 @@
 /** `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library] [--notebook PATH]...` */
 import { stringifyExact, toReport } from '../../engine/analysis/report';
+import { LINE_FIGURES } from '../../engine/analysis/lineFigures';
 import { analyzeFileArgument } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import { intOption } from '../args';
@@ -16,7 +17,7 @@ export async function analyzeCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   if (!input) return 1;
   const { file, device, analysis, cells } = input;
   if (args.options.has('json')) {
-    io.out(stringifyExact(toReport(analysis, device, cells?.places)) + '\n');
+    io.out(stringifyExact(toReport(analysis, device, LINE_FIGURES, cells?.places)) + '\n');
   } else {
     io.out(renderAnalysis(file, analysis, { device, top, places: cells?.places }));
   }

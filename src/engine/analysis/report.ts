@@ -8,16 +8,14 @@ import { placeLine } from '../paths/places';
 import type { Analysis } from './analyze';
 import type { PeakBucket } from './peakBreakdown';
 import type { LineFigures } from './lines';
-import type { LineFigureKey } from './lineFigures';
-import { LINE_FIGURE_KEYS } from './lineFigures';
+import type { FigureRegistry, FigureValues } from './lineFigures';
+import { LINE_FIGURES, figureValues } from './lineFigures';
 
-/** One row of the JSON: the line (a notebook cell's: `placeLine`) and every figure of the registry (lineFigures.ts). */
-export type LineReport = PlacedLine<LineNumber> & Record<LineFigureKey, number>;
+/** One row of the JSON: the line (a notebook cell's: `placeLine`) and every figure of the registry (lineFigures.ts), in its order. */
+export type LineReport = PlacedLine<LineNumber> & FigureValues;
 
-function lineReport(l: LineFigures, places: CellPlaces | undefined): LineReport {
-  const row = placeLine(l.file, l.line, places) as LineReport;
-  for (const key of LINE_FIGURE_KEYS) row[key] = l[key];
-  return row;
+function lineReport(l: LineFigures, figures: FigureRegistry, places: CellPlaces | undefined): LineReport {
+  return { ...placeLine(l.file, l.line, places), ...figureValues(l, figures) };
 }
 
 export interface DeviceReport {
@@ -41,8 +39,11 @@ export interface AnalysisReport {
   devices: DeviceReport[];
 }
 
-/** `places`: the notebook cells of recorded cell files (`vram-lens analyze --notebook`). */
-export function toReport(analysis: Analysis, onlyDevice?: number, places?: CellPlaces): AnalysisReport {
+/**
+ * `figures`: the per-line figures the line objects hold (the registry's; tests plant more); `places`: the notebook
+ * cells of recorded cell files (`vram-lens analyze --notebook`).
+ */
+export function toReport(analysis: Analysis, onlyDevice?: number, figures: FigureRegistry = LINE_FIGURES, places?: CellPlaces): AnalysisReport {
   const devices = analysis.devices
     .filter((d) => onlyDevice === undefined || d.device === onlyDevice)
     .map(
@@ -57,7 +58,7 @@ export function toReport(analysis: Analysis, onlyDevice?: number, places?: CellP
         peakReservedBytes: d.peakReservedBytes,
         finalReservedBytes: d.finalReservedBytes,
         oomCount: d.ooms.length,
-        lines: d.lines.map((l) => lineReport(l, places)),
+        lines: d.lines.map((l) => lineReport(l, figures, places)),
         peakBreakdown: d.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
       }),
     );

@@ -30,9 +30,11 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files, s
       return;
     }
     try {
+      // The texts the advisor reads: captured once, sent to the snapshot's worker once (LoadedSnapshot).
       const texts = await sources.texts(snapshot.id);
+      // The notebook cells of its recorded cell files: the findings name their lines by cell.
       const places = cellPlacesOf(await files.resolve([...texts.keys()]));
-      const findings = await snapshot.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])), places });
+      const findings = await snapshot.call('advice', { places });
       const fresh = new FindingIndex();
       const byFile = await diagnosticsFor(snapshot, findings, files, fresh);
       if (mine !== generation) return;

@@ -12,6 +12,7 @@ import type { LineRow } from '../../../src/protocol/timeline';
 import type { SortKey, ViewState } from '../state/state';
 import { TABLE_COLUMNS } from './tableColumns';
 import type { TableHandlers } from './actions';
+import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 
 
 /** Most rows rendered at once (the filter narrows the rest). */
@@ -102,7 +103,7 @@ export class LinesTable {
       tr.dataset.line = String(row.id);
       tr.tabIndex = 0;
       if (row.id === selectedLine) tr.classList.add('selected');
-      tr.title = `${placeOf(row.file, this.places) ? `${lineLabel(row.file, row.line, this.places)} (ran as ${row.file}:${row.line})` : `${row.file}:${row.line}`}\n${row.allocCount} allocations, ${formatBytes(row.allocBytes)} in all; peak while allocating ${formatBytes(row.peakBytes)}`;
+      tr.title = `${placeOf(row.file, this.places) ? `${lineLabel(row.file, row.line, this.places)} (ran as ${row.file}:${row.line})` : `${row.file}:${row.line}`}\n${row[FIGURE.allocations]} allocations, ${formatBytes(row[FIGURE.allocated])} in all; peak while allocating ${formatBytes(row[FIGURE.peakWhileAllocating])}`;
       const name = el('td', 'col-line');
       const place = placeOf(row.file, this.places);
       name.append(
