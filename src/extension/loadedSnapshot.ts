@@ -8,6 +8,8 @@
  * run time, so unit tests drive it with an in-process worker.
  */
 import type * as vscode from 'vscode';
+import type { Finding } from '../engine/advice/finding';
+import type { CellPlaces } from '../engine/paths/places';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineDetail } from '../engine/analysis/lineDetail';
 import type { LineFigures } from '../engine/analysis/lines';
@@ -41,6 +43,7 @@ export interface HeldState {
   readonly lineDetails: number;
   readonly lineFunctions: boolean;
   readonly sources: boolean;
+  readonly findings: boolean;
 }
 
 export class LoadedSnapshot {
@@ -60,6 +63,8 @@ export class LoadedSnapshot {
   #lastRevision = 0;
   /** The capture of the texts and any update after it, in order; undefined until the first capture. */
   #reading: Promise<void> | undefined;
+  /** The advisor's findings, keyed by the texts' revision (and the notebook cells) they were asked with. */
+  readonly #findings = new Map<string, Promise<readonly Finding[]>>();
 
   constructor(
     readonly id: string,
@@ -104,6 +109,19 @@ export class LoadedSnapshot {
   /** Per line id, the function its frames name ('' when none); asked once per attribution. */
   lineFunctions(): Promise<readonly string[]> {
     return this.remember(this.#functions, 'all', () => this.worker.call('lineFunctions', {}));
+  }
+
+  /**
+   * The advisor's findings on every device, asked once per attribution, texts' revision and `places` (the
+   * notebook cells of recorded cell files), after `capture` (the texts captured at load): the Problems
+   * panel and the summary share them.
+   */
+  async findings(capture: () => Promise<unknown>, places: CellPlaces = {}): Promise<readonly Finding[]> {
+    await capture();
+    // The notebook cells of its recorded cell files name lines in the messages: findings per texts and cells.
+    const key = `${this.#lastRevision}\u0000${JSON.stringify(places)}`;
+    for (const k of this.#findings.keys()) if (k !== key) this.#findings.delete(k);
+    return this.remember(this.#findings, key, () => this.askReadingSources('advice', Object.keys(places).length > 0 ? { places } : {}));
   }
 
   /**
@@ -201,7 +219,13 @@ export class LoadedSnapshot {
 
   /** What it holds besides the worker. */
   held(): HeldState {
-    return { lineDevices: this.#lines.size, lineDetails: this.#details.size, lineFunctions: this.#functions.size > 0, sources: this.#reading !== undefined || this.#sources.size > 0 };
+    return {
+      lineDevices: this.#lines.size,
+      lineDetails: this.#details.size,
+      lineFunctions: this.#functions.size > 0,
+      sources: this.#reading !== undefined || this.#sources.size > 0,
+      findings: this.#findings.size > 0,
+    };
   }
 
   /** Ends the worker and drops everything it held; later questions are refused. */
@@ -219,6 +243,7 @@ export class LoadedSnapshot {
     this.#lines.clear();
     this.#details.clear();
     this.#functions.clear();
+    this.#findings.clear();
   }
 
   /** The cached answer for `key`, else `ask()`'s, kept unless it fails (the next caller asks again). */

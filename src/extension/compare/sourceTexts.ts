@@ -11,6 +11,8 @@ import type { LineTextProvider } from '../../engine/paths/sourceText';
 import type { LoadedSnapshot, SourceFiles, SourceReading } from '../loadedSnapshot';
 import type { SnapshotStore } from '../snapshotStore';
 import type { PathResolver } from '../paths/pathResolver';
+import { cellPlacesOf } from '../paths/pathResolver';
+import type { CellPlaces } from '../../engine/paths/places';
 import { errorMessage } from '../../engine/base/errors';
 import { cellLines } from '../../engine/notebook/cellLines';
 import { DisposableOwner } from '../disposables';
@@ -41,6 +43,15 @@ export class SourceTexts extends DisposableOwner {
   texts(snapshotId: string): Promise<SourceFiles> {
     const snapshot = this.store.get(snapshotId);
     return snapshot ? this.capture(snapshot) : Promise.resolve(new Map());
+  }
+
+  /**
+   * The notebook cells of the snapshot's recorded cell files whose texts are held (the advisor names their
+   * lines by cell: the Problems panel and the summary ask with the same cells, and share the findings).
+   */
+  async cellPlaces(snapshotId: string): Promise<CellPlaces> {
+    const texts = await this.texts(snapshotId);
+    return cellPlacesOf(await this.files.resolve([...texts.keys()]));
   }
 
   /** Captures the texts of every snapshot just loaded (the snapshot keeps them once; closing it drops them). */

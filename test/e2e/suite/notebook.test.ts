@@ -12,8 +12,6 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
 import { ipykernelCellHash } from '../../../src/engine/notebook/murmur2';
-import type { PlainValue } from '../../../src/engine/pickle/encoder';
-import { encodePickle } from '../../../src/engine/pickle/encoder';
 import { MiB, TraceBuilder, torch } from '../../helpers/traceBuilder';
 
 const EXTENSION_ID = 'vram-lens.vram-lens';
@@ -76,7 +74,7 @@ describe('notebook cells in VS Code', function () {
       t.alloc(8 * MiB, [torch('_tensor.py', 1, 'empty'), { filename: name, line: 1, name: '<module>' }]);
       t.alloc(16 * MiB, [torch('_tensor.py', 1, 'empty'), { filename: name, line: 2, name: '<module>' }]);
       const snapshot = path.join(dir, 'ran.pickle');
-      writeFileSync(snapshot, encodePickle(t.dict() as PlainValue));
+      writeFileSync(snapshot, t.pickle());
       await api.editor.openSnapshot(snapshot);
       const annotator = api.editor.annotator;
       const shown = await waitFor('the edited cell annotated', async () => {
@@ -127,7 +125,7 @@ describe('notebook cells in VS Code', function () {
       t.free(temporary);
     }
     const snapshot = path.join(dir, 'leak.pickle');
-    writeFileSync(snapshot, encodePickle(t.dict() as PlainValue));
+    writeFileSync(snapshot, t.pickle());
     await api.editor.openSnapshot(snapshot);
     const cell = notebook.cellAt(1).document;
     const leak = await waitFor('the growing-memory finding on the cell', () =>

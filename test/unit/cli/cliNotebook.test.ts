@@ -8,8 +8,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../../src/cli/main';
-import type { PlainValue } from '../../../src/engine/pickle/encoder';
-import { encodePickle } from '../../../src/engine/pickle/encoder';
 import { ipykernelCellHash } from '../../../src/engine/notebook/murmur2';
 import { CELL_TEXTS_FORMAT } from '../../../src/engine/notebook/cellTexts';
 import type { TestFrame } from '../../helpers/traceBuilder';
@@ -61,7 +59,7 @@ function fixture(): { dir: string; snapshot: string; notebook: string } {
   t.alloc(1 * MiB, [empty, cellFrame(2, 3)]);
   t.alloc(2 * MiB, [empty, cellFrame(3, 2)]);
   const snapshot = path.join(dir, 'snap.pickle');
-  writeFileSync(snapshot, encodePickle(t.dict() as PlainValue));
+  writeFileSync(snapshot, t.pickle());
   return { dir, snapshot, notebook };
 }
 
@@ -146,7 +144,7 @@ describe('vram-lens advise and diff --notebook', () => {
     t.alloc(1 * MiB, [empty, other(2, 3)]);
     t.alloc(4 * MiB, [empty, other(3, 2)]);
     const second = path.join(dir, 'second.pickle');
-    writeFileSync(second, encodePickle(t.dict() as PlainValue));
+    writeFileSync(second, t.pickle());
     const r = await run(['diff', snapshot, second, '--json', '--notebook', dir]);
     assert.equal(r.code, 0, r.err);
     const report = JSON.parse(r.out) as { lines: { file: string; cell?: number; line: number; match: string; delta: { allocBytes: number } }[] };
@@ -174,7 +172,7 @@ describe('vram-lens advise and diff --notebook', () => {
       t.free(temporary);
     }
     const snap = path.join(dir, 'loop.pickle');
-    writeFileSync(snap, encodePickle(t.dict() as PlainValue));
+    writeFileSync(snap, t.pickle());
     const r = await run(['advise', snap, '--notebook', dir]);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /\[growing-memory\] Memory from loop\.ipynb, cell 1, line 5 grows/);
