@@ -6,6 +6,7 @@
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
 import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
+import type { CellPlaces } from '../engine/paths/places';
 import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
 
@@ -71,7 +72,7 @@ export interface SummaryModel {
   readonly devices: readonly SummaryDevice[];
   /** The first few recorded files with figures that were not found on this machine. */
   readonly unmappedFiles: readonly string[];
-  /** How many were not found in all. */
+  /** How many files (not notebook cells) were not found in all. */
   readonly unmappedCount: number;
   /** While the recorded files are being looked for on this machine: how many (no line is a link yet). */
   readonly findingFiles?: number;
@@ -80,6 +81,8 @@ export interface SummaryModel {
    * an OOM without a line of yours) are shown only here, not in the Problems panel.
    */
   readonly advice: SummaryAdvice;
+  /** The notebook cells of recorded cell files: their lines are named by cell ("train.ipynb, cell 7, line 3"). */
+  readonly places?: CellPlaces;
 }
 
 export type HostToSummary =

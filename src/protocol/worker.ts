@@ -14,6 +14,7 @@ import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type { LineNumber } from '../engine/snapshot/model';
 import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
+import type { CellPlaces } from '../engine/paths/places';
 
 export type { SnapshotInfo, SourceUpdate };
 
@@ -53,8 +54,12 @@ export interface WorkerMethods {
    * revision changed. Answers the revisions held (file -> revision).
    */
   setSources: { params: { files: readonly SourceUpdate[] }; result: Readonly<Record<string, number>> };
-  /** The advisor's findings for one device (or every device), reading the source texts set by `setSources`. */
-  advice: { params: { device?: number }; result: readonly Finding[] };
+  /**
+   * The advisor's findings for one device (or every device), reading the source texts set by `setSources`;
+   * `places` (the notebook cells of recorded cell files) names cell lines in the messages and is kept for
+   * later calls (the timeline's markers).
+   */
+  advice: { params: { device?: number; places?: CellPlaces }; result: readonly Finding[] };
 }
 
 export type MethodName = keyof WorkerMethods;

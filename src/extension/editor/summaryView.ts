@@ -15,6 +15,8 @@ import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
 import type { PathResolver, ResolvedPaths } from '../paths/pathResolver';
+import { cellPlacesOf } from '../paths/pathResolver';
+import { isCellName } from '../../engine/notebook/cellNames';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToSummary, SummaryAdvice, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
 import type { Finding } from '../../engine/advice/finding';
@@ -77,7 +79,9 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
   const perDevice = await Promise.all(
     snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
   );
-  const mapped = (file: string) => resolved?.local.has(file) ?? false;
+  const mapped = (file: string) => (resolved?.local.has(file) ?? false) || (resolved?.cells.has(file) ?? false);
+  const notFound = resolved?.unmapped ?? [];
+  const filesNotFound = notFound.filter((f) => !isCellName(f));
   const advice: SummaryAdvice =
     findings === 'off'
       ? { state: 'off' }
@@ -124,10 +128,12 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
       topLines: topLines({ lines }, TOP_LINES).map(line),
       peakBreakdown: d.peakBreakdown,
     })),
-    unmappedFiles: resolved?.unmapped.slice(0, UNMAPPED_SHOWN) ?? [],
-    unmappedCount: resolved?.unmapped.length ?? 0,
+    // The first few files not found, and every cell not found (the page says which notebooks' cells they are).
+    unmappedFiles: [...filesNotFound.slice(0, UNMAPPED_SHOWN), ...notFound.filter(isCellName)],
+    unmappedCount: filesNotFound.length,
     ...(resolved ? {} : { findingFiles: recordedCount }),
     advice,
+    places: resolved ? cellPlacesOf(resolved) : {},
   };
 }
 
@@ -211,7 +217,9 @@ class SummaryView extends DisposableOwner {
     if (!this.ready || !snapshot || !this.deps.store.get(snapshot.id)) return;
     try {
       const recorded = await recordedFiles(snapshot);
-      const advisor = setting('advice.enabled', true) ? snapshot.findings(() => this.deps.sources.texts(snapshot.id)) : undefined;
+      const advisor = setting('advice.enabled', true)
+        ? this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places))
+        : undefined;
       const soon = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
       // The figures at once: the files found on this machine and the advisor's findings when they are ready.
       const resolving = this.deps.resolver.resolve(recorded);

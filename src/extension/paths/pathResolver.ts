@@ -1,19 +1,25 @@
 /**
  * Finds the files a snapshot recorded (paths of the machine that ran the program) in this
  * workspace: remembered root mappings, then the longest matching path suffix among the workspace's
- * files, then the same path on this machine. Every recorded path is resolved once (all the views of
- * a snapshot share one answer, until a mapping, the workspace folders or its files change), in
- * batches: one workspace search for all the names, and folders listed from the top down to find
- * files recorded on this machine. Unmapped folders are asked about once each, one question per folder
- * at a time, never about a folder a resolved file already places; a chosen folder must hold at least
- * one of the recorded files.
+ * files, then the same path on this machine. The temporary file a notebook cell ran as is found as
+ * that cell of a notebook (`NotebookCells`), with the line offset of its code. Every recorded path is
+ * resolved once (all the views of a snapshot share one answer, until a mapping, the workspace
+ * folders, the notebooks or the workspace's files change), in batches: one workspace search for all
+ * the names, and folders listed from the top down to find files recorded on this machine. Unmapped
+ * folders are asked about once each, one question per folder at a time, never about a folder a
+ * resolved file already places; a chosen folder must hold at least one of the recorded files.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { RootMapping } from '../../engine/paths/pathMapper';
+import type { CellTarget } from '../../engine/notebook/cellIndex';
+import { isCellName } from '../../engine/notebook/cellNames';
+import type { CellPlace, CellPlaces } from '../../engine/paths/places';
+import { cellLine, cellPlace } from '../../engine/paths/places';
+import type { CellLocation, NotebookCells } from '../notebook/notebookCells';
 import type { ListFolder } from '../../engine/paths/existingFiles';
 import { existingFiles } from '../../engine/paths/existingFiles';
-import type { RootMapping } from '../../engine/paths/pathMapper';
 import { LocalFiles, applyRootMappings, isInsideAny, mappedFolders, resolveRecordedPaths, unmappedRoots } from '../../engine/paths/pathMapper';
 import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath';
 import { filesUnderRoot } from '../../engine/paths/recordedLines';
@@ -32,17 +38,51 @@ const MAX_LISTED = 200_000;
 /** Batches of more recorded paths than this show a progress indicator in the status bar. */
 const PROGRESS_FROM = 500;
 
+/** One recorded path's answer: a local file, a notebook cell, or not found. */
+type Answer = { readonly local: string } | { readonly cell: ResolvedCell } | undefined;
+
 /** A comparable form of a local file path (case-folded where the file system is). */
 export function localKey(fsPath: string): string {
   const normal = path.normalize(fsPath);
   return process.platform === 'win32' || process.platform === 'darwin' ? normal.toLowerCase() : normal;
 }
 
+/** A recorded cell file found as a notebook cell. */
+export interface ResolvedCell {
+  readonly target: CellTarget;
+  readonly location: CellLocation;
+  /** For naming its lines (the notebook as a local path). */
+  readonly place: CellPlace;
+}
+
 export interface ResolvedPaths {
   /** Recorded path -> local file path. */
   readonly local: ReadonlyMap<string, string>;
+  /** Recorded cell file -> its notebook cell. */
+  readonly cells: ReadonlyMap<string, ResolvedCell>;
   /** Recorded paths found nowhere (or in several places). */
   readonly unmapped: readonly string[];
+}
+
+/** The cells of resolved paths, for naming lines (`lineLabel`) in views and messages. */
+export function cellPlacesOf(resolved: Pick<ResolvedPaths, 'cells'>): CellPlaces {
+  const places: Record<string, CellPlace> = {};
+  for (const [file, cell] of resolved.cells) places[file] = cell.place;
+  return places;
+}
+
+/** Where a recorded line is here: a file's line, or a line of a notebook cell. */
+export interface LocalLine {
+  readonly uri: vscode.Uri;
+  /** 1-based line in the document `uri` names (a cell's own document when its notebook is open). */
+  readonly line: number;
+  /** The notebook cell, for a cell's code. */
+  readonly cell?: CellLocation;
+}
+
+/** The key of the document a recorded file's lines go on: a file's path, or an open notebook cell's document. */
+export function documentKey(document: { readonly uri: vscode.Uri }): string {
+  return document.uri.scheme === 'file' ? localKey(document.uri.fsPath) : document.uri.toString();
 }
 
 export class PathResolver extends DisposableOwner {
@@ -50,10 +90,10 @@ export class PathResolver extends DisposableOwner {
   /** Fires when a root mapping is added or forgotten. */
   readonly onDidChange = this.changed.event;
   private readonly askedThisSession = new Set<string>();
-  /** Each recorded path's local file (undefined: not found), asked once; dropped when mappings, folders or files change. */
-  private readonly answers = new Map<string, Promise<string | undefined>>();
+  /** Each recorded path's answer, asked once; dropped when a mapping, the workspace folders, the notebooks or the files change. */
+  private readonly answers = new Map<string, Promise<Answer>>();
   /** The answers that arrived (read without waiting: a snapshot's views ask about the same 100,000 paths). */
-  private readonly settled = new Map<string, string | undefined>();
+  private readonly settled = new Map<string, Answer>();
   /** Bumped when the answers are dropped: a batch that was running then keeps its answers to itself. */
   private generation = 0;
   /** The question being asked about each recorded folder: a second caller waits for the same answer. */
@@ -62,6 +102,8 @@ export class PathResolver extends DisposableOwner {
   constructor(
     private readonly state: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
+    /** The notebooks a recorded cell file may be a cell of. */
+    readonly notebooks: NotebookCells,
   ) {
     super();
     const forget = () => {
@@ -73,6 +115,7 @@ export class PathResolver extends DisposableOwner {
     this.own(
       this.changed.event(forget),
       vscode.workspace.onDidChangeWorkspaceFolders(forget),
+      notebooks.onDidChange(() => this.changed.fire()),
       // A file created or deleted may be the one a recorded path names.
       watcher.onDidCreate(forget),
       watcher.onDidDelete(forget),
@@ -109,7 +152,7 @@ export class PathResolver extends DisposableOwner {
       const generation = this.generation;
       const batch = this.resolveBatch(missing).then((found) => {
         // Kept only while these answers are still the current ones (no mapping or file changed meanwhile).
-        if (this.generation === generation) for (const [f, local] of found) this.settled.set(f, local);
+        if (this.generation === generation) for (const [f, answer] of found) this.settled.set(f, answer);
         return found;
       });
       // A failed batch is asked again by the next caller.
@@ -119,41 +162,41 @@ export class PathResolver extends DisposableOwner {
       for (const f of missing) this.answers.set(f, batch.then((found) => found.get(f)));
     }
     const pending = unique.filter((f) => !this.settled.has(f));
-    const waited = new Map<string, string | undefined>();
+    const waited = new Map<string, Answer>();
     if (pending.length > 0) {
-      const locals = await Promise.all(pending.map((f) => this.answers.get(f)!));
-      pending.forEach((f, i) => waited.set(f, locals[i]));
+      const answers = await Promise.all(pending.map((f) => this.answers.get(f)!));
+      pending.forEach((f, i) => waited.set(f, answers[i]));
     }
     const local = new Map<string, string>();
+    const cells = new Map<string, ResolvedCell>();
     const unmapped: string[] = [];
     for (const file of unique) {
-      const here = this.settled.has(file) ? this.settled.get(file) : waited.get(file);
-      if (here !== undefined) local.set(file, here);
-      else unmapped.push(file);
+      const answer = this.settled.has(file) ? this.settled.get(file) : waited.get(file);
+      if (answer === undefined) unmapped.push(file);
+      else if ('local' in answer) local.set(file, answer.local);
+      else cells.set(file, answer.cell);
     }
-    return { local, unmapped };
+    return { local, cells, unmapped };
   }
 
-  /** The local file of one recorded path (remembered until the mappings, workspace folders or files change). */
-  async localUri(recorded: string): Promise<vscode.Uri | undefined> {
-    const local = (await this.resolve([recorded])).local.get(recorded);
-    return local === undefined ? undefined : vscode.Uri.file(local);
-  }
-
-  /** Resolves `recorded` (none resolved before): the workspace's files, then this machine's, with progress for large batches. */
-  private resolveBatch(recorded: readonly string[]): Promise<Map<string, string | undefined>> {
+  /** Resolves `recorded` (none resolved before): the workspace's files and notebooks, then this machine's, with progress for large batches. */
+  private resolveBatch(recorded: readonly string[]): Promise<Map<string, Answer>> {
     const work = async () => {
       const started = Date.now();
       const candidates = await this.localCandidates(recorded);
-      const resolutions = resolveRecordedPaths(recorded, new LocalFiles(candidates), this.mappings);
-      const found = new Map<string, string | undefined>();
+      const cellIndex = await this.notebooks.index(recorded);
+      const resolutions = resolveRecordedPaths(recorded, new LocalFiles(candidates), this.mappings, cellIndex);
+      const found = new Map<string, Answer>();
       const rest: string[] = [];
       for (const [file, resolution] of resolutions) {
-        if (resolution.kind === 'mapped') found.set(file, resolution.local);
-        else rest.push(file);
+        if (resolution.kind === 'mapped') found.set(file, { local: resolution.local });
+        else if (resolution.kind === 'cell') found.set(file, { cell: this.cellOf(resolution.cell) });
+        // A cell's temporary file may exist here (ipykernel's debugger writes them): it is not the user's source.
+        else if (!isCellName(file)) rest.push(file);
+        else found.set(file, undefined);
       }
       const here = await existingFiles(rest, listFolder, process.platform === 'win32');
-      for (const file of rest) found.set(file, here.has(file) ? normaliseRecordedPath(file) : undefined);
+      for (const file of rest) found.set(file, here.has(file) ? { local: normaliseRecordedPath(file) } : undefined);
       if (recorded.length >= PROGRESS_FROM) {
         const mapped = [...found.values()].filter((v) => v !== undefined).length;
         this.log.info(`Resolved ${recorded.length} recorded files in ${Date.now() - started} ms: ${mapped} found.`);
@@ -169,11 +212,40 @@ export class PathResolver extends DisposableOwner {
     );
   }
 
+  private cellOf(target: CellTarget): ResolvedCell {
+    const location = this.notebooks.locate(target.notebook, target.cell);
+    const notebook = location.notebookUri.scheme === 'file' ? location.notebookUri.fsPath : location.notebookUri.path;
+    return { target, location, place: cellPlace(target, notebook) };
+  }
+
+  /**
+   * Where recorded `file`'s 1-based `line` is here: the same line of its local file, or the line of its
+   * notebook cell (the cell's document when the notebook is open, else the notebook file).
+   */
+  async localLine(file: string, line: number): Promise<LocalLine | undefined> {
+    const resolved = await this.resolve([file]);
+    const cell = resolved.cells.get(file);
+    if (cell) {
+      const uri = cell.location.cell?.document.uri ?? cell.location.notebookUri;
+      return { uri, line: cellLine(cell.place, line), cell: cell.location };
+    }
+    const local = resolved.local.get(file);
+    return local === undefined ? undefined : { uri: vscode.Uri.file(local), line };
+  }
+
+  /**
+   * The local file of one recorded path (remembered until the mappings, the workspace folders or the
+   * notebooks change); a cell's document when it is a cell of an open notebook, else its notebook.
+   */
+  async localUri(recorded: string): Promise<vscode.Uri | undefined> {
+    return (await this.localLine(recorded, 1))?.uri;
+  }
+
   /**
    * Asks where one unmapped recorded folder is (the one with the most files first), unless it was
    * asked about already or a resolved file places it. Resolves true when the user chose a folder.
    */
-  async askAboutUnmapped(resolved: ResolvedPaths): Promise<boolean> {
+  async askAboutUnmapped(resolved: Pick<ResolvedPaths, 'local' | 'unmapped'>): Promise<boolean> {
     if (this.asking.size > 0 || resolved.unmapped.length === 0) return false;
     const ignored = new Set(this.state.get<string[]>(IGNORED_KEY, []));
     // A folder a found file places (its file found by suffix, or under a remembered mapping) is not asked about:
