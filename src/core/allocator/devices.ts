@@ -23,22 +23,91 @@ export class AddressSource {
   }
 }
 
+/**
+ * Addresses for a prediction's new segments: where the recording put a segment of that size (or an
+ * expandable segment of that stream and pool), when that range is free, so that a prediction under
+ * the recorded settings lays blocks out as PyTorch did; made-up addresses otherwise.
+ */
+export class AddressHints {
+  /** Recorded segment_alloc addresses per size, in trace order (repeats kept), and the next one to offer. */
+  private readonly bySize = new Map<number, number[]>();
+  private readonly cursor = new Map<number, number>();
+  private readonly expandable: { base: number; stream: number; small: boolean }[];
+  private readonly live = new Map<number, number>();
+  private readonly synthetic = new AddressSource();
+
+  constructor(trace: DeviceTrace, expandable: readonly { base: number; stream: number; small: boolean }[]) {
+    for (let i = 0; i < trace.length; i++) {
+      if (trace.action[i] !== Action.SegmentAlloc) continue;
+      const list = this.bySize.get(trace.size[i]) ?? [];
+      list.push(trace.addr[i]);
+      this.bySize.set(trace.size[i], list);
+    }
+    this.expandable = [...expandable];
+  }
+
+  /** Marks a range as in use (segments that exist when the replay starts). */
+  use(ptr: number, size: number): void {
+    this.live.set(ptr, size);
+  }
+
+  release(ptr: number): void {
+    this.live.delete(ptr);
+  }
+
+  private isFree(ptr: number, size: number): boolean {
+    for (const [base, bytes] of this.live) if (ptr < base + bytes && base < ptr + size) return false;
+    return true;
+  }
+
+  /** The next recorded address for a segment of this size that is free now (in recorded order, wrapping round). */
+  segment(size: number): number {
+    const list = this.bySize.get(size) ?? [];
+    const start = this.cursor.get(size) ?? 0;
+    let ptr: number | undefined;
+    for (let k = 0; k < list.length && ptr === undefined; k++) {
+      const j = (start + k) % list.length;
+      if (this.isFree(list[j], size)) {
+        ptr = list[j];
+        this.cursor.set(size, j + 1);
+      }
+    }
+    ptr ??= this.synthetic.take(size);
+    this.use(ptr, size);
+    return ptr;
+  }
+
+  /** Expandable segments in use, by base (their address space is only estimated, so bases are compared). */
+  private readonly reservations = new Set<number>();
+
+  reserveHint(base: number): void {
+    this.reservations.add(base);
+  }
+
+  reservation(size: number, stream: number, small: boolean): number {
+    const ptr = this.expandable.find((c) => c.stream === stream && c.small === small && !this.reservations.has(c.base))?.base ?? this.synthetic.take(size);
+    this.reservations.add(ptr);
+    return ptr;
+  }
+}
+
 export class CapacityDevice implements DeviceMemory {
-  private readonly addresses = new AddressSource();
   constructor(
     readonly capacity: number,
     public used: number,
+    private readonly addresses: AddressHints,
   ) {}
   malloc(size: number): number | undefined {
     if (this.used + size > this.capacity) return undefined;
     this.used += size;
-    return this.addresses.take(size);
+    return this.addresses.segment(size);
   }
-  free(_ptr: number, size: number): void {
+  free(ptr: number, size: number): void {
     this.used -= size;
+    this.addresses.release(ptr);
   }
-  reserve(size: number): number {
-    return this.addresses.take(size);
+  reserve(size: number, stream: number, small: boolean): number {
+    return this.addresses.reservation(size, stream, small);
   }
   map(_ptr: number, size: number): boolean {
     if (this.used + size > this.capacity) return false;

@@ -79,18 +79,27 @@ class ClusterBuilder {
     private readonly largePage: number,
   ) {}
 
-  find(address: number, stream: number): number {
+  /** The reservation holding `address`: the nearest base at or below it (within `span`), of the pool when known. */
+  find(address: number, stream: number, small?: boolean): number {
     let best = -1;
     this.clusters.forEach((c, k) => {
-      if (c.stream !== stream) return;
-      const near = address >= c.base ? address - c.base < this.span : c.end - address < this.span;
-      if (near && (best < 0 || Math.abs(address - c.base) < Math.abs(address - this.clusters[best].base))) best = k;
+      if (c.stream !== stream || (small !== undefined && c.small !== small)) return;
+      const below = address >= c.base && address - c.base < this.span;
+      const above = address < c.base && c.end - address < this.span;
+      if (!below && !above) return;
+      if (best < 0) {
+        best = k;
+        return;
+      }
+      const b = this.clusters[best];
+      const bBelow = address >= b.base;
+      if ((below && !bBelow) || (below && bBelow && c.base > b.base) || (!below && !bBelow && c.base < b.base)) best = k;
     });
     return best;
   }
 
   add(address: number, size: number, stream: number, small: boolean | undefined): void {
-    const k = this.find(address, stream);
+    const k = this.find(address, stream, small);
     if (k >= 0) {
       const c = this.clusters[k];
       c.base = Math.min(c.base, address);
@@ -141,7 +150,7 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
   }
   // Expandable segments: group the mapped ranges into reservations, then undo map / unmap.
   const builder = new ClusterBuilder(addressSpan, settings.largeSegmentSize);
-  for (const seg of segmentsAtEnd) {
+  for (const seg of [...segmentsAtEnd].sort((a, b) => a.address - b.address)) {
     if (seg.isExpandable) builder.add(seg.address, seg.totalSize, seg.stream, seg.segmentType === 'small');
   }
   for (let i = 0; i < n; i++) {
@@ -154,7 +163,7 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
   };
   for (const seg of segmentsAtEnd) {
     if (!seg.isExpandable) continue;
-    const k = builder.find(seg.address, seg.stream);
+    const k = builder.find(seg.address, seg.stream, seg.segmentType === 'small');
     const [p0, p1] = pagesOf(k, seg.address, seg.totalSize);
     for (let p = p0; p < p1; p++) mapped[k].add(p);
   }

@@ -16,7 +16,7 @@ import type { SegmentOwner } from './blocks';
 import type { DeviceMemory } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
 import type { Mismatch } from './devices';
-import { CapacityDevice, RecordedDevice, bytesText } from './devices';
+import { AddressHints, CapacityDevice, RecordedDevice, bytesText } from './devices';
 import type { InitialLayout } from './initialState';
 import { initialLayout } from './initialState';
 import { CudaSegment, ExpandableSegment } from './segments';
@@ -75,20 +75,31 @@ function isRelease(a: number): boolean {
   return a === Action.SegmentFree || a === Action.SegmentUnmap;
 }
 
-/** Counts the device calls the allocator makes, and tells the observer. */
+/** A device call that failed: the device had no room for `size` more bytes with `reserved` reserved. */
+export interface DeviceFailure {
+  readonly event: number;
+  readonly reserved: number;
+  readonly size: number;
+}
+
+/** Counts the device calls the allocator makes, notes the ones that fail, and tells the observer. */
 class ObservedDevice implements DeviceMemory {
   mallocs = 0;
   frees = 0;
   event = -1;
+  readonly failures: DeviceFailure[] = [];
   constructor(
     private readonly inner: DeviceMemory,
     private readonly observer: ReplayObserver | undefined,
+    private readonly reserved: () => number,
   ) {}
   malloc(size: number, stream: number, small: boolean): number | undefined {
     const ptr = this.inner.malloc(size, stream, small);
     if (ptr !== undefined) {
       this.mallocs++;
       this.observer?.segment?.(this.event, 'alloc', ptr, size);
+    } else if (this.failures.length < 1000) {
+      this.failures.push({ event: this.event, reserved: this.reserved(), size });
     }
     return ptr;
   }
@@ -105,6 +116,8 @@ class ObservedDevice implements DeviceMemory {
     if (ok) {
       this.mallocs++;
       this.observer?.segment?.(this.event, 'map', ptr, size);
+    } else if (this.failures.length < 1000) {
+      this.failures.push({ event: this.event, reserved: this.reserved(), size });
     }
     return ok;
   }
@@ -164,9 +177,12 @@ export class AllocatorReplay {
       this.recorded = new RecordedDevice(this.trace, (m) => this.addMismatch(m));
       inner = this.recorded;
     } else {
-      inner = new CapacityDevice(options.capacity, initialReserved);
+      const hints = new AddressHints(this.trace, this.layout.expandable);
+      for (const seg of this.layout.segments) hints.use(seg.address, seg.size);
+      for (const c of this.layout.expandable) if (c.mappedAtStart.length > 0) hints.reserveHint(c.base);
+      inner = new CapacityDevice(options.capacity, initialReserved, hints);
     }
-    this.device = new ObservedDevice(inner, options.observer);
+    this.device = new ObservedDevice(inner, options.observer, () => this.allocator.reserved);
     const allowedMaximum =
       options.memoryFraction !== undefined && options.capacity !== undefined ? Math.floor(options.memoryFraction * options.capacity) : undefined;
     this.allocator = new CachingAllocator(this.device, { settings: options.settings, totalMemory: options.totalMemory, allowedMaximum });
@@ -191,6 +207,11 @@ export class AllocatorReplay {
 
   get cudaFrees(): number {
     return this.device.frees;
+  }
+
+  /** Device calls that failed (with the recorded device: where PyTorch's cudaMalloc or page mapping failed). */
+  get deviceFailures(): readonly DeviceFailure[] {
+    return this.device.failures;
   }
 
   /** Replays events up to (not including) `end`. */

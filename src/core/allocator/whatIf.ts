@@ -1,0 +1,192 @@
+/**
+ * What if the program ran with other allocator settings, or on a GPU of another size: the trace
+ * replayed through the allocator against a device of that capacity. Answers the peak reserved
+ * memory, the cudaMalloc calls, and the first allocation that would fail, with its line.
+ *
+ * A prediction keeps what the trace cannot tell fixed: the program allocates and frees what it
+ * did, in the same order, and calls empty_cache() where it did (as the self-check found).
+ */
+import type { LineIndex } from '../analysis/lineIndex';
+import { NO_LINE } from '../analysis/lineIndex';
+import type { Snapshot } from '../snapshot/model';
+import { Action } from '../snapshot/model';
+import { gpuSizeFor, GPU_SIZES_GIB, assumedTotalMemory } from './recordedDevice';
+import type { SelfCheckDetails } from './selfCheck';
+import { selfCheck, settingsOf } from './selfCheck';
+import type { AllocatorSettings } from './settings';
+import { applyAllocConf, describeSettings } from './settings';
+import { GiB, MiB, roundSize } from './sizes';
+import type { ReplayOom } from './traceReplay';
+import { AllocatorReplay } from './traceReplay';
+
+export interface WhatIfOom {
+  readonly event: number;
+  /** The user line of the allocation (null when its stack has none). */
+  readonly file: string | null;
+  readonly line: number | null;
+  readonly requestedBytes: number;
+  readonly reservedBytes: number;
+  readonly largestFreeBytes: number;
+  /** fragmentation: the cache held enough free bytes, but no block large enough; capacity: it did not. */
+  readonly cause: 'fragmentation' | 'capacity';
+  /** Whether the trace recorded an OOM at this allocation too. */
+  readonly recorded: boolean;
+}
+
+export interface WhatIfResult {
+  /** The settings replayed, as a configuration string ('' for the defaults). */
+  readonly settings: string;
+  /** Bytes the device let the allocator have (null: no limit). */
+  readonly capacityBytes: number | null;
+  readonly peakReservedBytes: number;
+  /** Reserved but not allocated (cached free and split remainders) when reserved memory peaked. */
+  readonly reservedFreeAtPeakBytes: number;
+  /** Segments cudaMalloc'd and page ranges mapped (PyTorch's num_device_alloc). */
+  readonly cudaMallocs: number;
+  /** Segments cudaFree'd and page ranges unmapped (num_device_free). */
+  readonly cudaFrees: number;
+  /** The first allocation that fails, or null (an OOM the trace also recorded is reported, and the replay goes on past it as the program did). */
+  readonly oom: WhatIfOom | null;
+  /** Recorded OOMs the prediction got past. */
+  readonly recordedOomsAvoided: number;
+}
+
+export interface WhatIfOptions {
+  readonly settings: AllocatorSettings;
+  /** Bytes the device lets PyTorch have; undefined: no limit. */
+  readonly capacity?: number;
+  /** `set_per_process_memory_fraction` of `capacity`. */
+  readonly memoryFraction?: number;
+}
+
+/** The self-check facts a prediction needs (found once per device and reused). */
+export interface WhatIfBasis {
+  readonly snapshot: Snapshot;
+  readonly device: number;
+  readonly check: SelfCheckDetails;
+  readonly lineIndex?: LineIndex;
+}
+
+export function whatIfBasis(snapshot: Snapshot, device: number, lineIndex?: LineIndex): WhatIfBasis {
+  return { snapshot, device, check: selfCheck(snapshot, device), lineIndex };
+}
+
+export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult {
+  const { snapshot, device, check } = basis;
+  const trace = snapshot.traces[device];
+  const capacity = options.capacity;
+  const totalMemory = capacity ?? (trace ? assumedTotalMemory(snapshot, trace) : 80 * GiB);
+  const fraction = options.memoryFraction ?? options.settings.memoryFraction;
+  const replay = new AllocatorReplay(snapshot, device, {
+    settings: options.settings,
+    totalMemory,
+    capacity: capacity ?? Infinity,
+    memoryFraction: capacity === undefined ? undefined : fraction,
+    emptyCacheAt: check.emptyCacheEvents,
+    stopAtOom: true,
+  }).runTo();
+  const failed = replay.ooms[0];
+  return {
+    settings: describeSettings(options.settings),
+    capacityBytes: capacity ?? null,
+    peakReservedBytes: replay.peakReserved,
+    reservedFreeAtPeakBytes: replay.peakReserved - replay.allocatedAtPeak,
+    cudaMallocs: replay.cudaMallocs,
+    cudaFrees: replay.cudaFrees,
+    oom: failed ? oomOf(basis, failed, options.settings) : null,
+    recordedOomsAvoided: replay.recordedOoms - replay.oomsReproduced,
+  };
+}
+
+function oomOf(basis: WhatIfBasis, o: ReplayOom, settings: AllocatorSettings): WhatIfOom {
+  const trace = basis.snapshot.traces[basis.device];
+  const index = basis.lineIndex;
+  const lineId = index && trace ? index.selfLine[trace.stack[o.event]] ?? NO_LINE : NO_LINE;
+  const line = index && lineId !== NO_LINE ? index.lines[lineId] : undefined;
+  const rounded = roundSize(o.requestedBytes, settings);
+  const freeCached = o.reservedBytes - o.allocatedBytes;
+  return {
+    event: o.event,
+    file: line ? line.file : null,
+    line: line ? Number(line.line) : null,
+    requestedBytes: o.requestedBytes,
+    reservedBytes: o.reservedBytes,
+    largestFreeBytes: o.largestFreeBytes,
+    cause: freeCached >= rounded && o.largestFreeForRequestBytes < rounded ? 'fragmentation' : 'capacity',
+    recorded: o.recorded,
+  };
+}
+
+/** The capacity a what-if uses when none is asked: what the recording shows PyTorch had (see `SelfCheckDetails.capacityBytes`), else no limit. */
+export function defaultCapacity(basis: WhatIfBasis): number | undefined {
+  return basis.check.capacityBytes ?? undefined;
+}
+
+// --- the table: GPU sizes x settings ---
+
+export interface WhatIfCell {
+  readonly capacityBytes: number;
+  readonly fits: boolean;
+  readonly peakReservedBytes: number;
+  readonly oom: WhatIfOom | null;
+}
+
+export interface WhatIfRow {
+  /** 'recorded' | 'expandable' | 'maxSplit' */
+  readonly kind: 'recorded' | 'expandable' | 'maxSplit';
+  readonly settings: string;
+  /** With no capacity limit. */
+  readonly unlimited: WhatIfResult;
+  readonly cells: readonly WhatIfCell[];
+}
+
+export interface WhatIfTable {
+  readonly device: number;
+  readonly gpuSizesBytes: readonly number[];
+  readonly rows: readonly WhatIfRow[];
+}
+
+/** The three settings of the table: as recorded, expandable segments toggled, and a max_split_size chosen by replay. */
+export function tableSettings(basis: WhatIfBasis): { kind: WhatIfRow['kind']; settings: AllocatorSettings }[] {
+  const recorded = settingsOf(basis.snapshot);
+  const toggled = applyAllocConf(recorded, `expandable_segments:${recorded.expandableSegments ? 'False' : 'True'}`);
+  return [
+    { kind: 'recorded', settings: recorded },
+    { kind: 'expandable', settings: toggled },
+    { kind: 'maxSplit', settings: chooseMaxSplit(basis, recorded) },
+  ];
+}
+
+/**
+ * A max_split_size_mb for this trace: of powers of two from 32 MiB up to the largest allocation,
+ * the one whose replay (no capacity limit) reserves least at its peak; ties go to the larger value.
+ */
+export function chooseMaxSplit(basis: WhatIfBasis, base: AllocatorSettings): AllocatorSettings {
+  const trace = basis.snapshot.traces[basis.device];
+  let largest = 0;
+  if (trace) for (let i = 0; i < trace.length; i++) if (trace.action[i] === Action.Alloc) largest = Math.max(largest, trace.size[i]);
+  const candidates: number[] = [];
+  for (let mb = 32; mb * MiB <= Math.max(largest, 32 * MiB) && candidates.length < 8; mb *= 2) candidates.push(mb);
+  let best: { settings: AllocatorSettings; peak: number } | undefined;
+  for (const mb of candidates) {
+    const settings = applyAllocConf(base, `max_split_size_mb:${mb}`);
+    const peak = whatIf(basis, { settings }).peakReservedBytes;
+    if (best === undefined || peak <= best.peak) best = { settings, peak };
+  }
+  return best?.settings ?? applyAllocConf(base, 'max_split_size_mb:32');
+}
+
+export function whatIfTable(basis: WhatIfBasis, gpuSizesBytes: readonly number[] = GPU_SIZES_GIB.map((g) => g * GiB)): WhatIfTable {
+  const rows = tableSettings(basis).map(({ kind, settings }): WhatIfRow => {
+    const unlimited = whatIf(basis, { settings });
+    const cells = gpuSizesBytes.map((capacity): WhatIfCell => {
+      if (capacity >= unlimited.peakReservedBytes) return { capacityBytes: capacity, fits: true, peakReservedBytes: unlimited.peakReservedBytes, oom: null };
+      const r = whatIf(basis, { settings, capacity });
+      return { capacityBytes: capacity, fits: r.oom === null, peakReservedBytes: r.peakReservedBytes, oom: r.oom };
+    });
+    return { kind, settings: describeSettings(settings), unlimited, cells };
+  });
+  return { device: basis.device, gpuSizesBytes, rows };
+}
+
+export { gpuSizeFor };
