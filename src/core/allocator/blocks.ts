@@ -67,11 +67,16 @@ export class BlockPool {
   readonly blocks = new SortedList<Block>(compareBySize);
   readonly unmapped = new SortedList<Block>(compareByAddress);
   getFreeBlocksCallCount = 0;
+  /** Every stream a block of this pool was ever cached for. */
+  readonly streams = new Set<number>();
+  /** The search key `searchKey` reuses. */
+  key: Block | undefined;
   constructor(readonly small: boolean) {}
 
   /** `insert_into_blocks`: caches a free block, stamping its garbage-collection age. */
   cache(block: Block): void {
     block.gcCountBase = this.getFreeBlocksCallCount;
+    this.streams.add(block.stream);
     this.blocks.insert(block);
   }
 
@@ -80,9 +85,12 @@ export class BlockPool {
   }
 }
 
-/** A search key for the pools: the smallest possible block of (stream, size). */
+/** A search key for the pools: the smallest possible block of (stream, size). One per pool, reused: use it before asking for another. */
 export function searchKey(stream: number, size: number, pool: BlockPool): Block {
-  return new Block(0, size, stream, pool, KEY_OWNER);
+  const key = (pool.key ??= new Block(0, 0, 0, pool, KEY_OWNER));
+  (key as { stream: number }).stream = stream;
+  key.size = size;
+  return key;
 }
 
 const KEY_OWNER: SegmentOwner = { expandable: false, stream: 0, small: false, createdAt: BEFORE_TRACE, head: undefined as unknown as Block };

@@ -132,9 +132,12 @@ export class CachingAllocator {
     const s = this.settings;
     if (this.gcActive) pool.getFreeBlocksCallCount++;
     const list = pool.blocks;
-    let it = list.lowerBound(searchKey(stream, size, pool));
-    if (list.isEnd(it) || list.at(it).stream !== stream) return false;
-    if (list.at(it).segment.expandable) {
+    const key = searchKey(stream, size, pool);
+    const first = list.first(key);
+    if (first === undefined || first.stream !== stream) return false;
+    let block = first;
+    if (first.segment.expandable) {
+      let it = list.lowerBound(key);
       if (this.esActive) {
         // Best fit counts an expandable block's unmapped neighbour as room it can grow into.
         const expandableSize = (b: Block) => b.size + (b.next && !b.next.mapped ? b.next.size : 0);
@@ -155,8 +158,8 @@ export class CachingAllocator {
         } while (!list.isEnd(it) && list.at(it).segment.expandable && list.at(it).stream === stream);
         if (list.isEnd(it) || list.at(it).stream !== stream) return false;
       }
+      block = list.at(it);
     }
-    const block = list.at(it);
     // An oversize block never serves a request below max_split_size ...
     if (size < s.maxSplitSize && block.size >= s.maxSplitSize) return false;
     // ... and serves an oversize request only when less than max_non_split_rounding_size larger.

@@ -147,6 +147,8 @@ export function bytesText(n: number): string {
   return `${n} B`;
 }
 
+const NONE: number[] = [];
+
 export class RecordedDevice implements DeviceMemory {
   /** Recorded segment events not yet matched, in trace order. */
   private queue: number[] = [];
@@ -171,6 +173,7 @@ export class RecordedDevice implements DeviceMemory {
 
   /** The recorded segment events nothing in the replay matched; the queue is emptied. */
   drain(): number[] {
+    if (this.queue.length === 0) return NONE;
     const left = this.queue;
     this.queue = [];
     return left;

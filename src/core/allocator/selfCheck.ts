@@ -14,6 +14,7 @@ import { isLiveState } from './initialState';
 import { assumedTotalMemory, recordedCapacity } from './recordedDevice';
 import type { AllocatorSettings } from './settings';
 import { describeSettings, recordedSettings } from './settings';
+import type { SeriesRecorder } from './series';
 import type { ReplayObserver } from './traceReplay';
 import { AllocatorReplay } from './traceReplay';
 
@@ -63,6 +64,16 @@ export interface SelfCheckDetails {
    */
   readonly capacityBytes: number | null;
   readonly capacitySource: 'oom' | 'failedMalloc' | null;
+  /**
+   * The replay's own figures. When it departs nowhere and the device never ran short (no failed
+   * cudaMalloc, no OOM), they are the prediction for the recorded settings with no capacity limit:
+   * that prediction makes the same decisions with the same outcomes.
+   */
+  readonly peakReservedBytes: number;
+  readonly reservedFreeAtPeakBytes: number;
+  readonly cudaMallocs: number;
+  readonly cudaFrees: number;
+  readonly clean: boolean;
 }
 
 const ACTION_NAMES: Record<number, string> = {
@@ -86,11 +97,17 @@ export function settingsOf(snapshot: Snapshot): AllocatorSettings {
   return recordedSettings(snapshot.allocatorSettings, snapshot.segments.some((s) => s.isExpandable));
 }
 
-/** The self-check replay of one device (run to the end), for callers that want its state or series too. */
-export function selfCheckReplay(snapshot: Snapshot, device: number, observer?: ReplayObserver): AllocatorReplay {
-  const trace = snapshot.traces[device];
-  const totalMemory = trace ? assumedTotalMemory(snapshot, trace) : assumedTotalMemory(snapshot, { ...emptyLike(device) });
-  return new AllocatorReplay(snapshot, device, { settings: settingsOf(snapshot), totalMemory, observer }).runTo();
+/** The self-check replay of one device, built but not run (`runTo` replays it), for callers that want its state at some event. */
+export function selfCheckReplayAt(snapshot: Snapshot, device: number, observer?: ReplayObserver): AllocatorReplay {
+  const trace = snapshot.traces[device] ?? emptyLike(device);
+  return new AllocatorReplay(snapshot, device, { settings: settingsOf(snapshot), totalMemory: assumedTotalMemory(snapshot, trace), observer });
+}
+
+/** The self-check replay of one device, run to the end; `recorder` collects its series. */
+export function selfCheckReplay(snapshot: Snapshot, device: number, recorder?: SeriesRecorder): AllocatorReplay {
+  const replay = selfCheckReplayAt(snapshot, device, recorder);
+  recorder?.start(replay);
+  return replay.runTo();
 }
 
 function emptyLike(device: number) {
@@ -152,6 +169,11 @@ export function selfCheckOf(snapshot: Snapshot, replay: AllocatorReplay): SelfCh
     inferredBlockSizes: replay.layout.blocks.filter((b) => b.inferred).length,
     departures: replay.mismatchCount + replay.layout.problems.length + (final.compared - final.matching),
     ...impliedCapacity(snapshot, replay),
+    peakReservedBytes: replay.peakReserved,
+    reservedFreeAtPeakBytes: replay.peakReserved - replay.allocatedAtPeak,
+    cudaMallocs: replay.cudaMallocs,
+    cudaFrees: replay.cudaFrees,
+    clean: firstDeparture === null && replay.deviceFailures.length === 0 && replay.recordedOoms === 0,
   };
 }
 

@@ -6,7 +6,7 @@
  */
 export type Compare<T> = (a: T, b: T) => number;
 
-const MAX_CHUNK = 512;
+const MAX_CHUNK = 32;
 
 export interface Position {
   readonly chunk: number;
@@ -54,6 +54,26 @@ export class SortedList<T> {
     return { chunk, index: this.indexIn(this.chunks[chunk], key) };
   }
 
+  /** The first item >= key (the item at `lowerBound`), without making a position. */
+  first(key: T): T | undefined {
+    const chunk = this.chunkFor(key);
+    if (chunk === this.chunks.length) return undefined;
+    const c = this.chunks[chunk];
+    return c[this.indexIn(c, key)];
+  }
+
+  /** The last item < key (the item before `lowerBound`), without making a position. */
+  lastBelow(key: T): T | undefined {
+    const chunk = this.chunkFor(key);
+    if (chunk < this.chunks.length) {
+      const c = this.chunks[chunk];
+      const i = this.indexIn(c, key);
+      if (i > 0) return c[i - 1];
+    }
+    const before = this.chunks[chunk - 1];
+    return before === undefined ? undefined : before[before.length - 1];
+  }
+
   begin(): Position {
     return { chunk: 0, index: 0 };
   }
@@ -99,7 +119,10 @@ export class SortedList<T> {
     const c = this.chunks[chunk];
     const index = this.indexIn(c, item);
     if (index < c.length && this.compare(c[index], item) === 0) return false;
-    c.splice(index, 0, item);
+    // Shift by hand: splice would allocate its result array on every call.
+    c.push(item);
+    for (let j = c.length - 1; j > index; j--) c[j] = c[j - 1];
+    c[index] = item;
     this.count++;
     if (c.length > MAX_CHUNK) this.chunks.splice(chunk + 1, 0, c.splice(MAX_CHUNK >>> 1));
     return true;
@@ -112,7 +135,8 @@ export class SortedList<T> {
     const c = this.chunks[chunk];
     const index = this.indexIn(c, item);
     if (index >= c.length || this.compare(c[index], item) !== 0) return false;
-    c.splice(index, 1);
+    for (let j = index; j < c.length - 1; j++) c[j] = c[j + 1];
+    c.pop();
     this.count--;
     if (c.length === 0) this.chunks.splice(chunk, 1);
     return true;

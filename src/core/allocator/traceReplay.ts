@@ -12,7 +12,6 @@
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
 import { Action, NO_STACK } from '../snapshot/model';
 import { BEFORE_TRACE, Block, searchKey } from './blocks';
-import type { SegmentOwner } from './blocks';
 import type { DeviceMemory } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
 import type { Mismatch } from './devices';
@@ -46,6 +45,8 @@ export interface ReplayOptions {
   /** Stop at the first allocation the device cannot satisfy (the program would have died there). */
   readonly stopAtOom?: boolean;
   readonly observer?: ReplayObserver;
+  /** The state recording began in, when already worked out for these settings and GPU size (see `initialLayout`). */
+  readonly layout?: InitialLayout;
 }
 
 /** An allocation the replayed allocator could not satisfy. */
@@ -159,6 +160,8 @@ export class AllocatorReplay {
   private readonly device: ObservedDevice;
   private readonly emptyCacheAt: ReadonlySet<number>;
   private readonly unplaced = new Set<number>();
+  /** Stacks of the blocks live when recording began (from `segments`, or the event that frees them). */
+  private readonly initialStacks = new Map<Block, number>();
 
   constructor(
     snapshot: Snapshot,
@@ -168,7 +171,7 @@ export class AllocatorReplay {
     this.trace = snapshot.traces[deviceIndex] ?? emptyTrace(deviceIndex);
     const segmentsAtEnd = snapshot.segments.filter((s) => s.device === deviceIndex);
     const span = addressSpan(options.totalMemory);
-    this.layout = initialLayout(segmentsAtEnd, this.trace, options.settings, span);
+    this.layout = options.layout ?? initialLayout(segmentsAtEnd, this.trace, options.settings, span);
     const initialReserved =
       this.layout.segments.reduce((sum, s) => sum + s.size, 0) +
       this.layout.expandable.reduce((sum, c) => sum + c.mappedAtStart.reduce((t, [p0, p1]) => t + (p1 - p0) * c.pageSize, 0), 0);
@@ -214,6 +217,12 @@ export class AllocatorReplay {
     return this.device.failures;
   }
 
+  /** The stack of an allocated block's allocation (NO_STACK when none was recorded). */
+  stackOf(block: Block): number {
+    if (block.allocEvent >= 0) return this.trace.stack[block.allocEvent];
+    return this.initialStacks.get(block) ?? NO_STACK;
+  }
+
   /** Replays events up to (not including) `end`. */
   runTo(end: number = this.trace.length): this {
     const stop = Math.min(end, this.trace.length);
@@ -255,26 +264,44 @@ export class AllocatorReplay {
     this.placeInitialBlocks();
   }
 
+  /** Blocks live when recording began, carved out of the free space of their segments (one pass in address order). */
   private placeInitialBlocks(): void {
     const a = this.allocator;
-    const owners = [...a.segments].map((s) => {
-      const seg = s as CudaSegment | ExpandableSegment;
-      return { s, start: seg.base, end: seg.base + seg.size };
-    });
-    owners.sort((x, y) => x.start - y.start);
-    for (const b of this.layout.blocks) {
-      const found = findBlockAt(owners, b.address);
-      if (!found || found.allocated || !found.mapped || b.address + b.size > found.ptr + found.size) {
+    const owners = [...a.segments]
+      .map((s) => {
+        const seg = s as CudaSegment | ExpandableSegment;
+        return { head: s.head, start: seg.base, end: seg.base + seg.size };
+      })
+      .sort((x, y) => x.start - y.start);
+    const blocks = [...this.layout.blocks].sort((x, y) => x.address - y.address);
+    let k = 0;
+    let cursor: Block | undefined;
+    for (const b of blocks) {
+      while (k < owners.length && owners[k].end <= b.address) {
+        k++;
+        cursor = undefined;
+      }
+      const owner = owners[k];
+      if (!owner || owner.start > b.address) {
         this.unplaced.add(b.address);
         continue;
       }
-      const block = carve(a, found, b.address, b.size);
+      cursor ??= owner.head;
+      while (cursor && cursor.ptr + cursor.size <= b.address) cursor = cursor.next;
+      const found = cursor;
+      if (!found || found.ptr > b.address || found.allocated || !found.mapped || b.address + b.size > found.ptr + found.size) {
+        this.unplaced.add(b.address);
+        continue;
+      }
+      const block = carve(found, b.address, b.size);
       block.allocated = true;
       block.requestedSize = b.requestedSize;
       block.allocEvent = BEFORE_TRACE;
       a.allocated += block.size;
       a.requested += b.requestedSize;
       this.live.set(b.address, block);
+      this.initialStacks.set(block, b.stack);
+      cursor = block;
     }
   }
 
@@ -421,7 +448,7 @@ export class AllocatorReplay {
       return;
     }
     this.oomsReproduced++;
-    if (!this.recorded) this.addOom(i, t.size[i], true);
+    this.addOom(i, t.size[i], true);
   }
 
   private addOom(i: number, requested: number, recorded: boolean): void {
@@ -477,43 +504,20 @@ export function addressSpan(totalMemory: number): number {
 export function largestCached(a: CachingAllocator): number {
   let best = 0;
   for (const pool of [a.small, a.large]) {
-    for (const stream of streamsOf(pool.blocks)) best = Math.max(best, largestCachedIn(pool, stream));
+    for (const stream of pool.streams) best = Math.max(best, largestCachedIn(pool, stream));
   }
   return best;
-}
-
-function streamsOf(list: Iterable<Block>): Set<number> {
-  const out = new Set<number>();
-  for (const b of list) out.add(b.stream);
-  return out;
 }
 
 /** The largest cached free block of one pool and stream. */
 export function largestCachedIn(pool: CachingAllocator['small'], stream: number): number {
   const list = pool.blocks;
-  const after = list.lowerBound(searchKey(stream, Infinity, pool));
-  if (list.isBegin(after)) return 0;
-  const last = list.at(list.prev(after));
-  return last.stream === stream ? last.size : 0;
-}
-
-/** The block (free or allocated) of a segment that holds `address`. */
-function findBlockAt(owners: readonly { s: SegmentOwner; start: number; end: number }[], address: number): Block | undefined {
-  let lo = 0;
-  let hi = owners.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (owners[mid].start <= address) lo = mid + 1;
-    else hi = mid;
-  }
-  const owner = owners[lo - 1];
-  if (!owner || address >= owner.end) return undefined;
-  for (let b: Block | undefined = owner.s.head; b; b = b.next) if (b.ptr <= address && address < b.ptr + b.size) return b;
-  return undefined;
+  const last = list.lastBelow(searchKey(stream, Infinity, pool));
+  return last !== undefined && last.stream === stream ? last.size : 0;
 }
 
 /** Splits a cached free block so that [address, address + size) is a block of its own (returned, not cached). */
-function carve(a: CachingAllocator, free: Block, address: number, size: number): Block {
+function carve(free: Block, address: number, size: number): Block {
   const pool = free.pool;
   pool.blocks.delete(free);
   if (address > free.ptr) {
@@ -530,7 +534,6 @@ function carve(a: CachingAllocator, free: Block, address: number, size: number):
     free.size = size;
     pool.cache(after);
   }
-  void a;
   return free;
 }
 

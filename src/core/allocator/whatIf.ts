@@ -17,7 +17,9 @@ import type { AllocatorSettings } from './settings';
 import { applyAllocConf, describeSettings } from './settings';
 import { GiB, MiB, roundSize } from './sizes';
 import type { ReplayOom } from './traceReplay';
-import { AllocatorReplay } from './traceReplay';
+import { AllocatorReplay, addressSpan } from './traceReplay';
+import type { InitialLayout } from './initialState';
+import { initialLayout } from './initialState';
 
 export interface WhatIfOom {
   readonly event: number;
@@ -65,14 +67,49 @@ export interface WhatIfBasis {
   readonly device: number;
   readonly check: SelfCheckDetails;
   readonly lineIndex?: LineIndex;
+  /** Initial layouts already worked out, by the settings and GPU size they depend on. */
+  readonly layouts?: Map<string, InitialLayout>;
 }
 
 export function whatIfBasis(snapshot: Snapshot, device: number, lineIndex?: LineIndex): WhatIfBasis {
-  return { snapshot, device, check: selfCheck(snapshot, device), lineIndex };
+  return { snapshot, device, check: selfCheck(snapshot, device), lineIndex, layouts: new Map() };
+}
+
+/**
+ * The layout recording began in, as these settings read it (cached in the basis). It describes the
+ * recorded GPU, so expandable segments are told apart with the recorded GPU's size, whatever the
+ * capacity asked.
+ */
+function layoutFor(basis: WhatIfBasis, settings: AllocatorSettings): InitialLayout | undefined {
+  const trace = basis.snapshot.traces[basis.device];
+  if (!trace || !basis.layouts) return undefined;
+  const { roundupPower2Divisions, maxSplitSize, maxNonSplitRoundingSize, expandableSegments, largeSegmentSize } = settings;
+  const totalMemory = assumedTotalMemory(basis.snapshot, trace);
+  const key = JSON.stringify([roundupPower2Divisions, maxSplitSize, maxNonSplitRoundingSize, expandableSegments, largeSegmentSize]);
+  let layout = basis.layouts.get(key);
+  if (!layout) {
+    const segments = basis.snapshot.segments.filter((s) => s.device === basis.device);
+    layout = initialLayout(segments, trace, settings, addressSpan(totalMemory));
+    basis.layouts.set(key, layout);
+  }
+  return layout;
 }
 
 export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult {
   const { snapshot, device, check } = basis;
+  if (options.capacity === undefined && check.clean && sameSettings(options.settings, settingsOf(snapshot))) {
+    // The self-check made every decision PyTorch made, and no cudaMalloc failed: no limit changes nothing.
+    return {
+      settings: describeSettings(options.settings),
+      capacityBytes: null,
+      peakReservedBytes: check.peakReservedBytes,
+      reservedFreeAtPeakBytes: check.reservedFreeAtPeakBytes,
+      cudaMallocs: check.cudaMallocs,
+      cudaFrees: check.cudaFrees,
+      oom: null,
+      recordedOomsAvoided: 0,
+    };
+  }
   const trace = snapshot.traces[device];
   const capacity = options.capacity;
   const totalMemory = capacity ?? (trace ? assumedTotalMemory(snapshot, trace) : 80 * GiB);
@@ -84,6 +121,7 @@ export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult
     memoryFraction: capacity === undefined ? undefined : fraction,
     emptyCacheAt: check.emptyCacheEvents,
     stopAtOom: true,
+    layout: layoutFor(basis, options.settings),
   }).runTo();
   const failed = replay.ooms[0];
   return {
@@ -96,6 +134,10 @@ export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult
     oom: failed ? oomOf(basis, failed, options.settings) : null,
     recordedOomsAvoided: replay.recordedOoms - replay.oomsReproduced,
   };
+}
+
+function sameSettings(a: AllocatorSettings, b: AllocatorSettings): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function oomOf(basis: WhatIfBasis, o: ReplayOom, settings: AllocatorSettings): WhatIfOom {
@@ -158,22 +200,19 @@ export function tableSettings(basis: WhatIfBasis): { kind: WhatIfRow['kind']; se
 }
 
 /**
- * A max_split_size_mb for this trace: of powers of two from 32 MiB up to the largest allocation,
- * the one whose replay (no capacity limit) reserves least at its peak; ties go to the larger value.
+ * A max_split_size_mb for this trace: the smallest power of two (at least 32 MiB) at or above the
+ * size of 90% of its allocations over 1 MiB, so the common large tensors still split and reuse
+ * cached blocks while the rarer larger ones keep their blocks whole.
  */
 export function chooseMaxSplit(basis: WhatIfBasis, base: AllocatorSettings): AllocatorSettings {
   const trace = basis.snapshot.traces[basis.device];
-  let largest = 0;
-  if (trace) for (let i = 0; i < trace.length; i++) if (trace.action[i] === Action.Alloc) largest = Math.max(largest, trace.size[i]);
-  const candidates: number[] = [];
-  for (let mb = 32; mb * MiB <= Math.max(largest, 32 * MiB) && candidates.length < 8; mb *= 2) candidates.push(mb);
-  let best: { settings: AllocatorSettings; peak: number } | undefined;
-  for (const mb of candidates) {
-    const settings = applyAllocConf(base, `max_split_size_mb:${mb}`);
-    const peak = whatIf(basis, { settings }).peakReservedBytes;
-    if (best === undefined || peak <= best.peak) best = { settings, peak };
-  }
-  return best?.settings ?? applyAllocConf(base, 'max_split_size_mb:32');
+  const sizes: number[] = [];
+  if (trace) for (let i = 0; i < trace.length; i++) if (trace.action[i] === Action.Alloc && trace.size[i] > MiB) sizes.push(trace.size[i]);
+  sizes.sort((a, b) => a - b);
+  const p90 = sizes.length === 0 ? 0 : sizes[Math.min(sizes.length - 1, Math.floor(sizes.length * 0.9))];
+  let mb = 32;
+  while (mb * MiB < p90) mb *= 2;
+  return applyAllocConf(base, `max_split_size_mb:${mb}`);
 }
 
 export function whatIfTable(basis: WhatIfBasis, gpuSizesBytes: readonly number[] = GPU_SIZES_GIB.map((g) => g * GiB)): WhatIfTable {

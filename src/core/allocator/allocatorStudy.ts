@@ -1,0 +1,100 @@
+/**
+ * Everything the editor and the CLI ask about one device's allocator, worked out once and kept:
+ * the self-check replay (with its series and OOMs), the what-if table, and on demand the segment
+ * map at an event and single predictions. A worker session holds one per device.
+ */
+import type { LineIndex } from '../analysis/lineIndex';
+import type { SeriesAxis } from '../compare/totals';
+import type { Snapshot } from '../snapshot/model';
+import type { InitialLayout } from './initialState';
+import type { OomExplanation } from './oom';
+import { explainOom } from './oom';
+import type { SegmentMap } from './segmentMap';
+import { segmentMapOf } from './segmentMap';
+import type { SelfCheckDetails } from './selfCheck';
+import { selfCheckOf, selfCheckReplay, selfCheckReplayAt, settingsOf } from './selfCheck';
+import type { AllocatorSeriesData, AllocatorTimeline } from './series';
+import { SeriesRecorder, allocatorTimeline } from './series';
+import { applyAllocConf } from './settings';
+import type { AllocatorReplay } from './traceReplay';
+import type { WhatIfBasis, WhatIfResult, WhatIfTable } from './whatIf';
+import { defaultCapacity, whatIf, whatIfTable } from './whatIf';
+
+/** A what-if question: settings changed from the recorded ones, and a device. */
+export interface WhatIfRequest {
+  /** Options applied over the recorded settings (`PYTORCH_CUDA_ALLOC_CONF` syntax); '' or undefined: as recorded. */
+  readonly allocConf?: string;
+  /** Bytes the device lets PyTorch have; undefined: what the recording implies, else no limit. */
+  readonly capacity?: number;
+  readonly memoryFraction?: number;
+}
+
+export class AllocatorStudy {
+  private replay: AllocatorReplay | undefined;
+  private data: AllocatorSeriesData | undefined;
+  private details: SelfCheckDetails | undefined;
+  private readonly tables = new WeakMap<object, WhatIfTable>();
+  private readonly layouts = new Map<string, InitialLayout>();
+
+  /** `series`: collect the allocator's series during the self-check (the views want them; the CLI does not). */
+  constructor(
+    readonly snapshot: Snapshot,
+    readonly device: number,
+    private readonly options: { readonly series?: boolean } = {},
+  ) {}
+
+  private selfCheckReplay(series = this.options.series ?? false): AllocatorReplay {
+    if (!this.replay || (series && !this.data)) {
+      const trace = this.snapshot.traces[this.device];
+      const recorder = trace && series ? new SeriesRecorder(trace) : undefined;
+      this.replay = selfCheckReplay(this.snapshot, this.device, recorder);
+      this.data = recorder?.finish();
+    }
+    return this.replay;
+  }
+
+  check(): SelfCheckDetails {
+    this.details ??= selfCheckOf(this.snapshot, this.selfCheckReplay());
+    return this.details;
+  }
+
+  basis(lineIndex?: LineIndex): WhatIfBasis {
+    return { snapshot: this.snapshot, device: this.device, check: this.check(), lineIndex, layouts: this.layouts };
+  }
+
+  timeline(axis: SeriesAxis, points: number, maxSpans: number): AllocatorTimeline | undefined {
+    this.selfCheckReplay(true);
+    const trace = this.snapshot.traces[this.device];
+    if (!this.data || !trace) return undefined;
+    return allocatorTimeline(this.data, trace.timeUs, axis, points, maxSpans);
+  }
+
+  /** The segment map right after `event` (-1: before the first event). */
+  segmentMap(event: number, lineIndex: LineIndex | undefined, maxBlocks: number): SegmentMap {
+    const replay = selfCheckReplayAt(this.snapshot, this.device).runTo(event + 1);
+    return segmentMapOf(replay, lineIndex, maxBlocks);
+  }
+
+  /** The recorded OOMs, explained from the replayed allocator's state. */
+  ooms(lineIndex?: LineIndex): OomExplanation[] {
+    const replay = this.selfCheckReplay();
+    const settings = settingsOf(this.snapshot);
+    return replay.ooms.map((o) => explainOom(o, replay.trace, settings, lineIndex));
+  }
+
+  whatIf(request: WhatIfRequest, lineIndex?: LineIndex): WhatIfResult {
+    const basis = this.basis(lineIndex);
+    const settings = request.allocConf ? applyAllocConf(settingsOf(this.snapshot), request.allocConf) : settingsOf(this.snapshot);
+    return whatIf(basis, { settings, capacity: request.capacity ?? defaultCapacity(basis), memoryFraction: request.memoryFraction });
+  }
+
+  table(lineIndex?: LineIndex): WhatIfTable {
+    const key = lineIndex ?? this;
+    let table = this.tables.get(key);
+    if (!table) {
+      table = whatIfTable(this.basis(lineIndex));
+      this.tables.set(key, table);
+    }
+    return table;
+  }
+}
