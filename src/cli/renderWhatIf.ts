@@ -43,6 +43,7 @@ export function whatIfJson(results: readonly DeviceWhatIf[]) {
                 gpuSizesBytes: table.gpuSizesBytes,
                 rows: table.rows.map((r) => ({
                   kind: r.kind,
+                  label: r.label,
                   settings: r.settings,
                   peakReservedBytes: r.unlimited.peakReservedBytes,
                   cudaMallocs: r.unlimited.cudaMallocs,
@@ -76,7 +77,7 @@ function renderCheck(c: SelfCheckDetails): string[] {
   ];
   if (s.firstDeparture === null) out.push('    the replay never departs from the recording: predictions below use the same rules');
   else out.push(`    first departure at event ${s.firstDeparture.event} (${s.firstDeparture.action}): ${plainText(s.firstDeparture.reason)}`);
-  if (c.emptyCacheEvents.length > 0) out.push(`    the program called empty_cache() ${c.emptyCacheEvents.length} time${c.emptyCacheEvents.length === 1 ? '' : 's'}`);
+  if (c.emptyCacheCalls > 0) out.push(`    the program called empty_cache() ${c.emptyCacheCalls} time${c.emptyCacheCalls === 1 ? '' : 's'}`);
   return out;
 }
 
@@ -100,7 +101,7 @@ function renderResult(r: WhatIfResult, capacitySource: string): string[] {
 function renderTable(t: WhatIfTable): string[] {
   const header = ['settings', 'peak (no limit)', ...t.gpuSizesBytes.map((b) => formatBytes(b, 0))];
   const rows = t.rows.map((r) => [
-    r.kind === 'recorded' ? 'as recorded' : settingsText(r.settings),
+    r.label,
     formatBytes(r.unlimited.peakReservedBytes, 2),
     ...r.cells.map((c) => (c.fits ? 'fits' : 'OOM')),
   ]);
@@ -111,7 +112,7 @@ function renderTable(t: WhatIfTable): string[] {
     const first = r.cells.findIndex((c) => !c.fits);
     if (first < 0) continue;
     const largest = [...r.cells].reverse().find((c) => !c.fits)!;
-    out.push(`    ${r.kind === 'recorded' ? 'as recorded' : settingsText(r.settings)}: up to ${formatBytes(largest.capacityBytes, 0)} runs out at ${where(largest.oom!)}`);
+    out.push(`    ${r.label}: up to ${formatBytes(largest.capacityBytes, 0)} runs out at ${where(largest.oom!)}`);
   }
   return out;
 }

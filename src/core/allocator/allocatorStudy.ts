@@ -59,7 +59,8 @@ export class AllocatorStudy {
   }
 
   basis(lineIndex?: LineIndex): WhatIfBasis {
-    return { snapshot: this.snapshot, device: this.device, check: this.check(), lineIndex, layouts: this.layouts };
+    const check = this.check();
+    return { snapshot: this.snapshot, device: this.device, check, emptyCacheAt: this.selfCheckReplay().emptyCacheEvents, lineIndex, layouts: this.layouts };
   }
 
   timeline(axis: SeriesAxis, points: number, maxSpans: number): AllocatorTimeline | undefined {

@@ -47,7 +47,9 @@ export interface SelfCheckDetails {
   readonly settingsRecorded: boolean;
   readonly recordedOoms: number;
   readonly oomsReproduced: number;
-  /** Where the program called empty_cache(), as the trace shows it. */
+  /** How many times the program called empty_cache(), as the trace shows it (its release events with no allocation to explain them). */
+  readonly emptyCacheCalls: number;
+  /** Where: the first release event of each call (at most the first 1,000). */
   readonly emptyCacheEvents: readonly number[];
   /** Blocks of `segments` compared with the replay's state at the end, and how many agree (address, size, state). */
   readonly finalBlocks: number;
@@ -163,7 +165,8 @@ export function selfCheckOf(snapshot: Snapshot, replay: AllocatorReplay): SelfCh
     settingsRecorded: snapshot.allocatorSettings !== undefined,
     recordedOoms: replay.recordedOoms,
     oomsReproduced: replay.oomsReproduced,
-    emptyCacheEvents: [...replay.emptyCacheEvents],
+    emptyCacheCalls: replay.emptyCacheEvents.length,
+    emptyCacheEvents: replay.emptyCacheEvents.slice(0, 1000),
     finalBlocks: final.compared,
     finalBlocksMatching: final.matching,
     inferredBlockSizes: replay.layout.blocks.filter((b) => b.inferred).length,

@@ -12,7 +12,7 @@ import type { Snapshot } from '../snapshot/model';
 import { Action } from '../snapshot/model';
 import { gpuSizeFor, GPU_SIZES_GIB, assumedTotalMemory } from './recordedDevice';
 import type { SelfCheckDetails } from './selfCheck';
-import { selfCheck, settingsOf } from './selfCheck';
+import { selfCheckOf, selfCheckReplay, settingsOf } from './selfCheck';
 import type { AllocatorSettings } from './settings';
 import { applyAllocConf, describeSettings } from './settings';
 import { GiB, MiB, roundSize } from './sizes';
@@ -67,12 +67,15 @@ export interface WhatIfBasis {
   readonly device: number;
   readonly check: SelfCheckDetails;
   readonly lineIndex?: LineIndex;
-  /** Initial layouts already worked out, by the settings and GPU size they depend on. */
+  /** Where the program called empty_cache() (every call; the self-check found them). */
+  readonly emptyCacheAt: readonly number[];
+  /** Initial layouts already worked out, by the settings they depend on. */
   readonly layouts?: Map<string, InitialLayout>;
 }
 
 export function whatIfBasis(snapshot: Snapshot, device: number, lineIndex?: LineIndex): WhatIfBasis {
-  return { snapshot, device, check: selfCheck(snapshot, device), lineIndex, layouts: new Map() };
+  const replay = selfCheckReplay(snapshot, device);
+  return { snapshot, device, check: selfCheckOf(snapshot, replay), emptyCacheAt: replay.emptyCacheEvents, lineIndex, layouts: new Map() };
 }
 
 /**
@@ -119,7 +122,7 @@ export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult
     totalMemory,
     capacity: capacity ?? Infinity,
     memoryFraction: capacity === undefined ? undefined : fraction,
-    emptyCacheAt: check.emptyCacheEvents,
+    emptyCacheAt: basis.emptyCacheAt,
     stopAtOom: true,
     layout: layoutFor(basis, options.settings),
   }).runTo();
@@ -176,6 +179,9 @@ export interface WhatIfCell {
 export interface WhatIfRow {
   /** 'recorded' | 'expandable' | 'maxSplit' */
   readonly kind: 'recorded' | 'expandable' | 'maxSplit';
+  /** What the row changes: 'as recorded', or the option applied over the recorded settings. */
+  readonly label: string;
+  /** All the settings replayed, as a configuration string ('' for the defaults). */
   readonly settings: string;
   /** With no capacity limit. */
   readonly unlimited: WhatIfResult;
@@ -189,13 +195,14 @@ export interface WhatIfTable {
 }
 
 /** The three settings of the table: as recorded, expandable segments toggled, and a max_split_size chosen by replay. */
-export function tableSettings(basis: WhatIfBasis): { kind: WhatIfRow['kind']; settings: AllocatorSettings }[] {
+export function tableSettings(basis: WhatIfBasis): { kind: WhatIfRow['kind']; label: string; settings: AllocatorSettings }[] {
   const recorded = settingsOf(basis.snapshot);
-  const toggled = applyAllocConf(recorded, `expandable_segments:${recorded.expandableSegments ? 'False' : 'True'}`);
+  const toggle = `expandable_segments:${recorded.expandableSegments ? 'False' : 'True'}`;
+  const maxSplit = chooseMaxSplit(basis, recorded);
   return [
-    { kind: 'recorded', settings: recorded },
-    { kind: 'expandable', settings: toggled },
-    { kind: 'maxSplit', settings: chooseMaxSplit(basis, recorded) },
+    { kind: 'recorded', label: 'as recorded', settings: recorded },
+    { kind: 'expandable', label: toggle, settings: applyAllocConf(recorded, toggle) },
+    { kind: 'maxSplit', label: `max_split_size_mb:${Math.floor(maxSplit.maxSplitSize / MiB)}`, settings: maxSplit },
   ];
 }
 
@@ -216,14 +223,14 @@ export function chooseMaxSplit(basis: WhatIfBasis, base: AllocatorSettings): All
 }
 
 export function whatIfTable(basis: WhatIfBasis, gpuSizesBytes: readonly number[] = GPU_SIZES_GIB.map((g) => g * GiB)): WhatIfTable {
-  const rows = tableSettings(basis).map(({ kind, settings }): WhatIfRow => {
+  const rows = tableSettings(basis).map(({ kind, label, settings }): WhatIfRow => {
     const unlimited = whatIf(basis, { settings });
     const cells = gpuSizesBytes.map((capacity): WhatIfCell => {
       if (capacity >= unlimited.peakReservedBytes) return { capacityBytes: capacity, fits: true, peakReservedBytes: unlimited.peakReservedBytes, oom: null };
       const r = whatIf(basis, { settings, capacity });
       return { capacityBytes: capacity, fits: r.oom === null, peakReservedBytes: r.peakReservedBytes, oom: r.oom };
     });
-    return { kind, settings: describeSettings(settings), unlimited, cells };
+    return { kind, label, settings: describeSettings(settings), unlimited, cells };
   });
   return { device: basis.device, gpuSizesBytes, rows };
 }
