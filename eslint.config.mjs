@@ -2,33 +2,62 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const noVscode = (layer) => ({ name: 'vscode', message: `${layer} never imports vscode.` });
-const banned = (group, message) => ({ group, message });
-const WEBVIEW = banned(['**/webview/**', '**/webview'], 'Only the webview bundles import webview/; share types through src/protocol.');
-const EXTENSION = banned(['**/src/extension/**', '**/extension/**'], 'Only the VS Code adapters import src/extension.');
-const CLI = banned(['**/src/cli/**', '**/cli/**'], 'Only the CLI imports src/cli.');
+import { createRequire } from 'node:module';
+
+// The layers and the engine's order come from one table (layers.cjs); test/unit/layerRules.test.ts plants an
+// import across every arrow it forbids.
+const { LAYERS, PACKAGES, NODE_BUILTINS, ENGINE_RANKS, forbiddenTargets, forbiddenEngineFolders } = createRequire(import.meta.url)('./layers.cjs');
+
+const lastPart = (folder) => folder.split('/').pop();
+
+/** The `paths` and `patterns` of `no-restricted-imports` that keep `layer` from importing `target`. */
+function restrictionsOf(layer, target) {
+  const who = `${LAYERS[layer].folder}/ (${layer})`;
+  if (target in LAYERS) {
+    const message = `${who} never imports ${LAYERS[target].folder}/ (${target}): see layers.cjs and CONTRIBUTING.md.`;
+    return { paths: [], patterns: [{ group: [`**/${lastPart(LAYERS[target].folder)}/**`], message }] };
+  }
+  if (target === 'node') {
+    const message = `${who} never imports Node's built-in modules: ${LAYERS[layer].what}.`;
+    return { paths: NODE_BUILTINS.map((name) => ({ name, message })), patterns: [{ group: ['node:*'], message }] };
+  }
+  const message = `${who} never imports ${target} packages (${PACKAGES[target].join(', ')}).`;
+  return {
+    paths: PACKAGES[target].map((name) => ({ name, message })),
+    patterns: [{ group: PACKAGES[target].map((name) => `${name}/**`), message }],
+  };
+}
+
+function rule(restrictions) {
+  const paths = restrictions.flatMap((r) => r.paths);
+  const patterns = restrictions.flatMap((r) => r.patterns);
+  return { 'no-restricted-imports': ['error', { paths, patterns }] };
+}
 
 function layerRules() {
-  const layer = (files, paths, patterns) => ({
-    files,
-    rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
-  });
-  return [
-    layer(['src/core/**/*.ts'], [noVscode('The core')], [WEBVIEW, EXTENSION, CLI]),
-    layer(['src/protocol/**/*.ts'], [noVscode('A protocol')], [WEBVIEW, EXTENSION, CLI]),
-    layer(['src/cli/**/*.ts'], [noVscode('The CLI')], [WEBVIEW, EXTENSION]),
-    layer(['src/extension/**/*.ts'], [], [WEBVIEW, CLI]),
-    layer(
-      ['webview/**/*.ts'],
-      [noVscode('A webview')],
-      [
-        EXTENSION,
-        CLI,
-        banned(['**/src/python/**'], 'A webview imports only src/core and src/protocol.'),
-        banned(['node:*'], 'A webview runs in a browser: no Node modules.'),
-      ],
-    ),
-  ];
+  const blocks = [];
+  for (const layer of Object.keys(LAYERS)) {
+    const restrictions = forbiddenTargets(layer).map((target) => restrictionsOf(layer, target));
+    if (layer !== 'engine') {
+      blocks.push({ files: [`${LAYERS[layer].folder}/**/*.ts`], rules: rule(restrictions) });
+      continue;
+    }
+    // One block per engine folder, holding the layer's rules and the folder's order (a later block for the
+    // same file would replace the rule, not add to it).
+    for (const folder of Object.keys(ENGINE_RANKS)) {
+      const upstream = forbiddenEngineFolders(folder).map((other) => ({
+        paths: [],
+        patterns: [
+          {
+            group: [`**/${other}/**`],
+            message: `src/engine/${folder} (rank ${ENGINE_RANKS[folder]}) never imports src/engine/${other} (rank ${ENGINE_RANKS[other]}): in the engine, data flows decoder -> model -> analyses -> views (layers.cjs).`,
+          },
+        ],
+      }));
+      blocks.push({ files: [`src/engine/${folder}/**/*.ts`], rules: rule([...restrictions, ...upstream]) });
+    }
+  }
+  return blocks;
 }
 
 export default tseslint.config(
@@ -49,9 +78,8 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
-  // The layers (CONTRIBUTING.md): core is pure, the webviews see only core and the shared protocols,
-  // the extension host and the CLI never reach into the webviews. test/unit/layerRules.test.ts plants
-  // an import across each line and sees lint fail.
+  // The layers (layers.cjs, CONTRIBUTING.md): the engine is pure and ordered, the runtime beside it, the
+  // protocols neutral, the webviews see only the engine and the protocols.
   ...layerRules(),
   {
     // node:test's describe/it return promises that the runner awaits.

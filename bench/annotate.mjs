@@ -1,4 +1,4 @@
-// Benchmark of the editor's per-file annotation building (src/core/annotate/lineAnnotations.ts) for a
+// Benchmark of the editor's per-file annotation building (src/engine/annotate/lineAnnotations.ts) for a
 // 10,000-line file: every line with figures (the worst case), with and without edits to follow, and
 // 200 annotated lines (a large real file). The budget is 20 ms per file, checked on the median of the
 // worst case (p95 and max are printed too: on a shared, loaded machine they measure the neighbours);
@@ -22,7 +22,7 @@ const BUDGET_MS = 20;
 
 const bundle = await build({
   stdin: {
-    contents: `export * from './src/core/annotate/lineAnnotations'; export * from './src/core/annotate/lineTracker'; export { LINE_FIGURE_KEYS } from './src/core/analysis/lineFigures';`,
+    contents: `export * from './src/engine/annotate/lineAnnotations'; export * from './src/engine/annotate/lineTracker'; export { LINE_FIGURE_KEYS } from './src/engine/analysis/lineFigures';`,
     resolveDir: process.cwd(),
     loader: 'ts',
   },

@@ -1,5 +1,5 @@
 // `npm run bench:annotations`: the innermost annotation range holding a time, asked once per block no
-// line holds (src/core/analysis/annotationRanges.ts), on the ranges a long Profile VRAM run records: one
+// line holds (src/engine/analysis/annotationRanges.ts), on the ranges a long Profile VRAM run records: one
 // "backward: <module>" range per module per step inside a step range. The index against the scan of
 // every range (the definition; timed on a sample of the questions and scaled).
 //
@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { repoRoot } from './common.mjs';
 
 const require = createRequire(import.meta.url);
-const { AnnotationIndex, innermostRange } = require(path.join(repoRoot, 'out', 'src', 'core', 'analysis', 'annotationRanges.js'));
+const { AnnotationIndex, innermostRange } = require(path.join(repoRoot, 'out', 'src', 'engine', 'analysis', 'annotationRanges.js'));
 
 const option = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);

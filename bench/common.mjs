@@ -34,9 +34,9 @@ export async function loadCore() {
   await build({
     stdin: {
       contents: [
-        "export { snapshotFromOwnedBytes } from './src/core/load';",
-        "export { analyzeSnapshot } from './src/core/analysis/analyze';",
-        "export { stringifyExact, toReport } from './src/core/analysis/report';",
+        "export { snapshotFromOwnedBytes } from './src/engine/decode/load';",
+        "export { analyzeSnapshot } from './src/engine/analysis/analyze';",
+        "export { stringifyExact, toReport } from './src/engine/analysis/report';",
       ].join('\n'),
       resolveDir: repoRoot,
       loader: 'ts',

@@ -22,9 +22,9 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = (p) => path.join(root, 'out', p);
-const { snapshotFromBytes } = require(out('src/core/load.js'));
-const { SnapshotSession } = require(out('src/core/worker/session.js'));
-const { SnapshotWorker } = require(out('src/core/worker/client.js'));
+const { snapshotFromBytes } = require(out('src/engine/decode/load.js'));
+const { SnapshotSession } = require(out('src/engine/session/session.js'));
+const { SnapshotWorker } = require(out('src/runtime/worker/client.js'));
 const { repeatTrace } = require(out('test/helpers/repeatTrace.js'));
 
 const MB = 1e6;

@@ -19,12 +19,12 @@ import * as path from 'node:path';
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const out = (p) => path.join(root, 'out', 'src', ...p.split('/'));
-const { DEFAULT_SESSION_SETTINGS, loadOrt, sessionOptions } = require(out('core/ort/session.js'));
+const { DEFAULT_SESSION_SETTINGS, loadOrt, sessionOptions } = require(out('runtime/ort/session.js'));
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
-const { effectiveSettings, executeJob, finishJob } = require(out('core/ort/workloadJob.js'));
-const { encodeModel } = require(out('core/onnx/encode.js'));
-const { WORKLOADS, buildWorkload, workloadInputs } = require(out('core/workloads/catalog.js'));
+const { effectiveSettings, executeJob, finishJob } = require(out('runtime/ort/workloadJob.js'));
+const { encodeModel } = require(out('engine/onnx/encode.js'));
+const { WORKLOADS, buildWorkload, workloadInputs } = require(out('engine/workloads/catalog.js'));
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -11,8 +11,8 @@ const nodeExternals = ['vscode', 'onnxruntime-node', 'koffi'];
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js' },
-  { entryPoints: ['src/core/worker/analysisWorker.ts'], outfile: 'dist/analysisWorker.js' },
-  { entryPoints: ['src/core/ort/workloadWorker.ts'], outfile: 'dist/workloadWorker.js' },
+  { entryPoints: ['src/runtime/worker/analysisWorker.ts'], outfile: 'dist/analysisWorker.js' },
+  { entryPoints: ['src/runtime/ort/workloadWorker.ts'], outfile: 'dist/workloadWorker.js' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js' },
 ]
   .filter((t) => existsSync(t.entryPoints[0]))

@@ -1,7 +1,7 @@
-// Writes the gutter heat icons (media/heat/heat-<theme kind>-<step>.svg) from src/core/annotate/heat.ts,
+// Writes the gutter heat icons (media/heat/heat-<theme kind>-<step>.svg) from src/engine/annotate/heat.ts,
 // and the heat colours' descriptions in package.json. Run after changing the palette or the steps:
 //   npm run compile-tests && node scripts/generate-heat-icons.mjs
-// test/unit/core/annotate/heatIcons.test.ts checks that the files and package.json match.
+// test/unit/engine/annotate/heatIcons.test.ts checks that the files and package.json match.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const heat = require(join(root, 'out/src/core/annotate/heat.js'));
+const heat = require(join(root, 'out/src/engine/annotate/heat.js'));
 
 const folder = join(root, 'media/heat');
 mkdirSync(folder, { recursive: true });

@@ -10,8 +10,8 @@ import * as path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const { executeJob, finishJob } = require(path.join(root, 'out', 'src', 'core', 'ort', 'workloadJob.js'));
-const { DEFAULT_SESSION_SETTINGS } = require(path.join(root, 'out', 'src', 'core', 'ort', 'session.js'));
+const { executeJob, finishJob } = require(path.join(root, 'out', 'src', 'runtime', 'ort', 'workloadJob.js'));
+const { DEFAULT_SESSION_SETTINGS } = require(path.join(root, 'out', 'src', 'runtime', 'ort', 'session.js'));
 
 const samplePath = 'media/samples/similarity.py';
 const executed = await executeJob({

@@ -2,7 +2,7 @@
 // npm run test:torch: the bootstrap's suites against every real PyTorch that scripts/setup-torch.sh installed
 // (bookworm's 1.13.1 natively, trixie's 2.6.0 and sid's 2.14.1 in chroots) and against the stand-in.
 // Per real torch: test/torch (python unittest: signatures, import order, unrecorded paths, module ranges) and,
-// where torchrun works, test/unit/core/profile/torchrunCancel (the runner cancelling 2 gloo ranks). The chroots see this
+// where torchrun works, test/unit/runtime/profile/torchrunCancel (the runner cancelling 2 gloo ranks). The chroots see this
 // clone and /tmp at the same paths (bind mounts, removed at the end), so every path means the same inside.
 // Needs root (chroot, mount). Arguments pass as argv arrays; nothing goes through a shell.
 import { spawnSync } from 'node:child_process';
@@ -26,7 +26,7 @@ function step(label, command, args, env = {}) {
 }
 
 try {
-  step('stand-in torch: bootstrap suite', process.execPath, ['--test', 'out/test/unit/core/profile/profileBootstrap.test.js', 'out/test/unit/core/profile/profileBackwardLines.test.js']);
+  step('stand-in torch: bootstrap suite', process.execPath, ['--test', 'out/test/unit/runtime/profile/profileBootstrap.test.js', 'out/test/unit/runtime/profile/profileBackwardLines.test.js']);
   for (const t of targets) {
     if (!isReady(t)) {
       failures.push(`${t.name}: not set up (run scripts/setup-torch.sh)`);
@@ -37,7 +37,7 @@ try {
     const python = pythonCommand(t);
     step(`${t.name} (PyTorch ${version}): test/torch`, python[0], [...python.slice(1), '-m', 'unittest', 'discover', '-s', 'test/torch', '-p', 'test_*.py', '-v']);
     if (t.torchrun) {
-      step(`${t.name} (PyTorch ${version}): torchrun Cancel`, process.execPath, ['--test', 'out/test/unit/core/profile/torchrunCancel.test.js'], {
+      step(`${t.name} (PyTorch ${version}): torchrun Cancel`, process.execPath, ['--test', 'out/test/unit/runtime/profile/torchrunCancel.test.js'], {
         VRAM_LENS_TORCH_PYTHON: t.python,
         VRAM_LENS_TORCH_ROOT: t.root,
       });

@@ -1,8 +1,8 @@
 /** What the commands that analyse snapshot files share: the frame filter options and the one-file start. */
-import type { Analysis } from '../core/analysis/analyze';
-import type { FrameFilterOptions } from '../core/analysis/frameFilter';
-import { PROFILER_BOOTSTRAP_PATH } from '../core/analysis/frameFilter';
-import { analyzeSnapshot } from '../core/analysis/analyze';
+import type { Analysis } from '../engine/analysis/analyze';
+import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
+import { PROFILER_BOOTSTRAP_PATH } from '../engine/analysis/frameFilter';
+import { analyzeSnapshot } from '../engine/analysis/analyze';
 import type { ParsedArgs } from './args';
 import { UsageError, intOption } from './args';
 import type { CliIO } from './io';

@@ -1,12 +1,13 @@
 /** How CLI commands talk to the terminal and the disk, injectable for tests. */
-import { SnapshotFileError } from '../core/input/errors';
-import { readSnapshotFile } from '../core/input/snapshotFile';
-import { PickleError } from '../core/pickle/errors';
-import { SnapshotFormatError } from '../core/snapshot/errors';
-import type { Snapshot } from '../core/snapshot/model';
-import type { OwnedBytes } from '../core/load';
-import { snapshotFromOwnedBytes } from '../core/load';
-import { terminalText } from '../core/text/plainText';
+import { SnapshotFileError } from '../engine/decode/errors';
+import { readSnapshotFile } from '../runtime/input/snapshotFile';
+import { PickleError } from '../engine/pickle/errors';
+import { SnapshotFormatError } from '../engine/snapshot/errors';
+import type { Snapshot } from '../engine/snapshot/model';
+import type { OwnedBytes } from '../engine/decode/load';
+import { snapshotFromOwnedBytes } from '../engine/decode/load';
+import { terminalText } from '../engine/text/plainText';
+import { gunzipBounded } from '../runtime/input/gunzip';
 
 export interface CliIO {
   readonly out: (text: string) => void;
@@ -33,7 +34,7 @@ export async function loadSnapshotFile(path: string): Promise<Snapshot> {
     throw e;
   }
   try {
-    return snapshotFromOwnedBytes(owned);
+    return snapshotFromOwnedBytes(owned, { gunzip: gunzipBounded });
   } catch (e) {
     if (e instanceof PickleError || e instanceof SnapshotFormatError || e instanceof SnapshotFileError) throw new InputError(`${path}: ${e.message}`);
     throw e;

@@ -1,10 +1,10 @@
 /** Plain-text rendering of an analysis for terminals: a summary and a table of the top lines. */
-import type { Analysis } from '../core/analysis/analyze';
-import { summarizeDevice, topLines } from '../core/analysis/summary';
-import { formatBytes, formatPercent } from '../core/format';
-import type { PeakBucket } from '../core/analysis/peakBreakdown';
-import { describeBucket } from '../core/analysis/peakBreakdown';
-import { plainText } from '../core/text/plainText';
+import type { Analysis } from '../engine/analysis/analyze';
+import { summarizeDevice, topLines } from '../engine/analysis/summary';
+import { formatBytes, formatPercent } from '../engine/text/format';
+import type { PeakBucket } from '../engine/analysis/peakBreakdown';
+import { describeBucket } from '../engine/analysis/peakBreakdown';
+import { plainText } from '../engine/text/plainText';
 
 function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);

@@ -1,5 +1,5 @@
 /** Plain-text rendering of the advisor's findings: one block per finding, wrapped for a terminal. */
-import type { Finding } from '../core/advice/finding';
+import type { Finding } from '../engine/advice/finding';
 import { shortPath } from './render';
 
 const WIDTH = 100;

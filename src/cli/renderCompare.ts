@@ -1,6 +1,6 @@
 /** Plain-text rendering of a comparison: device totals side by side, then the lines that changed most. */
-import type { Comparison, LineDelta } from '../core/compare/diff';
-import { formatBytes, formatDelta } from '../core/format';
+import type { Comparison, LineDelta } from '../engine/compare/diff';
+import { formatBytes, formatDelta } from '../engine/text/format';
 import { commonDirectory, shortPath } from './render';
 
 const W = 12;

@@ -1,9 +1,9 @@
 /** The `whatif` command's output: plain text for terminals, and the JSON shape of `--json`. */
-import type { AllocatorStudy } from '../core/allocator/allocatorStudy';
-import type { SelfCheckDetails } from '../core/allocator/selfCheck';
-import type { WhatIfOom, WhatIfResult, WhatIfTable } from '../core/allocator/whatIf';
-import { formatBytes, formatPercent } from '../core/format';
-import { plainText } from '../core/text/plainText';
+import type { AllocatorStudy } from '../engine/session/allocatorStudy';
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
+import type { WhatIfOom, WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
+import { formatBytes, formatPercent } from '../engine/text/format';
+import { plainText } from '../engine/text/plainText';
 import { shortPath } from './render';
 
 export interface DeviceWhatIf {

@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import type { LineTextProvider } from '../core/sourceText';
+import type { LineTextProvider } from '../engine/paths/sourceText';
 
 const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 

@@ -4,7 +4,7 @@
  * `onDidChange` to step aside while compare mode draws its own deltas.
  */
 import * as vscode from 'vscode';
-import type { Comparison } from '../core/compare/diff';
+import type { Comparison } from '../engine/compare/diff';
 
 export const COMPARE_MODE_CONTEXT_KEY = 'vramLens.compareMode';
 

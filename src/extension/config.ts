@@ -1,7 +1,7 @@
 /** Typed access to the `vramLens.*` settings. */
 import * as vscode from 'vscode';
-import type { FrameFilterOptions } from '../core/analysis/frameFilter';
-import { PROFILER_BOOTSTRAP_PATH } from '../core/analysis/frameFilter';
+import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
+import { PROFILER_BOOTSTRAP_PATH } from '../engine/analysis/frameFilter';
 import type { ProfileSettings } from './profile/profileSettings';
 import { readProfileSettings } from './profile/profileSettings';
 

@@ -6,13 +6,13 @@
  * in one place. Free of `vscode` at run time, so unit tests drive it with an in-process worker.
  */
 import type * as vscode from 'vscode';
-import type { FrameFilterOptions } from '../core/analysis/frameFilter';
-import type { LineDetail } from '../core/analysis/lineDetail';
-import type { LineFigures } from '../core/analysis/lines';
-import type { DeviceSummary } from '../core/analysis/summary';
-import type { ExecutionProvider } from '../core/ort/providers';
-import type { SnapshotWorker } from '../core/worker/client';
-import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../core/worker/protocol';
+import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
+import type { LineDetail } from '../engine/analysis/lineDetail';
+import type { LineFigures } from '../engine/analysis/lines';
+import type { DeviceSummary } from '../engine/analysis/summary';
+import type { ExecutionProvider } from '../runtime/ort/providers';
+import type { SnapshotWorker } from '../runtime/worker/client';
+import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../protocol/worker';
 
 export type SnapshotOrigin = 'file' | 'profile' | 'workload';
 

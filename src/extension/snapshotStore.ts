@@ -4,13 +4,13 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SnapshotFileError } from '../core/input/errors';
-import { fileProblem, readSnapshotFile } from '../core/input/snapshotFile';
-import { notificationText } from '../core/text/plainText';
-import type { ExecutionProvider } from '../core/ort/providers';
-import type { FrameFilterOptions } from '../core/analysis/frameFilter';
-import type { LineFigures } from '../core/analysis/lines';
-import { CancelledError, SnapshotWorker } from '../core/worker/client';
+import { SnapshotFileError } from '../engine/decode/errors';
+import { fileProblem, readSnapshotFile } from '../runtime/input/snapshotFile';
+import { notificationText } from '../engine/text/plainText';
+import type { ExecutionProvider } from '../runtime/ort/providers';
+import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
+import type { LineFigures } from '../engine/analysis/lines';
+import { CancelledError, SnapshotWorker } from '../runtime/worker/client';
 import type { SnapshotOrigin } from './loadedSnapshot';
 import { LoadedSnapshot } from './loadedSnapshot';
 

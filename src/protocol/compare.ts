@@ -4,8 +4,8 @@
  * to the page only by postMessage, after the page says `ready`; the page names rows by index and
  * commands by their key in the extension's `Commands` (the host's allowlist), never paths.
  */
-import type { DeviceTotals, FigureValues } from '../core/compare/diff';
-import type { Overlay, OverlayAxis } from '../core/compare/overlay';
+import type { DeviceTotals, FigureValues } from '../engine/compare/diff';
+import type { Overlay, OverlayAxis } from '../engine/compare/overlay';
 import { messageGuard } from './messageGuard';
 
 export interface SideView {

@@ -3,8 +3,8 @@
  * (`HostToSummary`, `SummaryToHost`). Types and guards only: both sides import it. Every string in a
  * model is untrusted snapshot text; the page renders it with textContent only.
  */
-import type { PeakBucket } from '../core/analysis/peakBreakdown';
-import type { LineFigureKey } from '../core/analysis/lineFigures';
+import type { PeakBucket } from '../engine/analysis/peakBreakdown';
+import type { LineFigureKey } from '../engine/analysis/lineFigures';
 import { messageGuard } from './messageGuard';
 
 /** The per-line figures the summary's table shows, in order (labels and units from LINE_FIGURES). */

@@ -4,7 +4,7 @@
  * starts with `ready`; every request carries an id its answer echoes. A side that receives a message
  * it does not know logs it and ignores it. Types and guards only: no DOM and no `vscode` here.
  */
-import type { FindingMarker } from '../core/timeline/findingMarkers';
+import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type {
   AxisKind,
   BlockDetail,
@@ -12,7 +12,7 @@ import type {
   TimelineOverview,
   TimelineWindow,
   WindowRequest,
-} from '../core/timeline/types';
+} from '../engine/timeline/types';
 import { messageGuard } from './messageGuard';
 
 /**

@@ -12,7 +12,7 @@ SIGTERM, or the cancel file appearing). Small JSON records (one per line) go to 
 ``--channel`` (a Unix socket or a Windows named pipe), never to the program's stdout or stderr.
 
 Exit codes: the program's own, or one of the EXIT_* codes below (mirrored in
-src/core/profile/protocol.ts).
+src/protocol/profile.ts).
 """
 
 import json

@@ -2,7 +2,7 @@
  * Expected figures for the end-to-end tests, from the Python oracle (test/reference/spec_reference.py,
  * written from the spec alone) and a byte formatter written here, apart from the extension's.
  */
-import type { LineReport } from '../../src/core/analysis/report';
+import type { LineReport } from '../../src/engine/analysis/report';
 import { referenceAnalysis } from '../helpers/corpus';
 
 /** A line of the Python oracle's output: the spec's JSON shape (numbers only: the fixture has no line beyond 2^53). */

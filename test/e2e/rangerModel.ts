@@ -5,7 +5,7 @@
  * answers it used: inputs = 32 rows + 8 (k) + 16 (the two int64 initializers), and the reconstructed peak
  * of intermediates = 32 rows + 8 k.
  */
-import { encodeModel } from '../../src/core/onnx/encode';
+import { encodeModel } from '../../src/engine/onnx/encode';
 
 export function rangerModel(): Uint8Array {
   return encodeModel({

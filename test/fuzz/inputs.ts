@@ -6,8 +6,8 @@
  * strings, deep and odd shapes) that get past the decoder and reach the model and the analysis.
  */
 import { readFileSync } from 'node:fs';
-import { decodePickle } from '../../src/core/pickle/decoder';
-import { encodePickle, type PlainValue } from '../../src/core/pickle/encoder';
+import { decodePickle } from '../../src/engine/pickle/decoder';
+import { encodePickle, type PlainValue } from '../../src/engine/pickle/encoder';
 import { corpusFiles } from '../helpers/corpus';
 
 /** xorshift32: small, fast, reproducible. */

@@ -1,10 +1,10 @@
 /** One fuzz input through the whole pipeline a user's file meets: decode, model, analysis, advice, timeline layout. */
-import { SnapshotFileError } from '../../src/core/input/errors';
-import { snapshotFromBytes } from '../../src/core/load';
-import { PickleError } from '../../src/core/pickle/errors';
-import { SnapshotFormatError } from '../../src/core/snapshot/errors';
-import { findingMarkers } from '../../src/core/timeline/findingMarkers';
-import { SnapshotSession } from '../../src/core/worker/session';
+import { SnapshotFileError } from '../../src/engine/decode/errors';
+import { snapshotFromBytes } from '../../src/engine/decode/load';
+import { PickleError } from '../../src/engine/pickle/errors';
+import { SnapshotFormatError } from '../../src/engine/snapshot/errors';
+import { findingMarkers } from '../../src/engine/timeline/findingMarkers';
+import { SnapshotSession } from '../../src/engine/session/session';
 
 /** How far an input got: rejected with a clear error at a stage, or all the way through. */
 export type Reached = 'file' | 'decode' | 'model' | 'done';

@@ -1,6 +1,6 @@
 /** A fuzz worker: runs inputs [from, to) of a run and reports each one before starting the next. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { errorMessage } from '../../src/core/errors';
+import { errorMessage } from '../../src/engine/base/errors';
 import { fuzzInput } from './inputs';
 import { throughPipeline } from './pipeline';
 

@@ -10,15 +10,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { buildProfileCommand } from '../../src/core/profile/command';
-import type { ProfileConfiguration } from '../../src/core/profile/configuration';
-import { classifyOutcome } from '../../src/core/profile/outcome';
-import type { ProfileRecord } from '../../src/core/profile/protocol';
-import { ExitCode } from '../../src/core/profile/protocol';
-import type { RunResult } from '../../src/core/profile/runner';
-import { ProfileRun, channelAddress } from '../../src/core/profile/runner';
-import { analyzeSnapshot } from '../../src/core/analysis/analyze';
-import { snapshotFromBytes } from '../../src/core/load';
+import { buildProfileCommand } from '../../src/runtime/profile/command';
+import type { ProfileConfiguration } from '../../src/runtime/profile/configuration';
+import { classifyOutcome } from '../../src/runtime/profile/outcome';
+import type { ProfileRecord } from '../../src/protocol/profile';
+import { ExitCode } from '../../src/protocol/profile';
+import type { RunResult } from '../../src/runtime/profile/runner';
+import { ProfileRun, channelAddress } from '../../src/runtime/profile/runner';
+import { analyzeSnapshot } from '../../src/engine/analysis/analyze';
+import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { referenceAnalysis, repoRoot } from '../helpers/corpus';
 
 const python = process.env.VRAM_LENS_GPU_PYTHON ?? 'python3';

@@ -2,12 +2,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { advise } from '../../src/core/advice/advise';
-import type { Finding } from '../../src/core/advice/finding';
-import type { Analysis } from '../../src/core/analysis/analyze';
+import { advise } from '../../src/engine/advice/advise';
+import type { Finding } from '../../src/engine/advice/finding';
+import type { Analysis } from '../../src/engine/analysis/analyze';
 import { resolveUnderRoot } from '../../src/cli/sourceFiles';
-import { analyzeSnapshot } from '../../src/core/analysis/analyze';
-import { snapshotFromBytes } from '../../src/core/load';
+import { analyzeSnapshot } from '../../src/engine/analysis/analyze';
+import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { corpusDir, repoRoot } from './corpus';
 
 const analyses = new Map<string, Analysis>();

@@ -4,11 +4,11 @@
  * host caches use it where starting a worker thread would only slow them down.
  */
 import type { SnapshotWorkerPort } from '../../src/extension/loadedSnapshot';
-import type { MethodContext } from '../../src/core/worker/methods';
-import { dispatch } from '../../src/core/worker/methods';
-import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../../src/core/worker/protocol';
-import { SnapshotSession } from '../../src/core/worker/session';
-import type { Snapshot } from '../../src/core/snapshot/model';
+import type { MethodContext } from '../../src/runtime/worker/methods';
+import { dispatch } from '../../src/runtime/worker/methods';
+import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../../src/protocol/worker';
+import { SnapshotSession } from '../../src/engine/session/session';
+import type { Snapshot } from '../../src/engine/snapshot/model';
 
 export class InProcessWorker implements SnapshotWorkerPort {
   readonly asked: MethodName[] = [];

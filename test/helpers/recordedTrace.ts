@@ -3,9 +3,9 @@
  * address and segment event written out by the test, as derived by hand from the allocator's
  * rules) and the final `segments`, read by the real `snapshotFromPickle`.
  */
-import type { PyValue } from '../../src/core/pickle/values';
-import { snapshotFromPickle } from '../../src/core/snapshot/fromPickle';
-import type { Snapshot } from '../../src/core/snapshot/model';
+import type { PyValue } from '../../src/engine/pickle/values';
+import { snapshotFromPickle } from '../../src/engine/snapshot/fromPickle';
+import type { Snapshot } from '../../src/engine/snapshot/model';
 import type { TestFrame } from './traceBuilder';
 
 type Entry = Record<string, PyValue>;

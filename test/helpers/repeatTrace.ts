@@ -4,8 +4,8 @@
  * dropped, blocks still alive at its end are freed there), so memory stays as in one iteration of
  * the real program while the number of events grows: what a long training run looks like.
  */
-import type { DeviceTrace, Snapshot } from '../../src/core/snapshot/model';
-import { Action } from '../../src/core/snapshot/model';
+import type { DeviceTrace, Snapshot } from '../../src/engine/snapshot/model';
+import { Action } from '../../src/engine/snapshot/model';
 
 const ADDRESS_SPAN = 1e12;
 

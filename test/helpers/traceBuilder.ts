@@ -2,11 +2,11 @@
  * Hand-built snapshots for tests: a tiny program's allocations written as a script, turned into
  * the plain data a snapshot pickle decodes to, then read by the real `snapshotFromPickle`.
  */
-import type { Analysis } from '../../src/core/analysis/analyze';
-import { analyzeSnapshot } from '../../src/core/analysis/analyze';
-import type { PyValue } from '../../src/core/pickle/values';
-import { snapshotFromPickle } from '../../src/core/snapshot/fromPickle';
-import type { Snapshot } from '../../src/core/snapshot/model';
+import type { Analysis } from '../../src/engine/analysis/analyze';
+import { analyzeSnapshot } from '../../src/engine/analysis/analyze';
+import type { PyValue } from '../../src/engine/pickle/values';
+import { snapshotFromPickle } from '../../src/engine/snapshot/fromPickle';
+import type { Snapshot } from '../../src/engine/snapshot/model';
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;

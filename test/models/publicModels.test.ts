@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
-import { analyzeSnapshot } from '../../src/core/analysis/analyze';
-import { snapshotFromBytes } from '../../src/core/load';
+import { analyzeSnapshot } from '../../src/engine/analysis/analyze';
+import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { repoRoot } from '../helpers/corpus';
 
 const modelsDir = process.env.VRAM_LENS_MODELS ?? path.join(repoRoot, '.models');

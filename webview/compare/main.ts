@@ -3,9 +3,9 @@
  * and the changed lines ranked by change in live-at-peak bytes (links open the source). Everything
  * it shows arrives by postMessage after `ready`; it builds DOM nodes, never HTML strings.
  */
-import type { Overlay, OverlayAxis } from '../../src/core/compare/overlay';
-import type { FigureValues } from '../../src/core/compare/diff';
-import { formatBytes, formatDelta } from '../../src/core/format';
+import type { Overlay, OverlayAxis } from '../../src/engine/compare/overlay';
+import type { FigureValues } from '../../src/engine/compare/diff';
+import { formatBytes, formatDelta } from '../../src/engine/text/format';
 import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
 import { isHostToCompare } from '../../src/protocol/compare';
 import { el } from '../shared/dom';

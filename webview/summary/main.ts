@@ -3,13 +3,13 @@
  * extension posts, and sends back what the user clicks. Snapshot text (paths, names) is untrusted:
  * it only ever goes into the page through `textContent`.
  */
-import type { LineFigureKey } from '../../src/core/analysis/lineFigures';
-import { lineFigure } from '../../src/core/analysis/lineFigures';
-import { describeBucket } from '../../src/core/analysis/peakBreakdown';
-import { formatBytes, formatPercent } from '../../src/core/format';
+import type { LineFigureKey } from '../../src/engine/analysis/lineFigures';
+import { lineFigure } from '../../src/engine/analysis/lineFigures';
+import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
+import { formatBytes, formatPercent } from '../../src/engine/text/format';
 import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
-import { baseName } from '../../src/core/paths/recordedPath';
+import { baseName } from '../../src/engine/paths/recordedPath';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 

@@ -3,7 +3,7 @@
  * device or axis, open a line (chartInput and controls read the events and call these). The
  * page's data, requests and drawing are TimelinePage (page.ts).
  */
-import type { AxisKind } from '../../src/core/timeline/types';
+import type { AxisKind } from '../../src/engine/timeline/types';
 import type { ChartActions } from './chartActions';
 import { wireChartInput } from './chartInput';
 import type { ControlActions } from './controls';

@@ -2,7 +2,7 @@
  * The chart's frame: the y grid and its byte labels, the x axis with its ticks (events or time),
  * the segment releases under the baseline, and the `external_annotations` spans in lanes above the plot.
  */
-import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import type { TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
 import type { Plot, Scales } from './plot';
 import { LANE_HEIGHT, MAX_LANES } from './plot';
 import type { Theme } from './theme';

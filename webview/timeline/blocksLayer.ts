@@ -3,8 +3,8 @@
  * blocks over it (coloured by line; a block no line holds by its bucket kind), the separators between stacked blocks, and the outlines of
  * the hovered and pinned blocks.
  */
-import { PEAK_BUCKET_KINDS } from '../../src/core/analysis/peakBreakdown';
-import type { TimelineWindow } from '../../src/core/timeline/types';
+import { PEAK_BUCKET_KINDS } from '../../src/engine/analysis/peakBreakdown';
+import type { TimelineWindow } from '../../src/engine/timeline/types';
 import { mixColors, SHADE } from './colorMix';
 import type { Plot, Scales } from './plot';
 import { indexOfRecord, runEndStep } from './plot';

@@ -3,9 +3,9 @@
  * or drawn in the window, with its bytes at the peak (the sum of the analysis' peakBreakdown
  * entries of that kind) and the buckets it holds in the summary's words. No DOM: tested in Node.
  */
-import type { PeakBucket, PeakBucketKind } from '../../src/core/analysis/peakBreakdown';
-import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../src/core/analysis/peakBreakdown';
-import { formatBytes } from '../../src/core/format';
+import type { PeakBucket, PeakBucketKind } from '../../src/engine/analysis/peakBreakdown';
+import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../src/engine/analysis/peakBreakdown';
+import { formatBytes } from '../../src/engine/text/format';
 
 export interface BucketLegendEntry {
   readonly kind: PeakBucketKind;

@@ -4,8 +4,8 @@
  * seriesLayer; peak, OOM and finding markers with their labels: markersLayer), scaled for
  * devicePixelRatio, and hit testing for hover and clicks (chartHit).
  */
-import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
-import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import type { FindingMarker } from '../../src/engine/timeline/findingMarkers';
+import type { TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
 import { drawAnnotationLanes, drawReleases, drawXAxis, drawYGrid } from './axesLayer';
 import type { BlocksScene } from './blocksLayer';
 import { BlocksLayer } from './blocksLayer';

@@ -3,7 +3,7 @@
  * frames"), the snapshot, device and axis selectors, the table filters, and the buttons that ask
  * the host to run a command. The app gives the actions; this module only reads events.
  */
-import type { AxisKind } from '../../src/core/timeline/types';
+import type { AxisKind } from '../../src/engine/timeline/types';
 import type { TimelineCommand } from '../../src/protocol/timeline';
 import { byId } from '../shared/dom';
 import type { SelectElement } from './selectors';

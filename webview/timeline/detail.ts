@@ -1,7 +1,7 @@
 /** The pinned block's panel: size, line (or bucket), lifetime, the innermost frames with the user's own marked. */
-import { formatBytes } from '../../src/core/format';
-import { baseName } from '../../src/core/paths/recordedPath';
-import type { BlockDetail, TimelineOverview } from '../../src/core/timeline/types';
+import { formatBytes } from '../../src/engine/text/format';
+import { baseName } from '../../src/engine/paths/recordedPath';
+import type { BlockDetail, TimelineOverview } from '../../src/engine/timeline/types';
 import { el } from '../shared/dom';
 import { allocatorFramesSkipped, moreFrames } from './stackFrames';
 import { lifetime, unattributedLabel } from './tooltipText';

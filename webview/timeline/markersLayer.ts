@@ -3,9 +3,9 @@
  * advisor's findings (diamonds, bars over ranges), and their text labels, placed together so that
  * none overlaps another (labelLayout).
  */
-import { formatBytes } from '../../src/core/format';
-import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
-import type { TimelineOverview } from '../../src/core/timeline/types';
+import { formatBytes } from '../../src/engine/text/format';
+import type { FindingMarker } from '../../src/engine/timeline/findingMarkers';
+import type { TimelineOverview } from '../../src/engine/timeline/types';
 import type { LabelRequest } from './labelLayout';
 import { placeLabels } from './labelLayout';
 import type { Plot, Scales } from './plot';

@@ -3,7 +3,7 @@
  * visible window as a brush. Drag the brush to pan, drag elsewhere to choose a new window, click
  * to centre the window there.
  */
-import type { TimelineOverview } from '../../src/core/timeline/types';
+import type { TimelineOverview } from '../../src/engine/timeline/types';
 import { fitToDisplay, paintBackground } from './canvas';
 import type { Theme } from './theme';
 import type { Viewport } from './viewport';

@@ -4,8 +4,8 @@
  * (window summaries: windowFetch; block details: blockDetails), the state transitions
  * (transitions.ts), and drawing it all (pageView). What the user does is TimelineApp (app.ts).
  */
-import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
-import type { LineBlocks, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import type { FindingMarker } from '../../src/engine/timeline/findingMarkers';
+import type { LineBlocks, TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
 import type { DrawStats } from './chart';
 import { Chart } from './chart';
 import { BlockDetails } from './blockDetails';

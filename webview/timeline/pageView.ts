@@ -2,8 +2,8 @@
  * Drawing the page from what it holds: the chart (with the lines the filters highlight), the
  * minimap, the bucket legend, the hover card over the hit under the pointer, and the pinned block's panel.
  */
-import type { FindingMarker } from '../../src/core/timeline/findingMarkers';
-import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import type { FindingMarker } from '../../src/engine/timeline/findingMarkers';
+import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
 import type { LineRow } from '../../src/protocol/timeline';
 import type { Chart, DrawStats } from './chart';
 import { bucketLegend, kindsDrawn } from './bucketLegend';

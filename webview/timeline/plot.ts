@@ -3,7 +3,7 @@
  * conversions between axis x, bytes and device pixels; plus the look-ups into a window's blocks
  * that drawing and hit testing share.
  */
-import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import type { TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
 import type { Viewport } from './viewport';
 
 export const MAX_LANES = 4;

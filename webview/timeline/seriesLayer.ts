@@ -1,6 +1,6 @@
 /** The chart's lines over the blocks: allocated and reserved memory as step lines, measured memory as segments. */
-import type { MeasuredLine } from '../../src/core/timeline/measuredLine';
-import type { TimelineWindow } from '../../src/core/timeline/types';
+import type { MeasuredLine } from '../../src/engine/timeline/measuredLine';
+import type { TimelineWindow } from '../../src/engine/timeline/types';
 import type { Scales } from './plot';
 
 /** One value per step of the window, as a step line. */

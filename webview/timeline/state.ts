@@ -3,7 +3,7 @@
  * hidden): where the user looked, what they selected, how the table is filtered and sorted.
  * Data never goes here: the host sends it again.
  */
-import type { AxisKind } from '../../src/core/timeline/types';
+import type { AxisKind } from '../../src/engine/timeline/types';
 import type { TableFigure } from './tableColumns';
 import { TABLE_FIGURES } from './tableColumns';
 

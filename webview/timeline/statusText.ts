@@ -3,9 +3,9 @@
  * that reached it, out-of-memory events, how much of the run is on screen, whether small blocks are
  * merged), not drawing statistics. No DOM: tested in Node.
  */
-import { formatBytes, formatPercent } from '../../src/core/format';
-import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
-import { baseName } from '../../src/core/paths/recordedPath';
+import { formatBytes, formatPercent } from '../../src/engine/text/format';
+import type { TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
+import { baseName } from '../../src/engine/paths/recordedPath';
 
 export function statusText(overview: TimelineOverview, w: TimelineWindow | undefined): string {
   const parts: string[] = [];

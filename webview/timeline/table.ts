@@ -2,8 +2,8 @@
  * The lines table under the chart: the lines of the selected device with their live-at-peak
  * figures, sortable by column, filtered by file, by text in the stack and by minimum size.
  */
-import { formatBytes } from '../../src/core/format';
-import { baseName } from '../../src/core/paths/recordedPath';
+import { formatBytes } from '../../src/engine/text/format';
+import { baseName } from '../../src/engine/paths/recordedPath';
 import { el } from '../shared/dom';
 import type { TableFilter } from './lineFilter';
 import { compareRows, rowPasses } from './lineFilter';

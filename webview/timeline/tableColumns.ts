@@ -1,10 +1,10 @@
 /**
  * The figure columns of the timeline's lines table, drawn from the per-line figure registry
- * (src/core/analysis/lineFigures.ts): which figures, their short headers for a narrow side bar, and
+ * (src/engine/analysis/lineFigures.ts): which figures, their short headers for a narrow side bar, and
  * their explanations (the registry's). No DOM: tested in Node.
  */
-import type { LineFigureKey, LineFigureSpec } from '../../src/core/analysis/lineFigures';
-import { lineFigure } from '../../src/core/analysis/lineFigures';
+import type { LineFigureKey, LineFigureSpec } from '../../src/engine/analysis/lineFigures';
+import { lineFigure } from '../../src/engine/analysis/lineFigures';
 import type { LineRow } from '../../src/protocol/timeline';
 
 /** The registry's figures the table shows, in column order (each one a field of LineRow). */

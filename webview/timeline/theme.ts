@@ -2,8 +2,8 @@
  * The chart's colours, read from VS Code's theme variables (our contributed colours included)
  * and read again when the theme changes (VS Code swaps the body's classes).
  */
-import type { PeakBucketKind } from '../../src/core/analysis/peakBreakdown';
-import { PALETTE_SIZE } from '../../src/core/timeline/colors';
+import type { PeakBucketKind } from '../../src/engine/analysis/peakBreakdown';
+import { PALETTE_SIZE } from '../../src/engine/timeline/colors';
 
 export interface Theme {
   readonly kind: 'light' | 'dark' | 'high-contrast' | 'high-contrast-light';

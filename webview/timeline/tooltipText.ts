@@ -2,14 +2,14 @@
  * Words for what the pointer is on: the tooltip's lines, a block's lifetime, and what a block
  * without a line of the user's is (its bucket of the peak breakdown). No DOM: tested in Node.
  */
-import type { PeakBucketKind } from '../../src/core/analysis/peakBreakdown';
-import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../src/core/analysis/peakBreakdown';
-import { lineFigure } from '../../src/core/analysis/lineFigures';
+import type { PeakBucketKind } from '../../src/engine/analysis/peakBreakdown';
+import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../src/engine/analysis/peakBreakdown';
+import { lineFigure } from '../../src/engine/analysis/lineFigures';
 import type { LineRow } from '../../src/protocol/timeline';
-import { formatBytes } from '../../src/core/format';
-import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import { formatBytes } from '../../src/engine/text/format';
+import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
 import type { Hit } from './hit';
-import { baseName } from '../../src/core/paths/recordedPath';
+import { baseName } from '../../src/engine/paths/recordedPath';
 import { formatDuration } from './ticks';
 
 const count = (n: number) => n.toLocaleString('en-US');

@@ -3,7 +3,7 @@
  * snapshots, when the view moves to another snapshot or device, when a line is focused and when the
  * table is sorted. app.ts applies them; no DOM, so they are tested in Node.
  */
-import type { LineBlocks } from '../../src/core/timeline/types';
+import type { LineBlocks } from '../../src/engine/timeline/types';
 import type { SnapshotChoice, Target } from '../../src/protocol/timeline';
 import type { SortKey, ViewState } from './state';
 

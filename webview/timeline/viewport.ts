@@ -1,5 +1,5 @@
 /** The x window the chart shows, how zooming and panning move it inside the domain, and the y range. */
-import type { TimelineOverview } from '../../src/core/timeline/types';
+import type { TimelineOverview } from '../../src/engine/timeline/types';
 
 export interface Domain {
   readonly start: number;

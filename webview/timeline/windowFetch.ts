@@ -2,7 +2,7 @@
  * The window summaries the chart asks the host for: at most one request in flight; while it runs
  * the last summary is redrawn at the new zoom, and the latest viewport is asked for when it answers.
  */
-import type { TimelineOverview, TimelineWindow } from '../../src/core/timeline/types';
+import type { TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
 import type { Target } from '../../src/protocol/timeline';
 import type { Chart } from './chart';
 import type { Requests } from './requests';

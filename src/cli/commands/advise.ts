@@ -3,8 +3,8 @@
  * advisor's findings (evidence and suggestions), with quick-fix edits where the source on disk
  * shows the pattern.
  */
-import { stringifyExact } from '../../core/analysis/report';
-import { advise } from '../../core/advice/advise';
+import { stringifyExact } from '../../engine/analysis/report';
+import { advise } from '../../engine/advice/advise';
 import { analyzeFileArgument } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import type { CliIO } from '../io';

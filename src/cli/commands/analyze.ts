@@ -1,5 +1,5 @@
 /** `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library]` */
-import { stringifyExact, toReport } from '../../core/analysis/report';
+import { stringifyExact, toReport } from '../../engine/analysis/report';
 import { analyzeFileArgument } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import { intOption } from '../args';

@@ -3,16 +3,16 @@
  *  [--overlay event|time|normalized] [--points N] [--include-library] [--library-path P]`:
  * what changed between two runs, device totals and lines ranked by change in live-at-peak bytes.
  */
-import type { Analysis } from '../../core/analysis/analyze';
-import { analyzeSnapshot } from '../../core/analysis/analyze';
-import { traceOf } from '../../core/analysis/replay';
-import { stringifyExact } from '../../core/analysis/report';
-import { changedLines, compareRuns } from '../../core/compare/diff';
-import type { OverlayAxis } from '../../core/compare/overlay';
-import { alignTotals } from '../../core/compare/overlay';
-import { toComparisonReport } from '../../core/compare/report';
-import { busiestDevice, sideFromAnalysis } from '../../core/compare/side';
-import { NoTimesError, downsampleTotals } from '../../core/compare/totals';
+import type { Analysis } from '../../engine/analysis/analyze';
+import { analyzeSnapshot } from '../../engine/analysis/analyze';
+import { traceOf } from '../../engine/analysis/replay';
+import { stringifyExact } from '../../engine/analysis/report';
+import { changedLines, compareRuns } from '../../engine/compare/diff';
+import type { OverlayAxis } from '../../engine/compare/overlay';
+import { alignTotals } from '../../engine/compare/overlay';
+import { toComparisonReport } from '../../engine/compare/report';
+import { busiestDevice, sideFromAnalysis } from '../../engine/compare/side';
+import { NoTimesError, downsampleTotals } from '../../engine/compare/totals';
 import { frameFilterOptions } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import { UsageError, intOption } from '../args';

@@ -4,13 +4,13 @@
  * the self-check (the recorded settings against what PyTorch recorded), then the prediction for the
  * settings and capacity asked, then the table over common GPU sizes.
  */
-import { AllocatorStudy } from '../../core/allocator/allocatorStudy';
-import { AllocConfError } from '../../core/allocator/settings';
-import { buildLineIndex } from '../../core/analysis/lineIndex';
-import { userFramePredicate } from '../../core/analysis/frameFilter';
-import { stringifyExact } from '../../core/analysis/report';
-import { parseBytes } from '../../core/format';
-import { devicesOf } from '../../core/snapshot/model';
+import { AllocatorStudy } from '../../engine/session/allocatorStudy';
+import { AllocConfError } from '../../engine/allocator/settings';
+import { buildLineIndex } from '../../engine/analysis/lineIndex';
+import { userFramePredicate } from '../../engine/analysis/frameFilter';
+import { stringifyExact } from '../../engine/analysis/report';
+import { parseBytes } from '../../engine/text/format';
+import { devicesOf } from '../../engine/snapshot/model';
 import { frameFilterOptions } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import { UsageError, intOption } from '../args';

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import { setting } from '../config';
 import type { Feature } from '../services';
-import { errorMessage } from '../../core/errors';
+import { errorMessage } from '../../engine/base/errors';
 import { FindingIndex, diagnosticsFor } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
 

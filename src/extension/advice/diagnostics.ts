@@ -3,7 +3,7 @@
  * workspace, else on the snapshot file itself; related lines as related information.
  */
 import * as vscode from 'vscode';
-import type { Finding } from '../../core/advice/finding';
+import type { Finding } from '../../engine/advice/finding';
 import type { PathResolver } from '../paths/pathResolver';
 import type { LoadedSnapshot } from '../snapshotStore';
 

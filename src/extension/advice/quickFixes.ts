@@ -4,8 +4,8 @@
  * decided from the syntax tree of the documents as they are now; every edit was parsed again.
  */
 import * as vscode from 'vscode';
-import { quickFixesFor } from '../../core/advice/quickFix';
-import { PythonSource } from '../../core/python/pythonSource';
+import { quickFixesFor } from '../../engine/advice/quickFix';
+import { PythonSource } from '../../engine/python/pythonSource';
 import type { PathResolver } from '../paths/pathResolver';
 import type { FindingIndex } from './diagnostics';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';

@@ -4,7 +4,7 @@
  * decoration types, separate from the normal annotations; drawn in visible editors only.
  */
 import * as vscode from 'vscode';
-import type { LineDelta } from '../../core/compare/diff';
+import type { LineDelta } from '../../engine/compare/diff';
 import type { CompareMode } from '../compareMode';
 import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
 import type { PathResolver } from '../paths/pathResolver';

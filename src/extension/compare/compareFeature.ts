@@ -4,9 +4,9 @@
  * item that leaves compare mode.
  */
 import * as vscode from 'vscode';
-import { compareRuns } from '../../core/compare/diff';
-import { sideFromSummary } from '../../core/compare/side';
-import { formatBytes, formatDelta } from '../../core/format';
+import { compareRuns } from '../../engine/compare/diff';
+import { sideFromSummary } from '../../engine/compare/side';
+import { formatBytes, formatDelta } from '../../engine/text/format';
 import { Commands } from '../commandIds';
 import type { Feature, Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
@@ -14,8 +14,8 @@ import { CompareDecorations } from './compareDecorations';
 import type { ActiveComparison, ComparedSide } from '../compareMode';
 import { ResultsPanel } from './resultsPanel';
 import type { SourceTexts } from './sourceTexts';
-import { notificationText } from '../../core/text/plainText';
-import { errorMessage } from '../../core/errors';
+import { notificationText } from '../../engine/text/plainText';
+import { errorMessage } from '../../engine/base/errors';
 
 interface SideItem extends vscode.QuickPickItem {
   readonly side: ComparedSide;

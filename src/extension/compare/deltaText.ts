@@ -1,6 +1,6 @@
 /** The words compare mode puts next to a line and in its hover (pure, no vscode). */
-import type { LineDelta } from '../../core/compare/diff';
-import { formatBytes, formatDelta } from '../../core/format';
+import type { LineDelta } from '../../engine/compare/diff';
+import { formatBytes, formatDelta } from '../../engine/text/format';
 
 /** The inline text after a changed line, e.g. `-6.1 GiB at peak vs baseline`; undefined when nothing changed. */
 export function inlineDeltaText(l: LineDelta): string | undefined {

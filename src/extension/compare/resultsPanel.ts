@@ -4,12 +4,12 @@
  * follows compare mode and closes when compare mode ends.
  */
 import * as vscode from 'vscode';
-import type { LineDelta } from '../../core/compare/diff';
-import { changedLines } from '../../core/compare/diff';
-import type { OverlayAxis } from '../../core/compare/overlay';
-import { alignTotals } from '../../core/compare/overlay';
-import { lineDeltaReport } from '../../core/compare/report';
-import type { SeriesAxis } from '../../core/compare/totals';
+import type { LineDelta } from '../../engine/compare/diff';
+import { changedLines } from '../../engine/compare/diff';
+import type { OverlayAxis } from '../../engine/compare/overlay';
+import { alignTotals } from '../../engine/compare/overlay';
+import { lineDeltaReport } from '../../engine/compare/report';
+import type { SeriesAxis } from '../../engine/compare/totals';
 import type { SnapshotStore } from '../snapshotStore';
 import type { ActiveComparison, CompareMode } from '../compareMode';
 import type { CompareCommand, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../protocol/compare';
@@ -20,7 +20,7 @@ import type { PathResolver } from '../paths/pathResolver';
 import { DisposableOwner } from '../disposables';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
-import { errorMessage } from '../../core/errors';
+import { errorMessage } from '../../engine/base/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
 
 const VIEW_TYPE = 'vramLens.compareResults';

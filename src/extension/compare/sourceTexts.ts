@@ -5,11 +5,11 @@
  * this text; the advisor reads the code that ran.
  */
 import * as vscode from 'vscode';
-import type { LineTextProvider } from '../../core/sourceText';
+import type { LineTextProvider } from '../../engine/paths/sourceText';
 import type { LoadedSnapshot, SourceLines } from '../loadedSnapshot';
 import type { SnapshotStore } from '../snapshotStore';
 import type { PathResolver } from '../paths/pathResolver';
-import { errorMessage } from '../../core/errors';
+import { errorMessage } from '../../engine/base/errors';
 import { DisposableOwner } from '../disposables';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;

@@ -4,12 +4,12 @@
  * settings changes (debounced; a document whose version did not change is not redrawn).
  */
 import * as vscode from 'vscode';
-import type { LineFigures } from '../../core/analysis/lines';
-import type { FileAnnotations, LineAnnotation, Placement } from '../../core/annotate/lineAnnotations';
-import { buildFileAnnotations } from '../../core/annotate/lineAnnotations';
-import { GONE, LineTracker, isLineStale } from '../../core/annotate/lineTracker';
-import type { Relocator } from '../../core/annotate/relocation';
-import { relocator } from '../../core/annotate/relocation';
+import type { LineFigures } from '../../engine/analysis/lines';
+import type { FileAnnotations, LineAnnotation, Placement } from '../../engine/annotate/lineAnnotations';
+import { buildFileAnnotations } from '../../engine/annotate/lineAnnotations';
+import { GONE, LineTracker, isLineStale } from '../../engine/annotate/lineTracker';
+import type { Relocator } from '../../engine/annotate/relocation';
+import { relocator } from '../../engine/annotate/relocation';
 import type { CompareMode } from '../compareMode';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { DisposableOwner } from '../disposables';

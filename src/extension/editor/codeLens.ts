@@ -5,15 +5,15 @@
  * an indentation scan of the file.
  */
 import * as vscode from 'vscode';
-import { lineFigure } from '../../core/analysis/lineFigures';
-import type { FunctionRange } from '../../core/annotate/pythonFunctions';
-import { findPythonFunctions } from '../../core/annotate/pythonFunctions';
-import type { LineAnnotation } from '../../core/annotate/lineAnnotations';
-import { formatBytes, formatPercent } from '../../core/format';
+import { lineFigure } from '../../engine/analysis/lineFigures';
+import type { FunctionRange } from '../../engine/annotate/pythonFunctions';
+import { findPythonFunctions } from '../../engine/annotate/pythonFunctions';
+import type { LineAnnotation } from '../../engine/annotate/lineAnnotations';
+import { formatBytes, formatPercent } from '../../engine/text/format';
 import { Commands } from '../commandIds';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
-import { errorMessage } from '../../core/errors';
+import { errorMessage } from '../../engine/base/errors';
 import { DisposableOwner } from '../disposables';
 
 const FUNCTION_KINDS = new Set([vscode.SymbolKind.Function, vscode.SymbolKind.Method, vscode.SymbolKind.Constructor]);

@@ -1,8 +1,8 @@
 /** The editor's commands: open, switch, close snapshots; clear annotations; open frames; the summary. */
 import * as vscode from 'vscode';
-import { formatBytes } from '../../core/format';
-import { baseName } from '../../core/paths/recordedPath';
-import { notificationText } from '../../core/text/plainText';
+import { formatBytes } from '../../engine/text/format';
+import { baseName } from '../../engine/paths/recordedPath';
+import { notificationText } from '../../engine/text/plainText';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
@@ -10,7 +10,7 @@ import type { PathResolver } from '../paths/pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { peakBreakdownClause } from './peakBreakdownText';
 import { showSummary } from './summaryView';
-import { errorMessage } from '../../core/errors';
+import { errorMessage } from '../../engine/base/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
 
 export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {

@@ -6,9 +6,9 @@
  * bar is switched. Per-line text travels in each range's render options.
  */
 import * as vscode from 'vscode';
-import type { HeatThemeKind } from '../../core/annotate/heat';
-import { HEAT_STEPS, heatIconFile } from '../../core/annotate/heat';
-import type { FileAnnotations, LineAnnotation } from '../../core/annotate/lineAnnotations';
+import type { HeatThemeKind } from '../../engine/annotate/heat';
+import { HEAT_STEPS, heatIconFile } from '../../engine/annotate/heat';
+import type { FileAnnotations, LineAnnotation } from '../../engine/annotate/lineAnnotations';
 
 /** Theme colour id of heat step `step` (0 = coolest); package.json `contributes.colors` defines them. */
 export function heatColorId(step: number): string {

@@ -1,6 +1,6 @@
 /** Hovers on annotated lines: the line's figures, allocations, call stacks and a timeline link. */
 import * as vscode from 'vscode';
-import type { LineDetail } from '../../core/analysis/lineDetail';
+import type { LineDetail } from '../../engine/analysis/lineDetail';
 import { Commands } from '../commandIds';
 import type { AnnotationState, Annotator } from './annotator';
 import { hoverMarkdown } from './hoverMarkdown';

@@ -4,14 +4,14 @@
  * names and paths come from the snapshot: they are escaped as untrusted text everywhere.
  * Free of `vscode` so it is unit-tested in plain Node.
  */
-import type { LineDetail } from '../../core/analysis/lineDetail';
-import type { LineFigureKey, LineFigureSpec } from '../../core/analysis/lineFigures';
-import { LINE_FIGURES } from '../../core/analysis/lineFigures';
-import type { LineFigures } from '../../core/analysis/lines';
-import type { PeakBucket } from '../../core/analysis/peakBreakdown';
-import type { RelocationKind } from '../../core/annotate/relocation';
-import { formatBytes, formatPercent } from '../../core/format';
-import { baseName } from '../../core/paths/recordedPath';
+import type { LineDetail } from '../../engine/analysis/lineDetail';
+import type { LineFigureKey, LineFigureSpec } from '../../engine/analysis/lineFigures';
+import { LINE_FIGURES } from '../../engine/analysis/lineFigures';
+import type { LineFigures } from '../../engine/analysis/lines';
+import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
+import type { RelocationKind } from '../../engine/annotate/relocation';
+import { formatBytes, formatPercent } from '../../engine/text/format';
+import { baseName } from '../../engine/paths/recordedPath';
 import { Commands } from '../commandIds';
 import { peakBreakdownLines } from './peakBreakdownText';
 

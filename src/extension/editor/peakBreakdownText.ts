@@ -3,10 +3,10 @@
  * line's hover and the status bar tooltip, a short plain clause for the notification after opening.
  * Free of `vscode` so it is unit-tested in plain Node.
  */
-import type { PeakBucket } from '../../core/analysis/peakBreakdown';
-import { describeBucket } from '../../core/analysis/peakBreakdown';
-import { formatBytes, formatPercent } from '../../core/format';
-import { notificationText } from '../../core/text/plainText';
+import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
+import { describeBucket } from '../../engine/analysis/peakBreakdown';
+import { formatBytes, formatPercent } from '../../engine/text/format';
+import { notificationText } from '../../engine/text/plainText';
 import { escapeMarkdown } from './hoverMarkdown';
 
 /** The peak's named buckets, largest first: `- gradients (AccumulateGrad): 1.2 GiB · 10%`. */

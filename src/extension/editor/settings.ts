@@ -1,8 +1,8 @@
 /** The editor annotation settings (`vramLens.inline.*`, `vramLens.annotations.*`, ...), read in one place. */
 import type * as vscode from 'vscode';
-import { DEFAULT_INLINE_MAX_LENGTH, inlineFigureChoice } from '../../core/annotate/inlineFigures';
-import type { AnnotationOptions } from '../../core/annotate/lineAnnotations';
-import { DEFAULT_ANNOTATION_OPTIONS } from '../../core/annotate/lineAnnotations';
+import { DEFAULT_INLINE_MAX_LENGTH, inlineFigureChoice } from '../../engine/annotate/inlineFigures';
+import type { AnnotationOptions } from '../../engine/annotate/lineAnnotations';
+import { DEFAULT_ANNOTATION_OPTIONS } from '../../engine/annotate/lineAnnotations';
 import { affects, setting } from '../config';
 
 export interface EditorSettings {

@@ -1,7 +1,7 @@
 /** The status bar item: the active snapshot's peak and device; a click switches snapshots. */
 import * as vscode from 'vscode';
-import { formatBytes } from '../../core/format';
-import { baseName } from '../../core/paths/recordedPath';
+import { formatBytes } from '../../engine/text/format';
+import { baseName } from '../../engine/paths/recordedPath';
 import { Commands } from '../commandIds';
 import type { SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';

@@ -5,7 +5,7 @@
  * Free of `vscode` so it is unit-tested in plain Node.
  */
 
-import type { ExecutionProvider } from '../../core/ort/providers';
+import type { ExecutionProvider } from '../../runtime/ort/providers';
 
 const PROVIDER_NAMES: Readonly<Record<ExecutionProvider, string>> = { cuda: 'CUDA', webgpu: 'WebGPU', cpu: 'CPU' };
 

@@ -5,11 +5,11 @@
  * lines, and offers to annotate the sources with it.
  */
 import * as vscode from 'vscode';
-import { errorMessage } from '../../core/errors';
-import { topLines } from '../../core/analysis/summary';
-import type { LineFigures } from '../../core/analysis/lines';
-import type { LineFigureKey } from '../../core/analysis/lineFigures';
-import { LINE_FIGURE_KEYS } from '../../core/analysis/lineFigures';
+import { errorMessage } from '../../engine/base/errors';
+import { topLines } from '../../engine/analysis/summary';
+import type { LineFigures } from '../../engine/analysis/lines';
+import type { LineFigureKey } from '../../engine/analysis/lineFigures';
+import { LINE_FIGURE_KEYS } from '../../engine/analysis/lineFigures';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';

@@ -4,11 +4,11 @@
  * not found, and clamps the line to the file as it is now.
  */
 import * as vscode from 'vscode';
-import { unmappedRoots } from '../../core/paths/pathMapper';
-import { clampLine } from '../../core/paths/recordedLines';
-import { baseName, normaliseRecordedPath } from '../../core/paths/recordedPath';
-import { errorMessage } from '../../core/errors';
-import { notificationText } from '../../core/text/plainText';
+import { unmappedRoots } from '../../engine/paths/pathMapper';
+import { clampLine } from '../../engine/paths/recordedLines';
+import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath';
+import { errorMessage } from '../../engine/base/errors';
+import { notificationText } from '../../engine/text/plainText';
 import type { PathResolver } from './pathResolver';
 
 export interface OpenLineOptions {

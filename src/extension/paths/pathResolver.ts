@@ -6,11 +6,11 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RootMapping } from '../../core/paths/pathMapper';
-import { LocalFiles, applyRootMappings, resolveRecordedPaths, unmappedRoots } from '../../core/paths/pathMapper';
-import { baseName, isWindowsPath, normaliseRecordedPath } from '../../core/paths/recordedPath';
-import { filesUnderRoot } from '../../core/paths/recordedLines';
-import { notificationText, plainText } from '../../core/text/plainText';
+import type { RootMapping } from '../../engine/paths/pathMapper';
+import { LocalFiles, applyRootMappings, resolveRecordedPaths, unmappedRoots } from '../../engine/paths/pathMapper';
+import { baseName, isWindowsPath, normaliseRecordedPath } from '../../engine/paths/recordedPath';
+import { filesUnderRoot } from '../../engine/paths/recordedLines';
+import { notificationText, plainText } from '../../engine/text/plainText';
 import { DisposableOwner } from '../disposables';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';

@@ -4,8 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
-import type { LensPlacement } from '../../core/profile/lens';
-import { lensLine } from '../../core/profile/lens';
+import type { LensPlacement } from '../../runtime/profile/lens';
+import { lensLine } from '../../runtime/profile/lens';
 import { affects, profileSettings } from '../config';
 import { DisposableOwner } from '../disposables';
 

@@ -5,8 +5,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ProfileConfiguration, VariableValues } from '../../core/profile/configuration';
-import { ConfigurationError, fromLaunchEntry, fromSettingsEntry } from '../../core/profile/configuration';
+import type { ProfileConfiguration, VariableValues } from '../../runtime/profile/configuration';
+import { ConfigurationError, fromLaunchEntry, fromSettingsEntry } from '../../runtime/profile/configuration';
 import { profileSettings } from '../config';
 
 export function variableValues(file: vscode.Uri | undefined): VariableValues {

@@ -4,7 +4,7 @@
  * typed view of `ms-python.python`'s exports), then `python.defaultInterpreterPath`, then `python3`.
  */
 import * as vscode from 'vscode';
-import { errorMessage } from '../../core/errors';
+import { errorMessage } from '../../engine/base/errors';
 import { setting } from '../config';
 import { PYTHON_PATH_SETTING, pythonPathSettingsTarget } from './interpreterSetting';
 

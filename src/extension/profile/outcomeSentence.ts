@@ -4,7 +4,7 @@
  * installed for /usr/bin/python3.` (a headline that is a sentence of its own is not glued to the name,
  * and ends with one full stop). Free of `vscode` so it is unit-tested in plain Node.
  */
-import type { RunOutcome } from '../../core/profile/outcome';
+import type { RunOutcome } from '../../runtime/profile/outcome';
 
 function withoutFullStop(text: string): string {
   return text.trim().replace(/[.\s]+$/, '');

@@ -4,9 +4,9 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ProfileConfiguration } from '../../core/profile/configuration';
-import { describeTarget, fileConfiguration } from '../../core/profile/configuration';
-import type { RunRecord } from '../../core/profile/history';
+import type { ProfileConfiguration } from '../../runtime/profile/configuration';
+import { describeTarget, fileConfiguration } from '../../runtime/profile/configuration';
+import type { RunRecord } from '../../runtime/profile/history';
 import { Commands } from '../commandIds';
 import { profileSettings } from '../config';
 import type { Services } from '../services';
@@ -18,8 +18,8 @@ import { RunHistory } from './runHistory';
 import type { RunNode } from './runsView';
 import { RunsTreeProvider } from './runsView';
 import { openSample } from './samples';
-import { notificationText } from '../../core/text/plainText';
-import { errorMessage } from '../../core/errors';
+import { notificationText } from '../../engine/text/plainText';
+import { errorMessage } from '../../engine/base/errors';
 
 export function profileFeature(services: Services): void {
   const { context, log } = services;

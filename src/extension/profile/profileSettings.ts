@@ -4,9 +4,9 @@
  * default or the minimum that package.json declares (test/unit/extension/profile/profileSettings.test.ts checks these
  * against package.json). Also what a run derives from them: its recording options and timeouts.
  */
-import type { RecordingOptions, StackMode } from '../../core/profile/command';
-import type { LensPlacement } from '../../core/profile/lens';
-import type { RunTimeouts } from '../../core/profile/runner';
+import type { RecordingOptions, StackMode } from '../../runtime/profile/command';
+import type { LensPlacement } from '../../runtime/profile/lens';
+import type { RunTimeouts } from '../../runtime/profile/runner';
 
 export interface ProfileSettings {
   readonly maxEntries: number;

@@ -5,8 +5,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunRecord } from '../../core/profile/history';
-import { addRun, partitionByAge, readRuns } from '../../core/profile/history';
+import type { RunRecord } from '../../runtime/profile/history';
+import { addRun, partitionByAge, readRuns } from '../../runtime/profile/history';
 
 const KEY = 'vramLens.profile.runs';
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -2,9 +2,9 @@
  * What a profiling notification and the status bar say while a program runs: its phase and live
  * memory, from the bootstrap's records. Free of `vscode`, so its transitions are unit-tested.
  */
-import { formatBytes } from '../../core/format';
-import { LiveMemory, describeLive } from '../../core/profile/live';
-import type { ProfileRecord } from '../../core/profile/protocol';
+import { formatBytes } from '../../engine/text/format';
+import { LiveMemory, describeLive } from '../../runtime/profile/live';
+import type { ProfileRecord } from '../../protocol/profile';
 
 /** The phase and live memory of a running program, from the bootstrap's records (the progress text and status bar show it). */
 export class RunProgress {

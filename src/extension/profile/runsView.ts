@@ -1,10 +1,10 @@
 /** The "Runs" view: profiled runs, newest first, each with its snapshot file(s) and how it ended. */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatBytes } from '../../core/format';
-import { describeTarget } from '../../core/profile/configuration';
-import type { RunRecord, RunSnapshotFile } from '../../core/profile/history';
-import type { OutcomeKind } from '../../core/profile/outcome';
+import { formatBytes } from '../../engine/text/format';
+import { describeTarget } from '../../runtime/profile/configuration';
+import type { RunRecord, RunSnapshotFile } from '../../runtime/profile/history';
+import type { OutcomeKind } from '../../runtime/profile/outcome';
 import { Commands } from '../commandIds';
 import type { SnapshotStore } from '../snapshotStore';
 import type { RunHistory } from './runHistory';

@@ -8,7 +8,7 @@ import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { localKey } from '../paths/pathResolver';
 import { TIMELINE_VIEW_ID, TimelineView } from './timelineView';
-import { notificationText } from '../../core/text/plainText';
+import { notificationText } from '../../engine/text/plainText';
 
 /**
  * `Show Line in Timeline` arguments: a file (as the snapshot or the workspace names it) and a 1-based

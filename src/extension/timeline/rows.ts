@@ -1,7 +1,7 @@
 /** What the host sends the timeline page about snapshots and lines (free of `vscode`, shared with the tests). */
-import type { LineFigures } from '../../core/analysis/lines';
-import type { SnapshotInfo } from '../../core/worker/protocol';
-import { lineColor } from '../../core/timeline/colors';
+import type { LineFigures } from '../../engine/analysis/lines';
+import type { SnapshotInfo } from '../../protocol/worker';
+import { lineColor } from '../../engine/timeline/colors';
 import type { LineRow, SnapshotChoice } from '../../protocol/timeline';
 
 export function lineRow(l: LineFigures): LineRow {

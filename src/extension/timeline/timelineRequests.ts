@@ -3,8 +3,8 @@
  * fields and asks the snapshot's worker (or anything that answers worker methods: the browser tests'
  * host double runs the core in-process through the same routing). The view posts what this returns.
  */
-import type { WindowRequest } from '../../core/timeline/types';
-import type { MethodName, ParamsOf, ResultOf } from '../../core/worker/protocol';
+import type { WindowRequest } from '../../engine/timeline/types';
+import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
 import type { HostToTimeline, TimelineCommand, TimelineRequest } from '../../protocol/timeline';
 import { isTarget } from '../../protocol/timeline';
 import { commandAllowlist } from '../webviewCommands';

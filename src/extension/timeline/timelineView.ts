@@ -4,8 +4,8 @@
  * whenever the store changes or the view is shown again (the page is not kept while hidden).
  */
 import * as vscode from 'vscode';
-import { errorMessage } from '../../core/errors';
-import type { LineBlock } from '../../core/timeline/types';
+import { errorMessage } from '../../engine/base/errors';
+import type { LineBlock } from '../../engine/timeline/types';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToTimeline, Target, TimelineToHost } from '../../protocol/timeline';
 import { isTarget, isTimelineRequest, isTimelineToHost } from '../../protocol/timeline';

@@ -6,13 +6,13 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { decodeModel } from '../../core/onnx/decode';
-import type { OnnxModel } from '../../core/onnx/model';
-import { dimensionKey, modelInputs, openDimensions } from '../../core/workloads/onnxModelGraph';
-import { notificationText } from '../../core/text/plainText';
-import { errorMessage } from '../../core/errors';
-import type { InputSpec } from '../../core/workloads/modelInputSpec';
-import { checkValues, defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputsFile } from '../../core/workloads/modelInputSpec';
+import { decodeModel } from '../../engine/onnx/decode';
+import type { OnnxModel } from '../../engine/onnx/model';
+import { dimensionKey, modelInputs, openDimensions } from '../../engine/workloads/onnxModelGraph';
+import { notificationText } from '../../engine/text/plainText';
+import { errorMessage } from '../../engine/base/errors';
+import type { InputSpec } from '../../engine/workloads/modelInputSpec';
+import { checkValues, defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputsFile } from '../../engine/workloads/modelInputSpec';
 import { setting } from '../config';
 
 const DIMENSIONS_KEY = 'vramLens.onnxDimensions';

@@ -1,8 +1,8 @@
 /** The `vramLens.workloads.*` settings: which execution provider runs, and the session options that change memory. */
-import type { ProviderChoice } from '../../core/ort/providers';
-import { isProviderChoice } from '../../core/ort/providers';
-import type { SessionSettings } from '../../core/ort/session';
-import { DEFAULT_SESSION_SETTINGS } from '../../core/ort/session';
+import type { ProviderChoice } from '../../runtime/ort/providers';
+import { isProviderChoice } from '../../runtime/ort/providers';
+import type { SessionSettings } from '../../runtime/ort/session';
+import { DEFAULT_SESSION_SETTINGS } from '../../runtime/ort/session';
 import { setting } from '../config';
 
 export function providerSetting(): ProviderChoice {

@@ -5,20 +5,20 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatBytes, formatPercent } from '../../core/format';
-import type { JobRequest, RunSummary } from '../../core/ort/workloadJob';
-import type { WorkloadResult } from '../../core/ort/workloadRunner';
-import { runWorkload } from '../../core/ort/workloadRunner';
-import type { SizeId, WorkloadInfo } from '../../core/workloads/catalog';
-import { WORKLOADS, workloadInfo } from '../../core/workloads/catalog';
-import { CancelledError } from '../../core/worker/client';
+import { formatBytes, formatPercent } from '../../engine/text/format';
+import type { JobRequest, RunSummary } from '../../runtime/ort/workloadJob';
+import type { WorkloadResult } from '../../runtime/ort/workloadRunner';
+import { runWorkload } from '../../runtime/ort/workloadRunner';
+import type { SizeId, WorkloadInfo } from '../../engine/workloads/catalog';
+import { WORKLOADS, workloadInfo } from '../../engine/workloads/catalog';
+import { CancelledError } from '../../runtime/worker/client';
 import { Commands } from '../commandIds';
 import type { Services } from '../services';
 import type { LoadedSnapshot } from '../snapshotStore';
 import { chooseModelDimensions, chooseModelInputs, readModelInputs } from './modelInputs';
 import { providerSetting, sessionSettings } from './settings';
-import { notificationText } from '../../core/text/plainText';
-import { errorMessage } from '../../core/errors';
+import { notificationText } from '../../engine/text/plainText';
+import { errorMessage } from '../../engine/base/errors';
 
 /** Arguments of `vramLens.runWorkload` for callers that skip the pickers (tests, walkthroughs). */
 export interface RunWorkloadArgs {

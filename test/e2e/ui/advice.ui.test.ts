@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { PythonSource } from '../../../src/core/python/pythonSource';
+import { PythonSource } from '../../../src/engine/python/pythonSource';
 import { fixtureSnapshot, missingPrerequisite } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { goToLine, openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';

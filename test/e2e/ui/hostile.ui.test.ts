@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { encodePickle } from '../../../src/core/pickle/encoder';
+import { encodePickle } from '../../../src/engine/pickle/encoder';
 import { missingPrerequisite } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench } from '../uiWorkbench';

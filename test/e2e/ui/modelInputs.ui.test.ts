@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { formatBytes } from '../../../src/core/format';
+import { formatBytes } from '../../../src/engine/text/format';
 import { missingPrerequisite } from '../codeServer';
 import { rangerFigures, rangerModel } from '../rangerModel';
 import type { UiWorkbench } from '../uiWorkbench';

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../../src/cli/main';
-import type { PeakBucket } from '../../../src/core/analysis/peakBreakdown';
-import { describeBucket } from '../../../src/core/analysis/peakBreakdown';
-import { formatBytes, formatPercent } from '../../../src/core/format';
-import type { PlainValue } from '../../../src/core/pickle/encoder';
-import { encodePickle } from '../../../src/core/pickle/encoder';
+import type { PeakBucket } from '../../../src/engine/analysis/peakBreakdown';
+import { describeBucket } from '../../../src/engine/analysis/peakBreakdown';
+import { formatBytes, formatPercent } from '../../../src/engine/text/format';
+import type { PlainValue } from '../../../src/engine/pickle/encoder';
+import { encodePickle } from '../../../src/engine/pickle/encoder';
 import { corpusDir, corpusFiles, corpusMissing, parseExactJson, referenceAnalysis, repoRoot } from '../../helpers/corpus';
 
 // A small real snapshot from the shared corpus (the tests that read it skip without the corpus).

@@ -6,8 +6,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../../src/cli/main';
 import { diskLineText, resolveUnderRoot } from '../../../src/cli/sourceFiles';
-import type { ComparisonReport } from '../../../src/core/compare/report';
-import type { Finding } from '../../../src/core/advice/finding';
+import type { ComparisonReport } from '../../../src/engine/compare/report';
+import type { Finding } from '../../../src/engine/advice/finding';
 import { corpusDir, corpusMissing, referenceAnalysis, repoRoot } from '../../helpers/corpus';
 import { corpusPath } from '../../helpers/adviceCorpus';
 

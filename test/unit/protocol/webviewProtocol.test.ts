@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MethodName, ParamsOf, ResultOf } from '../../../src/core/worker/protocol';
+import type { MethodName, ParamsOf, ResultOf } from '../../../src/protocol/worker';
 import { Commands } from '../../../src/extension/commandIds';
 import { answerTimelineRequest, requestIdOf, sanitizeWindowRequest } from '../../../src/extension/timeline/timelineRequests';
 import type { TimelineBackend, WorkerCall } from '../../../src/extension/timeline/timelineRequests';

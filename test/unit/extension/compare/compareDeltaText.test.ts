@@ -1,8 +1,8 @@
 /** The words compare mode writes after a line and in its hover. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FigureValues, LineDelta } from '../../../../src/core/compare/diff';
-import { LINE_FIGURE_KEYS as LINE_FIGURES } from '../../../../src/core/analysis/lineFigures';
+import type { FigureValues, LineDelta } from '../../../../src/engine/compare/diff';
+import { LINE_FIGURE_KEYS as LINE_FIGURES } from '../../../../src/engine/analysis/lineFigures';
 import { grew, hoverMarkdown, inlineDeltaText } from '../../../../src/extension/compare/deltaText';
 
 const GiB = 1024 ** 3;

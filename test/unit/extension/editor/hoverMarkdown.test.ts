@@ -1,8 +1,8 @@
 /** The hover's markdown: figures a user reads, links that work, and snapshot text that cannot inject links. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LineDetail } from '../../../../src/core/analysis/lineDetail';
-import type { LineFigures } from '../../../../src/core/analysis/lines';
+import type { LineDetail } from '../../../../src/engine/analysis/lineDetail';
+import type { LineFigures } from '../../../../src/engine/analysis/lines';
 import { escapeMarkdown, hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
 import { peakBreakdownClause } from '../../../../src/extension/editor/peakBreakdownText';
 

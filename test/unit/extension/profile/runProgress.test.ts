@@ -1,7 +1,7 @@
 /** What the profiling notification and status bar say as the bootstrap's records arrive. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ProfileRecord } from '../../../../src/core/profile/protocol';
+import type { ProfileRecord } from '../../../../src/protocol/profile';
 import { RunProgress } from '../../../../src/extension/profile/runProgress';
 
 const MiB = 1024 * 1024;

@@ -1,7 +1,7 @@
 /** The timeline's lines table takes its figure columns from the per-line figure registry. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LINE_FIGURES } from '../../../../src/core/analysis/lineFigures';
+import { LINE_FIGURES } from '../../../../src/engine/analysis/lineFigures';
 import { TIMELINE_PAGE } from '../../../../src/extension/timeline/html';
 import { TABLE_COLUMNS } from '../../../../webview/timeline/tableColumns';
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TimelineOverview } from '../../../../src/core/timeline/types';
+import type { TimelineOverview } from '../../../../src/engine/timeline/types';
 import type { LineRow } from '../../../../src/protocol/timeline';
 import type { ChartActions } from '../../../../webview/timeline/chartActions';
 import { keyAction, PAN_STEP, ZOOM_STEP } from '../../../../webview/timeline/chartActions';

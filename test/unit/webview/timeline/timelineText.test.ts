@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PeakBucketKind } from '../../../../src/core/analysis/peakBreakdown';
-import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../../src/core/timeline/types';
+import type { PeakBucketKind } from '../../../../src/engine/analysis/peakBreakdown';
+import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../../src/engine/timeline/types';
 import type { LineRow } from '../../../../src/protocol/timeline';
 import { boxesIntersect, placeLabels } from '../../../../webview/timeline/labelLayout';
 import { distinctLineColors } from '../../../../webview/timeline/lineColors';

@@ -1,7 +1,7 @@
 /** The timeline page's state transitions (webview/timeline/transitions.ts), in Node. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LineBlocks } from '../../../../src/core/timeline/types';
+import type { LineBlocks } from '../../../../src/engine/timeline/types';
 import type { SnapshotChoice } from '../../../../src/protocol/timeline';
 import { INITIAL_STATE } from '../../../../webview/timeline/state';
 import type { ViewState } from '../../../../webview/timeline/state';

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LineFigures } from '../../../../src/core/analysis/lines';
-import { LocalFiles, resolveRecordedPath } from '../../../../src/core/paths/pathMapper';
-import { commonSuffixLength, isWindowsPath, pathSegments } from '../../../../src/core/paths/recordedPath';
+import type { LineFigures } from '../../../../src/engine/analysis/lines';
+import { LocalFiles, resolveRecordedPath } from '../../../../src/engine/paths/pathMapper';
+import { commonSuffixLength, isWindowsPath, pathSegments } from '../../../../src/engine/paths/recordedPath';
 import { TIMELINE_PAGE } from '../../../../src/extension/timeline/html';
 import { contentSecurityPolicy, webviewDocument } from '../../../../src/extension/webviewDocument';
 import { lineRow } from '../../../../src/extension/timeline/rows';

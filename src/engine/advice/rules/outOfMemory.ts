@@ -1,0 +1,65 @@
+/**
+ * Out of memory: for each `oom` event, the allocation that failed (its line and size), what was
+ * allocated and reserved then, the lines holding the most live memory, and the free device memory.
+ */
+import { liveAfter } from '../../analysis/replay';
+import { formatBytes } from '../../text/format';
+import { bytesByLine } from '../context';
+import type { Finding } from '../finding';
+import type { AdviceRule } from '../rule';
+import { counted, where } from '../rule';
+
+const TOP_LINES = 5;
+
+export const outOfMemory: AdviceRule = {
+  id: 'out-of-memory',
+  run(ctx) {
+    const d = ctx.device;
+    return d.ooms.map((oom): Finding => {
+      const at = oom.eventIndex;
+      const allocated = d.active[at];
+      const reserved = d.reserved[at];
+      const cachedFree = reserved - allocated;
+      const top = bytesByLine(ctx, liveAfter(d.allocations, at)).slice(0, TOP_LINES);
+      const failing = ctx.lineOf(oom.stack);
+      const free = oom.deviceFreeBytes;
+      const parts = [
+        `Out of memory at event ${at}: ${failing ? `${where(failing)} ` : 'an allocation '}asked for ${formatBytes(oom.requestedBytes)} ` +
+          `while ${formatBytes(allocated)} was allocated and ${formatBytes(reserved)} reserved by PyTorch` +
+          (free === undefined ? '.' : `; the device reported ${formatBytes(free)} free.`),
+      ];
+      if (top.length > 0) {
+        parts.push(`Most live memory then: ${top.map((t) => `${where(t)} ${formatBytes(t.bytes)}`).join(', ')}.`);
+      }
+      if (cachedFree >= oom.requestedBytes) {
+        parts.push(
+          `PyTorch's cache held ${formatBytes(cachedFree)} unused, more than requested, but apparently not in one piece: ` +
+            'fragmentation may have caused this (see the fragmentation finding).',
+        );
+      } else {
+        const short = oom.requestedBytes - cachedFree - (free ?? 0);
+        parts.push(
+          (short > 0 ? `About ${formatBytes(short)} more than the cache and the device had free would have been needed: ` : '') +
+            'consider a smaller batch or sequence, activation checkpointing, mixed precision, or freeing what the lines above hold.',
+        );
+      }
+      return {
+        rule: 'out-of-memory',
+        severity: 'error',
+        device: d.device,
+        ...(failing ? { file: failing.file, line: failing.line } : {}),
+        title: `Out of memory: ${formatBytes(oom.requestedBytes)} requested at event ${at}`,
+        message: parts.join(' '),
+        evidence: {
+          oomEvent: at,
+          requestedBytes: oom.requestedBytes,
+          allocatedBytes: allocated,
+          reservedBytes: reserved,
+          cachedUnusedBytes: cachedFree,
+          ...(free === undefined ? {} : { deviceFreeBytes: free }),
+        },
+        related: top.map((t) => ({ file: t.file, line: t.line, message: `${formatBytes(t.bytes)} live at the OOM (${counted(t.count, 'block')})` })),
+      };
+    });
+  },
+};

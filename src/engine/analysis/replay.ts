@@ -1,0 +1,237 @@
+/**
+ * Replays one device's trace (spec: "Replay (per device)"): the active and reserved bytes after
+ * every event, the initial state, the peak, and one record per allocation (who made it, when it was
+ * freed) for the views that draw blocks.
+ */
+import type { Block, DeviceTrace, Segment, Snapshot } from '../snapshot/model';
+import { Action, NO_STACK } from '../snapshot/model';
+import { FloatBuffer, IntBuffer } from '../base/growableArrays';
+
+/** An allocation's event index when it happened before recording began. */
+export const BEFORE_TRACE = -1;
+/** An allocation's free event index when it is still live at the end. */
+export const NEVER_FREED = -1;
+
+/** Allocations column-wise; index i is one block's lifetime. */
+export interface AllocationRecords {
+  readonly count: number;
+  readonly addr: Float64Array;
+  readonly size: Float64Array;
+  /** Index of the `alloc` event, or BEFORE_TRACE. */
+  readonly allocEvent: Int32Array;
+  /** Index of the `free_completed` event, or NEVER_FREED. */
+  readonly freeEvent: Int32Array;
+  /** Stack of the alloc event (or of the block in `segments` for blocks never allocated in the trace). */
+  readonly stack: Int32Array;
+}
+
+export interface OomEvent {
+  readonly eventIndex: number;
+  readonly requestedBytes: number;
+  /** Free device memory PyTorch reported, when the entry carries it. */
+  readonly deviceFreeBytes: number | undefined;
+  readonly stack: number;
+}
+
+export interface DeviceReplay {
+  readonly device: number;
+  readonly events: number;
+  readonly initialActiveBytes: number;
+  readonly finalActiveBytes: number;
+  readonly peakBytes: number;
+  /** First event after which the peak holds; -1 when the initial state is the peak. */
+  readonly peakEventIndex: number;
+  readonly initialReservedBytes: number;
+  readonly peakReservedBytes: number;
+  readonly finalReservedBytes: number;
+  /** Active bytes right after each event. */
+  readonly active: Float64Array;
+  /** Reserved bytes right after each event. */
+  readonly reserved: Float64Array;
+  readonly allocations: AllocationRecords;
+  readonly ooms: readonly OomEvent[];
+  /** Blocks live at the end according to `segments`. */
+  readonly liveBlocksAtEnd: readonly Block[];
+}
+
+const EMPTY_TRACE: Omit<DeviceTrace, 'device'> = {
+  length: 0,
+  action: new Uint8Array(0),
+  addr: new Float64Array(0),
+  size: new Float64Array(0),
+  timeUs: new Float64Array(0),
+  stack: new Int32Array(0),
+  stream: new Float64Array(0),
+  deviceFree: new Map(),
+  otherActions: new Map(),
+  userMetadata: new Map(),
+  compileContext: new Map(),
+};
+
+export function traceOf(snapshot: Snapshot, device: number): DeviceTrace {
+  return snapshot.traces[device] ?? { ...EMPTY_TRACE, device };
+}
+
+export function isLiveState(state: string): boolean {
+  return state === 'active_allocated' || state === 'active_pending_free';
+}
+
+/** Allocation records while the trace is replayed, column-wise. */
+class RecordBuilder {
+  readonly addr: FloatBuffer;
+  readonly size: FloatBuffer;
+  readonly allocEvent: IntBuffer;
+  readonly freeEvent: IntBuffer;
+  readonly stack: IntBuffer;
+  constructor(expected: number) {
+    this.addr = new FloatBuffer(expected);
+    this.size = new FloatBuffer(expected);
+    this.allocEvent = new IntBuffer(expected);
+    this.freeEvent = new IntBuffer(expected);
+    this.stack = new IntBuffer(expected);
+  }
+  add(addr: number, size: number, allocEvent: number, freeEvent: number, stack: number): number {
+    this.addr.push(addr);
+    this.size.push(size);
+    this.allocEvent.push(allocEvent);
+    this.freeEvent.push(freeEvent);
+    this.stack.push(stack);
+    return this.addr.length - 1;
+  }
+  build(): AllocationRecords {
+    return {
+      count: this.addr.length,
+      addr: this.addr.toArray(),
+      size: this.size.toArray(),
+      allocEvent: this.allocEvent.toArray(),
+      freeEvent: this.freeEvent.toArray(),
+      stack: this.stack.toArray(),
+    };
+  }
+}
+
+export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
+  const trace = traceOf(snapshot, device);
+  const segments: Segment[] = snapshot.segments.filter((s) => s.device === device);
+  const n = trace.length;
+  const { action, addr, size, stack } = trace;
+
+  let allocs = 0;
+  for (let i = 0; i < n; i++) if (action[i] === Action.Alloc) allocs++;
+  const records = new RecordBuilder(allocs + 16);
+  /** The latest record allocated at each address: its presence means "allocated earlier in the trace". */
+  const lastAt = new Map<number, number>();
+  const isLive = (r: number | undefined): r is number => r !== undefined && records.freeEvent.get(r) === NEVER_FREED;
+  const ooms: OomEvent[] = [];
+  const active = new Float64Array(n);
+  const reserved = new Float64Array(n);
+  let freedBeforeTrace = 0;
+  let activeDelta = 0;
+  let reservedDelta = 0;
+  let segmentGrowth = 0;
+  let segmentShrink = 0;
+
+  for (let i = 0; i < n; i++) {
+    const a = addr[i];
+    const s = size[i];
+    switch (action[i]) {
+      case Action.Alloc: {
+        activeDelta += s;
+        // An address allocated again without a free in between: the newer block replaces it.
+        const previous = lastAt.get(a);
+        if (isLive(previous)) records.freeEvent.set(previous, i);
+        lastAt.set(a, records.add(a, s, i, NEVER_FREED, stack[i]));
+        break;
+      }
+      case Action.FreeCompleted: {
+        activeDelta -= s;
+        const latest = lastAt.get(a);
+        if (latest === undefined) {
+          freedBeforeTrace += s;
+          records.add(a, s, BEFORE_TRACE, i, stack[i]);
+        } else if (isLive(latest)) {
+          records.freeEvent.set(latest, i);
+        }
+        break;
+      }
+      case Action.SegmentAlloc:
+      case Action.SegmentMap:
+        reservedDelta += s;
+        segmentGrowth += s;
+        break;
+      case Action.SegmentFree:
+      case Action.SegmentUnmap:
+        reservedDelta -= s;
+        segmentShrink += s;
+        break;
+      case Action.Oom:
+        ooms.push({ eventIndex: i, requestedBytes: s, deviceFreeBytes: trace.deviceFree.get(i), stack: stack[i] });
+        break;
+      default:
+        break;
+    }
+    active[i] = activeDelta;
+    reserved[i] = reservedDelta;
+  }
+
+  const liveBlocksAtEnd: Block[] = [];
+  let liveBeforeTrace = 0;
+  for (const segment of segments) {
+    for (const block of segment.blocks) {
+      if (!isLiveState(block.state)) continue;
+      liveBlocksAtEnd.push(block);
+      if (!isLive(lastAt.get(block.address))) {
+        // Counted by the bytes the program asked for, as trace events are (spec: "Initial state").
+        liveBeforeTrace += block.requestedSize;
+        records.add(block.address, block.requestedSize, BEFORE_TRACE, NEVER_FREED, block.stack);
+      }
+    }
+  }
+
+  const initialActiveBytes = freedBeforeTrace + liveBeforeTrace;
+  const finalReservedBytes = segments.reduce((sum, s) => sum + s.totalSize, 0);
+  const initialReservedBytes = finalReservedBytes - segmentGrowth + segmentShrink;
+
+  let peakBytes = initialActiveBytes;
+  let peakEventIndex = -1;
+  let peakReservedBytes = initialReservedBytes;
+  for (let i = 0; i < n; i++) {
+    active[i] += initialActiveBytes;
+    reserved[i] += initialReservedBytes;
+    if (active[i] > peakBytes) {
+      peakBytes = active[i];
+      peakEventIndex = i;
+    }
+    if (reserved[i] > peakReservedBytes) peakReservedBytes = reserved[i];
+  }
+
+  return {
+    device,
+    events: n,
+    initialActiveBytes,
+    finalActiveBytes: n === 0 ? initialActiveBytes : active[n - 1],
+    peakBytes,
+    peakEventIndex,
+    initialReservedBytes,
+    peakReservedBytes,
+    finalReservedBytes,
+    active,
+    reserved,
+    allocations: records.build(),
+    ooms,
+    liveBlocksAtEnd,
+  };
+}
+
+/** Allocation record indices live right after event `eventIndex` (BEFORE_TRACE records included). */
+export function liveAfter(records: AllocationRecords, eventIndex: number): number[] {
+  const out: number[] = [];
+  for (let r = 0; r < records.count; r++) {
+    const born = records.allocEvent[r];
+    const died = records.freeEvent[r];
+    if (born <= eventIndex && (died === NEVER_FREED || died > eventIndex)) out.push(r);
+  }
+  return out;
+}
+
+export { NO_STACK };

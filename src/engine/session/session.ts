@@ -1,0 +1,103 @@
+/** What one snapshot worker holds: the model and its analysis under the current filter. */
+import type { Analysis } from '../analysis/analyze';
+import { analyzeSnapshot } from '../analysis/analyze';
+import { advise } from '../advice/advise';
+import type { Finding } from '../advice/finding';
+import type { FrameFilterOptions } from '../analysis/frameFilter';
+import type { DeviceSummary } from '../analysis/summary';
+import { summarizeDevice } from '../analysis/summary';
+import type { Snapshot, SnapshotLayout } from '../snapshot/model';
+import { TimelineQueries } from '../timeline/queries';
+import { AllocatorStudy } from './allocatorStudy';
+
+export interface SnapshotInfo {
+  readonly layout: SnapshotLayout;
+  readonly byteLength: number;
+  readonly devices: readonly DeviceSummary[];
+  readonly frames: number;
+  readonly stacks: number;
+  readonly externalAnnotations: number;
+  /** Whether trace entries carry `time_us` (PyTorch 2.1+), so a wall-time axis exists. */
+  readonly hasTimes: boolean;
+}
+
+export class SnapshotSession {
+  private current: Analysis;
+  /** The advisor's findings per device ('all' for every device), under the current filter. */
+  private readonly findings = new Map<number | 'all', Finding[]>();
+  /** The program's source files, as sent by the caller (file as recorded -> text). */
+  private sources: ReadonlyMap<string, string> = new Map();
+  /** The memory timeline's layouts and queries (built per device on first use). */
+  readonly timeline: TimelineQueries;
+  /** The allocator replay of each device (built on first use; independent of the frame filter). */
+  private readonly allocators = new Map<number, AllocatorStudy>();
+  constructor(
+    readonly snapshot: Snapshot,
+    readonly byteLength: number,
+    filter: FrameFilterOptions,
+  ) {
+    this.current = analyzeSnapshot(snapshot, filter);
+    this.timeline = new TimelineQueries(snapshot, () => this.current);
+  }
+
+  get analysis(): Analysis {
+    return this.current;
+  }
+
+  setFilter(filter: FrameFilterOptions): void {
+    this.current = analyzeSnapshot(this.snapshot, filter);
+    this.findings.clear();
+  }
+
+  /** The advisor's findings for one device or all, computed once (the Problems panel and the timeline both ask). */
+  advice(device?: number): Finding[] {
+    const key = device ?? 'all';
+    let found = this.findings.get(key);
+    if (found === undefined) {
+      if (device !== undefined) this.device(device);
+      const sources = this.sources;
+      found = advise(this.current, { device, fileText: (file) => sources.get(file) });
+      this.findings.set(key, found);
+    }
+    return found;
+  }
+
+  /** New source texts for the advisor (its findings are worked out again when they differ). */
+  setSources(sources: Readonly<Record<string, string>>): void {
+    const next = new Map(Object.entries(sources));
+    const same = next.size === this.sources.size && [...next].every(([f, t]) => this.sources.get(f) === t);
+    if (same) return;
+    this.sources = next;
+    this.findings.clear();
+  }
+
+  info(): SnapshotInfo {
+    const a = this.current;
+    return {
+      layout: this.snapshot.layout,
+      byteLength: this.byteLength,
+      devices: a.devices.map((d) => summarizeDevice(a, d)),
+      frames: this.snapshot.frames.length,
+      stacks: this.snapshot.stacks.length,
+      externalAnnotations: this.snapshot.externalAnnotations.length,
+      hasTimes: this.snapshot.traces.some((t) => t.length > 0 && !Number.isNaN(t.timeUs[0])),
+    };
+  }
+
+  /** The caching-allocator replay of a device (its self-check, series, segment maps and predictions). */
+  allocator(device: number): AllocatorStudy {
+    this.device(device);
+    let study = this.allocators.get(device);
+    if (!study) {
+      study = new AllocatorStudy(this.snapshot, device, { series: true });
+      this.allocators.set(device, study);
+    }
+    return study;
+  }
+
+  device(device: number) {
+    const found = this.current.devices.find((d) => d.device === device);
+    if (!found) throw new Error(`no device ${device} in this snapshot`);
+    return found;
+  }
+}

@@ -1,0 +1,394 @@
+/**
+ * The level-of-detail summariser: for a visible x window at W pixel columns, the steps to draw,
+ * the largest blocks one by one (up to a budget), and the rest merged per step, conserving the
+ * bytes exactly: at every step the drawn blocks plus `rest` equal the active bytes.
+ *
+ * Cost: O(states in the window) to pick each step's representative, O(blocks in the device x log W)
+ * at worst to pick the blocks, and one walk of the live blocks per step where they changed.
+ */
+import type { TimelineAxis } from './axis';
+import { FloatBuffer, IntBuffer } from '../base/growableArrays';
+import { lowerBound } from './lowerBound';
+import type { BlockLayout } from './layout';
+import { MAX_BLOCK } from './layout';
+import type { TimelineLine, TimelineWindow, WindowRequest } from './types';
+
+/** Default and highest number of blocks drawn one by one. */
+export const DEFAULT_BLOCK_BUDGET = 20_000;
+export const MAX_BLOCK_BUDGET = 100_000;
+/** Default number of offset changes (polygon vertices) sent for the individual blocks. */
+export const DEFAULT_RUN_BUDGET = 400_000;
+const MAX_COLUMNS = 16_384;
+
+/** What the summariser needs to know about lines under the current user-frame filter. */
+export interface LineLookup {
+  /** Self line id of each allocation record, or -1. */
+  readonly recordLine: Int32Array;
+  /**
+   * For each record no self line holds: its bucket kind (spec "Explaining the peak") as an index
+   * into PEAK_BUCKET_KINDS; -1 for the records a line holds.
+   */
+  readonly recordBucket: Int8Array;
+  line(id: number): TimelineLine;
+}
+
+interface Steps {
+  readonly x: FloatBuffer;
+  readonly first: IntBuffer;
+  readonly last: IntBuffer;
+}
+
+/** The x range the request asks for, on the request's axis. */
+export function windowRange(axis: TimelineAxis, request: WindowRequest): [number, number] {
+  const info = axis.info();
+  if (request.states) {
+    const first = Math.max(0, Math.min(axis.states - 1, request.states[0]));
+    const last = Math.max(first, Math.min(axis.states - 1, request.states[1]));
+    const a = axis.start(first);
+    const b = axis.start(last + 1);
+    const minWidth = (info.end - info.start) / 2000;
+    const fraction = Math.max(0, Math.min(10, request.statesMargin ?? 0.15));
+    const margin = fraction > 0 ? Math.max((b - a) * fraction, minWidth) : 0;
+    return [Math.max(info.start, a - margin), Math.min(info.end, b + margin)];
+  }
+  const x0 = Number.isFinite(request.x0) ? (request.x0 as number) : info.start;
+  const x1 = Number.isFinite(request.x1) ? (request.x1 as number) : info.end;
+  return x1 > x0 ? [x0, x1] : [x0, x0 + Math.max(1e-9, Math.abs(x0) * 1e-12)];
+}
+
+/** Cuts [x0, x1) into steps: one per state when states are at least a column wide, else per column. */
+function cutSteps(axis: TimelineAxis, x0: number, x1: number, columns: number): Steps {
+  const info = axis.info();
+  const steps: Steps = { x: new FloatBuffer(columns + 1), first: new IntBuffer(columns), last: new IntBuffer(columns) };
+  const a = Math.max(x0, info.start);
+  const b = Math.min(x1, info.end);
+  if (!(a < b)) return steps;
+  const firstState = axis.firstEndingAfter(a);
+  const lastState = axis.lastStartingBefore(b);
+  if (lastState < firstState) return steps;
+  let end = a;
+  if (lastState - firstState + 1 <= columns) {
+    for (let s = firstState; s <= lastState; s++) {
+      const sx0 = Math.max(axis.start(s), a);
+      const sx1 = Math.min(axis.start(s + 1), b);
+      if (!(sx1 > sx0)) continue;
+      steps.x.push(sx0);
+      steps.first.push(s);
+      steps.last.push(s);
+      end = sx1;
+    }
+  } else {
+    const width = (x1 - x0) / columns;
+    let prevLo = -1;
+    let prevHi = -1;
+    for (let c = 0; c < columns; c++) {
+      const ca = Math.max(a, x0 + c * width);
+      const cb = Math.min(b, x0 + (c + 1) * width);
+      if (!(cb > ca)) continue;
+      const lo = axis.firstEndingAfter(ca);
+      const hi = axis.lastStartingBefore(cb);
+      if (hi < lo) continue;
+      if (lo !== prevLo || hi !== prevHi) {
+        steps.x.push(ca);
+        steps.first.push(lo);
+        steps.last.push(hi);
+        prevLo = lo;
+        prevHi = hi;
+      }
+      end = cb;
+    }
+  }
+  if (steps.first.length > 0) steps.x.push(end);
+  return steps;
+}
+
+/**
+ * Each step's representative (its state of highest active bytes, the first such), envelope and
+ * highest reserved: whole blocks of states from the layout's block maxima, the ends state by state.
+ */
+function representatives(layout: BlockLayout, stepFirst: Int32Array, stepLast: Int32Array) {
+  const m = stepFirst.length;
+  const stepState = new Int32Array(m);
+  const envelope = new Float64Array(m);
+  const reserved = new Float64Array(m);
+  const { active, reserved: reservedAfter, blockMaxActive, blockMaxState, blockMaxReserved } = layout;
+  let best = 0;
+  let bestBytes = 0;
+  let res = 0;
+  // State s >= 1 is index s - 1 of the replay's arrays; state 0 is the initial state.
+  const scan = (from: number, to: number) => {
+    for (let s = from; s <= to; s++) {
+      const a = s === 0 ? layout.initialActive : active[s - 1];
+      if (a > bestBytes) {
+        bestBytes = a;
+        best = s;
+      }
+      const r = s === 0 ? layout.initialReserved : reservedAfter[s - 1];
+      if (r > res) res = r;
+    }
+  };
+  for (let i = 0; i < m; i++) {
+    const lo = stepFirst[i];
+    const hi = stepLast[i];
+    best = lo;
+    bestBytes = layout.activeAt(lo);
+    res = layout.reservedAt(lo);
+    const firstBlock = Math.ceil(lo / MAX_BLOCK);
+    const lastBlock = Math.floor((hi + 1) / MAX_BLOCK) - 1;
+    if (lastBlock < firstBlock) {
+      scan(lo + 1, hi);
+    } else {
+      scan(lo + 1, firstBlock * MAX_BLOCK - 1);
+      for (let b = firstBlock; b <= lastBlock; b++) {
+        if (blockMaxActive[b] > bestBytes) {
+          bestBytes = blockMaxActive[b];
+          best = blockMaxState[b];
+        }
+        if (blockMaxReserved[b] > res) res = blockMaxReserved[b];
+      }
+      scan((lastBlock + 1) * MAX_BLOCK, hi);
+    }
+    stepState[i] = best;
+    envelope[i] = bestBytes;
+    reserved[i] = res;
+  }
+  return { stepState, envelope, reserved };
+}
+
+interface Chosen {
+  readonly records: IntBuffer;
+  /** First step each chosen block is alive in. */
+  readonly first: IntBuffer;
+  more: boolean;
+}
+
+/**
+ * Adds to `chosen` the blocks alive at some representative, largest first, up to `budget`, marking
+ * each in `layout.mark` with its index; only those of `line` when it is >= 0.
+ */
+function chooseBlocks(layout: BlockLayout, stepState: Int32Array, budget: number, chosen: Chosen, recordLine: Int32Array, line: number): void {
+  const { bornState, diedState, mark, bySize } = layout;
+  const m = stepState.length;
+  if (m === 0) return;
+  const repMin = stepState[0];
+  const repMax = stepState[m - 1];
+  for (let i = 0; i < bySize.length; i++) {
+    const r = bySize[i];
+    if (mark[r] >= 0 || (line >= 0 && recordLine[r] !== line)) continue;
+    const born = bornState[r];
+    const died = diedState[r];
+    if (born > repMax || died <= repMin) continue;
+    const k = lowerBound(stepState, born);
+    if (k >= m || stepState[k] >= died) continue;
+    if (chosen.records.length >= budget) {
+      chosen.more = true;
+      return;
+    }
+    mark[r] = chosen.records.length;
+    chosen.records.push(r);
+    chosen.first.push(k);
+  }
+}
+
+interface Runs {
+  readonly block: IntBuffer;
+  readonly step: IntBuffer;
+  readonly offset: FloatBuffer;
+}
+
+/**
+ * Walks the live blocks at each representative where they changed: records an offset run for a
+ * chosen block whenever its offset moved by more than `quantum`, and fills `rest`.
+ */
+function walkOffsets(layout: BlockLayout, stepState: Int32Array, envelope: Float64Array, chosenCount: number, quantum: number, rest: Float64Array): Runs {
+  const runs: Runs = { block: new IntBuffer(chosenCount * 2 + 1), step: new IntBuffer(chosenCount * 2 + 1), offset: new FloatBuffer(chosenCount * 2 + 1) };
+  const m = stepState.length;
+  if (m === 0) return runs;
+  const lastOffset = new Float64Array(chosenCount).fill(Number.NaN);
+  const { mark, size } = layout;
+  layout.seek(stepState[0]);
+  const list = layout.cursor;
+  const next = list.next;
+  let chosenSum = 0;
+  for (let i = 0; i < m; i++) {
+    const changed = layout.advanceTo(stepState[i]);
+    if ((i === 0 || changed) && chosenCount > 0) {
+      chosenSum = 0;
+      let offset = 0;
+      for (let r = list.head; r !== -1; r = next[r]) {
+        const j = mark[r];
+        if (j >= 0) {
+          if (!(Math.abs(offset - lastOffset[j]) <= quantum)) {
+            runs.block.push(j);
+            runs.step.push(i);
+            runs.offset.push(offset);
+            lastOffset[j] = offset;
+          }
+          chosenSum += size[r];
+        }
+        offset += size[r];
+      }
+    }
+    rest[i] = envelope[i] - chosenSum;
+  }
+  return runs;
+}
+
+export function summarizeWindow(
+  layout: BlockLayout,
+  axis: TimelineAxis,
+  request: WindowRequest,
+  lines: LineLookup,
+): TimelineWindow {
+  const started = performance.now();
+  const [x0, x1] = windowRange(axis, request);
+  const columns = Math.max(1, Math.min(MAX_COLUMNS, Math.round(request.columns) || 1));
+  const steps = cutSteps(axis, x0, x1, columns);
+  const m = steps.first.length;
+  const stepFirst = steps.first.toArray();
+  const stepLast = steps.last.toArray();
+  const { stepState, envelope, reserved } = representatives(layout, stepFirst, stepLast);
+
+  // The blocks alive at some representative, largest first (the focus line's first), up to the budget.
+  const budget = Math.max(0, Math.min(MAX_BLOCK_BUDGET, Math.floor(request.budget ?? DEFAULT_BLOCK_BUDGET)));
+  const chosen: Chosen = { records: new IntBuffer(Math.min(budget, 1024) + 1), first: new IntBuffer(Math.min(budget, 1024) + 1), more: false };
+  const focus = request.focusLine !== undefined && request.focusLine >= 0 ? request.focusLine : -1;
+  if (budget > 0) {
+    if (focus >= 0) chooseBlocks(layout, stepState, budget, chosen, lines.recordLine, focus);
+    if (!chosen.more) chooseBlocks(layout, stepState, budget, chosen, lines.recordLine, -1);
+  }
+  const k = chosen.records.length;
+  let moreBlocks = chosen.more;
+
+  // Offsets of the chosen blocks, and the rest per step.
+  const rest = new Float64Array(m);
+  const runs = walkOffsets(layout, stepState, envelope, k, Math.max(0, request.offsetQuantum ?? 0), rest);
+
+  // The smallest blocks go back into `rest` when there are too many runs (the focus line's last).
+  const { size, diedState, mark } = layout;
+  const record = (j: number) => chosen.records.get(j);
+  const runsPerBlock = new Int32Array(k);
+  for (let q = 0; q < runs.block.length; q++) runsPerBlock[runs.block.get(q)]++;
+  const runBudget = Math.max(0, Math.floor(request.runBudget ?? DEFAULT_RUN_BUDGET));
+  const firstStep = chosen.first.toArray();
+  const lastStep = new Int32Array(k);
+  for (let j = 0; j < k; j++) lastStep[j] = lowerBound(stepState, diedState[record(j)]) - 1;
+  const demoted = new Uint8Array(k);
+  let kept = k;
+  let totalRuns = runs.block.length;
+  if (totalRuns > runBudget) {
+    const isFocus = (j: number) => (focus >= 0 && lines.recordLine[record(j)] === focus ? 1 : 0);
+    const bySmallest = Array.from({ length: k }, (_, j) => j).sort(
+      (a, b) => isFocus(a) - isFocus(b) || size[record(a)] - size[record(b)] || b - a,
+    );
+    for (let q = 0; q < bySmallest.length && totalRuns > runBudget; q++) {
+      const j = bySmallest[q];
+      demoted[j] = 1;
+      kept--;
+      totalRuns -= runsPerBlock[j];
+      const bytes = size[record(j)];
+      for (let i = firstStep[j]; i <= lastStep[j]; i++) rest[i] += bytes;
+      moreBlocks = true;
+    }
+  }
+
+  // Pack the kept blocks and their runs (grouped per block, in step order).
+  const newIndex = new Int32Array(k).fill(-1);
+  const blockRecord = new Int32Array(kept);
+  const blockSize = new Float64Array(kept);
+  const blockLine = new Int32Array(kept);
+  const blockBucket = new Int8Array(kept);
+  const blockFirstStep = new Int32Array(kept);
+  const blockLastStep = new Int32Array(kept);
+  const blockRunStart = new Int32Array(kept + 1);
+  for (let j = 0, out = 0; j < k; j++) {
+    if (demoted[j]) continue;
+    const r = record(j);
+    newIndex[j] = out;
+    blockRecord[out] = r;
+    blockSize[out] = size[r];
+    blockLine[out] = lines.recordLine[r];
+    blockBucket[out] = lines.recordBucket[r];
+    blockFirstStep[out] = firstStep[j];
+    blockLastStep[out] = lastStep[j];
+    blockRunStart[out + 1] = runsPerBlock[j];
+    out++;
+  }
+  for (let j = 0; j < kept; j++) blockRunStart[j + 1] += blockRunStart[j];
+  const runStep = new Int32Array(totalRuns);
+  const runOffset = new Float64Array(totalRuns);
+  const fill = blockRunStart.slice(0, kept);
+  for (let q = 0; q < runs.block.length; q++) {
+    const j = newIndex[runs.block.get(q)];
+    if (j < 0) continue;
+    const at = fill[j]++;
+    runStep[at] = runs.step.get(q);
+    runOffset[at] = runs.offset.get(q);
+  }
+  for (let j = 0; j < k; j++) mark[record(j)] = -1;
+
+  // The lines named, and the segment releases merged per step.
+  const lineIds = new Set<number>();
+  for (let j = 0; j < kept; j++) if (blockLine[j] >= 0) lineIds.add(blockLine[j]);
+  if (focus >= 0) lineIds.add(focus);
+  const releases = releasesInWindow(layout, axis, stepFirst, stepLast);
+
+  return {
+    axis: axis.kind,
+    x0,
+    x1,
+    columns,
+    stepX: steps.x.toArray(),
+    stepState,
+    stepFirst,
+    stepLast,
+    envelope,
+    reserved,
+    rest,
+    blockRecord,
+    blockSize,
+    blockLine,
+    blockBucket,
+    blockFirstStep,
+    blockLastStep,
+    blockRunStart,
+    runStep,
+    runOffset,
+    lines: [...lineIds].sort((a, b) => a - b).map((id) => lines.line(id)),
+    releaseX: releases.x,
+    releaseBytes: releases.bytes,
+    releaseCount: releases.count,
+    moreBlocks,
+    computeMs: performance.now() - started,
+  };
+}
+
+function releasesInWindow(
+  layout: BlockLayout,
+  axis: TimelineAxis,
+  stepFirst: Int32Array,
+  stepLast: Int32Array,
+): { x: Float64Array; bytes: Float64Array; count: Int32Array } {
+  const x = new FloatBuffer();
+  const bytes = new FloatBuffer();
+  const count = new IntBuffer();
+  const m = stepFirst.length;
+  if (m === 0) return { x: x.toArray(), bytes: bytes.toArray(), count: count.toArray() };
+  const { releaseState, releaseBytes } = layout;
+  let step = 0;
+  let lastStep = -1;
+  for (let q = lowerBound(releaseState, stepFirst[0]); q < releaseState.length && releaseState[q] <= stepLast[m - 1]; q++) {
+    const s = releaseState[q];
+    while (step < m - 1 && stepLast[step] < s) step++;
+    if (step === lastStep) {
+      bytes.set(bytes.length - 1, bytes.get(bytes.length - 1) + releaseBytes[q]);
+      count.set(count.length - 1, count.get(count.length - 1) + 1);
+    } else {
+      x.push(axis.start(s));
+      bytes.push(releaseBytes[q]);
+      count.push(1);
+      lastStep = step;
+    }
+  }
+  return { x: x.toArray(), bytes: bytes.toArray(), count: count.toArray() };
+}

@@ -1,0 +1,106 @@
+/**
+ * The typed RPC between the extension host (or any Node caller) and a snapshot worker.
+ * One worker holds one loaded snapshot; every query about it is a method here.
+ * Add a method by extending `WorkerMethods` and implementing it in `src/runtime/worker/methods.ts`.
+ */
+import type { ErrorShape } from '../engine/base/errors';
+import type { Finding } from '../engine/advice/finding';
+import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
+import type { LineDetail } from '../engine/analysis/lineDetail';
+import type { LineFigures } from '../engine/analysis/lines';
+import type { LineRange, RangeFigures } from '../engine/analysis/rangeFigures';
+import type { SeriesAxis, TotalsSeries } from '../engine/compare/totals';
+import type { FindingMarker } from '../engine/timeline/findingMarkers';
+import type { OomExplanation } from '../engine/allocator/oom';
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
+import type { AllocatorTimeline, SegmentMapView } from '../engine/session/allocatorStudy';
+import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
+import type { LineNumber } from '../engine/snapshot/model';
+import type { SnapshotInfo } from '../engine/session/session';
+import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
+
+export type { SnapshotInfo };
+
+export interface WorkerMethods {
+  /** Decode and analyse a snapshot file's bytes; must be the first call. */
+  load: { params: { bytes: Uint8Array; filter: FrameFilterOptions }; result: SnapshotInfo };
+  /** Re-run the attribution with another user-frame filter. */
+  setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
+  /** Every line with figures on one device, sorted by file then line. */
+  lines: { params: { device: number }; result: readonly LineFigures[] };
+  /** What a hover shows about one line: its allocation sizes, largest allocation, stacks through it. */
+  lineDetail: {
+    params: { device: number; file: string; line: LineNumber; maxSizes?: number; maxStacks?: number };
+    result: LineDetail;
+  };
+  /** Inclusive figures of blocks of lines (function bodies), each allocation counted once per block. */
+  rangeFigures: { params: { device: number; ranges: readonly LineRange[] }; result: RangeFigures[] };
+  /** The memory timeline of a device at a glance: minimap envelope, peak, OOMs, annotations, axis. */
+  timelineOverview: { params: { device: number; axis: AxisKind; columns: number }; result: TimelineOverview };
+  /** The advisor's findings of a device that name trace events, placed on the axis. */
+  timelineFindings: { params: { device: number; axis: AxisKind }; result: readonly FindingMarker[] };
+  /** A level-of-detail summary of one x window of a device's timeline (see `TimelineWindow`). */
+  timelineWindow: { params: { device: number; request: WindowRequest }; result: TimelineWindow };
+  /** What the timeline's hover card shows about one block (an allocation record id). */
+  timelineBlock: { params: { device: number; record: number; maxFrames: number }; result: BlockDetail };
+  /** The blocks `file:line` allocated on a device, largest first (undefined: no such user line). */
+  lineBlocks: { params: { device: number; file: string; line: number; limit: number }; result: LineBlocks | undefined };
+  /** Per line id (`LineFigures.lineId`): the function its frames name ('' when none). */
+  lineFunctions: { params: Record<string, never>; result: readonly string[] };
+  /** Ids of the lines whose allocation stacks have a frame whose file or function contains `text`. */
+  linesMatchingStack: { params: { text: string }; result: readonly number[] };
+  /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */
+  totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
+  /**
+   * The advisor's findings for one device (or every device). `sources` (file as recorded -> text)
+   * lets the rules read the code and attach quick fixes; they are kept for later calls.
+   */
+  advice: { params: { device?: number; sources?: Readonly<Record<string, string>> }; result: readonly Finding[] };
+
+  // The caching allocator replayed (src/engine/allocator): see docs/allocator.md.
+  /** The self-check: the trace replayed with the recorded settings, against the addresses and segment events PyTorch recorded. */
+  allocatorCheck: { params: { device: number }; result: SelfCheckDetails };
+  /**
+   * Reserved memory over time (max-downsampled to `points` buckets, like `totals`), with what of it is allocated, the
+   * largest cached free block, reserved-but-unallocated, and the segments' lives (at most `maxSpans`, largest first).
+   * Undefined for a device without a trace.
+   */
+  allocatorTimeline: { params: { device: number; axis: SeriesAxis; points: number; maxSpans?: number }; result: AllocatorTimeline | undefined };
+  /** The segments and their blocks right after `event` (-1: before the first event), at most `maxBlocks` blocks listed. */
+  allocatorSegmentMap: { params: { device: number; event: number; maxBlocks?: number }; result: SegmentMapView };
+  /** Each recorded OOM: what was asked, what the cache held, and whether fragmentation or capacity caused it. */
+  allocatorOoms: { params: { device: number }; result: readonly OomExplanation[] };
+  /**
+   * A prediction: the trace replayed with `allocConf` (PYTORCH_CUDA_ALLOC_CONF options over the recorded settings) on a device of
+   * `capacity` bytes (default: what the recording implies, else no limit). A bad `allocConf` raises AllocConfError.
+   */
+  allocatorWhatIf: { params: { device: number; allocConf?: string; capacity?: number; memoryFraction?: number }; result: WhatIfResult };
+  /** Common GPU sizes x (as recorded, expandable segments toggled, a max_split_size_mb chosen from the trace). */
+  allocatorWhatIfTable: { params: { device: number }; result: WhatIfTable };
+}
+
+export type MethodName = keyof WorkerMethods;
+export type ParamsOf<M extends MethodName> = WorkerMethods[M]['params'];
+export type ResultOf<M extends MethodName> = WorkerMethods[M]['result'];
+
+export interface RequestMessage<M extends MethodName = MethodName> {
+  readonly kind: 'request';
+  readonly id: number;
+  readonly method: M;
+  readonly params: ParamsOf<M>;
+}
+
+export interface ProgressMessage {
+  readonly kind: 'progress';
+  readonly id: number;
+  readonly message: string;
+}
+
+export interface ResponseMessage {
+  readonly kind: 'response';
+  readonly id: number;
+  readonly result?: unknown;
+  readonly error?: ErrorShape;
+}
+
+export type WorkerToHost = ProgressMessage | ResponseMessage;

@@ -1,0 +1,75 @@
+/**
+ * Host side of a workload run: starts the worker, samples this process's GPU memory through NVML
+ * while onnxruntime runs (where an NVIDIA driver is present), and cancels by ending the worker.
+ * Free of `vscode`: the extension and the CLI both use it.
+ */
+import { Worker } from 'node:worker_threads';
+import { RemoteError } from '../../engine/base/errors';
+import { CancelledError } from '../worker/client';
+import { DeviceMemoryRecorder, openNvml } from './nvml';
+import type { DeviceMemorySamples, JobRequest, RunSummary } from './workloadJob';
+import { executeJob, finishJob } from './workloadJob';
+import type { HostToWorker, WorkerToHost } from './workloadProtocol';
+
+export interface RunOptions {
+  /** The bundled worker script (dist/workloadWorker.js); without it the run blocks the calling thread and no device-memory line is sampled. */
+  readonly workerScript?: string;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (message: string) => void;
+}
+
+export interface WorkloadResult {
+  /** The run as a PyTorch-format snapshot pickle. */
+  readonly pickle: Uint8Array;
+  readonly summary: RunSummary;
+}
+
+export async function runWorkload(request: JobRequest, options: RunOptions = {}): Promise<WorkloadResult> {
+  if (options.signal?.aborted) throw new CancelledError();
+  if (options.workerScript === undefined) {
+    const executed = await executeJob(request, options.onProgress);
+    if (options.signal?.aborted) throw new CancelledError();
+    return finishJob(executed);
+  }
+  const worker = new Worker(options.workerScript);
+  const recorder = request.provider === 'cpu' ? undefined : openNvmlRecorder();
+  let samples: DeviceMemorySamples | undefined;
+  try {
+    return await new Promise<WorkloadResult>((resolve, reject) => {
+      const send = (message: HostToWorker) => worker.postMessage(message);
+      options.signal?.addEventListener('abort', () => {
+        reject(new CancelledError());
+        void worker.terminate();
+      });
+      worker.on('message', (message: WorkerToHost) => {
+        switch (message.kind) {
+          case 'progress':
+            options.onProgress?.(message.message);
+            break;
+          case 'ran':
+            samples = recorder?.stop();
+            send({ kind: 'finish', deviceMemory: samples });
+            break;
+          case 'done':
+            resolve({ pickle: message.pickle, summary: message.summary });
+            break;
+          case 'error':
+            reject(new RemoteError(message));
+            break;
+        }
+      });
+      worker.on('error', reject);
+      worker.on('exit', (code) => reject(new Error(`the workload worker stopped (exit code ${code})`)));
+      recorder?.start();
+      send({ kind: 'run', request });
+    });
+  } finally {
+    if (samples === undefined) recorder?.stop();
+    await worker.terminate();
+  }
+}
+
+function openNvmlRecorder(): DeviceMemoryRecorder | undefined {
+  const probe = openNvml();
+  return probe ? new DeviceMemoryRecorder(probe) : undefined;
+}
