@@ -201,7 +201,11 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
   }
   spaces.sort((a, b) => a.start - b.start);
   const blocksSorted = [...pre.values()].sort((a, b) => a.address - b.address);
-  const starts = allocationStarts(trace);
+  const nextStarts = allocationStartsAfter(
+    trace,
+    blocksSorted.filter((b) => b.size === undefined).map((b) => ({ from: b.address + roundSize(b.requested, settings), before: b.freedAt })),
+  );
+  let inferredIndex = 0;
   const blocks: InitialBlock[] = [];
   let s = 0;
   for (let j = 0; j < blocksSorted.length; j++) {
@@ -209,12 +213,13 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
     while (s < spaces.length && spaces[s].end <= b.address) s++;
     const space = s < spaces.length && spaces[s].start <= b.address ? spaces[s] : undefined;
     if (space === undefined) {
+      if (b.size === undefined) inferredIndex++;
       problem(`a block at 0x${b.address.toString(16)} live when recording began lies in no segment`);
       continue;
     }
     const nextStart = j + 1 < blocksSorted.length ? Math.min(blocksSorted[j + 1].address, space.end) : space.end;
     const room = nextStart - b.address;
-    let blockSize = b.size ?? blockSizeOf(b.requested, Math.min(room, starts.firstAfter(b.address + roundSize(b.requested, settings), b.freedAt) - b.address), space, settings);
+    let blockSize = b.size ?? blockSizeOf(b.requested, Math.min(room, nextStarts[inferredIndex++] - b.address), space, settings);
     if (blockSize > room) {
       problem(`a block at 0x${b.address.toString(16)} live when recording began overlaps the next one`);
       blockSize = room;
@@ -249,31 +254,31 @@ export function blockSizeOf(
 }
 
 /**
- * Where the trace allocates blocks, and first when: a block that starts at x while a block
- * allocated before recording is still live ends that block's room at x (a later allocation at
- * x shows where the free block after it began).
+ * For each window (ascending `from`), the lowest address in (`from`, `from` + 1 MiB] where the trace
+ * allocates a block before event `before` (Infinity when none): a block starting there while a block
+ * allocated before recording is still live ends that block's room (the allocation shows where the
+ * free block after it began). One pass over the trace; memory grows with the windows only.
  */
-function allocationStarts(trace: DeviceTrace): { firstAfter(address: number, before: number): number } {
-  const first = new Map<number, number>();
+function allocationStartsAfter(trace: DeviceTrace, windows: readonly { from: number; before: number }[]): number[] {
+  const found = windows.map(() => Infinity);
+  if (windows.length === 0) return found;
+  const froms = windows.map((w) => w.from);
   for (let i = 0; i < trace.length; i++) {
-    if (trace.action[i] === Action.Alloc && !first.has(trace.addr[i])) first.set(trace.addr[i], i);
+    if (trace.action[i] !== Action.Alloc) continue;
+    const a = trace.addr[i];
+    // Windows with from <= a <= from + 1 MiB: from in [a - 1 MiB, a].
+    let lo = 0;
+    let hi = froms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (froms[mid] < a - SMALL_SIZE) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo; k < froms.length && froms[k] <= a; k++) {
+      if (i < windows[k].before && a < found[k]) found[k] = a;
+    }
   }
-  const addresses = Float64Array.from(first.keys()).sort();
-  return {
-    firstAfter(address: number, before: number): number {
-      let lo = 0;
-      let hi = addresses.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (addresses[mid] < address) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let k = lo; k < addresses.length && addresses[k] <= address + SMALL_SIZE; k++) {
-        if (first.get(addresses[k])! < before) return addresses[k];
-      }
-      return Infinity;
-    },
-  };
+  return found;
 }
 
 function pageRuns(pages: ReadonlySet<number>): [number, number][] {

@@ -59,6 +59,8 @@ export interface WhatIfOptions {
   readonly capacity?: number;
   /** `set_per_process_memory_fraction` of `capacity`. */
   readonly memoryFraction?: number;
+  /** Replay as if the program had not called empty_cache() (what its calls cost). */
+  readonly skipEmptyCache?: boolean;
 }
 
 /** The self-check facts a prediction needs (found once per device and reused). */
@@ -100,7 +102,7 @@ function layoutFor(basis: WhatIfBasis, settings: AllocatorSettings): InitialLayo
 
 export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult {
   const { snapshot, device, check } = basis;
-  if (options.capacity === undefined && check.clean && sameSettings(options.settings, settingsOf(snapshot))) {
+  if (options.capacity === undefined && !options.skipEmptyCache && check.clean && sameSettings(options.settings, settingsOf(snapshot))) {
     // The self-check made every decision PyTorch made, and no cudaMalloc failed: no limit changes nothing.
     return {
       settings: describeSettings(options.settings),
@@ -122,7 +124,7 @@ export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult
     totalMemory,
     capacity: capacity ?? Infinity,
     memoryFraction: capacity === undefined ? undefined : fraction,
-    emptyCacheAt: basis.emptyCacheAt,
+    emptyCacheAt: options.skipEmptyCache ? [] : basis.emptyCacheAt,
     stopAtOom: true,
     layout: layoutFor(basis, options.settings),
   }).runTo();

@@ -56,7 +56,8 @@ export class SnapshotSession {
     if (found === undefined) {
       if (device !== undefined) this.device(device);
       const sources = this.sources;
-      found = advise(this.current, { device, fileText: (file) => sources.get(file) });
+      const lineIndex = this.current.lineIndex;
+      found = advise(this.current, { device, fileText: (file) => sources.get(file), allocator: (d) => this.allocator(d).basis(lineIndex) });
       this.findings.set(key, found);
     }
     return found;

@@ -31,6 +31,7 @@ const LABELS: Readonly<Record<RuleId, string>> = {
   'optimizer-state': 'optimizer state',
   'mixed-precision': 'mixed precision?',
   fragmentation: 'fragmentation',
+  'allocator-settings': 'allocator settings',
   'before-recording': 'before recording',
 };
 
