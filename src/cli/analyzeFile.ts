@@ -1,7 +1,7 @@
 /** What the commands that analyse snapshot files share: the frame filter options and the one-file start. */
 import type { Analysis } from '../engine/analysis/analyze';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
-import { PROFILER_BOOTSTRAP_PATH } from '../engine/analysis/frameFilter';
+import { PROFILER_LIBRARY_PATHS } from '../engine/analysis/frameFilter';
 import { analyzeSnapshot } from '../engine/analysis/analyze';
 import type { ParsedArgs } from './args';
 import { UsageError, intOption } from './args';
@@ -13,7 +13,7 @@ export function frameFilterOptions(args: ParsedArgs): FrameFilterOptions {
   const libraryPath = args.options.get('library-path');
   return {
     includeLibraryFrames: args.options.has('include-library'),
-    extraLibraryPaths: [...(typeof libraryPath === 'string' ? libraryPath.split(',') : []), PROFILER_BOOTSTRAP_PATH],
+    extraLibraryPaths: [...(typeof libraryPath === 'string' ? libraryPath.split(',') : []), ...PROFILER_LIBRARY_PATHS],
   };
 }
 

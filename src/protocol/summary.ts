@@ -6,6 +6,7 @@
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { LineFigureKey } from '../engine/analysis/lineFigures';
 import { messageGuard } from './messageGuard';
+import type { OpenLine } from './openLine';
 
 /** The per-line figures the summary's table shows, in order (labels and units from LINE_FIGURES). */
 export const SUMMARY_FIGURES: readonly LineFigureKey[] = ['liveAtPeakBytes', 'allocBytes', 'inclusiveLiveAtPeakBytes', 'inclusivePeakBytes'];
@@ -61,7 +62,8 @@ export type SummaryToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'annotate' }
   | { readonly type: 'selectDevice'; readonly device: number }
-  | { readonly type: 'openLine'; readonly file: string; readonly line: string };
+  /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
+  | OpenLine;
 
 export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, openLine: true });
 export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, error: true });

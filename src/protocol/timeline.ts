@@ -14,6 +14,7 @@ import type {
   WindowRequest,
 } from '../engine/timeline/types';
 import { messageGuard } from './messageGuard';
+import type { OpenLine } from './openLine';
 
 /**
  * The commands the page may ask the host to run (the empty state's buttons), named by their key in
@@ -64,7 +65,8 @@ export type TimelineToHost =
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly target: Target; readonly text: string }
   /** The blocks of a line (a path as the snapshot names it), to zoom to the largest. */
   | { readonly type: 'lineBlocks'; readonly requestId: number; readonly target: Target; readonly file: string; readonly line: number }
-  | { readonly type: 'openSource'; readonly file: string; readonly line: number }
+  /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
+  | OpenLine
   | { readonly type: 'runCommand'; readonly command: TimelineCommand }
   /** The snapshot and device the view now shows (the host's `Show Line in Timeline` uses them). */
   | { readonly type: 'showing'; readonly target: Target }
@@ -104,7 +106,7 @@ const REQUEST_TYPES: Record<TimelineRequest['type'], true> & Record<Exclude<Time
   lineBlocks: true,
 };
 
-export const isTimelineToHost = messageGuard<TimelineToHost>({ ...REQUEST_TYPES, ready: true, openSource: true, runCommand: true, showing: true, log: true });
+export const isTimelineToHost = messageGuard<TimelineToHost>({ ...REQUEST_TYPES, ready: true, openLine: true, runCommand: true, showing: true, log: true });
 
 export const isHostToTimeline = messageGuard<HostToTimeline>({ ...REQUEST_TYPES, snapshots: true, error: true, showLine: true });
 

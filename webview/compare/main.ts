@@ -8,6 +8,8 @@ import type { FigureValues } from '../../src/engine/compare/diff';
 import { formatBytes, formatDelta } from '../../src/engine/text/format';
 import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
 import { isHostToCompare } from '../../src/protocol/compare';
+import type { LineAt } from '../../src/protocol/openLine';
+import { openLine } from '../../src/protocol/openLine';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 
@@ -84,9 +86,11 @@ function renderOverlaySection(v: ComparisonView): HTMLElement {
   return el('section', {}, el('div', { className: 'bar' }, el('h2', { text: 'Memory allocated over the run' }), select), canvas, legend);
 }
 
-function lineLink(row: number, side: 'baseline' | 'current', text: string): HTMLButtonElement {
+/** A button that opens the recorded line `at`; plain text when it cannot be opened. */
+function lineLink(at: LineAt | null, text: string): HTMLElement {
+  if (!at) return el('span', { text });
   const b = el('button', { className: 'link', text });
-  b.addEventListener('click', () => vscode.post({ type: 'openLine', row, side }));
+  b.addEventListener('click', () => vscode.post(openLine(at)));
   return b;
 }
 
@@ -115,10 +119,10 @@ function wide<T extends HTMLElement>(cell: T): T {
 
 function renderLines(v: ComparisonView): HTMLElement {
   const body = el('tbody');
-  v.rows.forEach((r, i) => {
+  v.rows.forEach((r) => {
     // Line first: beside the editor the table is narrow, and the line is what a row is about.
-    const place = el('td', { className: 'place', title: r.file }, lineLink(i, r.current ? 'current' : 'baseline', r.place));
-    if (r.match === 'text' && r.baselineLine !== null) place.appendChild(lineLink(i, 'baseline', ' (baseline)'));
+    const place = el('td', { className: 'place', title: r.file }, lineLink(r.currentAt ?? r.baselineAt, r.place));
+    if (r.match === 'text' && r.baselineAt !== null) place.appendChild(lineLink(r.baselineAt, ' (baseline)'));
     const remark = note(r);
     if (remark) place.append(el('span', 'muted note', remark));
     body.appendChild(

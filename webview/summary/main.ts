@@ -9,6 +9,7 @@ import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
 import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
+import { openLine } from '../../src/protocol/openLine';
 import { baseName } from '../../src/engine/paths/recordedPath';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
@@ -29,7 +30,7 @@ function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
   link.title = `${file}:${line}`;
   link.addEventListener('click', (e) => {
     e.preventDefault();
-    vscode.post({ type: 'openLine', file, line });
+    vscode.post(openLine({ file, line: Number(line) }));
   });
   return link;
 }

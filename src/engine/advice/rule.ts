@@ -4,6 +4,8 @@ import type { Finding, RuleId } from './finding';
 
 export interface AdviceRule {
   readonly id: RuleId;
+  /** A few words naming the rule's findings where room is short: the timeline labels its markers with them. */
+  readonly label: string;
   run(ctx: AdviceContext): Finding[];
 }
 

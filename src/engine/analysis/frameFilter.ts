@@ -19,10 +19,11 @@ const WINDOWS_STDLIB = /\/python\d+\/lib\/(?!site-packages\/|dist-packages\/)/;
 export const ONNX_PSEUDO_FILE_PREFIX = 'onnx:';
 
 /**
- * The Profile VRAM bootstrap (src/python/vram_lens_bootstrap.py) sits under every profiled stack; it is
- * never the user's code. The extension and the CLI add it to the library paths they pass.
+ * The Profile VRAM bootstrap (the package src/python/vram_lens/) sits under every profiled stack; it is
+ * never the user's code. The extension and the CLI add these to the library paths they pass: the package's
+ * folder, and the one-file bootstrap that snapshots recorded before the package name.
  */
-export const PROFILER_BOOTSTRAP_PATH = '/src/python/vram_lens_bootstrap.py';
+export const PROFILER_LIBRARY_PATHS: readonly string[] = ['/src/python/vram_lens/', '/src/python/vram_lens_bootstrap.py'];
 
 export function isSourceFrame(frame: Frame): boolean {
   return frame.line > 0 && (frame.filename.endsWith('.py') || frame.filename.startsWith(ONNX_PSEUDO_FILE_PREFIX));

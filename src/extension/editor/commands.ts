@@ -13,7 +13,7 @@ import { showSummary } from './summaryView';
 import { errorMessage } from '../../engine/base/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
 
-export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
+export interface CommandDeps extends SummaryDeps {
   readonly store: SnapshotStore;
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
@@ -63,7 +63,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${besides}`}.`;
   void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
-    if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
+    if (choice === summary) await showSummary(deps, loaded);
   });
   return loaded;
 }

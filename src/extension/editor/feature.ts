@@ -15,7 +15,6 @@ import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from '../paths/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
-import type { SummaryDeps } from './summaryView';
 import { SUMMARY_VIEW_TYPE, SnapshotSummaryEditorProvider, showSummary } from './summaryView';
 
 /** What the editor feature offers to tests (through the extension's API) and to other features. */
@@ -32,7 +31,6 @@ export function registerEditor(services: Services): EditorApi {
   const annotator = new Annotator(store, resolver, compareMode, log, context.extensionUri);
   const codeLens = new FunctionCodeLensProvider(annotator, log);
   const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
-  const summaryDeps: SummaryDeps = { ...deps, openLine: (file, line) => openFrame(deps, { file, line }) };
 
   const summaryOf = async (target?: string | vscode.Uri): Promise<void> => {
     const snapshot = typeof target === 'string' ? store.get(target) : store.active;
@@ -40,7 +38,7 @@ export function registerEditor(services: Services): EditorApi {
       await vscode.commands.executeCommand('vscode.openWith', target, SUMMARY_VIEW_TYPE);
       return;
     }
-    if (snapshot) await showSummary(summaryDeps, snapshot);
+    if (snapshot) await showSummary(deps, snapshot);
     else void vscode.window.showInformationMessage('VRAM Lens: open a snapshot first (VRAM Lens: Open Snapshot...).');
   };
 
@@ -50,7 +48,7 @@ export function registerEditor(services: Services): EditorApi {
     new SnapshotStatusBar(store, annotator),
     vscode.languages.registerHoverProvider(PYTHON, new AnnotationHoverProvider(annotator, log)),
     vscode.languages.registerCodeLensProvider(PYTHON, codeLens),
-    vscode.window.registerCustomEditorProvider(SUMMARY_VIEW_TYPE, new SnapshotSummaryEditorProvider(summaryDeps), {
+    vscode.window.registerCustomEditorProvider(SUMMARY_VIEW_TYPE, new SnapshotSummaryEditorProvider(deps), {
       supportsMultipleEditorsPerDocument: true,
     }),
     vscode.commands.registerCommand(Commands.openSnapshot, (target?: vscode.Uri | string) => openSnapshot(deps, target)),

@@ -18,6 +18,7 @@ import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
+import { openLineOfPage } from '../paths/openRecordedLine';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 const TOP_LINES = 15;
@@ -28,8 +29,6 @@ export interface SummaryDeps {
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
   readonly log: vscode.LogOutputChannel;
-  /** Opens a recorded file at a line (the `vramLens.openFrame` command). */
-  readonly openLine: (file: string, line: string) => Promise<void>;
 }
 
 async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
@@ -118,7 +117,7 @@ class SummaryView extends DisposableOwner {
         if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
         break;
       case 'openLine':
-        if (typeof message.file === 'string' && typeof message.line === 'string') await this.deps.openLine(message.file, message.line);
+        if (!(await openLineOfPage(this.deps.resolver, message))) this.deps.log.warn(`Summary view: ignored a malformed openLine: ${describeRefused(message)}`);
         break;
     }
   }

@@ -1,7 +1,7 @@
 /**
- * The one way to open a line a snapshot recorded (hover links, the summary, the timeline, the
- * comparison results, the status bar): finds its local file, offers to map its folder when it is
- * not found, and clamps the line to the file as it is now.
+ * The one way to open a line a snapshot recorded (hover links, the status bar, and every page's
+ * `openLine` message: the summary, the timeline, the comparison results): finds its local file,
+ * offers to map its folder when it is not found, and clamps the line to the file as it is now.
  */
 import * as vscode from 'vscode';
 import { unmappedRoots } from '../../engine/paths/pathMapper';
@@ -9,6 +9,7 @@ import { clampLine } from '../../engine/paths/recordedLines';
 import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath';
 import { errorMessage } from '../../engine/base/errors';
 import { notificationText } from '../../engine/text/plainText';
+import { isOpenLine } from '../../protocol/openLine';
 import type { PathResolver } from './pathResolver';
 
 export interface OpenLineOptions {
@@ -41,4 +42,14 @@ export async function openRecordedLine(resolver: PathResolver, file: string, lin
     void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(uri.fsPath)}: ${notificationText(errorMessage(e))}`);
     return false;
   }
+}
+
+/**
+ * The one handler of a page's `openLine` message (src/protocol/openLine.ts), for every webview host:
+ * opens the line when the message is well-formed; false when it is not (the host logs that).
+ */
+export async function openLineOfPage(resolver: PathResolver, message: unknown, options: OpenLineOptions = {}): Promise<boolean> {
+  if (!isOpenLine(message)) return false;
+  await openRecordedLine(resolver, message.file, message.line, options);
+  return true;
 }

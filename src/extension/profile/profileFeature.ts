@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { BOOTSTRAP_ENTRY } from '../../runtime/profile/command';
 import type { ProfileConfiguration } from '../../runtime/profile/configuration';
 import { describeTarget, fileConfiguration } from '../../runtime/profile/configuration';
 import type { RunRecord } from '../../runtime/profile/history';
@@ -25,7 +26,7 @@ export function profileFeature(services: Services): void {
   const { context, log } = services;
   const history = new RunHistory(context.globalState, vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath);
   const output = vscode.window.createOutputChannel('VRAM Lens: Program');
-  const bootstrap = vscode.Uri.joinPath(context.extensionUri, 'src', 'python', 'vram_lens_bootstrap.py').fsPath;
+  const bootstrap = vscode.Uri.joinPath(context.extensionUri, ...BOOTSTRAP_ENTRY).fsPath;
   const profiler = new Profiler(services, history, output, bootstrap);
   const runs = new RunsTreeProvider(history, services.store);
   const lenses = new ProfileCodeLensProvider();

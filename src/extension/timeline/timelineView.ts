@@ -18,7 +18,7 @@ import { TIMELINE_PAGE } from './html';
 import { snapshotChoice } from './rows';
 import type { TimelineBackend } from './timelineRequests';
 import { answerTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
-import { openRecordedLine } from '../paths/openRecordedLine';
+import { openLineOfPage } from '../paths/openRecordedLine';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 
@@ -156,10 +156,8 @@ export class TimelineView extends DisposableOwner implements vscode.WebviewViewP
         if (!isTarget(message.target) || !this.services.store.get(message.target.snapshotId)) return false;
         this.target = message.target;
         return true;
-      case 'openSource':
-        if (typeof message.file !== 'string' || !Number.isInteger(message.line)) return false;
-        await this.openSource(message.file, message.line);
-        return true;
+      case 'openLine':
+        return openLineOfPage(this.services.resolver, message, { viewColumn: vscode.ViewColumn.One });
       case 'runCommand': {
         const command = TIMELINE_COMMANDS.commandFor(message.command);
         if (!command) return false;
@@ -175,9 +173,5 @@ export class TimelineView extends DisposableOwner implements vscode.WebviewViewP
       }
     }
     return false;
-  }
-
-  private async openSource(file: string, line: number): Promise<void> {
-    await openRecordedLine(this.services.resolver, file, line, { viewColumn: vscode.ViewColumn.One });
   }
 }

@@ -18,6 +18,7 @@ const MAX_CANDIDATES = 3;
 
 export const activationCheckpointing: AdviceRule = {
   id: 'activation-checkpointing',
+  label: 'checkpointing?',
   run(ctx) {
     const d = ctx.device;
     if (!ctx.runFacts.hasBackward || d.peakEventIndex < 0) return [];

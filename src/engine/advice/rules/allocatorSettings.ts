@@ -24,6 +24,7 @@ interface Candidate {
 
 export const allocatorSettings: AdviceRule = {
   id: 'allocator-settings',
+  label: 'allocator settings',
   run(ctx) {
     const d = ctx.device;
     if (d.allocations.count === 0 || !ctx.trace.length) return [];

@@ -48,6 +48,7 @@ function replayedCost(ctx: AdviceContext): { calls: number; mallocs: number; fre
 
 export const emptyCacheInLoop: AdviceRule = {
   id: 'empty-cache-in-loop',
+  label: 'empty_cache',
   run(ctx) {
     const t = ctx.trace;
     const pending = new Map<number, number>();

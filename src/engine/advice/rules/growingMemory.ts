@@ -42,6 +42,7 @@ function spineOf(ctx: AdviceContext): Set<number> {
 
 export const growingMemory: AdviceRule = {
   id: 'growing-memory',
+  label: 'growing memory',
   run(ctx) {
     const d = ctx.device;
     const r = d.allocations;

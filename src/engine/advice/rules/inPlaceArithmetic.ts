@@ -65,6 +65,7 @@ function allocatesDirectly(ctx: AdviceContext, stack: number): boolean {
 
 export const inPlaceArithmetic: AdviceRule = {
   id: 'in-place-arithmetic',
+  label: 'in-place op',
   run(ctx) {
     const t = ctx.trace;
     const d = ctx.device;

@@ -34,6 +34,7 @@ function graphReleaseCount(ctx: AdviceContext): number {
 
 export const inferenceWithoutNoGrad: AdviceRule = {
   id: 'inference-without-no-grad',
+  label: 'no_grad?',
   run(ctx) {
     const facts = ctx.runFacts;
     const d = ctx.device;

@@ -12,6 +12,7 @@ export const MIN_ACTIVATION_BYTES = 256 * 1024 * 1024;
 
 export const mixedPrecision: AdviceRule = {
   id: 'mixed-precision',
+  label: 'mixed precision?',
   run(ctx) {
     const d = ctx.device;
     if (ctx.runFacts.hasAutocast || d.peakEventIndex < 0) return [];

@@ -30,6 +30,7 @@ function nextOutsideOptimizer(ctx: AdviceContext): Int32Array {
 
 export const optimizerState: AdviceRule = {
   id: 'optimizer-state',
+  label: 'optimizer state',
   run(ctx) {
     const d = ctx.device;
     const r = d.allocations;

@@ -13,6 +13,7 @@ const TOP_LINES = 5;
 
 export const outOfMemory: AdviceRule = {
   id: 'out-of-memory',
+  label: 'OOM post-mortem',
   run(ctx) {
     const d = ctx.device;
     return d.ooms.map((oom): Finding => {
