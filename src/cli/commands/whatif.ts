@@ -1,6 +1,6 @@
 /**
  * `vram-lens whatif FILE [--device N] [--capacity 12GiB] [--alloc-conf expandable_segments:True,...]
- * [--memory-fraction F] [--no-table] [--json]`: the caching allocator replayed over the trace. First
+ * [--memory-fraction F] [--table] [--json]`: the caching allocator replayed over the trace. First
  * the self-check (the recorded settings against what PyTorch recorded), then the prediction for the
  * settings and capacity asked, then the table over common GPU sizes.
  */
@@ -19,10 +19,10 @@ import { loadSnapshotFile } from '../io';
 import { renderWhatIf, whatIfJson } from '../renderWhatIf';
 
 export const whatifUsage =
-  'vram-lens whatif FILE [--device N] [--capacity 12GiB] [--alloc-conf expandable_segments:True,...] [--memory-fraction F] [--no-table] [--json] [--include-library] [--library-path P]';
+  'vram-lens whatif FILE [--device N] [--capacity 12GiB] [--alloc-conf expandable_segments:True,...] [--memory-fraction F] [--table] [--json] [--include-library] [--library-path P]';
 export const whatifOptions = {
   valued: ['device', 'capacity', 'alloc-conf', 'memory-fraction', 'library-path'],
-  flags: ['json', 'no-table', 'include-library'],
+  flags: ['json', 'table', 'include-library'],
 };
 
 export async function whatifCommand(args: ParsedArgs, io: CliIO): Promise<number> {
@@ -47,7 +47,7 @@ export async function whatifCommand(args: ParsedArgs, io: CliIO): Promise<number
   }
   const lineIndex = buildLineIndex(snapshot, userFramePredicate(frameFilterOptions(args)));
   const studies: AllocatorStudy[] = (device === undefined ? devices : [device]).map((d) => new AllocatorStudy(snapshot, d));
-  const table = !args.options.has('no-table');
+  const table = args.options.has('table');
   let results;
   try {
     results = studies.map((study) => ({

@@ -15,6 +15,7 @@ import { BEFORE_TRACE, Block, searchKey } from './blocks';
 import type { DeviceMemory } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
 import type { Mismatch } from './devices';
+import { AddressMap } from './addressMap';
 import { AddressHints, CapacityDevice, RecordedDevice, bytesText } from './devices';
 import type { InitialLayout } from './initialState';
 import { initialLayout } from './initialState';
@@ -136,7 +137,7 @@ export class AllocatorReplay {
   /** The next event to replay. */
   position = 0;
   /** Live blocks by the address PyTorch recorded for them. */
-  readonly live = new Map<number, Block>();
+  readonly live = new AddressMap<Block>();
   readonly mismatches: Mismatch[] = [];
   mismatchCount = 0;
   allocations = 0;
@@ -159,6 +160,7 @@ export class AllocatorReplay {
   private readonly recorded: RecordedDevice | undefined;
   private readonly device: ObservedDevice;
   private readonly emptyCacheAt: ReadonlySet<number>;
+  private readonly afterEvent: ReplayObserver['afterEvent'];
   private readonly unplaced = new Set<number>();
   /** Stacks of the blocks live when recording began (from `segments`, or the event that frees them). */
   private readonly initialStacks = new Map<Block, number>();
@@ -190,6 +192,7 @@ export class AllocatorReplay {
       options.memoryFraction !== undefined && options.capacity !== undefined ? Math.floor(options.memoryFraction * options.capacity) : undefined;
     this.allocator = new CachingAllocator(this.device, { settings: options.settings, totalMemory: options.totalMemory, allowedMaximum });
     this.emptyCacheAt = new Set(options.emptyCacheAt ?? []);
+    this.afterEvent = options.observer?.afterEvent?.bind(options.observer);
     this.restore();
     this.peakReserved = this.allocator.reserved;
     this.allocatedAtPeak = this.allocator.allocated;
@@ -309,15 +312,16 @@ export class AllocatorReplay {
     const i = this.position++;
     const t = this.trace;
     const a = t.action[i];
+    const rec = this.recorded;
     this.allocator.event = i;
     this.device.event = i;
-    if (this.recorded) this.recorded.event = i;
+    if (rec) rec.event = i;
     switch (a) {
       case Action.SegmentAlloc:
       case Action.SegmentFree:
       case Action.SegmentMap:
       case Action.SegmentUnmap:
-        if (this.recorded) this.recorded.push(i);
+        if (rec) rec.push(i);
         else if (this.emptyCacheAt.has(i)) this.allocator.emptyCache();
         break;
       case Action.Alloc:
@@ -327,13 +331,13 @@ export class AllocatorReplay {
         this.replayOom(i);
         break;
       case Action.FreeRequested: {
-        this.flushQueue();
+        if (rec && rec.pending.length > 0) this.flushQueue();
         const b = this.live.get(t.addr[i]);
         if (b) b.pendingFree = true;
         break;
       }
       case Action.FreeCompleted:
-        this.flushQueue();
+        if (rec && rec.pending.length > 0) this.flushQueue();
         this.replayFree(i);
         break;
       default:
@@ -346,7 +350,7 @@ export class AllocatorReplay {
       this.peakReservedEvent = i;
       this.allocatedAtPeak = this.allocator.allocated;
     }
-    this.options.observer?.afterEvent?.(i, this);
+    if (this.afterEvent) this.afterEvent(i, this);
   }
 
   /** Recorded segment events before an allocation: released by an empty_cache() call, or by the malloc itself? */
@@ -408,13 +412,14 @@ export class AllocatorReplay {
 
   private replayAlloc(i: number): void {
     const t = this.trace;
+    const rec = this.recorded;
     this.allocations++;
-    this.settleBeforeMalloc(i, t.size[i]);
+    if (rec && rec.pending.length > 0) this.settleBeforeMalloc(i, t.size[i]);
     const block = this.allocator.malloc(t.size[i], t.stream[i]);
-    this.leftoverAfterMalloc(i);
-    const previous = this.live.get(t.addr[i]);
-    if (previous && previous !== block) this.live.delete(t.addr[i]);
+    if (rec && rec.pending.length > 0) this.leftoverAfterMalloc(i);
     if (!block) {
+      // Whatever the replay held at this address is not what PyTorch handed out here.
+      this.live.delete(t.addr[i]);
       if (this.recorded) {
         this.addMismatch({ event: i, kind: 'unexpectedOom', detail: `the replay ran out of memory for ${bytesText(t.size[i])}, which PyTorch allocated` });
       } else {
