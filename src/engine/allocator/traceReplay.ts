@@ -14,7 +14,7 @@ import { Action, NO_STACK } from '../snapshot/model';
 import { BEFORE_TRACE, Block, searchKey } from './blocks';
 import type { DeviceMemory } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
-import type { Mismatch } from './devices';
+import type { LazyMismatch, Mismatch } from './devices';
 import { AddressMap } from './addressMap';
 import { AddressHints, CapacityDevice, RecordedDevice, bytesText } from './devices';
 import type { InitialLayout } from './initialState';
@@ -234,9 +234,9 @@ export class AllocatorReplay {
     return this;
   }
 
-  private addMismatch(m: Mismatch): void {
+  private addMismatch(m: LazyMismatch): void {
     this.mismatchCount++;
-    if (this.mismatches.length < MAX_MISMATCHES) this.mismatches.push(m);
+    if (this.mismatches.length < MAX_MISMATCHES) this.mismatches.push({ event: m.event, kind: m.kind, detail: m.detail() });
   }
 
   /** The allocator in the state recording began in. */
@@ -374,7 +374,7 @@ export class AllocatorReplay {
       const e = rec.drain();
       const k = e.findIndex((x) => !isRelease(t.action[x]));
       const releases = k < 0 ? e : e.slice(0, k);
-      for (const x of releases) this.addMismatch({ event: x, kind: 'missingRelease', detail: `PyTorch released ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)}; the replay kept it` });
+      for (const x of releases) this.addMismatch({ event: x, kind: 'missingRelease', detail: () => `PyTorch released ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)}; the replay kept it` });
       if (k >= 0) for (const x of e.slice(k)) rec.push(x);
     }
   }
@@ -389,7 +389,7 @@ export class AllocatorReplay {
       this.addMismatch({
         event: x,
         kind: isRelease(t.action[x]) ? 'missingRelease' : 'missingSegment',
-        detail: `PyTorch ${isRelease(t.action[x]) ? 'released' : 'made'} ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)} outside any allocation the replay made`,
+        detail: () => `PyTorch ${isRelease(t.action[x]) ? 'released' : 'made'} ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)} outside any allocation the replay made`,
       });
     }
   }
@@ -403,7 +403,8 @@ export class AllocatorReplay {
       this.addMismatch({
         event: i,
         kind: release ? 'missingRelease' : 'missingSegment',
-        detail: release
+        detail: () =>
+          release
           ? `PyTorch released ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)} (event ${x}); the replay kept it`
           : `PyTorch made a ${bytesText(t.size[x])} segment (event ${x}); the replay used a cached block`,
       });
@@ -421,7 +422,7 @@ export class AllocatorReplay {
       // Whatever the replay held at this address is not what PyTorch handed out here.
       this.live.delete(t.addr[i]);
       if (this.recorded) {
-        this.addMismatch({ event: i, kind: 'unexpectedOom', detail: `the replay ran out of memory for ${bytesText(t.size[i])}, which PyTorch allocated` });
+        this.addMismatch({ event: i, kind: 'unexpectedOom', detail: () => `the replay ran out of memory for ${bytesText(t.size[i])}, which PyTorch allocated` });
       } else {
         this.addOom(i, t.size[i], false);
       }
@@ -432,7 +433,7 @@ export class AllocatorReplay {
       this.addMismatch({
         event: i,
         kind: 'address',
-        detail: `the replay put ${bytesText(t.size[i])} at 0x${block.ptr.toString(16)}; PyTorch put it at 0x${t.addr[i].toString(16)}`,
+        detail: () => `the replay put ${bytesText(t.size[i])} at 0x${block.ptr.toString(16)}; PyTorch put it at 0x${t.addr[i].toString(16)}`,
       });
     }
     this.live.set(t.addr[i], block);
@@ -449,7 +450,7 @@ export class AllocatorReplay {
     if (block) {
       // The program never got this block: it is given back at once.
       this.allocator.free(block);
-      if (this.recorded) this.addMismatch({ event: i, kind: 'missedOom', detail: `PyTorch ran out of memory for ${bytesText(t.size[i])}; the replay found room` });
+      if (this.recorded) this.addMismatch({ event: i, kind: 'missedOom', detail: () => `PyTorch ran out of memory for ${bytesText(t.size[i])}; the replay found room` });
       return;
     }
     this.oomsReproduced++;
