@@ -6,6 +6,7 @@
  */
 import { AllocatorStudy } from '../../engine/session/allocatorStudy';
 import { AllocConfError } from '../../engine/allocator/settings';
+import type { LineIndex } from '../../engine/analysis/lineIndex';
 import { buildLineIndex } from '../../engine/analysis/lineIndex';
 import { userFramePredicate } from '../../engine/analysis/frameFilter';
 import { stringifyExact } from '../../engine/analysis/report';
@@ -45,7 +46,7 @@ export async function whatifCommand(args: ParsedArgs, io: CliIO): Promise<number
     io.err(`vram-lens: ${file}: no device ${device} in this snapshot (devices: ${devices.join(', ') || 'none'})\n`);
     return 1;
   }
-  const lineIndex = buildLineIndex(snapshot, userFramePredicate(frameFilterOptions(args)));
+  const lineIndex = lazyLineIndex(() => buildLineIndex(snapshot, userFramePredicate(frameFilterOptions(args))));
   const studies: AllocatorStudy[] = (device === undefined ? devices : [device]).map((d) => new AllocatorStudy(snapshot, d));
   const table = args.options.has('table');
   let results;
@@ -63,4 +64,24 @@ export async function whatifCommand(args: ParsedArgs, io: CliIO): Promise<number
   if (args.options.has('json')) io.out(stringifyExact(whatIfJson(results)) + '\n');
   else io.out(renderWhatIf(file, results, { allocConf, capacity }));
   return 0;
+}
+
+/** The line index, built the first time a line is asked for (only an OOM names one). */
+function lazyLineIndex(build: () => LineIndex): LineIndex {
+  let index: LineIndex | undefined;
+  const get = () => (index ??= build());
+  return {
+    get lines() {
+      return get().lines;
+    },
+    get selfLine() {
+      return get().selfLine;
+    },
+    get inclusiveLines() {
+      return get().inclusiveLines;
+    },
+    get frameLine() {
+      return get().frameLine;
+    },
+  };
 }

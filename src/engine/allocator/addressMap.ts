@@ -24,10 +24,15 @@ export class AddressMap<V> {
   }
 
   private slot(key: number): number {
-    // Addresses are multiples of 512 more often than not: mix the bits above that.
-    const lo = (key / 512) >>> 0;
-    const hi = (key / 2 ** 41) >>> 0;
-    return Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b) >>> 0;
+    // Addresses are multiples of 512, large blocks of 2 MiB: every bit must reach the low bits the
+    // table uses (MurmurHash3's finaliser over the bits above 512 and those above 2^41).
+    let h = ((key / 512) >>> 0) ^ Math.imul((key / 2 ** 41) >>> 0, 0x9e3779b1);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    return h >>> 0;
   }
 
   get(key: number): V | undefined {
