@@ -43,7 +43,11 @@ export function renderPeakBreakdown(buckets: readonly PeakBucket[], peakBytes: n
   return out;
 }
 
-export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number }): string {
+export function renderAnalysis(
+  name: string,
+  analysis: Analysis,
+  options: { device?: number; top: number; /** A line about the allocator replay's self-check of a device. */ allocator?: (device: number) => string | undefined },
+): string {
   const out: string[] = [];
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
   out.push(`${name}`);
@@ -60,6 +64,8 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     const when = s.peakEventIndex < 0 ? 'before the first event' : `event ${s.peakEventIndex}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
+    const replay = options.allocator?.(s.device);
+    if (replay !== undefined) out.push(`  replayed        ${replay}`);
     out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);
     out.push(...renderPeakBreakdown(s.peakBreakdown, s.peakBytes));
     if (s.oomCount > 0) {
