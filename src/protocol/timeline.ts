@@ -13,6 +13,7 @@ import type {
   TimelineWindow,
   WindowRequest,
 } from '../engine/timeline/types';
+import type { FigureValues } from '../engine/analysis/lineFigures';
 import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
 
@@ -32,17 +33,12 @@ export interface SnapshotChoice {
   readonly hasTimes: boolean;
 }
 
-/** One row of the lines table: a line's figures on the selected device. */
-export interface LineRow {
+/** One row of the lines table: a line's figures on the selected device (every figure of the registry). */
+export interface LineRow extends FigureValues {
   readonly id: number;
   readonly file: string;
   readonly line: number;
   readonly color: number;
-  readonly allocCount: number;
-  readonly allocBytes: number;
-  readonly peakBytes: number;
-  readonly liveAtPeakBytes: number;
-  readonly inclusiveLiveAtPeakBytes: number;
 }
 
 /** Where the view points: which snapshot and device. */
