@@ -19,6 +19,8 @@ const figures: LineFigures = {
   inclusiveAllocBytes: 48 * MiB,
   inclusivePeakBytes: 900 * MiB,
   inclusiveLiveAtPeakBytes: 32 * MiB,
+  reservedGrowthBytes: 0,
+  deviceCallCount: 0,
 };
 const evilName = 'f](command:workbench.action.terminal.new)[x';
 const detail: LineDetail = {
