@@ -61,6 +61,8 @@ describe('hoverMarkdown', () => {
       '| allocations | 3 |  |',
       '| freed | — |  |',
       '| peak while allocating | 900.0 MiB | 900.0 MiB |',
+      '| reserved grown | — |  |',
+      '| cudaMalloc/cudaFree calls | — |  |',
     ]);
     assert.ok(md.includes('**Allocations**, largest first: 32.0 MiB, 8.0 MiB, … and 1 more'), md);
   });
