@@ -12,6 +12,7 @@ export type RuleId =
   | 'optimizer-state'
   | 'mixed-precision'
   | 'fragmentation'
+  | 'allocator-settings'
   | 'out-of-memory'
   | 'before-recording';
 

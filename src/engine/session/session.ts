@@ -8,6 +8,7 @@ import type { DeviceSummary } from '../analysis/summary';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot, SnapshotLayout } from '../snapshot/model';
 import { TimelineQueries } from '../timeline/queries';
+import { AllocatorStudy } from './allocatorStudy';
 
 export interface SnapshotInfo {
   readonly layout: SnapshotLayout;
@@ -28,6 +29,8 @@ export class SnapshotSession {
   private sources: ReadonlyMap<string, string> = new Map();
   /** The memory timeline's layouts and queries (built per device on first use). */
   readonly timeline: TimelineQueries;
+  /** The allocator replay of each device (built on first use; independent of the frame filter). */
+  private readonly allocators = new Map<number, AllocatorStudy>();
   constructor(
     readonly snapshot: Snapshot,
     readonly byteLength: number,
@@ -53,7 +56,8 @@ export class SnapshotSession {
     if (found === undefined) {
       if (device !== undefined) this.device(device);
       const sources = this.sources;
-      found = advise(this.current, { device, fileText: (file) => sources.get(file) });
+      const lineIndex = this.current.lineIndex;
+      found = advise(this.current, { device, fileText: (file) => sources.get(file), allocator: (d) => this.allocator(d).basis(lineIndex) });
       this.findings.set(key, found);
     }
     return found;
@@ -79,6 +83,17 @@ export class SnapshotSession {
       externalAnnotations: this.snapshot.externalAnnotations.length,
       hasTimes: this.snapshot.traces.some((t) => t.length > 0 && !Number.isNaN(t.timeUs[0])),
     };
+  }
+
+  /** The caching-allocator replay of a device (its self-check, series, segment maps and predictions). */
+  allocator(device: number): AllocatorStudy {
+    this.device(device);
+    let study = this.allocators.get(device);
+    if (!study) {
+      study = new AllocatorStudy(this.snapshot, device, { series: true });
+      this.allocators.set(device, study);
+    }
+    return study;
   }
 
   device(device: number) {
