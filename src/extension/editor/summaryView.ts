@@ -19,9 +19,12 @@ import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '..
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
 import { openLineOfPage } from '../paths/openRecordedLine';
+import { Commands } from '../commandIds';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 const TOP_LINES = 15;
+/** Recorded OOMs the summary explains. */
+const SUMMARY_OOMS = 5;
 
 export interface SummaryDeps {
   readonly extensionUri: vscode.Uri;
@@ -116,6 +119,9 @@ class SummaryView extends DisposableOwner {
       case 'selectDevice':
         if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
         break;
+      case 'whatIf':
+        if (this.snapshot && Number.isInteger(message.device)) await vscode.commands.executeCommand(Commands.whatIf, { snapshotId: this.snapshot.id, device: message.device });
+        break;
       case 'openLine':
         if (!(await openLineOfPage(this.deps.resolver, message))) this.deps.log.warn(`Summary view: ignored a malformed openLine: ${describeRefused(message)}`);
         break;
@@ -141,10 +147,24 @@ class SummaryView extends DisposableOwner {
 
   private async post(): Promise<void> {
     if (!this.ready || !this.snapshot || !this.deps.store.get(this.snapshot.id)) return;
+    const snapshot = this.snapshot;
     try {
-      await this.send({ type: 'summary', model: await buildModel(this.deps, this.snapshot) });
+      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot) });
     } catch (e) {
       this.deps.log.warn('Summary view: could not build the summary:', e);
+      return;
+    }
+    // Then the allocator replayed for the device shown (its self-check, its OOMs explained).
+    const device = snapshot.device;
+    if (!snapshot.deviceSummary(device)) return;
+    try {
+      const [check, ooms] = await Promise.all([snapshot.call('allocatorCheck', { device }), snapshot.call('allocatorOoms', { device })]);
+      const shown = ooms.slice(0, SUMMARY_OOMS);
+      const files = [...new Set(shown.flatMap((o) => (o.file ? [o.file] : [])))];
+      const local = files.length > 0 ? (await this.deps.resolver.resolve(files)).local : new Map<string, string>();
+      await this.send({ type: 'allocator', allocator: { device, check, ooms: shown, mapped: files.filter((f) => local.has(f)) } });
+    } catch (e) {
+      this.deps.log.warn('Summary view: could not replay the allocator:', e);
     }
   }
 

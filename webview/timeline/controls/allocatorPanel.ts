@@ -11,7 +11,8 @@ import { el } from '../../shared/dom';
 import type { SegmentMapCanvas } from '../drawing/segmentMap';
 import type { Theme } from '../drawing/theme';
 import { showTooltip } from './tooltip';
-import { mapBlockLines, mapFigures, mapHeading, omittedBlocks, oomAt, oomLines, selfCheckLines } from './allocatorText';
+import { selfCheckLines } from '../../shared/selfCheckWords';
+import { mapBlockLines, mapFigures, mapHeading, omittedBlocks, oomAt, oomLines } from './allocatorText';
 
 export interface AllocatorPanelElements {
   readonly panel: HTMLElement;

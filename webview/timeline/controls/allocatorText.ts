@@ -1,10 +1,9 @@
 /**
  * Words of the allocator view, DOM-free (tested in Node): the tooltip over a segment or a step, an
- * OOM explained, the segment map's figures, a block of the map, and the self-check's verdict on
- * whether the replay can be trusted.
+ * OOM explained, the segment map's figures and a block of the map (the self-check's verdict is
+ * webview/shared/selfCheckWords.ts).
  */
 import type { OomExplanation } from '../../../src/engine/allocator/oom';
-import type { SelfCheckDetails } from '../../../src/engine/allocator/selfCheck';
 import type { SegmentMapBlock, SegmentMapSegment } from '../../../src/engine/allocator/segmentMap';
 import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
 import { baseName } from '../../../src/engine/paths/recordedPath';
@@ -97,22 +96,4 @@ export function mapBlockLines(segment: SegmentMapSegment, block: SegmentMapBlock
     seg,
     ...(line ? ['Click to open the line'] : []),
   ];
-}
-
-/**
- * Whether the replay can be trusted, in one or two sentences: how many allocations it put at the
- * address PyTorch recorded, how many segment events it reproduced, and where it first departs.
- */
-export function selfCheckLines(c: SelfCheckDetails): { readonly ok: boolean; readonly lines: string[] } {
-  const k = c.check;
-  const settings = c.settings === '' ? 'PyTorch\'s defaults' : c.settings;
-  const assumed = c.settingsRecorded ? '' : ' (assumed: this snapshot does not record its settings)';
-  const figures = `${count(k.atRecordedAddress)} of ${count(k.allocations)} allocations at the address PyTorch recorded, ${count(k.segmentEventsReproduced)} of ${count(k.segmentEvents)} segment events reproduced${c.recordedOoms > 0 ? `, ${count(c.oomsReproduced)} of ${count(c.recordedOoms)} OOMs` : ''}`;
-  const replayed = `Replayed with ${settings}${assumed}: ${figures}.`;
-  const d = k.firstDeparture;
-  if (!d) {
-    return { ok: true, lines: [replayed, k.allocations === 0 ? 'The trace holds no allocation to check the replay against.' : 'The replay never departs from the recording: what it shows and predicts follows the same rules.'] };
-  }
-  const at = d.event < 0 ? 'before the first event' : d.event >= 0 && d.action === 'end' ? 'at the end' : `at event ${count(d.event)} (${d.action})`;
-  return { ok: false, lines: [replayed, `It first departs ${at}: ${d.reason}. Figures after that point may differ from what PyTorch did.`] };
 }
