@@ -1,11 +1,12 @@
 /**
  * `vram-lens whatif FILE [--device N] [--capacity 12GiB] [--alloc-conf expandable_segments:True,...]
- * [--memory-fraction F] [--no-table] [--json]`: the caching allocator replayed over the trace. First
+ * [--memory-fraction F] [--table] [--json]`: the caching allocator replayed over the trace. First
  * the self-check (the recorded settings against what PyTorch recorded), then the prediction for the
  * settings and capacity asked, then the table over common GPU sizes.
  */
 import { AllocatorStudy } from '../../engine/session/allocatorStudy';
 import { AllocConfError } from '../../engine/allocator/settings';
+import type { LineIndex } from '../../engine/analysis/lineIndex';
 import { buildLineIndex } from '../../engine/analysis/lineIndex';
 import { userFramePredicate } from '../../engine/analysis/frameFilter';
 import { stringifyExact } from '../../engine/analysis/report';
@@ -19,10 +20,10 @@ import { loadSnapshotFile } from '../io';
 import { renderWhatIf, whatIfJson } from '../renderWhatIf';
 
 export const whatifUsage =
-  'vram-lens whatif FILE [--device N] [--capacity 12GiB] [--alloc-conf expandable_segments:True,...] [--memory-fraction F] [--no-table] [--json] [--include-library] [--library-path P]';
+  'vram-lens whatif FILE [--device N] [--capacity 12GiB] [--alloc-conf expandable_segments:True,...] [--memory-fraction F] [--table] [--json] [--include-library] [--library-path P]';
 export const whatifOptions = {
   valued: ['device', 'capacity', 'alloc-conf', 'memory-fraction', 'library-path'],
-  flags: ['json', 'no-table', 'include-library'],
+  flags: ['json', 'table', 'include-library'],
 };
 
 export async function whatifCommand(args: ParsedArgs, io: CliIO): Promise<number> {
@@ -45,9 +46,9 @@ export async function whatifCommand(args: ParsedArgs, io: CliIO): Promise<number
     io.err(`vram-lens: ${file}: no device ${device} in this snapshot (devices: ${devices.join(', ') || 'none'})\n`);
     return 1;
   }
-  const lineIndex = buildLineIndex(snapshot, userFramePredicate(frameFilterOptions(args)));
+  const lineIndex = lazyLineIndex(() => buildLineIndex(snapshot, userFramePredicate(frameFilterOptions(args))));
   const studies: AllocatorStudy[] = (device === undefined ? devices : [device]).map((d) => new AllocatorStudy(snapshot, d));
-  const table = !args.options.has('no-table');
+  const table = args.options.has('table');
   let results;
   try {
     results = studies.map((study) => ({
@@ -63,4 +64,24 @@ export async function whatifCommand(args: ParsedArgs, io: CliIO): Promise<number
   if (args.options.has('json')) io.out(stringifyExact(whatIfJson(results)) + '\n');
   else io.out(renderWhatIf(file, results, { allocConf, capacity }));
   return 0;
+}
+
+/** The line index, built the first time a line is asked for (only an OOM names one). */
+function lazyLineIndex(build: () => LineIndex): LineIndex {
+  let index: LineIndex | undefined;
+  const get = () => (index ??= build());
+  return {
+    get lines() {
+      return get().lines;
+    },
+    get selfLine() {
+      return get().selfLine;
+    },
+    get inclusiveLines() {
+      return get().inclusiveLines;
+    },
+    get frameLine() {
+      return get().frameLine;
+    },
+  };
 }

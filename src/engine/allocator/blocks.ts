@@ -53,19 +53,11 @@ export interface SegmentOwner {
   head: Block;
 }
 
-/** Free blocks ordered as `BlockComparatorSize`: stream, then size, then address. */
-export function compareBySize(a: Block, b: Block): number {
-  return a.stream - b.stream || a.size - b.size || a.ptr - b.ptr;
-}
-
-/** Unmapped ranges ordered as `BlockComparatorAddress`: stream, then address. */
-export function compareByAddress(a: Block, b: Block): number {
-  return a.stream - b.stream || a.ptr - b.ptr;
-}
-
 export class BlockPool {
-  readonly blocks = new SortedList<Block>(compareBySize);
-  readonly unmapped = new SortedList<Block>(compareByAddress);
+  /** Cached free blocks, as `BlockComparatorSize` orders them: stream, then size, then address. */
+  readonly blocks = new SortedList<Block>(true);
+  /** Unmapped ranges of expandable segments, as `BlockComparatorAddress`: stream, then address. */
+  readonly unmapped = new SortedList<Block>(false);
   getFreeBlocksCallCount = 0;
   /** Every stream a block of this pool was ever cached for. */
   readonly streams = new Set<number>();

@@ -40,10 +40,10 @@ export interface AllocatorOptions {
 }
 
 interface AllocParams {
-  readonly size: number;
-  readonly stream: number;
-  readonly pool: BlockPool;
-  readonly allocSize: number;
+  size: number;
+  stream: number;
+  pool: BlockPool;
+  allocSize: number;
   block: Block | undefined;
 }
 
@@ -62,7 +62,11 @@ export class CachingAllocator {
   event = BEFORE_TRACE;
   private readonly settings: AllocatorSettings;
   private readonly esActive: boolean;
+  /** The parameters of the malloc under way (one object, reused: a malloc never nests). */
+  private readonly params: AllocParams = { size: 0, stream: 0, pool: this.large, allocSize: 0, block: undefined };
   private readonly gcActive: boolean;
+  /** No roundup_power2_divisions: sizes round to 512 bytes (the common case, without the interval lookup). */
+  private readonly plainRounding: boolean;
 
   constructor(
     readonly device: DeviceMemory,
@@ -71,6 +75,7 @@ export class CachingAllocator {
     this.settings = options.settings;
     this.esActive = options.settings.expandableSegments;
     this.gcActive = options.allowedMaximum !== undefined && options.settings.garbageCollectionThreshold > 0;
+    this.plainRounding = options.settings.roundupPower2Divisions.every((d) => d <= 1);
   }
 
   poolFor(roundedSize: number): BlockPool {
@@ -79,9 +84,13 @@ export class CachingAllocator {
 
   /** `malloc`: the block for a request of `origSize` bytes on `stream`, or undefined when PyTorch would raise OutOfMemoryError. */
   malloc(origSize: number, stream: number): Block | undefined {
-    const size = roundSize(origSize, this.settings);
-    const pool = this.poolFor(size);
-    const p: AllocParams = { size, stream, pool, allocSize: allocationSize(size, this.settings), block: undefined };
+    const size = this.plainRounding ? (origSize < MIN_BLOCK_SIZE ? MIN_BLOCK_SIZE : MIN_BLOCK_SIZE * Math.ceil(origSize / MIN_BLOCK_SIZE)) : roundSize(origSize, this.settings);
+    const p = this.params;
+    p.size = size;
+    p.stream = stream;
+    p.pool = this.poolFor(size);
+    p.allocSize = allocationSize(size, this.settings);
+    p.block = undefined;
     let found = this.getFreeBlock(p);
     if (!found) {
       if (this.gcActive) this.garbageCollectCachedBlocks();
@@ -136,7 +145,9 @@ export class CachingAllocator {
     const first = list.first(key);
     if (first === undefined || first.stream !== stream) return false;
     let block = first;
+    let found = true;
     if (first.segment.expandable) {
+      found = false;
       let it = list.lowerBound(key);
       if (this.esActive) {
         // Best fit counts an expandable block's unmapped neighbour as room it can grow into.
@@ -165,7 +176,8 @@ export class CachingAllocator {
     // ... and serves an oversize request only when less than max_non_split_rounding_size larger.
     if (size >= s.maxSplitSize && block.size >= size + s.maxNonSplitRoundingSize) return false;
     p.block = block;
-    list.delete(block);
+    if (found) list.deleteFound();
+    else list.delete(block);
     return true;
   }
 

@@ -126,6 +126,13 @@ export interface Mismatch {
   readonly detail: string;
 }
 
+/** A mismatch whose words are written only if it is kept (a replay far off its recording finds millions). */
+export interface LazyMismatch {
+  readonly event: number;
+  readonly kind: MismatchKind;
+  readonly detail: () => string;
+}
+
 export type MismatchKind =
   | 'address'
   | 'extraSegment'
@@ -160,7 +167,7 @@ export class RecordedDevice implements DeviceMemory {
   reproduced = 0;
   constructor(
     private readonly trace: DeviceTrace,
-    private readonly onMismatch: (m: Mismatch) => void,
+    private readonly onMismatch: (m: LazyMismatch) => void,
   ) {}
 
   get pending(): readonly number[] {
@@ -198,7 +205,7 @@ export class RecordedDevice implements DeviceMemory {
     return true;
   }
 
-  private mismatch(kind: MismatchKind, detail: string): void {
+  private mismatch(kind: MismatchKind, detail: () => string): void {
     this.onMismatch({ event: this.event, kind, detail });
   }
 
@@ -207,7 +214,7 @@ export class RecordedDevice implements DeviceMemory {
     const t = this.trace;
     if (e === undefined) {
       if (this.expectFailure) return undefined;
-      this.mismatch('extraSegment', `the replay made a ${bytesText(size)} segment where PyTorch reused a cached block`);
+      this.mismatch('extraSegment', () => `the replay made a ${bytesText(size)} segment where PyTorch reused a cached block`);
       return this.addresses.take(size);
     }
     if (this.isRelease(e)) return undefined;
@@ -216,12 +223,12 @@ export class RecordedDevice implements DeviceMemory {
       this.reproduced++;
       return t.addr[e];
     }
-    this.mismatch('segmentSize', `the replay made a ${bytesText(size)} segment where PyTorch made ${bytesText(t.size[e])} (event ${e})`);
+    this.mismatch('segmentSize', () => `the replay made a ${bytesText(size)} segment where PyTorch made ${bytesText(t.size[e])} (event ${e})`);
     return t.action[e] === Action.SegmentAlloc ? t.addr[e] : this.addresses.take(size);
   }
 
   free(ptr: number, size: number): void {
-    if (!this.take(Action.SegmentFree, ptr, size)) this.mismatch('extraRelease', `the replay freed the ${bytesText(size)} segment at ${hex(ptr)}, which PyTorch kept`);
+    if (!this.take(Action.SegmentFree, ptr, size)) this.mismatch('extraRelease', () => `the replay freed the ${bytesText(size)} segment at ${hex(ptr)}, which PyTorch kept`);
   }
 
   reserve(size: number): number {
@@ -234,18 +241,18 @@ export class RecordedDevice implements DeviceMemory {
     const e = this.head();
     if (e === undefined) {
       if (this.expectFailure) return false;
-      this.mismatch('extraSegment', `the replay mapped ${bytesText(size)} at ${hex(ptr)} where PyTorch mapped nothing`);
+      this.mismatch('extraSegment', () => `the replay mapped ${bytesText(size)} at ${hex(ptr)} where PyTorch mapped nothing`);
       return true;
     }
     if (this.isRelease(e)) return false;
     if (this.take(Action.SegmentMap, ptr, size)) return true;
     const t = this.trace;
     this.queue.shift();
-    this.mismatch('segmentSize', `the replay mapped ${bytesText(size)} at ${hex(ptr)} where PyTorch mapped ${bytesText(t.size[e])} at ${hex(t.addr[e])} (event ${e})`);
+    this.mismatch('segmentSize', () => `the replay mapped ${bytesText(size)} at ${hex(ptr)} where PyTorch mapped ${bytesText(t.size[e])} at ${hex(t.addr[e])} (event ${e})`);
     return true;
   }
 
   unmap(ptr: number, size: number): void {
-    if (!this.take(Action.SegmentUnmap, ptr, size)) this.mismatch('extraRelease', `the replay unmapped ${bytesText(size)} at ${hex(ptr)}, which PyTorch kept mapped`);
+    if (!this.take(Action.SegmentUnmap, ptr, size)) this.mismatch('extraRelease', () => `the replay unmapped ${bytesText(size)} at ${hex(ptr)}, which PyTorch kept mapped`);
   }
 }

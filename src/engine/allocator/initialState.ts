@@ -8,6 +8,7 @@
  */
 import type { DeviceTrace, Segment } from '../snapshot/model';
 import { Action, NO_STACK } from '../snapshot/model';
+import { AddressMap } from './addressMap';
 import type { AllocatorSettings } from './settings';
 import { MIN_BLOCK_SIZE, SMALL_BUFFER, SMALL_SIZE, roundSize } from './sizes';
 
@@ -125,11 +126,11 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
   const { action, addr, size, stream, stack } = trace;
 
   // Blocks the trace frees without allocating them first were live before recording began.
-  const liveInTrace = new Set<number>();
+  const liveInTrace = new AddressMap<true>();
   const pre = new Map<number, PreBlock>();
   for (let i = 0; i < n; i++) {
     const a = action[i];
-    if (a === Action.Alloc) liveInTrace.add(addr[i]);
+    if (a === Action.Alloc) liveInTrace.set(addr[i], true);
     else if (a === Action.FreeCompleted) {
       if (liveInTrace.has(addr[i])) liveInTrace.delete(addr[i]);
       else if (!pre.has(addr[i])) pre.set(addr[i], { address: addr[i], requested: size[i], stream: stream[i], stack: stack[i], size: undefined, freedAt: i });

@@ -55,8 +55,18 @@ export function gpuSizeFor(bytes: number): number {
 
 /** A GPU size to assume for the recording: the smallest common one that held what PyTorch reserved (or could have). */
 export function assumedTotalMemory(snapshot: Snapshot, trace: DeviceTrace): number {
-  const reserved = recordedReserved(snapshot, trace);
-  let peak = 0;
-  for (const r of reserved) peak = Math.max(peak, r);
-  return gpuSizeFor(Math.max(peak, recordedCapacity(snapshot, trace) ?? 0));
+  // One pass: reserved relative to the start, its peak and its low point (the start is final minus the net change).
+  let delta = 0;
+  let high = 0;
+  let hasOom = false;
+  for (let i = 0; i < trace.length; i++) {
+    const a = trace.action[i];
+    if (a === Action.SegmentAlloc || a === Action.SegmentMap) delta += trace.size[i];
+    else if (a === Action.SegmentFree || a === Action.SegmentUnmap) delta -= trace.size[i];
+    else if (a === Action.Oom) hasOom = true;
+    if (delta > high) high = delta;
+  }
+  const finalReserved = snapshot.segments.filter((s) => s.device === trace.device).reduce((sum, s) => sum + s.totalSize, 0);
+  const peak = finalReserved - delta + high;
+  return gpuSizeFor(Math.max(peak, hasOom ? (recordedCapacity(snapshot, trace) ?? 0) : 0));
 }

@@ -1,10 +1,18 @@
 /**
- * An ordered set of objects (the allocator's `std::set<Block*, Comparison>`), kept as a list of
+ * An ordered set of blocks (the allocator's `std::set<Block*, Comparison>`), kept as a list of
  * sorted chunks so that insertion, removal and lower_bound cost O(log n + chunk) even with many
- * thousands of cached blocks. A position is a (chunk, index) pair; any insertion or removal
- * invalidates positions taken before it.
+ * thousands of cached blocks. Two orders: by (stream, size, address) (`BlockComparatorSize`) or by
+ * (stream, address) (`BlockComparatorAddress`); the comparison is written into the searches rather
+ * than called, which is what most of a replay's time goes to. A position is a (chunk, index) pair;
+ * any insertion or removal invalidates positions taken before it.
  */
-export type Compare<T> = (a: T, b: T) => number;
+
+/** What the list orders: a block's stream, size and address. */
+export interface Keyed {
+  readonly stream: number;
+  readonly size: number;
+  readonly ptr: number;
+}
 
 const MAX_CHUNK = 32;
 
@@ -13,11 +21,19 @@ export interface Position {
   readonly index: number;
 }
 
-export class SortedList<T> {
+export class SortedList<T extends Keyed> {
   private chunks: T[][] = [];
   private count = 0;
+  /** Where `first` found its item (for `deleteFound`), or -1. */
+  private foundChunk = -1;
+  private foundIndex = 0;
 
-  constructor(private readonly compare: Compare<T>) {}
+  /** `bySize`: (stream, size, address); else (stream, address). */
+  constructor(private readonly bySize: boolean) {}
+
+  private same(a: T, b: T): boolean {
+    return a.stream === b.stream && a.ptr === b.ptr && (!this.bySize || a.size === b.size);
+  }
 
   get size(): number {
     return this.count;
@@ -25,23 +41,36 @@ export class SortedList<T> {
 
   /** The first chunk whose last item is >= key (chunks.length when none). */
   private chunkFor(key: T): number {
+    const chunks = this.chunks;
+    const bySize = this.bySize;
+    const ks = key.stream;
+    const kz = key.size;
+    const kp = key.ptr;
     let lo = 0;
-    let hi = this.chunks.length;
+    let hi = chunks.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const c = this.chunks[mid];
-      if (this.compare(c[c.length - 1], key) < 0) lo = mid + 1;
+      const c = chunks[mid];
+      const a = c[c.length - 1];
+      const below = a.stream !== ks ? a.stream < ks : bySize && a.size !== kz ? a.size < kz : a.ptr < kp;
+      if (below) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   private indexIn(chunk: readonly T[], key: T): number {
+    const bySize = this.bySize;
+    const ks = key.stream;
+    const kz = key.size;
+    const kp = key.ptr;
     let lo = 0;
     let hi = chunk.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.compare(chunk[mid], key) < 0) lo = mid + 1;
+      const a = chunk[mid];
+      const below = a.stream !== ks ? a.stream < ks : bySize && a.size !== kz ? a.size < kz : a.ptr < kp;
+      if (below) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -54,12 +83,30 @@ export class SortedList<T> {
     return { chunk, index: this.indexIn(this.chunks[chunk], key) };
   }
 
-  /** The first item >= key (the item at `lowerBound`), without making a position. */
+  /** The first item >= key (the item at `lowerBound`), without making a position; `deleteFound` removes it. */
   first(key: T): T | undefined {
     const chunk = this.chunkFor(key);
-    if (chunk === this.chunks.length) return undefined;
+    if (chunk === this.chunks.length) {
+      this.foundChunk = -1;
+      return undefined;
+    }
     const c = this.chunks[chunk];
-    return c[this.indexIn(c, key)];
+    const index = this.indexIn(c, key);
+    this.foundChunk = chunk;
+    this.foundIndex = index;
+    return c[index];
+  }
+
+  /** Removes the item the last `first` returned, without searching again (nothing may change the list in between). */
+  deleteFound(): void {
+    const chunk = this.foundChunk;
+    if (chunk < 0) return;
+    this.foundChunk = -1;
+    const c = this.chunks[chunk];
+    for (let j = this.foundIndex; j < c.length - 1; j++) c[j] = c[j + 1];
+    c.pop();
+    this.count--;
+    if (c.length === 0) this.chunks.splice(chunk, 1);
   }
 
   /** The last item < key (the item before `lowerBound`), without making a position. */
@@ -109,6 +156,7 @@ export class SortedList<T> {
 
   /** Adds an item; false when an equal one is already there. */
   insert(item: T): boolean {
+    this.foundChunk = -1;
     if (this.chunks.length === 0) {
       this.chunks.push([item]);
       this.count = 1;
@@ -118,7 +166,7 @@ export class SortedList<T> {
     if (chunk === this.chunks.length) chunk--;
     const c = this.chunks[chunk];
     const index = this.indexIn(c, item);
-    if (index < c.length && this.compare(c[index], item) === 0) return false;
+    if (index < c.length && this.same(c[index], item)) return false;
     // Shift by hand: splice would allocate its result array on every call.
     c.push(item);
     for (let j = c.length - 1; j > index; j--) c[j] = c[j - 1];
@@ -130,11 +178,12 @@ export class SortedList<T> {
 
   /** Removes the item equal to `item`; false when there is none. */
   delete(item: T): boolean {
+    this.foundChunk = -1;
     const chunk = this.chunkFor(item);
     if (chunk === this.chunks.length) return false;
     const c = this.chunks[chunk];
     const index = this.indexIn(c, item);
-    if (index >= c.length || this.compare(c[index], item) !== 0) return false;
+    if (index >= c.length || !this.same(c[index], item)) return false;
     for (let j = index; j < c.length - 1; j++) c[j] = c[j + 1];
     c.pop();
     this.count--;
@@ -144,7 +193,7 @@ export class SortedList<T> {
 
   has(item: T): boolean {
     const p = this.lowerBound(item);
-    return !this.isEnd(p) && this.compare(this.at(p), item) === 0;
+    return !this.isEnd(p) && this.same(this.at(p), item);
   }
 
   /** Every item in order (a copy: safe to change the list while walking it). */

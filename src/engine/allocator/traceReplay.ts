@@ -14,7 +14,8 @@ import { Action, NO_STACK } from '../snapshot/model';
 import { BEFORE_TRACE, Block, searchKey } from './blocks';
 import type { DeviceMemory } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
-import type { Mismatch } from './devices';
+import type { LazyMismatch, Mismatch } from './devices';
+import { AddressMap } from './addressMap';
 import { AddressHints, CapacityDevice, RecordedDevice, bytesText } from './devices';
 import type { InitialLayout } from './initialState';
 import { initialLayout } from './initialState';
@@ -136,7 +137,7 @@ export class AllocatorReplay {
   /** The next event to replay. */
   position = 0;
   /** Live blocks by the address PyTorch recorded for them. */
-  readonly live = new Map<number, Block>();
+  readonly live = new AddressMap<Block>();
   readonly mismatches: Mismatch[] = [];
   mismatchCount = 0;
   allocations = 0;
@@ -159,6 +160,7 @@ export class AllocatorReplay {
   private readonly recorded: RecordedDevice | undefined;
   private readonly device: ObservedDevice;
   private readonly emptyCacheAt: ReadonlySet<number>;
+  private readonly afterEvent: ReplayObserver['afterEvent'];
   private readonly unplaced = new Set<number>();
   /** Stacks of the blocks live when recording began (from `segments`, or the event that frees them). */
   private readonly initialStacks = new Map<Block, number>();
@@ -190,6 +192,7 @@ export class AllocatorReplay {
       options.memoryFraction !== undefined && options.capacity !== undefined ? Math.floor(options.memoryFraction * options.capacity) : undefined;
     this.allocator = new CachingAllocator(this.device, { settings: options.settings, totalMemory: options.totalMemory, allowedMaximum });
     this.emptyCacheAt = new Set(options.emptyCacheAt ?? []);
+    this.afterEvent = options.observer?.afterEvent?.bind(options.observer);
     this.restore();
     this.peakReserved = this.allocator.reserved;
     this.allocatedAtPeak = this.allocator.allocated;
@@ -231,9 +234,9 @@ export class AllocatorReplay {
     return this;
   }
 
-  private addMismatch(m: Mismatch): void {
+  private addMismatch(m: LazyMismatch): void {
     this.mismatchCount++;
-    if (this.mismatches.length < MAX_MISMATCHES) this.mismatches.push(m);
+    if (this.mismatches.length < MAX_MISMATCHES) this.mismatches.push({ event: m.event, kind: m.kind, detail: m.detail() });
   }
 
   /** The allocator in the state recording began in. */
@@ -309,15 +312,16 @@ export class AllocatorReplay {
     const i = this.position++;
     const t = this.trace;
     const a = t.action[i];
+    const rec = this.recorded;
     this.allocator.event = i;
     this.device.event = i;
-    if (this.recorded) this.recorded.event = i;
+    if (rec) rec.event = i;
     switch (a) {
       case Action.SegmentAlloc:
       case Action.SegmentFree:
       case Action.SegmentMap:
       case Action.SegmentUnmap:
-        if (this.recorded) this.recorded.push(i);
+        if (rec) rec.push(i);
         else if (this.emptyCacheAt.has(i)) this.allocator.emptyCache();
         break;
       case Action.Alloc:
@@ -327,13 +331,13 @@ export class AllocatorReplay {
         this.replayOom(i);
         break;
       case Action.FreeRequested: {
-        this.flushQueue();
+        if (rec && rec.pending.length > 0) this.flushQueue();
         const b = this.live.get(t.addr[i]);
         if (b) b.pendingFree = true;
         break;
       }
       case Action.FreeCompleted:
-        this.flushQueue();
+        if (rec && rec.pending.length > 0) this.flushQueue();
         this.replayFree(i);
         break;
       default:
@@ -346,7 +350,7 @@ export class AllocatorReplay {
       this.peakReservedEvent = i;
       this.allocatedAtPeak = this.allocator.allocated;
     }
-    this.options.observer?.afterEvent?.(i, this);
+    if (this.afterEvent) this.afterEvent(i, this);
   }
 
   /** Recorded segment events before an allocation: released by an empty_cache() call, or by the malloc itself? */
@@ -370,7 +374,7 @@ export class AllocatorReplay {
       const e = rec.drain();
       const k = e.findIndex((x) => !isRelease(t.action[x]));
       const releases = k < 0 ? e : e.slice(0, k);
-      for (const x of releases) this.addMismatch({ event: x, kind: 'missingRelease', detail: `PyTorch released ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)}; the replay kept it` });
+      for (const x of releases) this.addMismatch({ event: x, kind: 'missingRelease', detail: () => `PyTorch released ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)}; the replay kept it` });
       if (k >= 0) for (const x of e.slice(k)) rec.push(x);
     }
   }
@@ -385,7 +389,7 @@ export class AllocatorReplay {
       this.addMismatch({
         event: x,
         kind: isRelease(t.action[x]) ? 'missingRelease' : 'missingSegment',
-        detail: `PyTorch ${isRelease(t.action[x]) ? 'released' : 'made'} ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)} outside any allocation the replay made`,
+        detail: () => `PyTorch ${isRelease(t.action[x]) ? 'released' : 'made'} ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)} outside any allocation the replay made`,
       });
     }
   }
@@ -399,7 +403,8 @@ export class AllocatorReplay {
       this.addMismatch({
         event: i,
         kind: release ? 'missingRelease' : 'missingSegment',
-        detail: release
+        detail: () =>
+          release
           ? `PyTorch released ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)} (event ${x}); the replay kept it`
           : `PyTorch made a ${bytesText(t.size[x])} segment (event ${x}); the replay used a cached block`,
       });
@@ -408,15 +413,16 @@ export class AllocatorReplay {
 
   private replayAlloc(i: number): void {
     const t = this.trace;
+    const rec = this.recorded;
     this.allocations++;
-    this.settleBeforeMalloc(i, t.size[i]);
+    if (rec && rec.pending.length > 0) this.settleBeforeMalloc(i, t.size[i]);
     const block = this.allocator.malloc(t.size[i], t.stream[i]);
-    this.leftoverAfterMalloc(i);
-    const previous = this.live.get(t.addr[i]);
-    if (previous && previous !== block) this.live.delete(t.addr[i]);
+    if (rec && rec.pending.length > 0) this.leftoverAfterMalloc(i);
     if (!block) {
+      // Whatever the replay held at this address is not what PyTorch handed out here.
+      this.live.delete(t.addr[i]);
       if (this.recorded) {
-        this.addMismatch({ event: i, kind: 'unexpectedOom', detail: `the replay ran out of memory for ${bytesText(t.size[i])}, which PyTorch allocated` });
+        this.addMismatch({ event: i, kind: 'unexpectedOom', detail: () => `the replay ran out of memory for ${bytesText(t.size[i])}, which PyTorch allocated` });
       } else {
         this.addOom(i, t.size[i], false);
       }
@@ -427,7 +433,7 @@ export class AllocatorReplay {
       this.addMismatch({
         event: i,
         kind: 'address',
-        detail: `the replay put ${bytesText(t.size[i])} at 0x${block.ptr.toString(16)}; PyTorch put it at 0x${t.addr[i].toString(16)}`,
+        detail: () => `the replay put ${bytesText(t.size[i])} at 0x${block.ptr.toString(16)}; PyTorch put it at 0x${t.addr[i].toString(16)}`,
       });
     }
     this.live.set(t.addr[i], block);
@@ -444,7 +450,7 @@ export class AllocatorReplay {
     if (block) {
       // The program never got this block: it is given back at once.
       this.allocator.free(block);
-      if (this.recorded) this.addMismatch({ event: i, kind: 'missedOom', detail: `PyTorch ran out of memory for ${bytesText(t.size[i])}; the replay found room` });
+      if (this.recorded) this.addMismatch({ event: i, kind: 'missedOom', detail: () => `PyTorch ran out of memory for ${bytesText(t.size[i])}; the replay found room` });
       return;
     }
     this.oomsReproduced++;

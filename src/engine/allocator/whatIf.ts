@@ -61,6 +61,8 @@ export interface WhatIfOptions {
   readonly memoryFraction?: number;
   /** Replay as if the program had not called empty_cache() (what its calls cost). */
   readonly skipEmptyCache?: boolean;
+  /** The GPU's total memory, when known (sizes expandable segments' address space); else `capacity`, else a guess from the recording. */
+  readonly totalMemory?: number;
 }
 
 /** The self-check facts a prediction needs (found once per device and reused). */
@@ -117,7 +119,7 @@ export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult
   }
   const trace = snapshot.traces[device];
   const capacity = options.capacity;
-  const totalMemory = capacity ?? (trace ? assumedTotalMemory(snapshot, trace) : 80 * GiB);
+  const totalMemory = options.totalMemory ?? capacity ?? (trace ? assumedTotalMemory(snapshot, trace) : 80 * GiB);
   const fraction = options.memoryFraction ?? options.settings.memoryFraction;
   const replay = new AllocatorReplay(snapshot, device, {
     settings: options.settings,

@@ -19,7 +19,7 @@ type Json = Record<string, unknown>;
 
 describe('vram-lens whatif', { skip: corpusMissing }, () => {
   it('--json: per device the self-check and the prediction, with exactly the contract keys', async () => {
-    const r = await run(['whatif', small, '--json', '--no-table']);
+    const r = await run(['whatif', small, '--json']);
     assert.equal(r.code, 0, r.err);
     const device = (parseExactJson(r.out) as { devices: Json[] }).devices[0];
     assert.deepEqual(device.selfCheck, { allocations: 36, atRecordedAddress: 36, segmentEvents: 9, segmentEventsReproduced: 9, firstDeparture: null });
@@ -34,7 +34,7 @@ describe('vram-lens whatif', { skip: corpusMissing }, () => {
   });
 
   it('--json oom: the recorded OOM of the expandable-segments snapshot, under the capacity the OOM implies', async () => {
-    const r = await run(['whatif', expandable, '--device', '1', '--json', '--no-table']);
+    const r = await run(['whatif', expandable, '--device', '1', '--json']);
     assert.equal(r.code, 0, r.err);
     const device = (parseExactJson(r.out) as { devices: Json[] }).devices[0];
     const oom = device.oom as Json;
@@ -47,7 +47,7 @@ describe('vram-lens whatif', { skip: corpusMissing }, () => {
   });
 
   it('--capacity and --alloc-conf: a prediction for another GPU and other settings', async () => {
-    const r = await run(['whatif', expandable, '--device', '0', '--capacity', '4GiB', '--alloc-conf', 'expandable_segments:False', '--json', '--no-table']);
+    const r = await run(['whatif', expandable, '--device', '0', '--capacity', '4GiB', '--alloc-conf', 'expandable_segments:False', '--json']);
     assert.equal(r.code, 0, r.err);
     const device = (parseExactJson(r.out) as { devices: Json[] }).devices[0];
     assert.equal(device.capacityBytes, 4 * 2 ** 30);
@@ -58,7 +58,7 @@ describe('vram-lens whatif', { skip: corpusMissing }, () => {
   });
 
   it('prints the self-check, the prediction and the GPU-size table', async () => {
-    const r = await run(['whatif', small]);
+    const r = await run(['whatif', small, '--table']);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /36 of 36 allocations at the address PyTorch recorded \(100%\), 9 of 9 segment events reproduced/);
     assert.match(r.out, /peak reserved 3\.52 GiB/);
