@@ -5,6 +5,8 @@ import { formatBytes, formatPercent } from '../engine/text/format';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import { describeBucket } from '../engine/analysis/peakBreakdown';
 import { plainText } from '../engine/text/plainText';
+import type { FigureRegistry } from '../engine/analysis/lineFigures';
+import { FIGURE, LINE_FIGURES, figureText, figuresOn } from '../engine/analysis/lineFigures';
 
 function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
@@ -43,8 +45,10 @@ export function renderPeakBreakdown(buckets: readonly PeakBucket[], peakBytes: n
   return out;
 }
 
-export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number }): string {
+/** `figures`: the registry whose `cli` figures make the table's columns (tests plant one more). */
+export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number; figures?: FigureRegistry }): string {
   const out: string[] = [];
+  const columns = figuresOn('cli', options.figures ?? LINE_FIGURES).map((spec) => ({ spec, width: spec.unit === 'count' ? 7 : 11 }));
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
   out.push(`${name}`);
   out.push(`  layout: ${analysis.snapshot.layout}; devices: ${analysis.devices.map((d) => d.device).join(', ') || 'none'}`);
@@ -68,7 +72,7 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
         out.push(`  OUT OF MEMORY   event ${oom.eventIndex}: ${formatBytes(oom.requestedBytes)} requested${free}`);
       }
     }
-    const rows = topLines(device, options.top).filter((l) => l.liveAtPeakBytes > 0 || l.allocBytes > 0);
+    const rows = topLines(device, options.top).filter((l) => l[FIGURE.heldAtPeak] > 0 || l[FIGURE.allocated] > 0);
     if (rows.length === 0) {
       out.push('  No allocation in this trace has a frame in your code (only library or C++ frames, or no stacks).');
       continue;
@@ -76,15 +80,10 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     const base = commonDirectory(rows.map((l) => l.file));
     out.push('');
     if (base !== '') out.push(`  files under ${base}`);
-    out.push(`  ${pad('live@peak', 11, true)} ${pad('incl@peak', 11, true)} ${pad('allocated', 11, true)} ${pad('count', 7, true)}  line`);
+    out.push(`  ${columns.map(({ spec, width }) => pad(spec.cli ?? '', width, true)).join(' ')}  line`);
     for (const l of rows) {
-      out.push(
-        `  ${pad(formatBytes(l.liveAtPeakBytes), 11, true)} ${pad(formatBytes(l.inclusiveLiveAtPeakBytes), 11, true)} ${pad(
-          formatBytes(l.allocBytes),
-          11,
-          true,
-        )} ${pad(String(l.allocCount), 7, true)}  ${shortPath(l.file.slice(base.length))}:${String(l.line)}`,
-      );
+      const cells = columns.map(({ spec, width }) => pad(figureText(spec, l[spec.key]), width, true));
+      out.push(`  ${cells.join(' ')}  ${shortPath(l.file.slice(base.length))}:${String(l.line)}`);
     }
   }
   return out.join('\n') + '\n';

@@ -2,6 +2,7 @@
 import type { Comparison, LineDelta } from '../engine/compare/diff';
 import { formatBytes, formatDelta } from '../engine/text/format';
 import { commonDirectory, shortPath } from './render';
+import { FIGURE } from '../engine/analysis/lineFigures';
 
 const W = 12;
 
@@ -52,9 +53,9 @@ export function renderComparison(c: Comparison, changed: readonly LineDelta[], t
   out.push(`  ${cell('Δ live@peak')}${cell('baseline')}${cell('current')}${cell('Δ allocated')}  line`);
   for (const l of rows) {
     out.push(
-      `  ${cell(formatDelta(l.delta.liveAtPeakBytes))}${cell(formatBytes(l.baseline?.figures.liveAtPeakBytes ?? 0))}${cell(
-        formatBytes(l.current?.figures.liveAtPeakBytes ?? 0),
-      )}${cell(formatDelta(l.delta.allocBytes))}  ${where(l, base)}`,
+      `  ${cell(formatDelta(l.delta[FIGURE.heldAtPeak]))}${cell(formatBytes(l.baseline?.figures[FIGURE.heldAtPeak] ?? 0))}${cell(
+        formatBytes(l.current?.figures[FIGURE.heldAtPeak] ?? 0),
+      )}${cell(formatDelta(l.delta[FIGURE.allocated]))}  ${where(l, base)}`,
     );
   }
   const files = [...c.files];

@@ -6,12 +6,15 @@
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
-import type { LineFigureKey } from '../engine/analysis/lineFigures';
+import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
+import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
 import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
 
-/** The per-line figures the summary's table shows, in order (labels and units from LINE_FIGURES). */
-export const SUMMARY_FIGURES: readonly LineFigureKey[] = ['liveAtPeakBytes', 'allocBytes', 'inclusiveLiveAtPeakBytes', 'inclusivePeakBytes'];
+/** The per-line figures the summary's table shows, in order: the registry's `summary` figures. */
+export function summaryFigures(figures: FigureRegistry = LINE_FIGURES): LineFigureSpec[] {
+  return figuresOn('summary', figures);
+}
 
 export interface SummaryLine {
   readonly file: string;
@@ -20,7 +23,7 @@ export interface SummaryLine {
   /** Whether the file was found on this machine (the line is a link). */
   readonly mapped: boolean;
   /** Every per-line figure of the line (LINE_FIGURES), as the analysis gives it. */
-  readonly figures: Readonly<Record<LineFigureKey, number>>;
+  readonly figures: FigureValues;
 }
 
 export interface SummaryDevice {

@@ -17,6 +17,7 @@ import type {
   TimelineWindow,
   WindowRequest,
 } from '../engine/timeline/types';
+import type { FigureValues } from '../engine/analysis/lineFigures';
 import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
 
@@ -36,17 +37,12 @@ export interface SnapshotChoice {
   readonly hasTimes: boolean;
 }
 
-/** One row of the lines table: a line's figures on the selected device. */
-export interface LineRow {
+/** One row of the lines table: a line's figures on the selected device (every figure of the registry). */
+export interface LineRow extends FigureValues {
   readonly id: number;
   readonly file: string;
   readonly line: number;
   readonly color: number;
-  readonly allocCount: number;
-  readonly allocBytes: number;
-  readonly peakBytes: number;
-  readonly liveAtPeakBytes: number;
-  readonly inclusiveLiveAtPeakBytes: number;
 }
 
 /** What the allocator view shows besides its windows, asked once per target: the self-check and the recorded OOMs explained. */

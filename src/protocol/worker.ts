@@ -17,10 +17,10 @@ import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { AllocatorTimeline, SegmentMapView } from '../engine/session/allocatorStudy';
 import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
 import type { LineNumber } from '../engine/snapshot/model';
-import type { SnapshotInfo } from '../engine/session/session';
+import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
 
-export type { SnapshotInfo };
+export type { SnapshotInfo, SourceUpdate };
 
 export interface WorkerMethods {
   /** Decode and analyse a snapshot file's bytes; must be the first call. */
@@ -53,10 +53,13 @@ export interface WorkerMethods {
   /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */
   totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
   /**
-   * The advisor's findings for one device (or every device). `sources` (file as recorded -> text)
-   * lets the rules read the code and attach quick fixes; they are kept for later calls.
+   * Sets, updates or forgets the program's source texts (file as recorded) the advisor reads, each at a
+   * revision: the host sends a file once per revision, and the findings are worked out again only when a
+   * revision changed. Answers the revisions held (file -> revision).
    */
-  advice: { params: { device?: number; sources?: Readonly<Record<string, string>> }; result: readonly Finding[] };
+  setSources: { params: { files: readonly SourceUpdate[] }; result: Readonly<Record<string, number>> };
+  /** The advisor's findings for one device (or every device), reading the source texts set by `setSources`. */
+  advice: { params: { device?: number }; result: readonly Finding[] };
 
   // The caching allocator replayed (src/engine/allocator): see docs/allocator.md.
   /** The self-check: the trace replayed with the recorded settings, against the addresses and segment events PyTorch recorded. */

@@ -91,7 +91,7 @@ function lineOfRecord(s: LoadedForTest, device: number, record: number): { file:
  * holding the most at the peak, which get distinct colours (distinctLineColors, tested in Node).
  */
 function colorOfLine(s: LoadedForTest, device: number): (line: { file: string; line: number }) => number {
-  const rows = s.session.device(device).lines.map(lineRow);
+  const rows = s.session.device(device).lines.map((l) => lineRow(l));
   const distinct = distinctLineColors(rows, PALETTE_SIZE);
   return (line) => {
     const row = rows.find((r) => r.file === line.file && r.line === line.line);

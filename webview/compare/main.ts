@@ -5,6 +5,7 @@
  */
 import type { Overlay, OverlayAxis } from '../../src/engine/compare/overlay';
 import type { FigureValues } from '../../src/engine/compare/diff';
+import { FIGURE, lineFigure } from '../../src/engine/analysis/lineFigures';
 import { formatBytes, formatDelta } from '../../src/engine/text/format';
 import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
 import { isHostToCompare } from '../../src/protocol/compare';
@@ -130,11 +131,11 @@ function renderLines(v: ComparisonView): HTMLElement {
         'tr',
         {},
         place,
-        changeCell(r.delta.liveAtPeakBytes, formatDelta(r.delta.liveAtPeakBytes)),
-        el('td', { className: 'num', text: figure(r.baseline, 'liveAtPeakBytes') }),
-        el('td', { className: 'num', text: figure(r.current, 'liveAtPeakBytes') }),
-        wide(changeCell(r.delta.allocBytes, formatDelta(r.delta.allocBytes))),
-        wide(changeCell(r.delta.inclusiveLiveAtPeakBytes, formatDelta(r.delta.inclusiveLiveAtPeakBytes))),
+        changeCell(r.delta[FIGURE.heldAtPeak], formatDelta(r.delta[FIGURE.heldAtPeak])),
+        el('td', { className: 'num', text: figure(r.baseline, FIGURE.heldAtPeak) }),
+        el('td', { className: 'num', text: figure(r.current, FIGURE.heldAtPeak) }),
+        wide(changeCell(r.delta[FIGURE.allocated], formatDelta(r.delta[FIGURE.allocated]))),
+        wide(changeCell(r.delta[FIGURE.heldAtPeakWithCalls], formatDelta(r.delta[FIGURE.heldAtPeakWithCalls]))),
       ),
     );
   });
@@ -145,11 +146,11 @@ function renderLines(v: ComparisonView): HTMLElement {
       'tr',
       {},
       el('th', { text: 'Line' }),
-      el('th', { className: 'num', text: 'Δ live at peak' }),
+      el('th', { className: 'num', text: `Δ ${lineFigure(FIGURE.heldAtPeak).label}` }),
       el('th', { className: 'num', text: 'Baseline' }),
       el('th', { className: 'num', text: 'Current' }),
-      wide(el('th', { className: 'num', text: 'Δ allocated' })),
-      wide(el('th', { className: 'num', text: 'Δ with calls', title: 'Change in memory live at the peak made by this line or the code it called' })),
+      wide(el('th', { className: 'num', text: `Δ ${lineFigure(FIGURE.allocated).label}` })),
+      wide(el('th', { className: 'num', text: `Δ ${lineFigure(FIGURE.heldAtPeakWithCalls).label}`, title: lineFigure(FIGURE.heldAtPeakWithCalls).description })),
     ),
   );
   const caption = v.rows.length === 0 ? 'No line of your code changed its figures.' : `${v.rows.length} of ${v.changedLineCount} changed lines, largest change in memory live at the peak first`;

@@ -3,12 +3,12 @@
  * extension posts, and sends back what the user clicks. Snapshot text (paths, names) is untrusted:
  * it only ever goes into the page through `textContent`.
  */
-import type { LineFigureKey } from '../../src/engine/analysis/lineFigures';
-import { lineFigure } from '../../src/engine/analysis/lineFigures';
+import type { LineFigureSpec } from '../../src/engine/analysis/lineFigures';
+import { FIGURE } from '../../src/engine/analysis/lineFigures';
 import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
 import type { HostToSummary, SummaryAllocator, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
-import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
+import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
 import { openLine } from '../../src/protocol/openLine';
 import { baseName } from '../../src/engine/paths/recordedPath';
 import { el } from '../shared/dom';
@@ -17,6 +17,8 @@ import { selfCheckLines } from '../shared/selfCheckWords';
 
 const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
+/** The registry's figures the table shows, in order. */
+const SUMMARY_FIGURES = summaryFigures();
 /** The allocator replayed for the device shown, once the host sent it (kept across re-renders of the summary). */
 let allocator: SummaryAllocator | undefined;
 /** The summary shown. */
@@ -71,9 +73,9 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const table = el('table', 'lines');
   const head = el('tr');
   head.append(el('th', undefined, 'Line'));
-  for (const key of SUMMARY_FIGURES) {
-    head.append(el('th', { className: 'num', text: capitalised(lineFigure(key).label), title: lineFigure(key).description }));
-    if (key === 'liveAtPeakBytes') head.append(el('th', { className: 'num', text: 'Share', title: 'Share of the device peak' }));
+  for (const spec of SUMMARY_FIGURES) {
+    head.append(el('th', { className: 'num', text: capitalised(spec.label), title: spec.description }));
+    if (spec.key === FIGURE.heldAtPeak) head.append(el('th', { className: 'num', text: 'Share', title: 'Share of the device peak' }));
   }
   table.append(el('thead'));
   table.tHead!.append(head);
@@ -126,12 +128,12 @@ function share(bytes: number, peak: number): string {
   return bytes <= 0 ? '' : bytes < peak / 1000 ? '<0.1%' : formatPercent(bytes, peak);
 }
 
-function figureText(l: SummaryLine, key: LineFigureKey): string {
-  const value = l.figures[key];
+function figureText(l: SummaryLine, spec: LineFigureSpec): string {
+  const value = l.figures[spec.key];
   if (!(value > 0)) return '—';
-  if (lineFigure(key).unit === 'count') return value.toLocaleString('en-US');
+  if (spec.unit === 'count') return value.toLocaleString('en-US');
   // Allocated bytes read with their count: "1.5 GiB (x24)".
-  return key === 'allocBytes' ? `${formatBytes(value)} (x${l.figures.allocCount})` : formatBytes(value);
+  return spec.key === FIGURE.allocated ? `${formatBytes(value)} (x${l.figures[FIGURE.allocations]})` : formatBytes(value);
 }
 
 function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
@@ -139,9 +141,9 @@ function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
   const name = el('td');
   name.append(lineRef(l.file, l.line, l.mapped));
   row.append(name);
-  for (const key of SUMMARY_FIGURES) {
-    row.append(el('td', 'num', figureText(l, key)));
-    if (key === 'liveAtPeakBytes') row.append(el('td', 'num', share(l.figures.liveAtPeakBytes, peak)));
+  for (const spec of SUMMARY_FIGURES) {
+    row.append(el('td', 'num', figureText(l, spec)));
+    if (spec.key === FIGURE.heldAtPeak) row.append(el('td', 'num', share(l.figures[spec.key], peak)));
   }
   return row;
 }

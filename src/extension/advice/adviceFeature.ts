@@ -29,8 +29,9 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files, s
       return;
     }
     try {
-      const texts = await sources.texts(snapshot.id);
-      const findings = await snapshot.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])) });
+      // The texts the advisor reads: captured once, sent to the snapshot's worker once (LoadedSnapshot).
+      await sources.texts(snapshot.id);
+      const findings = await snapshot.call('advice', {});
       const fresh = new FindingIndex();
       const byFile = await diagnosticsFor(snapshot, findings, files, fresh);
       if (mine !== generation) return;

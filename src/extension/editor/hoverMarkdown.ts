@@ -5,8 +5,8 @@
  * Free of `vscode` so it is unit-tested in plain Node.
  */
 import type { LineDetail } from '../../engine/analysis/lineDetail';
-import type { LineFigureKey, LineFigureSpec } from '../../engine/analysis/lineFigures';
-import { LINE_FIGURES } from '../../engine/analysis/lineFigures';
+import type { FigureRegistry, LineFigureSpec } from '../../engine/analysis/lineFigures';
+import { LINE_FIGURES, inclusiveFormOf } from '../../engine/analysis/lineFigures';
 import type { LineFigures } from '../../engine/analysis/lines';
 import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
 import type { RelocationKind } from '../../engine/annotate/relocation';
@@ -53,6 +53,8 @@ export interface HoverInput {
   readonly isPeakLine?: boolean;
   /** Recorded files that map to a local file (their frames become links). */
   readonly isMapped: (recordedFile: string) => boolean;
+  /** The figures the table shows (the registry's; tests plant one more). */
+  readonly figureRegistry?: FigureRegistry;
 }
 
 const MAX_USER_FRAMES = 6;
@@ -81,26 +83,25 @@ function figureCell(spec: LineFigureSpec | undefined, f: LineFigures, peak: numb
   if (!spec) return '';
   const value = f[spec.key];
   if (spec.unit === 'count') return value > 0 ? String(value) : '—';
-  if (spec.key === 'liveAtPeakBytes' || spec.key === 'inclusiveLiveAtPeakBytes') return bytesAndShare(value, peak);
+  if (spec.share) return bytesAndShare(value, peak);
   return value > 0 ? formatBytes(value) : '—';
 }
 
 /**
  * The figures table, rows and labels from the registry: each self figure beside its inclusive form
- * (`inclusiveX` for `x`); a figure the registry gains shows up here without an edit.
+ * (`inclusiveFormOf`); a figure the registry gains shows up here without an edit.
  */
-function figureRows(f: LineFigures, peak: number): string[] {
+function figureRows(f: LineFigures, peak: number, figures: FigureRegistry): string[] {
   const rows = ['| | this line | with its calls |', '|:--|--:|--:|'];
-  const inclusiveOf = (key: LineFigureKey) => LINE_FIGURES.find((s) => s.inclusive && s.key === `inclusive${key[0].toUpperCase()}${key.slice(1)}`);
-  const paired = new Set<LineFigureKey>();
-  for (const spec of LINE_FIGURES) {
+  const paired = new Set<LineFigureSpec>();
+  for (const spec of figures) {
     if (spec.inclusive) continue;
-    const inclusive = inclusiveOf(spec.key);
-    if (inclusive) paired.add(inclusive.key);
-    const label = spec.key === 'liveAtPeakBytes' ? `${spec.label} (share of ${formatBytes(peak)})` : spec.label;
+    const inclusive = inclusiveFormOf(spec, figures);
+    if (inclusive) paired.add(inclusive);
+    const label = spec.share ? `${spec.label} (share of ${formatBytes(peak)})` : spec.label;
     rows.push(`| ${label} | ${figureCell(spec, f, peak)} | ${figureCell(inclusive, f, peak)} |`);
   }
-  for (const spec of LINE_FIGURES) if (spec.inclusive && !paired.has(spec.key)) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
+  for (const spec of figures) if (spec.inclusive && !paired.has(spec)) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
   return rows;
 }
 
@@ -131,7 +132,7 @@ export function hoverMarkdown(input: HoverInput): string {
       (input.stale ? ' · *this line changed since the snapshot*' : ''),
   );
   out.push('');
-  out.push(...figureRows(f, peakBytes));
+  out.push(...figureRows(f, peakBytes, input.figureRegistry ?? LINE_FIGURES));
   if (input.relocation && input.relocation.kind !== 'inside') {
     out.push('');
     const fn = `\`${escapeMarkdown(input.relocation.functionName)}\``;

@@ -8,8 +8,7 @@ import * as vscode from 'vscode';
 import { errorMessage } from '../../engine/base/errors';
 import { topLines } from '../../engine/analysis/summary';
 import type { LineFigures } from '../../engine/analysis/lines';
-import type { LineFigureKey } from '../../engine/analysis/lineFigures';
-import { LINE_FIGURE_KEYS } from '../../engine/analysis/lineFigures';
+import { figureValues } from '../../engine/analysis/lineFigures';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
@@ -45,7 +44,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
     file: l.file,
     line: String(l.line),
     mapped: resolved.local.has(l.file),
-    figures: Object.fromEntries(LINE_FIGURE_KEYS.map((key) => [key, l[key]])) as Record<LineFigureKey, number>,
+    figures: figureValues(l),
   });
   return {
     label: snapshot.label,

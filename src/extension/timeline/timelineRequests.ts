@@ -129,7 +129,7 @@ export async function answerTimelineRequest(message: TimelineRequest, backend: T
     }
     case 'lines': {
       const lines = await call('lines', { device });
-      return { type: 'lines', requestId, rows: lines.map(lineRow) };
+      return { type: 'lines', requestId, rows: lines.map((l) => lineRow(l)) };
     }
     case 'stackFilter': {
       if (typeof message.text !== 'string') return undefined;

@@ -79,10 +79,11 @@ export const methods: Implementations = {
     const session = requireSession(ctx);
     return downsampleTotals(session.device(device), traceOf(session.snapshot, device).timeUs, axis, points);
   },
-  advice({ device, sources }, ctx) {
-    const session = requireSession(ctx);
-    if (sources) session.setSources(sources);
-    return session.advice(device);
+  setSources({ files }, ctx) {
+    return requireSession(ctx).setSources(files);
+  },
+  advice({ device }, ctx) {
+    return requireSession(ctx).advice(device);
   },
   allocatorCheck({ device }, ctx) {
     return requireSession(ctx).allocator(device).check();

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SourceLines } from '../../../src/extension/loadedSnapshot';
+import type { SourceReading } from '../../../src/extension/loadedSnapshot';
 import { LINE_DETAIL_CACHE_SIZE, LoadedSnapshot } from '../../../src/extension/loadedSnapshot';
 import { InProcessWorker } from '../../helpers/inProcessWorker';
 import { GiB, MiB, TraceBuilder, torch, user, userPath } from '../../helpers/traceBuilder';
@@ -26,7 +26,7 @@ async function fill(snapshot: LoadedSnapshot): Promise<void> {
   await snapshot.lines();
   await snapshot.lineDetail({ device: 0, file: userPath('train.py'), line: 5, maxSizes: 6, maxStacks: 3 });
   await snapshot.lineFunctions();
-  await snapshot.sourceTexts(() => Promise.resolve(new Map([[userPath('train.py'), ['a', 'b']]])));
+  await snapshot.sourceTexts(() => Promise.resolve(new Map([[userPath('train.py'), 'a\nb']])));
 }
 
 describe('LoadedSnapshot', () => {
@@ -74,14 +74,14 @@ describe('LoadedSnapshot', () => {
   it('captures the source texts once, with the first caller\'s reader', async () => {
     const { snapshot } = loaded();
     let reads = 0;
-    const capture = (): Promise<SourceLines> => {
+    const capture = (): Promise<SourceReading> => {
       reads++;
-      return Promise.resolve(new Map([['f.py', [`read ${reads}`]]]));
+      return Promise.resolve(new Map([['f.py', `read ${reads}`]]));
     };
     const [a, b] = await Promise.all([snapshot.sourceTexts(capture), snapshot.sourceTexts(capture)]);
     assert.equal(a, b);
     assert.equal(reads, 1);
-    assert.deepEqual(a.get('f.py'), ['read 1']);
+    assert.equal(a.get('f.py')?.text, 'read 1');
   });
 
   it('a re-attribution drops the answers of the old attribution, keeps the captured sources and bumps the revision', async () => {
@@ -110,7 +110,7 @@ describe('LoadedSnapshot', () => {
     await assert.rejects(snapshot.lines(), /train was closed/);
     await assert.rejects(snapshot.lineDetail({ device: 0, file: userPath('train.py'), line: 5 }), /closed/);
     await assert.rejects(snapshot.lineFunctions(), /closed/);
-    assert.equal((await snapshot.sourceTexts(() => Promise.resolve(new Map([['f.py', ['x']]])))).size, 0, 'nothing captured after closing');
+    assert.equal((await snapshot.sourceTexts(() => Promise.resolve(new Map([['f.py', 'x']])))).size, 0, 'nothing captured after closing');
     assert.equal(worker.asked.length, asked, 'the closed worker was not asked');
     assert.deepEqual(snapshot.held(), NOTHING_HELD);
   });

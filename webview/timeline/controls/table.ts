@@ -11,6 +11,7 @@ import type { LineRow } from '../../../src/protocol/timeline';
 import type { SortKey, ViewState } from '../state/state';
 import { TABLE_COLUMNS } from './tableColumns';
 import type { TableHandlers } from './actions';
+import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 
 
 /** Most rows rendered at once (the filter narrows the rest). */
@@ -96,7 +97,7 @@ export class LinesTable {
       tr.dataset.line = String(row.id);
       tr.tabIndex = 0;
       if (row.id === selectedLine) tr.classList.add('selected');
-      tr.title = `${row.file}:${row.line}\n${row.allocCount} allocations, ${formatBytes(row.allocBytes)} in all; peak while allocating ${formatBytes(row.peakBytes)}`;
+      tr.title = `${row.file}:${row.line}\n${row[FIGURE.allocations]} allocations, ${formatBytes(row[FIGURE.allocated])} in all; peak while allocating ${formatBytes(row[FIGURE.peakWhileAllocating])}`;
       const name = el('td', 'col-line');
       name.append(el('span', `swatch c${row.color}`), el('span', 'file', baseName(row.file)), el('span', 'lineno', `:${row.line}`));
       const zoom = el('span', 'zoom codicon codicon-target');

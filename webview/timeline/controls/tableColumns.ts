@@ -1,23 +1,13 @@
 /**
  * The figure columns of the timeline's lines table, drawn from the per-line figure registry
- * (src/engine/analysis/lineFigures.ts): which figures, their short headers for a narrow side bar, and
- * their explanations (the registry's). No DOM: tested in Node.
+ * (src/engine/analysis/lineFigures.ts): the figures with a `table` header, in display order, their
+ * short headers for a narrow side bar, and their explanations (the registry's). No DOM: tested in Node.
  */
-import type { LineFigureKey, LineFigureSpec } from '../../../src/engine/analysis/lineFigures';
-import { lineFigure } from '../../../src/engine/analysis/lineFigures';
-import type { LineRow } from '../../../src/protocol/timeline';
+import type { FigureRegistry, LineFigureKey, LineFigureSpec } from '../../../src/engine/analysis/lineFigures';
+import { LINE_FIGURES, figuresOn } from '../../../src/engine/analysis/lineFigures';
 
-/** The registry's figures the table shows, in column order (each one a field of LineRow). */
-export const TABLE_FIGURES = ['liveAtPeakBytes', 'inclusiveLiveAtPeakBytes', 'allocBytes'] as const satisfies readonly (LineFigureKey & keyof LineRow)[];
-
-export type TableFigure = (typeof TABLE_FIGURES)[number];
-
-/** Headers short enough to read whole in a 300 px side bar (the registry's label is the tooltip's). */
-const HEADERS: Readonly<Record<TableFigure, string>> = {
-  liveAtPeakBytes: 'At peak',
-  inclusiveLiveAtPeakBytes: 'Incl.',
-  allocBytes: 'Alloc.',
-};
+/** A figure the table can show (and sort by). */
+export type TableFigure = LineFigureKey;
 
 export interface TableColumn {
   readonly key: TableFigure;
@@ -27,7 +17,12 @@ export interface TableColumn {
   readonly unit: LineFigureSpec['unit'];
 }
 
-export const TABLE_COLUMNS: readonly TableColumn[] = TABLE_FIGURES.map((key) => {
-  const spec = lineFigure(key);
-  return { key, header: HEADERS[key], title: `${spec.label}: ${spec.description}`, unit: spec.unit };
-});
+/** The columns of a registry's `table` figures (tests plant one more). */
+export function tableColumns(figures: FigureRegistry = LINE_FIGURES): TableColumn[] {
+  return figuresOn('table', figures).map((spec) => ({ key: spec.key, header: spec.table ?? spec.label, title: `${spec.label}: ${spec.description}`, unit: spec.unit }));
+}
+
+export const TABLE_COLUMNS: readonly TableColumn[] = tableColumns();
+
+/** The figures the table shows, in column order. */
+export const TABLE_FIGURES: readonly TableFigure[] = TABLE_COLUMNS.map((c) => c.key);

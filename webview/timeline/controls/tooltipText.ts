@@ -4,7 +4,7 @@
  */
 import type { PeakBucketKind } from '../../../src/engine/analysis/peakBreakdown';
 import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../../src/engine/analysis/peakBreakdown';
-import { lineFigure } from '../../../src/engine/analysis/lineFigures';
+import { FIGURE, lineFigure } from '../../../src/engine/analysis/lineFigures';
 import type { LineRow } from '../../../src/protocol/timeline';
 import { formatBytes } from '../../../src/engine/text/format';
 import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
@@ -88,7 +88,7 @@ export function tooltipLines(
       const out = [head];
       // The line's own figure (one truth: the analysis' live-at-peak bytes, as the hover and the summary show it).
       const row = line ? rowOf(line.id) : undefined;
-      if (line && row) out.push(`${baseName(line.file)}:${line.line} holds ${formatBytes(row.liveAtPeakBytes)} ${lineFigure('liveAtPeakBytes').label}`);
+      if (line && row) out.push(`${baseName(line.file)}:${line.line} holds ${formatBytes(row[FIGURE.heldAtPeak])} ${lineFigure(FIGURE.heldAtPeak).label}`);
       if (mine) {
         out.push(lifetime(mine, overview));
         for (const f of mine.frames.slice(0, 4)) out.push(`${f.user ? '▸' : ' '} ${f.name}  ${baseName(f.file)}:${f.line}`);

@@ -5,14 +5,15 @@
  * ten keep their hash. No DOM: tested in Node.
  */
 import type { LineRow } from '../../../src/protocol/timeline';
+import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 
 export const DISTINCT_LINES = 10;
 
 /** Line id -> palette index, for the lines whose colour differs from their hash (and the top ten). */
 export function distinctLineColors(rows: readonly LineRow[], paletteSize: number, distinct = DISTINCT_LINES): Map<number, number> {
   const ranked = rows
-    .filter((r) => r.liveAtPeakBytes > 0 || r.allocBytes > 0)
-    .sort((a, b) => b.liveAtPeakBytes - a.liveAtPeakBytes || b.allocBytes - a.allocBytes || a.id - b.id)
+    .filter((r) => r[FIGURE.heldAtPeak] > 0 || r[FIGURE.allocated] > 0)
+    .sort((a, b) => b[FIGURE.heldAtPeak] - a[FIGURE.heldAtPeak] || b[FIGURE.allocated] - a[FIGURE.allocated] || a.id - b.id)
     .slice(0, Math.min(distinct, paletteSize));
   const taken = new Set<number>();
   const colors = new Map<number, number>();

@@ -1,6 +1,7 @@
 /** Which rows of the lines table show, and in what order (pure, unit-tested). */
 import type { LineRow } from '../../../src/protocol/timeline';
 import type { SortKey } from './state';
+import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 
 export interface TableFilter {
   readonly file: string;
@@ -13,13 +14,13 @@ export interface TableFilter {
 export function rowPasses(row: LineRow, filter: TableFilter): boolean {
   if (filter.file && !row.file.toLowerCase().includes(filter.file.toLowerCase())) return false;
   if (filter.stackIds && !filter.stackIds.has(row.id)) return false;
-  return Math.max(row.liveAtPeakBytes, row.inclusiveLiveAtPeakBytes) >= filter.minBytes;
+  return Math.max(row[FIGURE.heldAtPeak], row[FIGURE.heldAtPeakWithCalls]) >= filter.minBytes;
 }
 
 export function compareRows(key: SortKey, descending: boolean): (a: LineRow, b: LineRow) => number {
   const sign = descending ? -1 : 1;
   if (key === 'line') return (a, b) => sign * (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line);
-  return (a, b) => sign * (a[key] - b[key]) || b.allocBytes - a.allocBytes || a.id - b.id;
+  return (a, b) => sign * (a[key] - b[key]) || b[FIGURE.allocated] - a[FIGURE.allocated] || a.id - b.id;
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { AxisKind } from '../../../src/engine/timeline/types';
 import type { TableFigure } from '../controls/tableColumns';
 import { TABLE_FIGURES } from '../controls/tableColumns';
+import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 
 export type SortKey = 'line' | TableFigure;
 
@@ -53,7 +54,7 @@ export const INITIAL_STATE: ViewState = {
   filterFile: '',
   filterStack: '',
   minBytes: 0,
-  sortKey: 'liveAtPeakBytes',
+  sortKey: FIGURE.heldAtPeak,
   sortDescending: true,
 };
 
