@@ -17,11 +17,14 @@ const count = (n: number) => n.toLocaleString('en-US');
 const place = (l: { readonly file: string; readonly line: number } | undefined) => (l ? `${baseName(l.file)}:${l.line}` : undefined);
 const hex = (address: number) => `0x${address.toString(16)}`;
 
-/** The allocator's figures at step i of the window. */
+/** The allocator's figures at step i of the window: of its one state, or the most over the states it covers. */
 function stepFigures(w: AllocatorWindow, i: number): string[] {
+  const one = w.stepFirst[i] === w.stepLast[i];
+  const most = one ? '' : 'at most ';
+  const when = one ? stateLabel(w.stepState[i]) : `over events ${count(Math.max(0, w.stepFirst[i] - 1))}-${count(w.stepLast[i] - 1)}`;
   return [
-    `${formatBytes(w.reserved[i])} reserved, ${formatBytes(w.allocated[i])} allocated ${stateLabel(w.stepState[i])}`,
-    `${formatBytes(w.unallocated[i])} reserved but unallocated; largest free block ${formatBytes(w.largestFree[i])}`,
+    `${formatBytes(w.reserved[i])} reserved, ${most}${formatBytes(w.allocated[i])} allocated ${when}`,
+    `${most}${formatBytes(w.unallocated[i])} reserved but unallocated; largest free block ${most}${formatBytes(w.largestFree[i])}`,
   ];
 }
 

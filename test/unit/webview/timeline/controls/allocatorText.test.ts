@@ -11,6 +11,8 @@ const GiB = 2 ** 30;
 
 const w = {
   stepState: new Int32Array([3, 9]),
+  stepFirst: new Int32Array([3, 5]),
+  stepLast: new Int32Array([3, 12]),
   reserved: new Float64Array([20 * MiB, 40 * MiB]),
   allocated: new Float64Array([3 * MiB, 30 * MiB]),
   unallocated: new Float64Array([17 * MiB, 10 * MiB]),
@@ -53,9 +55,10 @@ describe('the allocator view\'s words', () => {
       'Mapped pages of an expandable segment: 20.0 MiB at 0x7f1000000000',
       'mapped at event 7 for model.py:39; still reserved at the end',
     ]);
+    // A step over several states: the most over them (reserved: the representative's).
     assert.deepEqual(allocatorTooltip({ kind: 'allocatorStep', step: 1 }, w), [
-      '40.0 MiB reserved, 30.0 MiB allocated after event 8',
-      '10.0 MiB reserved but unallocated; largest free block 6.0 MiB',
+      '40.0 MiB reserved, at most 30.0 MiB allocated over events 4-11',
+      'at most 10.0 MiB reserved but unallocated; largest free block at most 6.0 MiB',
       'Click to see the segment map at this moment',
     ]);
     // A hit from an older window says nothing.
