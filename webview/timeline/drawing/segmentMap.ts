@@ -25,13 +25,19 @@ export class SegmentMapCanvas {
   private layout: MapLayout | undefined;
   private map: SegmentMapView | undefined;
   drawn: DrawnMap | undefined;
+  /** What the canvas shows (drawn again only when one of them changes). */
+  private shownFor: { map: SegmentMapView | undefined; width: number; theme: Theme; lineColors: ReadonlyMap<number, number>; dpr: number } | undefined;
 
   constructor(readonly canvas: HTMLCanvasElement) {}
 
-  /** Lays the map out for the canvas' width, sizes the canvas to its height and draws it. */
+  /** Lays the map out for the canvas' width, sizes the canvas to its height and draws it (unless it shows that already). */
   draw(map: SegmentMapView | undefined, theme: Theme, lineColors: ReadonlyMap<number, number>): void {
-    this.map = map;
     const width = this.canvas.parentElement?.clientWidth ?? this.canvas.clientWidth;
+    const dpr = window.devicePixelRatio || 1;
+    const f = this.shownFor;
+    if (f && f.map === map && f.width === width && f.theme === theme && f.lineColors === lineColors && f.dpr === dpr) return;
+    this.shownFor = { map, width, theme, lineColors, dpr };
+    this.map = map;
     this.layout = map ? layoutSegmentMap(map, width) : undefined;
     const height = this.layout?.height ?? 0;
     this.canvas.style.height = `${Math.max(0, height)}px`;
@@ -42,7 +48,6 @@ export class SegmentMapCanvas {
       this.drawn = undefined;
       return;
     }
-    const dpr = window.devicePixelRatio || 1;
     ctx.save();
     ctx.scale(dpr, dpr);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
