@@ -45,8 +45,15 @@ export function renderPeakBreakdown(buckets: readonly PeakBucket[], peakBytes: n
   return out;
 }
 
-/** `figures`: the registry whose `cli` figures make the table's columns (tests plant one more). */
-export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number; figures?: FigureRegistry }): string {
+/**
+ * `figures`: the registry whose `cli` figures make the table's columns (tests plant one more);
+ * `allocator`: a line about the allocator replay's self-check of a device.
+ */
+export function renderAnalysis(
+  name: string,
+  analysis: Analysis,
+  options: { device?: number; top: number; figures?: FigureRegistry; allocator?: (device: number) => string | undefined },
+): string {
   const out: string[] = [];
   const columns = figuresOn('cli', options.figures ?? LINE_FIGURES).map((spec) => ({ spec, width: spec.unit === 'count' ? 7 : 11 }));
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
@@ -64,6 +71,8 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     const when = s.peakEventIndex < 0 ? 'before the first event' : `event ${s.peakEventIndex}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
+    const replay = options.allocator?.(s.device);
+    if (replay !== undefined) out.push(`  replayed        ${replay}`);
     out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);
     out.push(...renderPeakBreakdown(s.peakBreakdown, s.peakBytes));
     if (s.oomCount > 0) {

@@ -8,6 +8,7 @@
  * run time, so unit tests drive it with an in-process worker.
  */
 import type * as vscode from 'vscode';
+import type { Finding } from '../engine/advice/finding';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineDetail } from '../engine/analysis/lineDetail';
 import type { LineFigures } from '../engine/analysis/lines';
@@ -41,6 +42,7 @@ export interface HeldState {
   readonly lineDetails: number;
   readonly lineFunctions: boolean;
   readonly sources: boolean;
+  readonly findings: boolean;
 }
 
 export class LoadedSnapshot {
@@ -60,6 +62,8 @@ export class LoadedSnapshot {
   #lastRevision = 0;
   /** The capture of the texts and any update after it, in order; undefined until the first capture. */
   #reading: Promise<void> | undefined;
+  /** The advisor's findings, keyed by the texts' revision they were asked with. */
+  readonly #findings = new Map<number, Promise<readonly Finding[]>>();
 
   constructor(
     readonly id: string,
@@ -104,6 +108,17 @@ export class LoadedSnapshot {
   /** Per line id, the function its frames name ('' when none); asked once per attribution. */
   lineFunctions(): Promise<readonly string[]> {
     return this.remember(this.#functions, 'all', () => this.worker.call('lineFunctions', {}));
+  }
+
+  /**
+   * The advisor's findings on every device, asked once per attribution and texts' revision, after
+   * `capture` (the texts captured at load): the Problems panel and the summary share them.
+   */
+  async findings(capture: () => Promise<unknown>): Promise<readonly Finding[]> {
+    await capture();
+    const revision = this.#lastRevision;
+    for (const key of this.#findings.keys()) if (key !== revision) this.#findings.delete(key);
+    return this.remember(this.#findings, revision, () => this.askReadingSources('advice', {}));
   }
 
   /**
@@ -201,7 +216,13 @@ export class LoadedSnapshot {
 
   /** What it holds besides the worker. */
   held(): HeldState {
-    return { lineDevices: this.#lines.size, lineDetails: this.#details.size, lineFunctions: this.#functions.size > 0, sources: this.#reading !== undefined || this.#sources.size > 0 };
+    return {
+      lineDevices: this.#lines.size,
+      lineDetails: this.#details.size,
+      lineFunctions: this.#functions.size > 0,
+      sources: this.#reading !== undefined || this.#sources.size > 0,
+      findings: this.#findings.size > 0,
+    };
   }
 
   /** Ends the worker and drops everything it held; later questions are refused. */
@@ -219,6 +240,7 @@ export class LoadedSnapshot {
     this.#lines.clear();
     this.#details.clear();
     this.#functions.clear();
+    this.#findings.clear();
   }
 
   /** The cached answer for `key`, else `ask()`'s, kept unless it fails (the next caller asks again). */

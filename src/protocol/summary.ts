@@ -44,6 +44,23 @@ export interface SummaryDevice {
   readonly peakBreakdown?: readonly PeakBucket[];
 }
 
+/** One of the advisor's findings, as the summary shows it. */
+export interface SummaryFinding {
+  readonly device: number;
+  readonly rule: string;
+  readonly severity: 'information' | 'warning' | 'error';
+  readonly title: string;
+  readonly message: string;
+  /** The line it is about, when it names one (a link when the file is on this machine). */
+  readonly at?: { readonly file: string; readonly line: string; readonly mapped: boolean };
+}
+
+/**
+ * The advisor's findings: `off` when the advisor is turned off (`vramLens.advice.enabled`),
+ * `pending` while they are worked out.
+ */
+export type SummaryAdvice = { readonly state: 'off' } | { readonly state: 'pending' } | { readonly state: 'ready'; readonly findings: readonly SummaryFinding[] };
+
 export interface SummaryModel {
   readonly label: string;
   readonly path: string | undefined;
@@ -56,6 +73,11 @@ export interface SummaryModel {
   readonly devices: readonly SummaryDevice[];
   /** Recorded files with figures that were not found on this machine. */
   readonly unmappedFiles: readonly string[];
+  /**
+   * The advisor's findings. Those that name no line of this workspace (before recording, fragmentation,
+   * an OOM without a line of yours) are shown only here, not in the Problems panel.
+   */
+  readonly advice: SummaryAdvice;
 }
 
 /** The caching allocator replayed for one device (sent after the summary: the replay can take a moment). */

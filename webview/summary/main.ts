@@ -7,7 +7,7 @@ import type { LineFigureSpec } from '../../src/engine/analysis/lineFigures';
 import { FIGURE } from '../../src/engine/analysis/lineFigures';
 import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
-import type { HostToSummary, SummaryAllocator, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import type { HostToSummary, SummaryAdvice, SummaryAllocator, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
 import { openLine } from '../../src/protocol/openLine';
 import { baseName } from '../../src/engine/paths/recordedPath';
@@ -162,6 +162,46 @@ function renderBreakdown(d: SummaryDevice): HTMLElement {
   return section;
 }
 
+const SEVERITY_ICON: Record<SummaryFinding['severity'], string> = { error: 'codicon-error', warning: 'codicon-warning', information: 'codicon-info' };
+
+/** One finding: its title (and line), and its message. Snapshot-level ones show the message; the others fold it away. */
+function renderFinding(f: SummaryFinding): HTMLElement {
+  const icon = el('span', `codicon ${SEVERITY_ICON[f.severity]}`);
+  icon.setAttribute('aria-label', f.severity);
+  const head = el('span', 'finding-title', f.title);
+  const message = el('p', 'finding-message', f.message);
+  const onLine = f.at !== undefined && f.at.mapped;
+  if (!onLine) {
+    const where = f.at ? el('span', 'muted', ` (${baseName(f.at.file)}:${f.at.line}, not found on this machine)`) : undefined;
+    return el('div', `finding ${f.severity}`, el('p', 'finding-head', icon, ' ', head, where), message);
+  }
+  const details = el('details', `finding ${f.severity}`);
+  details.append(el('summary', 'finding-head', icon, ' ', head, ' · ', lineRef(f.at.file, f.at.line, true)), message);
+  return details;
+}
+
+/** The advisor's findings about the device shown: first those about the snapshot as a whole. */
+function renderAdvice(advice: SummaryAdvice, device: number): HTMLElement | undefined {
+  if (advice.state === 'off') return undefined;
+  const section = el('section', 'advice');
+  section.id = 'advice';
+  section.append(el('h2', undefined, 'Advice'));
+  if (advice.state === 'pending') {
+    section.append(el('p', 'muted', 'The advisor is reading the snapshot…'));
+    return section;
+  }
+  const mine = advice.findings.filter((f) => f.device === device);
+  if (mine.length === 0) {
+    section.append(el('p', 'muted', 'No findings: none of the advisor\'s patterns shows on this device.'));
+    return section;
+  }
+  const whole = mine.filter((f) => !f.at?.mapped);
+  const onLines = mine.filter((f) => f.at?.mapped);
+  for (const f of [...whole, ...onLines]) section.append(renderFinding(f));
+  if (onLines.length > 0) section.append(el('p', 'muted', 'Findings about lines of your code are in the Problems panel too, with quick fixes where one is safe.'));
+  return section;
+}
+
 function render(model: SummaryModel): void {
   const header = el('header');
   header.append(el('h1', undefined, model.label));
@@ -195,6 +235,8 @@ function render(model: SummaryModel): void {
     }
     const device = model.devices.find((d) => d.device === model.selectedDevice) ?? model.devices[0];
     parts.push(renderDevice(device));
+    const advice = renderAdvice(model.advice, device.device);
+    if (advice) parts.push(advice);
   }
   if (model.unmappedFiles.length > 0) {
     const note = el('section', 'unmapped-files');

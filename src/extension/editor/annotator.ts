@@ -8,6 +8,7 @@ import type { LineFigures } from '../../engine/analysis/lines';
 import type { FileAnnotations, LineAnnotation, Placement } from '../../engine/annotate/lineAnnotations';
 import { buildFileAnnotations } from '../../engine/annotate/lineAnnotations';
 import { GONE, LineTracker, isLineStale } from '../../engine/annotate/lineTracker';
+import { lineEditsOf } from '../lineEdits';
 import type { Relocator } from '../../engine/annotate/relocation';
 import { relocator } from '../../engine/annotate/relocation';
 import type { CompareMode } from '../compareMode';
@@ -271,18 +272,7 @@ export class Annotator extends DisposableOwner {
   private onEdit(event: vscode.TextDocumentChangeEvent): void {
     const tracking = this.tracking.get(event.document.uri.toString());
     if (!tracking || event.contentChanges.length === 0) return;
-    for (const change of event.contentChanges) {
-      const start = change.range.start;
-      const head = start.line < event.document.lineCount ? event.document.lineAt(start.line).text.slice(0, start.character) : '';
-      tracking.tracker.apply({
-        startLine: start.line,
-        startCharacter: start.character,
-        endLine: change.range.end.line,
-        endCharacter: change.range.end.character,
-        text: change.text,
-        headBlank: head.trim() === '',
-      });
-    }
+    for (const edit of lineEditsOf(event)) tracking.tracker.apply(edit);
     if (this.fileOf(event.document)) this.scheduleRender(EDIT_DELAY_MS);
   }
 

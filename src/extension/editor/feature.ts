@@ -30,7 +30,7 @@ export function registerEditor(services: Services): EditorApi {
   const { context, store, log, compareMode, resolver } = services;
   const annotator = new Annotator(store, resolver, compareMode, log, context.extensionUri);
   const codeLens = new FunctionCodeLensProvider(annotator, log);
-  const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
+  const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log, sources: services.sources };
 
   const summaryOf = async (target?: string | vscode.Uri): Promise<void> => {
     const snapshot = typeof target === 'string' ? store.get(target) : store.active;

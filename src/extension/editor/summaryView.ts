@@ -14,13 +14,18 @@ import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
 import type { PathResolver } from '../paths/pathResolver';
 import { describeRefused } from '../../protocol/messageGuard';
-import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
+import type { HostToSummary, SummaryAdvice, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
+import type { Finding } from '../../engine/advice/finding';
+import type { SourceTexts } from '../compare/sourceTexts';
+import { setting } from '../config';
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
 import { openLineOfPage } from '../paths/openRecordedLine';
 import { Commands } from '../commandIds';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
+/** The page: its script, styles and the codicons its findings' severity icons use. */
+const SUMMARY_PAGE = { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'], codicons: true } as const;
 const TOP_LINES = 15;
 /** Recorded OOMs the summary explains. */
 const SUMMARY_OOMS = 5;
@@ -31,15 +36,37 @@ export interface SummaryDeps {
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
   readonly log: vscode.LogOutputChannel;
+  /** The snapshots' source texts as captured at load (what the advisor reads). */
+  readonly sources: SourceTexts;
 }
 
-async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
+/** The advisor's findings, when they are ready (or undefined while they are worked out). */
+type Findings = readonly Finding[] | 'off' | undefined;
+
+async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings: Findings): Promise<SummaryModel> {
   const perDevice = await Promise.all(
     snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
   );
   const recorded = new Set<string>();
   for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);
+  if (findings !== undefined && findings !== 'off') for (const f of findings) if (f.file !== undefined) recorded.add(f.file);
   const resolved = await deps.resolver.resolve([...recorded]);
+  const advice: SummaryAdvice =
+    findings === 'off'
+      ? { state: 'off' }
+      : findings === undefined
+        ? { state: 'pending' }
+        : {
+            state: 'ready',
+            findings: findings.map((f) => ({
+              device: f.device,
+              rule: f.rule,
+              severity: f.severity,
+              title: f.title,
+              message: f.message,
+              ...(f.file !== undefined && f.line !== undefined ? { at: { file: f.file, line: String(f.line), mapped: resolved.local.has(f.file) } } : {}),
+            })),
+          };
   const line = (l: LineFigures): SummaryLine => ({
     file: l.file,
     line: String(l.line),
@@ -71,6 +98,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       peakBreakdown: d.peakBreakdown,
     })),
     unmappedFiles: resolved.unmapped,
+    advice,
   };
 }
 
@@ -87,8 +115,8 @@ class SummaryView extends DisposableOwner {
     private readonly source: { readonly uri: vscode.Uri } | { readonly snapshot: LoadedSnapshot },
   ) {
     super();
-    panel.webview.options = webviewOptions(deps.extensionUri);
-    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'] });
+    panel.webview.options = webviewOptions(deps.extensionUri, SUMMARY_PAGE);
+    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, SUMMARY_PAGE);
     this.own(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
@@ -145,10 +173,10 @@ class SummaryView extends DisposableOwner {
   }
 
   private async post(): Promise<void> {
-    if (!this.ready || !this.snapshot || !this.deps.store.get(this.snapshot.id)) return;
     const snapshot = this.snapshot;
+    if (!this.ready || !snapshot || !this.deps.store.get(snapshot.id)) return;
     try {
-      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot) });
+      if (!(await this.postSummary(snapshot))) return;
     } catch (e) {
       this.deps.log.warn('Summary view: could not build the summary:', e);
       return;
@@ -161,10 +189,30 @@ class SummaryView extends DisposableOwner {
       const shown = ooms.slice(0, SUMMARY_OOMS);
       const files = [...new Set(shown.flatMap((o) => (o.file ? [o.file] : [])))];
       const local = files.length > 0 ? (await this.deps.resolver.resolve(files)).local : new Map<string, string>();
+      if (this.snapshot !== snapshot) return;
       await this.send({ type: 'allocator', allocator: { device, check, ooms: shown, mapped: files.filter((f) => local.has(f)) } });
     } catch (e) {
       this.deps.log.warn('Summary view: could not replay the allocator:', e);
     }
+  }
+
+  /** Posts the summary (the figures at once, the advisor's findings when they are worked out); false when the view moved on. */
+  private async postSummary(snapshot: LoadedSnapshot): Promise<boolean> {
+    if (!setting('advice.enabled', true)) {
+      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, 'off') });
+      return true;
+    }
+    // The figures at once; the advisor's findings when they are worked out (cached by the snapshot).
+    const asked = snapshot.findings(() => this.deps.sources.texts(snapshot.id));
+    const ready = await Promise.race([asked, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50))]);
+    if (ready === undefined) await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, undefined) });
+    const findings = await asked.catch((e: unknown) => {
+      this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
+      return [] as readonly Finding[];
+    });
+    if (this.snapshot !== snapshot || !this.deps.store.get(snapshot.id)) return false;
+    await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings) });
+    return true;
   }
 
   private send(message: HostToSummary): Thenable<boolean> {
@@ -198,6 +246,6 @@ export async function showSummary(deps: SummaryDeps, snapshot: LoadedSnapshot): 
     await vscode.commands.executeCommand('vscode.openWith', snapshot.uri, SUMMARY_VIEW_TYPE);
     return;
   }
-  const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri));
+  const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri, SUMMARY_PAGE));
   new SummaryView(panel, deps, { snapshot });
 }

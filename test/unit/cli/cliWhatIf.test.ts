@@ -67,6 +67,12 @@ describe('vram-lens whatif', { skip: corpusMissing }, () => {
     assert.match(r.out, /max_split_size_mb:\d+/);
   });
 
+  it('analyze prints the self-check too, so a reader knows whether to trust a prediction', async () => {
+    const r = await run(['analyze', small]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /replayed {8}36\/36 allocations at PyTorch's addresses, 9\/9 segment events \(allocator self-check/);
+  });
+
   it('refuses bad options with usage errors (exit 2) and an absent device with exit 1', async () => {
     const bad = async (args: string[], message: RegExp, code = 2) => {
       const r = await run(['whatif', small, ...args]);

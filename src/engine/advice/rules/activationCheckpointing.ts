@@ -8,6 +8,7 @@ import { moduleCallKey, peakComposition, rankModuleCalls } from '../activations'
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
 import { counted, where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 /** Activations must be at least this share of the peak to "dominate" it. */
 export const DOMINANT_SHARE = 0.5;
@@ -62,6 +63,8 @@ export const activationCheckpointing: AdviceRule = {
         peakBytes: d.peakBytes,
         peakEvent: d.peakEventIndex,
       },
+      // Each candidate's activations are part of what its call line holds at the peak (with callees).
+      lineFigures: top.map((c) => ({ file: c.file, line: c.line, figure: FIGURE.heldAtPeakWithCalls, relation: 'atMost' as const, value: c.bytes })),
       related: top.map((c) => ({
         file: c.file,
         line: c.line,

@@ -18,6 +18,7 @@ import type { Finding } from '../finding';
 import { isBackwardFrame, isOptimizerFrame, isSetupFrame } from '../frames';
 import type { AdviceRule } from '../rule';
 import { where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 /** Fewer iterations than this is not a trend. */
 export const MIN_ITERATIONS = 3;
@@ -142,6 +143,10 @@ export const growingMemory: AdviceRule = {
           firstEvent: first,
           lastEvent: last,
         },
+        lineFigures: [
+          { ...at, figure: FIGURE.allocated, relation: 'atMost', value: bytes },
+          { ...at, figure: FIGURE.allocations, relation: 'atMost', value: records.length },
+        ],
         ...(loop && typeof loop.line === 'number'
           ? { related: [{ file: loop.file, line: loop.line, message: `the loop body line these blocks were made under (${iterations} iterations)` }] }
           : {}),

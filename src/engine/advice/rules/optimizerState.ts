@@ -13,6 +13,7 @@ import type { Finding } from '../finding';
 import { isOptimizerFrame } from '../frames';
 import type { AdviceRule } from '../rule';
 import { counted, where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 export const MIN_STATE_SHARE = 0.25;
 export const MIN_STATE_BYTES = 256 * 1024 * 1024;
@@ -69,6 +70,8 @@ export const optimizerState: AdviceRule = {
         peakEvent: d.peakEventIndex,
         estimatedSavingBytes: Math.round(bytes * 0.75),
       },
+      // The state each line made is part of what that line holds at the peak.
+      lineFigures: lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, figure: FIGURE.heldAtPeak, relation: 'atMost' as const, value: l.bytes })),
       related: lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, message: `${formatBytes(l.bytes)} of optimizer state (${counted(l.count, 'block')})` })),
     };
     return [finding];

@@ -11,6 +11,11 @@ import { counted, where } from '../rule';
 
 const TOP_LINES = 5;
 
+/** What neither PyTorch's cache nor the device had free of the request. */
+function shortfall(requested: number, cachedFree: number, deviceFree: number | undefined): number {
+  return requested - cachedFree - (deviceFree ?? 0);
+}
+
 export const outOfMemory: AdviceRule = {
   id: 'out-of-memory',
   label: 'OOM post-mortem',
@@ -38,7 +43,7 @@ export const outOfMemory: AdviceRule = {
             'fragmentation may have caused this (see the fragmentation finding).',
         );
       } else {
-        const short = oom.requestedBytes - cachedFree - (free ?? 0);
+        const short = shortfall(oom.requestedBytes, cachedFree, free);
         parts.push(
           (short > 0 ? `About ${formatBytes(short)} more than the cache and the device had free would have been needed: ` : '') +
             'consider a smaller batch or sequence, activation checkpointing, mixed precision, or freeing what the lines above hold.',
@@ -58,6 +63,8 @@ export const outOfMemory: AdviceRule = {
           reservedBytes: reserved,
           cachedUnusedBytes: cachedFree,
           ...(free === undefined ? {} : { deviceFreeBytes: free }),
+          ...(cachedFree < oom.requestedBytes && shortfall(oom.requestedBytes, cachedFree, free) > 0 ? { shortfallBytes: shortfall(oom.requestedBytes, cachedFree, free) } : {}),
+          liveAtOomTopLineBytes: top.map((t) => t.bytes),
         },
         related: top.map((t) => ({ file: t.file, line: t.line, message: `${formatBytes(t.bytes)} live at the OOM (${counted(t.count, 'block')})` })),
       };
