@@ -49,6 +49,7 @@ export const allocatorSettings: AdviceRule = {
     const evidence = {
       peakReservedBytes: base.peakReservedBytes,
       predictedPeakReservedBytes: r.peakReservedBytes,
+      ...(base.oom ? {} : { savedBytes: base.peakReservedBytes - r.peakReservedBytes }),
       cudaMallocCount: base.cudaMallocs,
       predictedCudaMallocCount: r.cudaMallocs,
       ...(capacity === undefined ? {} : { capacityBytes: capacity }),

@@ -23,7 +23,9 @@ const SHOWN_BURSTS = 5;
  * cudaFrees of the run with them, less those of the same run replayed without them. Only when the
  * replay reproduces the recording (the self-check) and found the calls.
  */
-function replayedCost(ctx: AdviceContext): { calls: number; mallocs: number; frees: number; sentence: string } | undefined {
+function replayedCost(
+  ctx: AdviceContext,
+): { calls: number; mallocs: number; frees: number; peakWith: number; peakWithout: number; sentence: string } | undefined {
   if (ctx.trace.length === 0) return undefined;
   const basis = ctx.allocator();
   const calls = basis.check.emptyCacheCalls;
@@ -39,6 +41,8 @@ function replayedCost(ctx: AdviceContext): { calls: number; mallocs: number; fre
     calls,
     mallocs,
     frees,
+    peakWith: withCalls.peakReservedBytes,
+    peakWithout: without.peakReservedBytes,
     sentence:
       `Replayed through PyTorch's caching allocator, its ${calls} call${calls === 1 ? '' : 's'} cost ${mallocs} cudaMalloc${mallocs === 1 ? '' : 's'} and ${frees} cudaFree${frees === 1 ? '' : 's'} ` +
       `(${Number.isInteger(perCall) ? perCall : perCall.toFixed(1)} cudaMalloc${perCall === 1 ? '' : 's'} per call) that the run without them does not make; ` +
@@ -105,7 +109,15 @@ export const emptyCacheInLoop: AdviceRule = {
       releaseBurstCount: burstStarts.length,
       releaseBurstEvents: burstStarts.slice(0, SHOWN_BURSTS),
       ...(byEmptyCache ? { releasesByEmptyCacheCount: releasesByEmptyCache } : {}),
-      ...(cost ? { emptyCacheCallCount: cost.calls, cudaMallocsCausedCount: cost.mallocs, cudaFreesCausedCount: cost.frees } : {}),
+      ...(cost
+        ? {
+            emptyCacheCallCount: cost.calls,
+            cudaMallocsCausedCount: cost.mallocs,
+            cudaFreesCausedCount: cost.frees,
+            peakReservedBytes: cost.peakWith,
+            peakReservedWithoutEmptyCacheBytes: cost.peakWithout,
+          }
+        : {}),
     };
     const sawtooth =
       `${releases} cached segments (${formatBytes(releasedBytes)}) were released in ${burstStarts.length} separate bursts ` +

@@ -83,7 +83,7 @@ describe('advice from the allocator replay', () => {
     // 660 MiB left free: 880 MiB. (max_split_size_mb:128 would reserve 770 + 120 = 890 MiB: it saves less.)
     assert.equal(f.severity, 'information');
     assert.equal(f.title, 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True lowers peak reserved memory by 650.0 MiB in the replay');
-    assert.deepEqual(f.evidence, { peakReservedBytes: 1530 * MiB, predictedPeakReservedBytes: 880 * MiB, cudaMallocCount: 2, predictedCudaMallocCount: 2 });
+    assert.deepEqual(f.evidence, { peakReservedBytes: 1530 * MiB, predictedPeakReservedBytes: 880 * MiB, savedBytes: 650 * MiB, cudaMallocCount: 2, predictedCudaMallocCount: 2 });
   });
 
   it('stays silent when no setting helps enough, and when the replay does not reproduce the recording', () => {
@@ -109,6 +109,8 @@ describe('advice from the allocator replay', () => {
     assert.equal(f.evidence.emptyCacheCallCount, 3);
     assert.equal(f.evidence.cudaMallocsCausedCount, 2);
     assert.equal(f.evidence.cudaFreesCausedCount, 3);
+    // Reserved peaks at 64 MiB either way: the calls release and remake the same segment.
+    assert.deepEqual([f.evidence.peakReservedBytes, f.evidence.peakReservedWithoutEmptyCacheBytes], [64 * MiB, 64 * MiB]);
     assert.match(f.message, /its 3 calls cost 2 cudaMallocs and 3 cudaFrees \(0\.7 cudaMallocs per call\)/);
   });
 });
