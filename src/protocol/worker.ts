@@ -19,6 +19,7 @@ import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
 import type { LineNumber } from '../engine/snapshot/model';
 import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
+import type { CellPlaces } from '../engine/paths/places';
 
 export type { SnapshotInfo, SourceUpdate };
 
@@ -58,8 +59,12 @@ export interface WorkerMethods {
    * revision changed. Answers the revisions held (file -> revision).
    */
   setSources: { params: { files: readonly SourceUpdate[] }; result: Readonly<Record<string, number>> };
-  /** The advisor's findings for one device (or every device), reading the source texts set by `setSources`. */
-  advice: { params: { device?: number }; result: readonly Finding[] };
+  /**
+   * The advisor's findings for one device (or every device), reading the source texts set by `setSources`;
+   * `places` (the notebook cells of recorded cell files) names cell lines in the messages and is kept for
+   * later calls (the timeline's markers).
+   */
+  advice: { params: { device?: number; places?: CellPlaces }; result: readonly Finding[] };
 
   // The caching allocator replayed (src/engine/allocator): see docs/allocator.md.
   /** The self-check: the trace replayed with the recorded settings, against the addresses and segment events PyTorch recorded. */

@@ -6,6 +6,7 @@ import type { WhatIfBasis } from '../allocator/whatIf';
 import type { Analysis } from '../analysis/analyze';
 import type { FileTextProvider, LineTextProvider } from '../paths/sourceText';
 import { fileTextFromLines } from '../paths/sourceText';
+import type { CellPlaces } from '../paths/places';
 import { AdviceContext, SourceCache } from './context';
 import type { Finding } from './finding';
 import { quickFixesFor } from './quickFix';
@@ -46,6 +47,8 @@ export interface AdviceOptions {
   readonly fileText?: FileTextProvider;
   /** Only these rules (default: all). */
   readonly rules?: readonly AdviceRule[];
+  /** The notebook cells of recorded cell files: messages name their lines by cell. */
+  readonly places?: CellPlaces;
   /** The allocator replay of a device, when the caller already holds it (else the rules that need it replay the trace). */
   readonly allocator?: (device: number) => WhatIfBasis;
 }
@@ -58,7 +61,7 @@ export function advise(analysis: Analysis, options: AdviceOptions = {}): Finding
   const sources = new SourceCache(fileText);
   for (const device of analysis.devices) {
     if (options.device !== undefined && device.device !== options.device) continue;
-    const ctx = new AdviceContext(analysis, device, options.lineText, sources, options.allocator);
+    const ctx = new AdviceContext(analysis, device, options.lineText, sources, options.places, options.allocator);
     for (const rule of rules) {
       for (const found of rule.run(ctx)) {
         const f = several ? { ...found, title: `${found.title} (device ${found.device})` } : found;

@@ -12,6 +12,7 @@ import { attributingStack } from '../analysis/liveAtPeak';
 import { PythonSource } from '../python/pythonSource';
 import type { GradModeSwitch } from '../python/pythonSource';
 import type { FileTextProvider, LineTextProvider } from '../paths/sourceText';
+import type { CellPlaces } from '../paths/places';
 import { fileTextFromLines } from '../paths/sourceText';
 import type { DeviceTrace, Frame, Snapshot } from '../snapshot/model';
 import { NO_STACK } from '../snapshot/model';
@@ -48,6 +49,8 @@ export class AdviceContext {
     readonly lineText?: LineTextProvider,
     /** Parsed sources, shared by the devices of one run of the advisor. */
     sources?: SourceCache,
+    /** The notebook cells of recorded cell files, for naming their lines (`where`). */
+    readonly places?: CellPlaces,
     /** The allocator replay's basis of a device, when the caller already holds it (a worker session does). */
     private readonly allocatorBasis?: (device: number) => WhatIfBasis,
   ) {

@@ -9,6 +9,7 @@ import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot, SnapshotLayout } from '../snapshot/model';
 import type { AllocatorWindow, AllocatorWindowRequest } from '../timeline/allocatorWindow';
 import { SegmentStack, summarizeAllocatorWindow } from '../timeline/allocatorWindow';
+import type { CellPlaces } from '../paths/places';
 import { TimelineQueries } from '../timeline/queries';
 import { AllocatorStudy } from './allocatorStudy';
 
@@ -37,6 +38,8 @@ export class SnapshotSession {
   private readonly findings = new Map<number | 'all', Finding[]>();
   /** The program's source files, as sent by the caller (file as recorded -> text and revision). */
   private readonly sources = new Map<string, { readonly revision: number; readonly text: string }>();
+  /** The notebook cells of recorded cell files, as sent by the caller (messages name their lines). */
+  private places: CellPlaces = {};
   /** The memory timeline's layouts and queries (built per device on first use). */
   readonly timeline: TimelineQueries;
   /** The allocator replay of each device (built on first use; independent of the frame filter). */
@@ -69,10 +72,22 @@ export class SnapshotSession {
       if (device !== undefined) this.device(device);
       const sources = this.sources;
       const lineIndex = this.current.lineIndex;
-      found = advise(this.current, { device, fileText: (file) => sources.get(file)?.text, allocator: (d) => this.allocator(d).basis(lineIndex) });
+      found = advise(this.current, {
+        device,
+        fileText: (file) => sources.get(file)?.text,
+        places: this.places,
+        allocator: (d) => this.allocator(d).basis(lineIndex),
+      });
       this.findings.set(key, found);
     }
     return found;
+  }
+
+  /** The notebook cells of recorded cell files (the findings are worked out again when they differ). */
+  setPlaces(places: CellPlaces): void {
+    if (JSON.stringify(places) === JSON.stringify(this.places)) return;
+    this.places = places;
+    this.findings.clear();
   }
 
   /**

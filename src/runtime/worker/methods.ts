@@ -82,8 +82,10 @@ export const methods: Implementations = {
   setSources({ files }, ctx) {
     return requireSession(ctx).setSources(files);
   },
-  advice({ device }, ctx) {
-    return requireSession(ctx).advice(device);
+  advice({ device, places }, ctx) {
+    const session = requireSession(ctx);
+    if (places) session.setPlaces(places);
+    return session.advice(device);
   },
   allocatorCheck({ device }, ctx) {
     return requireSession(ctx).allocator(device).check();
