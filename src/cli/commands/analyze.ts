@@ -7,6 +7,18 @@ import { intOption } from '../args';
 import type { CliIO } from '../io';
 import { NOTEBOOK_OPTION, notebookUsage } from '../notebooks';
 import { renderAnalysis } from '../render';
+import { AllocatorStudy } from '../../engine/session/allocatorStudy';
+import type { SelfCheckDetails } from '../../engine/allocator/selfCheck';
+import { plainText } from '../../engine/text/plainText';
+
+/** The allocator replay's self-check in one line (none for a device whose trace allocates nothing). */
+function selfCheckLine(d: SelfCheckDetails): string | undefined {
+  const c = d.check;
+  if (c.allocations === 0) return undefined;
+  const counts = `${c.atRecordedAddress}/${c.allocations} allocations at PyTorch's addresses, ${c.segmentEventsReproduced}/${c.segmentEvents} segment events`;
+  const departure = c.firstDeparture === null ? '' : `; departs at event ${c.firstDeparture.event}: ${plainText(c.firstDeparture.reason)}`;
+  return `${counts} (allocator self-check; \`vram-lens whatif\` predicts)${departure}`;
+}
 
 export const analyzeUsage = `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library] [--library-path P] ${notebookUsage}`;
 export const analyzeOptions = { valued: ['device', 'top', 'library-path', NOTEBOOK_OPTION], flags: ['json', 'include-library'], repeatable: [NOTEBOOK_OPTION] };
@@ -19,7 +31,7 @@ export async function analyzeCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   if (args.options.has('json')) {
     io.out(stringifyExact(toReport(analysis, device, LINE_FIGURES, cells?.places)) + '\n');
   } else {
-    io.out(renderAnalysis(file, analysis, { device, top, places: cells?.places }));
+    io.out(renderAnalysis(file, analysis, { device, top, places: cells?.places, allocator: (d) => selfCheckLine(new AllocatorStudy(analysis.snapshot, d).check()) }));
   }
   return 0;
 }

@@ -25,6 +25,7 @@ import { setting } from '../config';
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
 import { openLineOfPage } from '../paths/openRecordedLine';
+import { Commands } from '../commandIds';
 
 /** The summary editor: the default editor of `*.pickle` files. */
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
@@ -47,6 +48,8 @@ const SUMMARY_PAGE = {
 const TOP_LINES = 15;
 /** How long the page waits for the recorded files to be found before it shows the figures without links. */
 const FIRST_PAINT_MS = 150;
+/** Recorded OOMs the summary explains. */
+const SUMMARY_OOMS = 5;
 
 export interface SummaryDeps {
   readonly extensionUri: vscode.Uri;
@@ -181,6 +184,9 @@ class SummaryView extends DisposableOwner {
       case 'selectDevice':
         if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
         break;
+      case 'whatIf':
+        if (this.snapshot && Number.isInteger(message.device)) await vscode.commands.executeCommand(Commands.whatIf, { snapshotId: this.snapshot.id, device: message.device });
+        break;
       case 'openLine':
         if (!(await openLineOfPage(this.deps.resolver, message))) this.deps.log.warn(`Summary view: ignored a malformed openLine: ${describeRefused(message)}`);
         break;
@@ -216,31 +222,54 @@ class SummaryView extends DisposableOwner {
     const snapshot = this.snapshot;
     if (!this.ready || !snapshot || !this.deps.store.get(snapshot.id)) return;
     try {
-      const recorded = await recordedFiles(snapshot);
-      const advisor = setting('advice.enabled', true)
-        ? this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places))
-        : undefined;
-      const soon = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
-      // The figures at once: the files found on this machine and the advisor's findings when they are ready.
-      const resolving = this.deps.resolver.resolve(recorded);
-      const [firstFindings, firstResolved] = await Promise.all([advisor ? soon(advisor, 50) : Promise.resolve('off' as const), soon(resolving, FIRST_PAINT_MS)]);
-      if (firstFindings === undefined || firstResolved === undefined) {
-        await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, firstFindings, firstResolved, recorded.length) });
-      }
-      const findings: Findings = advisor
-        ? await advisor.catch((e: unknown) => {
-            this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
-            return [] as readonly Finding[];
-          })
-        : 'off';
-      const named = findings === 'off' ? [] : findings.flatMap((f) => (f.file === undefined ? [] : [f.file]));
-      const resolved = await this.deps.resolver.resolve([...recorded, ...named]);
-      if (this.snapshot !== snapshot || this.isDisposed || !this.deps.store.get(snapshot.id)) return;
-      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings, resolved, recorded.length) });
+      if (!(await this.postSummary(snapshot))) return;
     } catch (e) {
       this.deps.log.warn('Summary view: could not build the summary:', e);
       if (!this.isDisposed) void this.send({ type: 'error', message: `VRAM Lens could not show this snapshot's summary: ${userMessage(e)}` });
+      return;
     }
+    // Then the allocator replayed for the device shown (its self-check, its OOMs explained).
+    const device = snapshot.device;
+    if (!snapshot.deviceSummary(device)) return;
+    try {
+      const [check, ooms] = await Promise.all([snapshot.call('allocatorCheck', { device }), snapshot.call('allocatorOoms', { device })]);
+      const shown = ooms.slice(0, SUMMARY_OOMS);
+      const files = [...new Set(shown.flatMap((o) => (o.file ? [o.file] : [])))];
+      const local = files.length > 0 ? (await this.deps.resolver.resolve(files)).local : new Map<string, string>();
+      if (this.snapshot !== snapshot) return;
+      await this.send({ type: 'allocator', allocator: { device, check, ooms: shown, mapped: files.filter((f) => local.has(f)) } });
+    } catch (e) {
+      this.deps.log.warn('Summary view: could not replay the allocator:', e);
+    }
+  }
+
+  /**
+   * Posts the summary: the figures at once, then again with the recorded files found on this machine
+   * (that can take a while: a snapshot naming 100,000 files) and the advisor's findings when they are
+   * worked out. False when the view moved on.
+   */
+  private async postSummary(snapshot: LoadedSnapshot): Promise<boolean> {
+    const recorded = await recordedFiles(snapshot);
+    const advisor = setting('advice.enabled', true)
+      ? this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places))
+      : undefined;
+    const soon = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+    const resolving = this.deps.resolver.resolve(recorded);
+    const [firstFindings, firstResolved] = await Promise.all([advisor ? soon(advisor, 50) : Promise.resolve('off' as const), soon(resolving, FIRST_PAINT_MS)]);
+    if (firstFindings === undefined || firstResolved === undefined) {
+      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, firstFindings, firstResolved, recorded.length) });
+    }
+    const findings: Findings = advisor
+      ? await advisor.catch((e: unknown) => {
+          this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
+          return [] as readonly Finding[];
+        })
+      : 'off';
+    const named = findings === 'off' ? [] : findings.flatMap((f) => (f.file === undefined ? [] : [f.file]));
+    const resolved = await this.deps.resolver.resolve([...recorded, ...named]);
+    if (this.snapshot !== snapshot || this.isDisposed || !this.deps.store.get(snapshot.id)) return false;
+    await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings, resolved, recorded.length) });
+    return true;
   }
 
   private send(message: HostToSummary): Thenable<boolean> {
