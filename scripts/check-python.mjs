@@ -24,7 +24,7 @@ const pyFiles = (folder) =>
 
 const PACKAGE = 'src/python/vram_lens';
 const FAKE_TORCH = 'test/fixtures/fake-torch/torch';
-const scripts = [...pyFiles('test/reference'), ...pyFiles('test/helpers'), ...pyFiles('bench'), ...pyFiles('test/torch'), ...pyFiles('scripts')];
+const scripts = [...pyFiles('test/reference'), ...pyFiles('test/helpers'), ...pyFiles('test/notebook'), ...pyFiles('bench'), ...pyFiles('test/torch'), ...pyFiles('scripts')];
 
 /** [label, command, args]: every check runs, and the run fails if any did. */
 const checks = [

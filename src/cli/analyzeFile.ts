@@ -7,14 +7,27 @@ import type { ParsedArgs } from './args';
 import { UsageError, intOption } from './args';
 import type { CliIO } from './io';
 import { loadSnapshotFile } from './io';
+import type { CellSources } from './notebooks';
+import { NOTEBOOK_OPTION, cellSourcesOf } from './notebooks';
 
-/** `--include-library` and `--library-path P[,P...]`; the Profile VRAM bootstrap is library code, as in the extension. */
+/**
+ * `--include-library` and `--library-path P[,P...]`; the Profile VRAM bootstrap is library code, as in the
+ * extension. With `--notebook`, old IPython's `<ipython-input-N-…>` cells are the user's code too.
+ */
 export function frameFilterOptions(args: ParsedArgs): FrameFilterOptions {
   const libraryPath = args.options.get('library-path');
   return {
     includeLibraryFrames: args.options.has('include-library'),
     extraLibraryPaths: [...(typeof libraryPath === 'string' ? libraryPath.split(',') : []), ...PROFILER_LIBRARY_PATHS],
+    ...(args.repeated.has(NOTEBOOK_OPTION) ? { ipythonInputCells: true } : {}),
   };
+}
+
+/** Every file a line of the analysis names. */
+export function recordedFiles(analysis: Analysis): Set<string> {
+  const files = new Set<string>();
+  for (const d of analysis.devices) for (const l of d.lines) files.add(l.file);
+  return files;
 }
 
 /**
@@ -26,7 +39,7 @@ export async function analyzeFileArgument(
   io: CliIO,
   command: string,
   usage: string,
-): Promise<{ file: string; device: number | undefined; analysis: Analysis } | undefined> {
+): Promise<{ file: string; device: number | undefined; analysis: Analysis; cells: CellSources | undefined } | undefined> {
   if (args.positionals.length !== 1) throw new UsageError(`${command} takes one snapshot file\nusage: ${usage}`);
   const file = args.positionals[0];
   const device = intOption(args, 'device', undefined);
@@ -36,5 +49,5 @@ export async function analyzeFileArgument(
     io.err(`vram-lens: ${file}: no device ${device} in this snapshot (devices: ${known})\n`);
     return undefined;
   }
-  return { file, device, analysis };
+  return { file, device, analysis, cells: cellSourcesOf(args, file, recordedFiles(analysis), io) };
 }

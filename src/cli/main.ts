@@ -8,6 +8,7 @@ import { adviseCommand, adviseOptions, adviseUsage } from './commands/advise';
 import { analyzeCommand, analyzeOptions, analyzeUsage } from './commands/analyze';
 import { diffCommand, diffOptions, diffUsage } from './commands/diff';
 import { runCommand, runOptions, runUsage } from './commands/run';
+import { whatifCommand, whatifOptions, whatifUsage } from './commands/whatif';
 import type { CliIO } from './io';
 import { InputError, processIO } from './io';
 
@@ -22,6 +23,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   diff: { usage: diffUsage, options: diffOptions, run: diffCommand },
   advise: { usage: adviseUsage, options: adviseOptions, run: adviseCommand },
   run: { usage: runUsage, options: runOptions, run: runCommand },
+  whatif: { usage: whatifUsage, options: whatifOptions, run: whatifCommand },
 };
 
 function help(): string {

@@ -5,6 +5,8 @@ import { formatBytes, formatPercent } from '../engine/text/format';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import { describeBucket } from '../engine/analysis/peakBreakdown';
 import { plainText } from '../engine/text/plainText';
+import type { CellPlaces } from '../engine/paths/places';
+import { lineLabel, placeOf } from '../engine/paths/places';
 import type { FigureRegistry } from '../engine/analysis/lineFigures';
 import { FIGURE, LINE_FIGURES, figureText, figuresOn } from '../engine/analysis/lineFigures';
 
@@ -45,8 +47,22 @@ export function renderPeakBreakdown(buckets: readonly PeakBucket[], peakBytes: n
   return out;
 }
 
-/** `figures`: the registry whose `cli` figures make the table's columns (tests plant one more). */
-export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number; figures?: FigureRegistry }): string {
+/** `file:line` for the terminal: a cell's line by its notebook and cell, a file's path as recorded (cut to its tail). */
+export function placeText(file: string, line: number | bigint, places?: CellPlaces, base = ''): string {
+  return placeOf(file, places) ? lineLabel(file, line, places) : `${shortPath(file.slice(base.length))}:${String(line)}`;
+}
+
+/**
+ * `figures`: the registry whose `cli` figures make the table's columns (tests plant one more); `places`: the
+ * notebook cells of recorded cell files (`--notebook`), whose lines are named by cell; `allocator`: a line
+ * about the allocator replay's self-check of a device.
+ */
+export function renderAnalysis(
+  name: string,
+  analysis: Analysis,
+  options: { device?: number; top: number; figures?: FigureRegistry; places?: CellPlaces; allocator?: (device: number) => string | undefined },
+): string {
+  const { places } = options;
   const out: string[] = [];
   const columns = figuresOn('cli', options.figures ?? LINE_FIGURES).map((spec) => ({ spec, width: spec.unit === 'count' ? 7 : 11 }));
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
@@ -60,10 +76,12 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     const s = summarizeDevice(analysis, device);
     out.push('');
     out.push(`device ${s.device}: ${s.events} events, ${s.allocations} allocations`);
-    const where = s.peakLine ? ` at ${shortPath(s.peakLine.file)}:${String(s.peakLine.line)}` : '';
+    const where = s.peakLine ? ` at ${placeText(s.peakLine.file, s.peakLine.line, places)}` : '';
     const when = s.peakEventIndex < 0 ? 'before the first event' : `event ${s.peakEventIndex}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
+    const replay = options.allocator?.(s.device);
+    if (replay !== undefined) out.push(`  replayed        ${replay}`);
     out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);
     out.push(...renderPeakBreakdown(s.peakBreakdown, s.peakBytes));
     if (s.oomCount > 0) {
@@ -77,13 +95,13 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
       out.push('  No allocation in this trace has a frame in your code (only library or C++ frames, or no stacks).');
       continue;
     }
-    const base = commonDirectory(rows.map((l) => l.file));
+    const base = commonDirectory(rows.filter((l) => !placeOf(l.file, places)).map((l) => l.file));
     out.push('');
     if (base !== '') out.push(`  files under ${base}`);
     out.push(`  ${columns.map(({ spec, width }) => pad(spec.cli ?? '', width, true)).join(' ')}  line`);
     for (const l of rows) {
       const cells = columns.map(({ spec, width }) => pad(figureText(spec, l[spec.key]), width, true));
-      out.push(`  ${cells.join(' ')}  ${shortPath(l.file.slice(base.length))}:${String(l.line)}`);
+      out.push(`  ${cells.join(' ')}  ${placeText(l.file, l.line, places, base)}`);
     }
   }
   return out.join('\n') + '\n';

@@ -9,6 +9,7 @@
  */
 import type * as vscode from 'vscode';
 import type { Finding } from '../engine/advice/finding';
+import type { CellPlaces } from '../engine/paths/places';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineDetail } from '../engine/analysis/lineDetail';
 import type { LineFigures } from '../engine/analysis/lines';
@@ -62,8 +63,8 @@ export class LoadedSnapshot {
   #lastRevision = 0;
   /** The capture of the texts and any update after it, in order; undefined until the first capture. */
   #reading: Promise<void> | undefined;
-  /** The advisor's findings, keyed by the texts' revision they were asked with. */
-  readonly #findings = new Map<number, Promise<readonly Finding[]>>();
+  /** The advisor's findings, keyed by the texts' revision (and the notebook cells) they were asked with. */
+  readonly #findings = new Map<string, Promise<readonly Finding[]>>();
 
   constructor(
     readonly id: string,
@@ -111,14 +112,16 @@ export class LoadedSnapshot {
   }
 
   /**
-   * The advisor's findings on every device, asked once per attribution and texts' revision, after
-   * `capture` (the texts captured at load): the Problems panel and the summary share them.
+   * The advisor's findings on every device, asked once per attribution, texts' revision and `places` (the
+   * notebook cells of recorded cell files), after `capture` (the texts captured at load): the Problems
+   * panel and the summary share them.
    */
-  async findings(capture: () => Promise<unknown>): Promise<readonly Finding[]> {
+  async findings(capture: () => Promise<unknown>, places: CellPlaces = {}): Promise<readonly Finding[]> {
     await capture();
-    const revision = this.#lastRevision;
-    for (const key of this.#findings.keys()) if (key !== revision) this.#findings.delete(key);
-    return this.remember(this.#findings, revision, () => this.askReadingSources('advice', {}));
+    // The notebook cells of its recorded cell files name lines in the messages: findings per texts and cells.
+    const key = `${this.#lastRevision}\u0000${JSON.stringify(places)}`;
+    for (const k of this.#findings.keys()) if (k !== key) this.#findings.delete(k);
+    return this.remember(this.#findings, key, () => this.askReadingSources('advice', Object.keys(places).length > 0 ? { places } : {}));
   }
 
   /**

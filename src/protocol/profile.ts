@@ -41,6 +41,8 @@ export const ENVIRONMENT_PROBLEMS = [
   'no-recording-api',
   'recording-unsupported',
   'cuda-unused',
+  /** A notebook, and no IPython in the interpreter to run its cells in (nothing ran). */
+  'no-ipython',
 ] as const;
 export type EnvironmentProblem = (typeof ENVIRONMENT_PROBLEMS)[number];
 

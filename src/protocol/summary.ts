@@ -6,6 +6,7 @@
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
 import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
+import type { CellPlaces } from '../engine/paths/places';
 import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
 
@@ -76,6 +77,8 @@ export interface SummaryModel {
    * an OOM without a line of yours) are shown only here, not in the Problems panel.
    */
   readonly advice: SummaryAdvice;
+  /** The notebook cells of recorded cell files: their lines are named by cell ("train.ipynb, cell 7, line 3"). */
+  readonly places?: CellPlaces;
 }
 
 export type HostToSummary =

@@ -11,9 +11,14 @@ import type { LineFigures } from '../engine/analysis/lines';
 import type { LineRange, RangeFigures } from '../engine/analysis/rangeFigures';
 import type { SeriesAxis, TotalsSeries } from '../engine/compare/totals';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
+import type { OomExplanation } from '../engine/allocator/oom';
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
+import type { AllocatorTimeline, SegmentMapView } from '../engine/session/allocatorStudy';
+import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
 import type { LineNumber } from '../engine/snapshot/model';
 import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
+import type { CellPlaces } from '../engine/paths/places';
 
 export type { SnapshotInfo, SourceUpdate };
 
@@ -53,8 +58,33 @@ export interface WorkerMethods {
    * revision changed. Answers the revisions held (file -> revision).
    */
   setSources: { params: { files: readonly SourceUpdate[] }; result: Readonly<Record<string, number>> };
-  /** The advisor's findings for one device (or every device), reading the source texts set by `setSources`. */
-  advice: { params: { device?: number }; result: readonly Finding[] };
+  /**
+   * The advisor's findings for one device (or every device), reading the source texts set by `setSources`;
+   * `places` (the notebook cells of recorded cell files) names cell lines in the messages and is kept for
+   * later calls (the timeline's markers).
+   */
+  advice: { params: { device?: number; places?: CellPlaces }; result: readonly Finding[] };
+
+  // The caching allocator replayed (src/engine/allocator): see docs/allocator.md.
+  /** The self-check: the trace replayed with the recorded settings, against the addresses and segment events PyTorch recorded. */
+  allocatorCheck: { params: { device: number }; result: SelfCheckDetails };
+  /**
+   * Reserved memory over time (max-downsampled to `points` buckets, like `totals`), with what of it is allocated, the
+   * largest cached free block, reserved-but-unallocated, and the segments' lives (at most `maxSpans`, largest first).
+   * Undefined for a device without a trace.
+   */
+  allocatorTimeline: { params: { device: number; axis: SeriesAxis; points: number; maxSpans?: number }; result: AllocatorTimeline | undefined };
+  /** The segments and their blocks right after `event` (-1: before the first event), at most `maxBlocks` blocks listed. */
+  allocatorSegmentMap: { params: { device: number; event: number; maxBlocks?: number }; result: SegmentMapView };
+  /** Each recorded OOM: what was asked, what the cache held, and whether fragmentation or capacity caused it. */
+  allocatorOoms: { params: { device: number }; result: readonly OomExplanation[] };
+  /**
+   * A prediction: the trace replayed with `allocConf` (PYTORCH_CUDA_ALLOC_CONF options over the recorded settings) on a device of
+   * `capacity` bytes (default: what the recording implies, else no limit). A bad `allocConf` raises AllocConfError.
+   */
+  allocatorWhatIf: { params: { device: number; allocConf?: string; capacity?: number; memoryFraction?: number }; result: WhatIfResult };
+  /** Common GPU sizes x (as recorded, expandable segments toggled, a max_split_size_mb chosen from the trace). */
+  allocatorWhatIfTable: { params: { device: number }; result: WhatIfTable };
 }
 
 export type MethodName = keyof WorkerMethods;

@@ -216,6 +216,8 @@ LINE_FIGURES = (
     "inclusiveAllocBytes",
     "inclusivePeakBytes",
     "inclusiveLiveAtPeakBytes",
+    "reservedGrowthBytes",
+    "deviceCallCount",
 )
 
 
@@ -423,6 +425,13 @@ def analyze_device(device: int, segments: list[Entry], trace: list[Entry], annot
             own = self_line(event_frames(event))
             if own is not None:
                 lines.row(own)["freedBytes"] += size
+        if action in ("segment_alloc", "segment_map", "segment_free", "segment_unmap"):
+            own = self_line(event_frames(event))
+            if own is not None:
+                row = lines.row(own)
+                row["deviceCallCount"] += 1
+                if action in ("segment_alloc", "segment_map"):
+                    row["reservedGrowthBytes"] += size
     final_active = active
 
     # --- Pass 3: live at peak. ----------------------------------------------

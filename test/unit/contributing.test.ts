@@ -96,6 +96,21 @@ describe('CONTRIBUTING.md names only what exists', () => {
   });
 });
 
+describe('CONTRIBUTING.md on the layers', () => {
+  it("gives the engine's folders in the order of ENGINE_RANKS (layers.cjs)", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ENGINE_RANKS } = require(path.join(repoRoot, 'layers.cjs')) as { ENGINE_RANKS: Record<string, number> };
+    const ranks = [...new Set(Object.values(ENGINE_RANKS))].sort((a, b) => a - b);
+    const expected = ranks.map((r) => Object.keys(ENGINE_RANKS).filter((f) => ENGINE_RANKS[f] === r).sort());
+    const block = markdownBlocks(CONTRIBUTING).find((b) => b.text.includes('`ENGINE_RANKS`') && b.text.includes(' < '));
+    assert.ok(block, 'a paragraph orders the folders with <');
+    const text = block.text.replace(/\s+/g, ' ');
+    const order = text.slice(text.indexOf(': ') + 2, text.indexOf('. A new engine folder'));
+    const written = order.split(' < ').map((group) => codeSpans(group).sort());
+    assert.deepEqual(written, expected);
+  });
+});
+
 // ---- A new advisor rule ----
 
 const RULE_RECIPE = 'A new advisor rule';
@@ -236,30 +251,72 @@ describe(`recipe: ${RULE_RECIPE}`, () => {
   });
 
   it('rule ids are spelled only in their rule, RuleId and stillHolds (no other list of rules to edit)', () => {
-    const finding = parse('src/engine/advice/finding.ts');
-    const ids = new Set<string>();
-    finding.forEachChild((n) => {
-      if (ts.isTypeAliasDeclaration(n) && n.name.text === 'RuleId' && ts.isUnionTypeNode(n.type)) {
-        for (const t of n.type.types) if (ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal)) ids.add(t.literal.text);
-      }
-    });
-    assert.ok(ids.size >= 10, 'RuleId lists the rules');
     const allowed = (file: string) => file === 'src/engine/advice/finding.ts' || file === 'src/engine/advice/recheck.ts' || file.startsWith('src/engine/advice/rules/');
     const spelled: string[] = [];
     for (const dir of ['src', 'webview']) {
       for (const name of readdirSync(path.join(repoRoot, dir), { recursive: true }).map(String)) {
         const file = `${dir}/${name.split(path.sep).join('/')}`;
-        if (!file.endsWith('.ts') || allowed(file)) continue;
-        const visit = (n: ts.Node): void => {
-          if (ts.isStringLiteralLike(n) && ids.has(n.text)) spelled.push(`${file}: '${n.text}'`);
-          ts.forEachChild(n, visit);
-        };
-        visit(parse(file));
+        if (file.endsWith('.ts') && !allowed(file)) spelled.push(...ruleIdSpellings(file, read(file)));
       }
     }
     assert.deepEqual(spelled, []);
   });
+
+  it('the check finds a list of rules written by hand, and leaves a word that is also a rule id alone', () => {
+    const planted = [
+      "const LABELS: Record<string, string> = { 'growing-memory': 'growing memory', fragmentation: 'fragmentation' };",
+      "const label = (f: { rule: string }) => (f.rule === 'out-of-memory' ? 'OOM' : '');",
+      "function g(f: { rule: string }) { switch (f.rule) { case 'mixed-precision': return 1; default: return 0; } }",
+      "const QUIET = ['before-recording', 'optimizer-state'];",
+      "type Loud = 'empty-cache-in-loop' | 'growing-memory';",
+      "const made = { rule: 'in-place-arithmetic' };",
+      "interface Oom { readonly cause: 'fragmentation' | 'capacity' }",
+      "const cause = (tight: boolean): Oom['cause'] => (tight ? 'fragmentation' : 'capacity');",
+      "const words = 'fragmentation';",
+    ].join('\n');
+    const found = ruleIdSpellings('planted.ts', planted).map((v) => Number(/:(\d+):/.exec(v)![1]));
+    assert.deepEqual(found, [1, 2, 3, 4, 4, 5, 5, 6]);
+  });
 });
+
+/** The ids `RuleId` (src/engine/advice/finding.ts) lists. */
+function ruleIds(): Set<string> {
+  const ids = new Set<string>();
+  parse('src/engine/advice/finding.ts').forEachChild((n) => {
+    if (ts.isTypeAliasDeclaration(n) && n.name.text === 'RuleId' && ts.isUnionTypeNode(n.type)) {
+      for (const t of n.type.types) if (ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal)) ids.add(t.literal.text);
+    }
+  });
+  assert.ok(ids.size >= 10, 'RuleId lists the rules');
+  return ids;
+}
+
+/**
+ * Where `text` spells a rule id as a rule: a key or a list of rules (an object key, two ids in one array
+ * or union), a `rule` field's value, or a comparison or `case` against a `.rule`. The same word in
+ * another vocabulary (an OOM's `cause: 'fragmentation'`) is not a rule.
+ */
+function ruleIdSpellings(file: string, text: string, ids: ReadonlySet<string> = ruleIds()): string[] {
+  const source = parse(file, text);
+  const found: string[] = [];
+  const isId = (n: ts.Node): n is ts.StringLiteral => ts.isStringLiteral(n) && ids.has(n.text);
+  const rule = (n: ts.Node) => /(^|\.)rule$/.test(n.getText(source));
+  const visit = (n: ts.Node): void => {
+    if (isId(n)) {
+      const p = n.parent;
+      const asRule =
+        (ts.isPropertyAssignment(p) && (p.name === n || (p.initializer === n && p.name.getText(source) === 'rule'))) ||
+        (ts.isBinaryExpression(p) && (rule(p.left) || rule(p.right))) ||
+        (ts.isCaseClause(p) && rule(p.parent.parent.expression)) ||
+        (ts.isArrayLiteralExpression(p) && p.elements.filter(isId).length > 1) ||
+        (ts.isLiteralTypeNode(p) && ts.isUnionTypeNode(p.parent) && p.parent.types.filter((t) => ts.isLiteralTypeNode(t) && isId(t.literal)).length > 1);
+      if (asRule) found.push(`${file}:${source.getLineAndCharacterOfPosition(n.getStart(source)).line + 1}: '${n.text}'`);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(source);
+  return found;
+}
 
 // ---- A new per-line figure ----
 

@@ -10,7 +10,9 @@ import { formatBytes, formatPercent } from '../../src/engine/text/format';
 import type { HostToSummary, SummaryAdvice, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
 import { openLine } from '../../src/protocol/openLine';
-import { baseName } from '../../src/engine/paths/recordedPath';
+import type { CellPlaces } from '../../src/engine/paths/places';
+import { lineLabel, placeOf } from '../../src/engine/paths/places';
+import { isCellName } from '../../src/engine/notebook/cellNames';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 
@@ -18,18 +20,22 @@ const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
 /** The registry's figures the table shows, in order. */
 const SUMMARY_FIGURES = summaryFigures();
+/** The notebook cells of the summary shown (its lines are named by cell). */
+let places: CellPlaces = {};
 
-/** A `file:line` reference: a link when the file is on this machine, plain text otherwise. */
+/** A `file:line` reference (a notebook cell's: `train.ipynb, cell 7, line 3`): a link when it is on this machine. */
 function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
-  const label = `${baseName(file)}:${line}`;
+  const label = lineLabel(file, line, places);
+  const cell = placeOf(file, places);
+  const title = cell ? `${cell.notebook}, cell ${cell.cell + 1} (ran as ${file}:${line})${cell.changed ? '; the cell changed since it ran' : ''}` : `${file}:${line}`;
   if (!mapped) {
     const span = el('span', 'unmapped', label);
-    span.title = `${file}:${line} (not found on this machine)`;
+    span.title = `${title} (not found on this machine)`;
     return span;
   }
   const link = el('a', 'line-link', label);
   link.href = '#';
-  link.title = `${file}:${line}`;
+  link.title = title;
   link.addEventListener('click', (e) => {
     e.preventDefault();
     vscode.post(openLine({ file, line: Number(line) }));
@@ -131,7 +137,7 @@ function renderFinding(f: SummaryFinding): HTMLElement {
   const message = el('p', 'finding-message', f.message);
   const onLine = f.at !== undefined && f.at.mapped;
   if (!onLine) {
-    const where = f.at ? el('span', 'muted', ` (${baseName(f.at.file)}:${f.at.line}, not found on this machine)`) : undefined;
+    const where = f.at ? el('span', 'muted', ` (${lineLabel(f.at.file, f.at.line, places)}, not found on this machine)`) : undefined;
     return el('div', `finding ${f.severity}`, el('p', 'finding-head', icon, ' ', head, where), message);
   }
   const details = el('details', `finding ${f.severity}`);
@@ -162,6 +168,7 @@ function renderAdvice(advice: SummaryAdvice, device: number): HTMLElement | unde
 }
 
 function render(model: SummaryModel): void {
+  places = model.places ?? {};
   const header = el('header');
   header.append(el('h1', undefined, model.label));
   const meta = [model.layout, formatBytes(model.byteLength), model.hasTimes ? 'with timestamps' : 'no timestamps'];
@@ -197,13 +204,28 @@ function render(model: SummaryModel): void {
     const advice = renderAdvice(model.advice, device.device);
     if (advice) parts.push(advice);
   }
-  if (model.unmappedFiles.length > 0) {
+  const cells = model.unmappedFiles.filter(isCellName);
+  const files = model.unmappedFiles.filter((f) => !isCellName(f));
+  if (files.length > 0) {
     const note = el('section', 'unmapped-files');
     note.append(el('h2', undefined, 'Not found on this machine'));
     const list = el('ul');
-    for (const f of model.unmappedFiles.slice(0, 10)) list.append(el('li', 'path', f));
-    if (model.unmappedFiles.length > 10) list.append(el('li', 'muted', `… and ${model.unmappedFiles.length - 10} more`));
+    for (const f of files.slice(0, 10)) list.append(el('li', 'path', f));
+    if (files.length > 10) list.append(el('li', 'muted', `… and ${files.length - 10} more`));
     note.append(list);
+    parts.push(note);
+  }
+  if (cells.length > 0) {
+    const note = el('section', 'unmapped-files');
+    note.append(el('h2', undefined, 'Notebook cells not found'));
+    note.append(
+      el(
+        'p',
+        'muted',
+        `${cells.length === 1 ? 'One notebook cell' : `${cells.length} notebook cells`} of this snapshot matched no cell of the notebooks in this workspace: ` +
+          'the cell changed since it ran (open its notebook and run it again, or record with %%vram, which keeps the text), or its notebook is not here.',
+      ),
+    );
     parts.push(note);
   }
   root.replaceChildren(...parts);

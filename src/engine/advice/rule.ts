@@ -1,6 +1,8 @@
 /** One advice rule: reads one device's analysis, returns findings (none when it has nothing to say). */
 import type { AdviceContext } from './context';
 import type { Finding, RuleId } from './finding';
+import type { CellPlaces } from '../paths/places';
+import { lineLabel } from '../paths/places';
 
 export interface AdviceRule {
   readonly id: RuleId;
@@ -9,10 +11,9 @@ export interface AdviceRule {
   run(ctx: AdviceContext): Finding[];
 }
 
-/** `file:line` for messages. */
-export function where(l: { file: string; line: number }): string {
-  const parts = l.file.replace(/\\/g, '/').split('/');
-  return `${parts[parts.length - 1]}:${l.line}`;
+/** `file:line` for messages; a notebook cell's line as `train.ipynb, cell 7, line 3` (`places`: the context's). */
+export function where(l: { file: string; line: number }, places?: CellPlaces): string {
+  return lineLabel(l.file, l.line, places);
 }
 
 /** `1 block`, `2 blocks` (or the given plural). */

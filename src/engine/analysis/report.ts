@@ -3,17 +3,19 @@
  * (line numbers PyTorch writes as 2^64-1) are printed exactly, never rounded.
  */
 import type { LineNumber } from '../snapshot/model';
+import type { CellPlaces, PlacedLine } from '../paths/places';
+import { placeLine } from '../paths/places';
 import type { Analysis } from './analyze';
 import type { PeakBucket } from './peakBreakdown';
 import type { LineFigures } from './lines';
 import type { FigureRegistry, FigureValues } from './lineFigures';
 import { LINE_FIGURES, figureValues } from './lineFigures';
 
-/** One row of the JSON: the line and every figure of the registry (lineFigures.ts), in its order. */
-export type LineReport = { file: string; line: LineNumber } & FigureValues;
+/** One row of the JSON: the line (a notebook cell's: `placeLine`) and every figure of the registry (lineFigures.ts), in its order. */
+export type LineReport = PlacedLine<LineNumber> & FigureValues;
 
-function lineReport(l: LineFigures, figures: FigureRegistry): LineReport {
-  return { file: l.file, line: l.line, ...figureValues(l, figures) };
+function lineReport(l: LineFigures, figures: FigureRegistry, places: CellPlaces | undefined): LineReport {
+  return { ...placeLine(l.file, l.line, places), ...figureValues(l, figures) };
 }
 
 export interface DeviceReport {
@@ -37,8 +39,11 @@ export interface AnalysisReport {
   devices: DeviceReport[];
 }
 
-/** `figures`: the per-line figures the line objects hold (the registry's; tests plant more). */
-export function toReport(analysis: Analysis, onlyDevice?: number, figures: FigureRegistry = LINE_FIGURES): AnalysisReport {
+/**
+ * `figures`: the per-line figures the line objects hold (the registry's; tests plant more); `places`: the notebook
+ * cells of recorded cell files (`vram-lens analyze --notebook`).
+ */
+export function toReport(analysis: Analysis, onlyDevice?: number, figures: FigureRegistry = LINE_FIGURES, places?: CellPlaces): AnalysisReport {
   const devices = analysis.devices
     .filter((d) => onlyDevice === undefined || d.device === onlyDevice)
     .map(
@@ -53,7 +58,7 @@ export function toReport(analysis: Analysis, onlyDevice?: number, figures: Figur
         peakReservedBytes: d.peakReservedBytes,
         finalReservedBytes: d.finalReservedBytes,
         oomCount: d.ooms.length,
-        lines: d.lines.map((l) => lineReport(l, figures)),
+        lines: d.lines.map((l) => lineReport(l, figures, places)),
         peakBreakdown: d.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
       }),
     );

@@ -8,6 +8,8 @@ import type { FigureRegistry, FigureValues, LineFigureKey } from '../analysis/li
 import { LINE_FIGURES, LINE_RANKING, figureValues, zeroFigures } from '../analysis/lineFigures';
 import type { LineNumber } from '../snapshot/model';
 import { matchFiles } from './fileMatch';
+import type { CellPlaces } from '../paths/places';
+import { placeOf } from '../paths/places';
 import type { LineTextProvider, MatchKind } from './lineMatch';
 import { matchLines } from './lineMatch';
 
@@ -27,6 +29,8 @@ export interface ComparisonSide {
   readonly lines: readonly LineFigures[];
   /** Source text of a line as it was for this run (moved lines are matched by it). */
   readonly lineText?: LineTextProvider;
+  /** The notebook cells of this run's recorded cell files: a cell is the same cell in both runs, whatever name it ran under. */
+  readonly places?: CellPlaces;
 }
 
 /** The per-line figures that are compared: every figure of the registry, so none is silently left out. */
@@ -90,6 +94,43 @@ export function compareByChange(x: LineDelta, y: LineDelta): number {
   return (x.file < y.file ? -1 : x.file > y.file ? 1 : 0) || Number(x.line) - Number(y.line);
 }
 
+/**
+ * Baseline file -> current file: the code of one notebook cell in both runs (each run names it by its
+ * own kernel and text), then the rest by path (`matchFiles`).
+ */
+function pairFiles(baseline: ComparisonSide, b: readonly string[], current: ComparisonSide, c: readonly string[]): Map<string, string> {
+  const cellKey = (file: string, places: CellPlaces | undefined) => {
+    const place = placeOf(file, places);
+    return place ? `${place.notebook}\u0000${place.cell}` : undefined;
+  };
+  const currentByCell = new Map<string, string[]>();
+  for (const file of c) {
+    const key = cellKey(file, current.places);
+    if (key !== undefined) currentByCell.set(key, [...(currentByCell.get(key) ?? []), file]);
+  }
+  const paired = new Map<string, string>();
+  const restB: string[] = [];
+  const taken = new Set<string>();
+  const baselineByCell = new Map<string, string[]>();
+  for (const file of b) {
+    const key = cellKey(file, baseline.places);
+    if (key === undefined) restB.push(file);
+    else baselineByCell.set(key, [...(baselineByCell.get(key) ?? []), file]);
+  }
+  for (const [key, files] of baselineByCell) {
+    const counterparts = currentByCell.get(key) ?? [];
+    // One name per cell on each side pairs; a cell that ran under several names is paired by name below.
+    if (files.length === 1 && counterparts.length === 1) {
+      paired.set(files[0], counterparts[0]);
+      taken.add(counterparts[0]);
+    } else {
+      restB.push(...files);
+    }
+  }
+  for (const [x, y] of matchFiles(restB, c.filter((f) => !taken.has(f)))) paired.set(x, y);
+  return paired;
+}
+
 /** `figures`: the per-line figures compared (the registry's; tests plant more). */
 export function compareRuns(baseline: ComparisonSide, current: ComparisonSide, figures: FigureRegistry = LINE_FIGURES): Comparison {
   const figuresOf = (l: LineFigures) => figureValues(l, figures);
@@ -97,7 +138,7 @@ export function compareRuns(baseline: ComparisonSide, current: ComparisonSide, f
   const zero = zeroFigures(figures);
   const baselineFiles = groupByFile(baseline.lines);
   const currentFiles = groupByFile(current.lines);
-  const files = matchFiles(baselineFiles.keys(), currentFiles.keys());
+  const files = pairFiles(baseline, [...baselineFiles.keys()], current, [...currentFiles.keys()]);
   const deltas: LineDelta[] = [];
   const pairedCurrentFiles = new Set(files.values());
 

@@ -7,7 +7,9 @@ import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { DeviceSummary } from '../analysis/summary';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot, SnapshotLayout } from '../snapshot/model';
+import type { CellPlaces } from '../paths/places';
 import { TimelineQueries } from '../timeline/queries';
+import { AllocatorStudy } from './allocatorStudy';
 
 /** A source file's text for the advisor, at a revision the caller counts; `text: null` forgets the file. */
 export interface SourceUpdate {
@@ -34,8 +36,12 @@ export class SnapshotSession {
   private readonly findings = new Map<number | 'all', Finding[]>();
   /** The program's source files, as sent by the caller (file as recorded -> text and revision). */
   private readonly sources = new Map<string, { readonly revision: number; readonly text: string }>();
+  /** The notebook cells of recorded cell files, as sent by the caller (messages name their lines). */
+  private places: CellPlaces = {};
   /** The memory timeline's layouts and queries (built per device on first use). */
   readonly timeline: TimelineQueries;
+  /** The allocator replay of each device (built on first use; independent of the frame filter). */
+  private readonly allocators = new Map<number, AllocatorStudy>();
   constructor(
     readonly snapshot: Snapshot,
     readonly byteLength: number,
@@ -61,10 +67,23 @@ export class SnapshotSession {
     if (found === undefined) {
       if (device !== undefined) this.device(device);
       const sources = this.sources;
-      found = advise(this.current, { device, fileText: (file) => sources.get(file)?.text });
+      const lineIndex = this.current.lineIndex;
+      found = advise(this.current, {
+        device,
+        fileText: (file) => sources.get(file)?.text,
+        places: this.places,
+        allocator: (d) => this.allocator(d).basis(lineIndex),
+      });
       this.findings.set(key, found);
     }
     return found;
+  }
+
+  /** The notebook cells of recorded cell files (the findings are worked out again when they differ). */
+  setPlaces(places: CellPlaces): void {
+    if (JSON.stringify(places) === JSON.stringify(this.places)) return;
+    this.places = places;
+    this.findings.clear();
   }
 
   /**
@@ -98,6 +117,17 @@ export class SnapshotSession {
       externalAnnotations: this.snapshot.externalAnnotations.length,
       hasTimes: this.snapshot.traces.some((t) => t.length > 0 && !Number.isNaN(t.timeUs[0])),
     };
+  }
+
+  /** The caching-allocator replay of a device (its self-check, series, segment maps and predictions). */
+  allocator(device: number): AllocatorStudy {
+    this.device(device);
+    let study = this.allocators.get(device);
+    if (!study) {
+      study = new AllocatorStudy(this.snapshot, device, { series: true });
+      this.allocators.set(device, study);
+    }
+    return study;
   }
 
   device(device: number) {

@@ -10,6 +10,7 @@
  */
 import type { PeakBucket, PeakBucketKind } from '../analysis/peakBreakdown';
 import type { MeasuredLine } from './measuredLine';
+import type { CellPlaces } from '../paths/places';
 
 export type AxisKind = 'event' | 'time';
 
@@ -163,6 +164,8 @@ export interface TimelineOverview {
    * snapshot of one device whose trace has times to place the samples by.
    */
   readonly measured?: MeasuredLine;
+  /** The notebook cells of recorded cell files, added by the host (the page names their lines by cell). */
+  readonly places?: CellPlaces;
 }
 
 export interface StackFrameView {

@@ -30,7 +30,8 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files, s
     try {
       // The texts the advisor reads: captured once, sent to the snapshot's worker once (LoadedSnapshot).
       const texts = await sources.texts(snapshot.id);
-      const findings = await snapshot.findings(() => sources.texts(snapshot.id));
+      // The notebook cells of its recorded cell files: the findings name their lines by cell.
+      const findings = await snapshot.findings(() => sources.texts(snapshot.id), await sources.cellPlaces(snapshot.id));
       const elsewhere = await diagnostics.show(findings, texts, () => mine === generation);
       if (mine !== generation) return;
       log.info(`Advisor: ${findings.length} finding(s) for ${snapshot.label}, ${elsewhere.length} of them on the snapshot's summary (no line in this workspace)`);

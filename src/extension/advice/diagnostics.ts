@@ -7,6 +7,10 @@
  * The diagnostics follow edits (`FollowedDocument`): they move with inserted lines, leave the line
  * when the quick fix was applied (or the same written by hand), and are marked stale, without a quick
  * fix, when a line they are about was edited otherwise.
+ *
+ * A notebook cell's findings go on the cell's document while its notebook is open (on the summary
+ * while it is not): they are followed in the lines as recorded (the cell's lines from its first line
+ * with text: `offset` blank lines above are not counted) and shown on the cell's own lines.
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../../engine/advice/finding';
@@ -20,6 +24,14 @@ import { FollowedDocument } from './followedFindings';
 
 export const DIAGNOSTIC_SOURCE = 'VRAM Lens';
 
+/**
+ * The key of a document's findings: its path (a remote authority or encoded characters may spell the same
+ * file's URI otherwise), and for a notebook cell also its fragment (every cell of a notebook has its path).
+ */
+export function documentPathKey(uri: vscode.Uri): string {
+  return uri.scheme === 'vscode-notebook-cell' ? `${uri.path}#${uri.fragment}` : uri.path;
+}
+
 /** How long after the last keystroke the findings of an edited document are placed again. */
 const EDIT_DELAY_MS = 250;
 
@@ -32,7 +44,7 @@ export class FindingIndex {
    * of the same file's URI than the resolver's (a remote authority, encoded characters).
    */
   static key(uri: vscode.Uri, line: number, rule: string): string {
-    return `${uri.path}#${line}#${rule}`;
+    return `${documentPathKey(uri)}#${line}#${rule}`;
   }
 
   set(uri: vscode.Uri, line: number, finding: Finding): void {
@@ -45,7 +57,7 @@ export class FindingIndex {
 
   /** Forgets the findings of one document. */
   deleteDocument(uri: vscode.Uri): void {
-    const prefix = `${uri.path}#`;
+    const prefix = `${documentPathKey(uri)}#`;
     for (const key of [...this.byKey.keys()]) if (key.startsWith(prefix)) this.byKey.delete(key);
   }
 
@@ -72,14 +84,20 @@ function lineRange(line: number): vscode.Range {
 /** The words a stale finding starts with. */
 export const STALE_PREFIX = 'Stale: this code changed after the snapshot was recorded, so the figures describe the recorded code (record again to re-check).';
 
-interface Followed {
+/** Where a recorded file's lines are: a document, and how many of its lines come before recorded line 1. */
+interface LocalDocument {
   readonly uri: vscode.Uri;
+  /** A notebook cell's blank lines above its first line with text (IPython drops them); 0 for a file. */
+  readonly offset: number;
+}
+
+interface Followed extends LocalDocument {
   followed: FollowedDocument;
   readonly make: () => FollowedDocument;
   /** The text the findings were made for, used while the document is not open. */
   readonly baseline: readonly string[];
   /** Local files of related lines, by recorded path. */
-  readonly related: ReadonlyMap<string, vscode.Uri>;
+  readonly related: ReadonlyMap<string, LocalDocument>;
   /** One of those other files was edited since the findings were shown. */
   othersEdited: boolean;
 }
@@ -116,50 +134,65 @@ export class AdviceDiagnostics extends DisposableOwner {
    * paths are resolved: false when newer findings came meanwhile (nothing is shown then).
    */
   async show(findings: readonly Finding[], texts: SourceFiles, current: () => boolean): Promise<Finding[]> {
-    const byFile = new Map<string, { uri: vscode.Uri; file: string; findings: Finding[] }>();
+    const byFile = new Map<string, { uri: vscode.Uri; offset: number; file: string; findings: Finding[] }>();
     const elsewhere: Finding[] = [];
-    const related = new Map<string, vscode.Uri>();
+    const related = new Map<string, LocalDocument>();
     for (const f of findings) {
-      const local = f.file !== undefined && f.line !== undefined ? await this.files.localUri(f.file) : undefined;
+      const local = f.file !== undefined && f.line !== undefined ? await this.documentOf(f.file) : undefined;
       if (!local || f.file === undefined) {
         elsewhere.push(f);
         continue;
       }
-      const entry = byFile.get(local.path) ?? { uri: local, file: f.file, findings: [] };
+      const key = documentPathKey(local.uri);
+      const entry = byFile.get(key) ?? { ...local, file: f.file, findings: [] };
       entry.findings.push(f);
-      byFile.set(local.path, entry);
+      byFile.set(key, entry);
       for (const r of f.related ?? []) {
         if (related.has(r.file)) continue;
-        const at = await this.files.localUri(r.file);
+        const at = await this.documentOf(r.file);
         if (at) related.set(r.file, at);
       }
     }
     if (!current()) return elsewhere;
     const before = new Map(this.documents);
     this.clear();
-    for (const { uri, file, findings: mine } of byFile.values()) {
+    for (const { uri, offset, file, findings: mine } of byFile.values()) {
+      const key = documentPathKey(uri);
       // The same findings shown again (a refresh): they keep following the edits made since.
-      const kept = before.get(uri.path);
+      const kept = before.get(key);
       if (kept && kept.followed.findings.length === mine.length && kept.followed.findings.every((f, i) => f === mine[i])) {
-        this.documents.set(uri.path, { ...kept, related: new Map(related) });
-        this.publish(uri.path);
+        this.documents.set(key, { ...kept, related: new Map(related) });
+        this.publish(key);
         continue;
       }
-      const open = vscode.workspace.textDocuments.find((d) => d.uri.path === uri.path);
+      const open = openDocument(uri);
       const captured = texts.get(file);
-      const baseline = open ? open.getText().split(/\r?\n/) : (captured?.text.split(/\r?\n/) ?? []);
+      const baseline = open ? open.getText().split(/\r?\n/).slice(offset) : (captured?.text.split(/\r?\n/) ?? []);
       const expected = (line: number) => (captured ? captured.line(line) : baseline[line - 1]);
       const make = () => new FollowedDocument(mine, expected);
-      this.documents.set(uri.path, { uri, followed: make(), make, baseline, related: new Map(related), othersEdited: false });
-      this.publish(uri.path);
+      this.documents.set(key, { uri, offset, followed: make(), make, baseline, related: new Map(related), othersEdited: false });
+      this.publish(key);
     }
     this.log.trace(`Advisor: diagnostics at ${this.index.keys().join(', ')}`);
     return elsewhere;
   }
 
+  /**
+   * Where a recorded file's lines are: its local file, or its notebook cell's document (undefined for a cell
+   * of a notebook that is not open: its findings are on the summary until it is).
+   */
+  private async documentOf(file: string): Promise<LocalDocument | undefined> {
+    const at = await this.files.localLine(file, 1);
+    if (!at || (at.cell && !at.cell.cell)) return undefined;
+    return { uri: at.uri, offset: at.line - 1 };
+  }
+
+  /** The document's text in the lines as recorded (a cell's blank lines above its code left out). */
   private textOf(entry: Followed): CurrentText {
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.path === entry.uri.path);
-    if (open) return { lineCount: open.lineCount, lineAt: (l) => open.lineAt(l).text, getText: () => open.getText() };
+    const open = openDocument(entry.uri);
+    const k = entry.offset;
+    if (open && k === 0) return { lineCount: open.lineCount, lineAt: (l) => open.lineAt(l).text, getText: () => open.getText() };
+    if (open) return { lineCount: Math.max(0, open.lineCount - k), lineAt: (l) => open.lineAt(l + k).text, getText: () => open.getText().split(/\r?\n/).slice(k).join('\n') };
     const lines = entry.baseline;
     return { lineCount: lines.length, lineAt: (l) => lines[l] ?? '', getText: () => lines.join('\n') };
   }
@@ -172,8 +205,8 @@ export class AdviceDiagnostics extends DisposableOwner {
     const diagnostics: vscode.Diagnostic[] = [];
     const otherFile = (file: string) => {
       const at = entry.related.get(file);
-      const open = at && vscode.workspace.textDocuments.find((d) => d.uri.path === at.path);
-      return open ? PythonSource.parse(open.getText().replace(/\r\n/g, '\n')) : undefined;
+      const open = at && openDocument(at.uri);
+      return open ? PythonSource.parse(open.getText().replace(/\r\n/g, '\n').split('\n').slice(at.offset).join('\n')) : undefined;
     };
     for (const p of entry.followed.place(this.textOf(entry), { otherFile, othersEdited: entry.othersEdited })) {
       const d = this.diagnostic(p, entry);
@@ -190,32 +223,35 @@ export class AdviceDiagnostics extends DisposableOwner {
     const f = p.finding;
     const stale = p.state === 'stale';
     const text = `${f.title}. ${f.message}`;
-    const d = new vscode.Diagnostic(lineRange(p.line), stale ? `${STALE_PREFIX} ${text}` : text, stale ? vscode.DiagnosticSeverity.Information : severityOf(f));
+    const d = new vscode.Diagnostic(lineRange(p.line + entry.offset), stale ? `${STALE_PREFIX} ${text}` : text, stale ? vscode.DiagnosticSeverity.Information : severityOf(f));
     d.source = DIAGNOSTIC_SOURCE;
     d.code = f.rule;
     const related: vscode.DiagnosticRelatedInformation[] = [];
     for (const r of f.related ?? []) {
       const at = entry.related.get(r.file);
-      if (at) related.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(at, lineRange(r.line - 1)), r.message));
+      if (at) related.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(at.uri, lineRange(r.line - 1 + at.offset)), r.message));
     }
     if (related.length > 0) d.relatedInformation = related;
     // A stale finding offers no quick fix: it was made for other code.
-    if (!stale) this.index.set(entry.uri, p.line + 1, f);
+    if (!stale) this.index.set(entry.uri, p.line + entry.offset + 1, f);
     return d;
   }
 
   private onEdit(event: vscode.TextDocumentChangeEvent): void {
-    const key = event.document.uri.path;
+    const key = documentPathKey(event.document.uri);
     if (event.contentChanges.length === 0) return;
     // Findings whose related lines are in this file (a leak's accumulation): placed again too.
     for (const [other, entry] of this.documents) {
-      if (other === key || ![...entry.related.values()].some((u) => u.path === key)) continue;
+      if (other === key || ![...entry.related.values()].some((u) => documentPathKey(u.uri) === key)) continue;
       entry.othersEdited = true;
       this.schedule(other);
     }
     const entry = this.documents.get(key);
     if (!entry) return;
-    for (const edit of lineEditsOf(event)) entry.followed.apply(edit);
+    // In the lines as recorded: a cell's blank lines above its code are not counted.
+    for (const edit of lineEditsOf(event)) {
+      entry.followed.apply(entry.offset === 0 ? edit : { ...edit, startLine: Math.max(0, edit.startLine - entry.offset), endLine: Math.max(0, edit.endLine - entry.offset) });
+    }
     this.schedule(key);
   }
 
@@ -234,9 +270,16 @@ export class AdviceDiagnostics extends DisposableOwner {
 
   private onClose(document: vscode.TextDocument): void {
     // Closed without saving: the edits the findings followed are gone with it.
-    const entry = this.documents.get(document.uri.path);
+    const key = documentPathKey(document.uri);
+    const entry = this.documents.get(key);
     if (!entry || !document.isDirty) return;
     entry.followed = entry.make();
-    this.publish(document.uri.path);
+    this.publish(key);
   }
+}
+
+/** The open document `uri` names (the same path, and for a notebook cell the same cell). */
+function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  const key = documentPathKey(uri);
+  return vscode.workspace.textDocuments.find((d) => documentPathKey(d.uri) === key);
 }

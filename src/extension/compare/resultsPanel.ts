@@ -23,6 +23,7 @@ import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
 import { errorMessage } from '../../engine/base/errors';
 import { openLineOfPage } from '../paths/openRecordedLine';
+import { lineLabel, placeOf } from '../../engine/paths/places';
 
 const VIEW_TYPE = 'vramLens.compareResults';
 const PAGE: PageContent = {
@@ -129,7 +130,7 @@ export class ResultsPanel extends DisposableOwner {
     const rows = changed.slice(0, MAX_ROWS).map((l): RowView => {
       const r = lineDeltaReport(l);
       return {
-        place: `${shortPlace(l.file)}:${String(l.line)}`,
+        place: placeOf(l.file, active.places) ? lineLabel(l.file, l.line, active.places) : `${shortPlace(l.file)}:${String(l.line)}`,
         file: l.file,
         match: r.match,
         baselineLine: l.baseline ? String(l.baseline.line) : null,

@@ -11,7 +11,10 @@ import type { LineTextProvider } from '../../engine/paths/sourceText';
 import type { LoadedSnapshot, SourceFiles, SourceReading } from '../loadedSnapshot';
 import type { SnapshotStore } from '../snapshotStore';
 import type { PathResolver } from '../paths/pathResolver';
+import { cellPlacesOf } from '../paths/pathResolver';
+import type { CellPlaces } from '../../engine/paths/places';
 import { errorMessage } from '../../engine/base/errors';
+import { cellLines } from '../../engine/notebook/cellLines';
 import { DisposableOwner } from '../disposables';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -40,6 +43,15 @@ export class SourceTexts extends DisposableOwner {
   texts(snapshotId: string): Promise<SourceFiles> {
     const snapshot = this.store.get(snapshotId);
     return snapshot ? this.capture(snapshot) : Promise.resolve(new Map());
+  }
+
+  /**
+   * The notebook cells of the snapshot's recorded cell files whose texts are held (the advisor names their
+   * lines by cell: the Problems panel and the summary ask with the same cells, and share the findings).
+   */
+  async cellPlaces(snapshotId: string): Promise<CellPlaces> {
+    const texts = await this.texts(snapshotId);
+    return cellPlacesOf(await this.files.resolve([...texts.keys()]));
   }
 
   /** Captures the texts of every snapshot just loaded (the snapshot keeps them once; closing it drops them). */
@@ -75,7 +87,9 @@ export class SourceTexts extends DisposableOwner {
     }
     if (files.size === 0) return texts;
     // One resolution for all the files (a workspace search per batch of names), not one per file.
-    const { local } = await this.files.resolve([...files]);
+    const { local, cells } = await this.files.resolve([...files]);
+    // A notebook cell's code as it ran, numbered as recorded (from its first non-blank line).
+    for (const [file, cell] of cells) texts.set(file, cellLines(cell.target.ranSource).slice(cell.target.lineOffset).join('\n'));
     for (const [file, localPath] of local) {
       const uri = vscode.Uri.file(localPath);
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());

@@ -24,7 +24,13 @@ export interface EditorApi {
   openSnapshot(target?: vscode.Uri | string): Promise<LoadedSnapshot | undefined>;
 }
 
-const PYTHON: vscode.DocumentSelector = [{ language: 'python' }, { pattern: '**/*.py' }];
+/** Python files, and the code cells of Jupyter notebooks (their documents are `vscode-notebook-cell:` URIs). */
+const PYTHON: vscode.DocumentSelector = [
+  { language: 'python' },
+  { pattern: '**/*.py' },
+  { scheme: 'vscode-notebook-cell', language: 'python' },
+  { notebookType: 'jupyter-notebook', language: 'python' },
+];
 
 export function registerEditor(services: Services): EditorApi {
   const { context, store, log, compareMode, resolver } = services;

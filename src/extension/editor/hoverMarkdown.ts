@@ -11,7 +11,8 @@ import type { LineFigures } from '../../engine/analysis/lines';
 import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
 import type { RelocationKind } from '../../engine/annotate/relocation';
 import { formatBytes, formatPercent } from '../../engine/text/format';
-import { baseName } from '../../engine/paths/recordedPath';
+import type { CellPlaces } from '../../engine/paths/places';
+import { cellLine, lineLabel, placeOf } from '../../engine/paths/places';
 import { Commands } from '../commandIds';
 import { peakBreakdownLines } from './peakBreakdownText';
 
@@ -53,6 +54,8 @@ export interface HoverInput {
   readonly isPeakLine?: boolean;
   /** Recorded files that map to a local file (their frames become links). */
   readonly isMapped: (recordedFile: string) => boolean;
+  /** The notebook cells of recorded cell files: their lines are named by cell. */
+  readonly places?: CellPlaces;
   /** The figures the table shows (the registry's; tests plant one more). */
   readonly figureRegistry?: FigureRegistry;
 }
@@ -68,8 +71,8 @@ export function commandUri(command: string, args: unknown): string {
   return `command:${command}?${encodeURIComponent(JSON.stringify([args]))}`;
 }
 
-function frameLink(name: string, file: string, line: string, mapped: boolean): string {
-  const label = `${escapeMarkdown(name)} ${escapeMarkdown(baseName(file))}:${line}`;
+function frameLink(name: string, file: string, line: string, mapped: boolean, places: CellPlaces | undefined): string {
+  const label = `${escapeMarkdown(name)} ${escapeMarkdown(lineLabel(file, line, places))}`;
   if (!mapped) return label;
   const args: OpenFrameArgs = { file, line };
   return `[${label}](${commandUri(Commands.openFrame, args)} "${escapeMarkdown(file)}:${line}")`;
@@ -124,16 +127,24 @@ function sizesList(sizes: readonly number[], total: number): string {
 }
 
 export function hoverMarkdown(input: HoverInput): string {
-  const { figures: f, detail, peakBytes } = input;
+  const { figures: f, detail, peakBytes, places } = input;
   const line = String(f.line);
+  const cell = placeOf(f.file, places);
   const out: string[] = [];
   out.push(
-    `**VRAM Lens** · ${escapeMarkdown(baseName(f.file))}:${line} · device ${input.device} · ${escapeMarkdown(input.snapshotLabel)}` +
+    `**VRAM Lens** · ${escapeMarkdown(lineLabel(f.file, f.line, places))} · device ${input.device} · ${escapeMarkdown(input.snapshotLabel)}` +
       (input.stale ? ' · *this line changed since the snapshot*' : ''),
   );
   out.push('');
   out.push(...figureRows(f, peakBytes, input.figureRegistry ?? LINE_FIGURES));
-  if (input.relocation && input.relocation.kind !== 'inside') {
+  if (cell && input.relocation && input.relocation.kind !== 'inside') {
+    out.push('');
+    out.push(
+      input.relocation.kind === 'relocated'
+        ? `*The cell changed since it ran: the code of its line ${cellLine(cell, f.line)} is now on line ${input.relocation.shownLine + 1}, where these figures are shown.*`
+        : `*The cell changed since it ran: its line ${cellLine(cell, f.line)} no longer reads as it did.*`,
+    );
+  } else if (input.relocation && input.relocation.kind !== 'inside') {
     out.push('');
     const fn = `\`${escapeMarkdown(input.relocation.functionName)}\``;
     out.push(
@@ -187,7 +198,7 @@ export function hoverMarkdown(input: HoverInput): string {
             break;
           }
           flush();
-          parts.push(frameLink(frame.name, frame.filename, String(frame.line), input.isMapped(frame.filename)));
+          parts.push(frameLink(frame.name, frame.filename, String(frame.line), input.isMapped(frame.filename), places));
           users++;
         }
         flush();

@@ -13,6 +13,7 @@ import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
 import type { PathResolver } from '../paths/pathResolver';
+import { cellPlacesOf } from '../paths/pathResolver';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToSummary, SummaryAdvice, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
 import type { Finding } from '../../engine/advice/finding';
@@ -48,6 +49,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
   for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);
   if (findings !== undefined && findings !== 'off') for (const f of findings) if (f.file !== undefined) recorded.add(f.file);
   const resolved = await deps.resolver.resolve([...recorded]);
+  const mapped = (file: string) => resolved.local.has(file) || resolved.cells.has(file);
   const advice: SummaryAdvice =
     findings === 'off'
       ? { state: 'off' }
@@ -61,13 +63,13 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
               severity: f.severity,
               title: f.title,
               message: f.message,
-              ...(f.file !== undefined && f.line !== undefined ? { at: { file: f.file, line: String(f.line), mapped: resolved.local.has(f.file) } } : {}),
+              ...(f.file !== undefined && f.line !== undefined ? { at: { file: f.file, line: String(f.line), mapped: mapped(f.file) } } : {}),
             })),
           };
   const line = (l: LineFigures): SummaryLine => ({
     file: l.file,
     line: String(l.line),
-    mapped: resolved.local.has(l.file),
+    mapped: mapped(l.file),
     figures: figureValues(l),
   });
   return {
@@ -84,7 +86,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
       allocations: d.allocations,
       peakBytes: d.peakBytes,
       peakEventIndex: d.peakEventIndex,
-      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: resolved.local.has(d.peakLine.file) },
+      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: mapped(d.peakLine.file) },
       peakReservedBytes: d.peakReservedBytes,
       finalReservedBytes: d.finalReservedBytes,
       initialActiveBytes: d.initialActiveBytes,
@@ -96,6 +98,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
     })),
     unmappedFiles: resolved.unmapped,
     advice,
+    places: cellPlacesOf(resolved),
   };
 }
 
@@ -175,7 +178,7 @@ class SummaryView extends DisposableOwner {
         return;
       }
       // The figures at once; the advisor's findings when they are worked out (cached by the snapshot).
-      const asked = snapshot.findings(() => this.deps.sources.texts(snapshot.id));
+      const asked = this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places));
       const ready = await Promise.race([asked, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50))]);
       if (ready === undefined) await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, undefined) });
       const findings = await asked.catch((e: unknown) => {

@@ -19,6 +19,7 @@ import { snapshotChoice } from './rows';
 import type { TimelineBackend } from './timelineRequests';
 import { answerTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
 import { openLineOfPage } from '../paths/openRecordedLine';
+import { cellPlacesOf } from '../paths/pathResolver';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 
@@ -40,6 +41,12 @@ export class TimelineView extends DisposableOwner implements vscode.WebviewViewP
         return snapshot ? (method, params) => snapshot.call(method, params) : undefined;
       },
       adviceEnabled: () => setting('advice.enabled', true),
+      places: async (snapshotId, device) => {
+        const snapshot = services.store.get(snapshotId);
+        if (!snapshot) return {};
+        const files = [...new Set((await snapshot.lines(device)).map((l) => l.file))];
+        return cellPlacesOf(await services.resolver.resolve(files));
+      },
     };
   }
 

@@ -3,6 +3,7 @@ snapshot when it ends (the ``VRAM Lens: Profile VRAM`` command starts it; usable
 
     python src/python/vram_lens --snapshot out.pickle [options] --script train.py -- --epochs 1
     python src/python/vram_lens --snapshot out.pickle [options] --module pkg.train -- --epochs 1
+    python src/python/vram_lens --snapshot out.pickle [options] --notebook train.ipynb
 
 The program runs as ``__main__`` with its own ``sys.argv``, ``sys.path[0]`` and working directory. Nothing of
 ours imports torch or touches CUDA before the program does: recording starts inside the program's first CUDA
@@ -38,6 +39,11 @@ Modules (importing one never imports torch):
 - ``options``: the command line. ``session``: the recording state, torch's arrival and CUDA's initialisation.
   ``run``: run and exit (``main``). ``frames``: which frames are ours (the program's traceback never shows them,
   and the analysis counts them as library code: ``PROFILER_LIBRARY_PATHS`` in src/engine/analysis/frameFilter.ts).
+- ``notebookrun``: ``--notebook PATH``: a notebook's code cells run top to bottom in an IPython shell, named as
+  ipykernel names them (``cellnames``: the file name ipykernel gives a cell's code, MurmurHash2 of its text).
+- ``notebook``: the kernel extension for the user's own Jupyter kernel (``%load_ext vram_lens.notebook``):
+  ``%%vram`` records a cell, ``%vram start`` / ``%vram stop`` a span of cells; it reuses ``recording``,
+  ``snapshot`` and ``importhook``.
 - ``__main__``: the entry the runner starts.
 
 Checked by ``mypy --strict`` and ``flake8`` in ``npm test`` (scripts/check-python.mjs, setup.cfg).

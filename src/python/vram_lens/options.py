@@ -1,4 +1,5 @@
-"""The bootstrap's command line: its options up to ``--script``/``--module``, then the program's arguments."""
+"""The bootstrap's command line: its options up to ``--script``/``--module``/``--notebook``, then the program's
+arguments."""
 from __future__ import annotations
 
 import os
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 USAGE = (
     "usage: python src/python/vram_lens --snapshot PATH [--channel ADDRESS] [--cancel-file PATH]\n"
     "       [--max-entries N] [--stacks python|all] [--interval SECONDS] [--per-rank] [--backward-lines on|off]\n"
-    "       (--script PATH | --module NAME) [-- ARGS...]\n"
+    "       (--script PATH | --module NAME | --notebook PATH) [-- ARGS...]\n"
 )
 
 
@@ -33,6 +34,7 @@ class Options:
         self.backward_lines = True
         self.script: str | None = None
         self.module: str | None = None
+        self.notebook: str | None = None  # an .ipynb: its code cells run in an IPython shell (notebookrun.py)
         self.args: tuple[str, ...] = ()  # the program's own arguments
 
 
@@ -44,7 +46,7 @@ def usage(message: str) -> NoReturn:
 
 _VALUED = {
     "--snapshot", "--channel", "--cancel-file", "--max-entries", "--stacks", "--interval", "--backward-lines",
-    "--script", "--module",
+    "--script", "--module", "--notebook",
 }
 
 _STACKS: dict[str, Stacks] = {"python": "python", "all": "all"}
@@ -95,6 +97,8 @@ def parse(argv: list[str]) -> Options:
         else:
             if flag == "--script":
                 o.script = value
+            elif flag == "--notebook":
+                o.notebook = value
             else:
                 o.module = value
             rest = argv[i:]
@@ -103,6 +107,6 @@ def parse(argv: list[str]) -> Options:
     if snapshot is None:
         usage("--snapshot is required")
     o.snapshot = snapshot
-    if o.script is None and o.module is None:
-        usage("--script or --module is required")
+    if o.script is None and o.module is None and o.notebook is None:
+        usage("--script, --module or --notebook is required")
     return o

@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # the names below exist for the type checker only (typing.Lit
     RecordType = Literal["hello", "progress", "error", "notice", "oom", "cancelling", "dumping", "dumped", "dump-failed", "end"]
     # Why nothing was recorded (the `code` of an `error` record).
     Problem = Literal[
-        "no-torch", "torch-import-failed", "no-cuda-build", "no-gpu", "no-recording-api", "recording-unsupported", "cuda-unused"
+        "no-torch", "torch-import-failed", "no-cuda-build", "no-gpu", "no-recording-api", "recording-unsupported", "cuda-unused",
+        "no-ipython",
     ]
     # How the program ended (the `outcome` of the `end` record).
     Outcome = Literal["completed", "exit", "exception", "oom", "cancelled"]

@@ -9,7 +9,10 @@ can use it. It never imports torch and never initialises CUDA: it inspects the t
   ``compile_context``).
 - ``start_recording(torch, form, max_entries, stacks)``: makes that call. Recording needs CUDA; call it from
   inside CUDA's initialisation (``torch.cuda._lazy_call``) or after it, never before the program chose its
-  devices and allocator settings.
+  devices and allocator settings. ``clear_history=True`` starts from an empty trace where this PyTorch can say
+  so (a recording that follows another in the same process: a notebook's next ``%%vram`` cell).
+- ``stop_recording(torch, form)``: turns recording off (the same function, ``enabled=None`` or ``False``), which
+  also drops the recorded trace: take the snapshot first.
 """
 from __future__ import annotations
 
@@ -50,7 +53,7 @@ def recording_form(torch: Torch) -> RecordingForm | None:
 
 
 def recording_arguments(
-    torch: Torch, form: RecordingForm, max_entries: int, stacks: Stacks
+    torch: Torch, form: RecordingForm, max_entries: int, stacks: Stacks, clear_history: bool = False
 ) -> tuple[tuple[object, ...], dict[str, object]]:
     """The arguments of the recording call, including the newest ones this PyTorch has that help."""
     if form == "2.0":
@@ -61,10 +64,20 @@ def recording_arguments(
         kwargs["global_record_annotations"] = True  # record_function ranges from every thread
     if "compile_context" in names:
         kwargs["compile_context"] = True  # torch.compile'd frames keep their model source
+    if clear_history and "clear_history" in names:
+        kwargs["clear_history"] = True  # an earlier recording's events are not this one's
     return (), kwargs
 
 
-def start_recording(torch: Torch, form: RecordingForm, max_entries: int, stacks: Stacks) -> None:
+def start_recording(torch: Torch, form: RecordingForm, max_entries: int, stacks: Stacks, clear_history: bool = False) -> None:
     """Starts recording memory history (raises what PyTorch raises, e.g. under the cudaMallocAsync allocator)."""
-    args, kwargs = recording_arguments(torch, form, max_entries, stacks)
+    args, kwargs = recording_arguments(torch, form, max_entries, stacks, clear_history)
     torch.cuda.memory._record_memory_history(*args, **kwargs)
+
+
+def stop_recording(torch: Torch, form: RecordingForm) -> None:
+    """Turns recording off (PyTorch drops the trace it kept: take the snapshot before)."""
+    if form == "2.0":
+        torch.cuda.memory._record_memory_history(False)
+    else:
+        torch.cuda.memory._record_memory_history(enabled=None)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from .channel import Channel
 from .frames import strip_bootstrap_frames
 from .importhook import watch_torch_import
+from .notebookrun import NoIPythonError, notebook_folder, run_notebook
 from .options import Options, parse
 from .protocol import EXIT_CANCELLED, EXIT_EXCEPTION, EXIT_OOM
 from .recording import Torch
@@ -96,7 +97,12 @@ def main(argv: list[str]) -> int:
 
 def _run_target(options: Options, held: list[object]) -> None:
     """Runs the program; its module globals go into `held` so module-level tensors are live at the end dump."""
-    if options.script is not None:
+    if options.notebook is not None:
+        notebook = os.path.abspath(options.notebook)
+        sys.argv = [notebook] + list(options.args)
+        sys.path[0] = notebook_folder(notebook)
+        run_notebook(notebook, held)
+    elif options.script is not None:
         script = os.path.abspath(options.script)
         sys.argv = [script] + list(options.args)
         sys.path[0] = os.path.dirname(script)
@@ -134,7 +140,10 @@ def _oom_in_chain(torch: Torch, exc: BaseException) -> BaseException | None:
 
 
 def _report_exception(exc: BaseException) -> None:
-    """The traceback as Python prints it for the program, without the bootstrap's and runpy's frames."""
+    """The traceback as Python prints it for the program, without the bootstrap's and runpy's frames (a notebook
+    cell's was shown by IPython already)."""
+    if getattr(exc, "vram_lens_shown", False):
+        return
     strip_bootstrap_frames(exc)
     tb = exc.__traceback__  # Python 3.11+ prints the exception's own traceback, not the one passed
     try:
@@ -165,6 +174,9 @@ def _finish(session: Session, outcome: Outcome, code: int, exception: str | None
 def _explain_unrecorded(session: Session, exception: str | None, message: str | None) -> None:
     """The program ended and recording never started: why (it never imported torch or never used CUDA)."""
     torch = session.torch
+    if exception == "NoIPythonError":  # a notebook, and no IPython to run its cells in: nothing ran
+        session.report_problem("no-ipython", message or "", NoIPythonError.advice, python=sys.executable)
+        return
     if torch is None:
         if exception == "ModuleNotFoundError" and "'torch'" in (message or ""):
             session.report_problem(

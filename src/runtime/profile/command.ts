@@ -74,7 +74,8 @@ export function buildProfileCommand(
     ...(recording.backwardLines === false ? ['--backward-lines', 'off'] : []),
     ...(distributed ? ['--per-rank'] : []),
   ];
-  const target = config.target.kind === 'script' ? ['--script', config.target.path] : ['--module', config.target.name];
+  const target =
+    config.target.kind === 'module' ? ['--module', config.target.name] : [config.target.kind === 'notebook' ? '--notebook' : '--script', config.target.path];
   const args = [
     ...prefix,
     ...(distributed ? torchrunArgs(nproc) : []),

@@ -1,6 +1,6 @@
 /** The pinned block's panel: size, line (or bucket), lifetime, the innermost frames with the user's own marked. */
 import { formatBytes } from '../../../src/engine/text/format';
-import { baseName } from '../../../src/engine/paths/recordedPath';
+import { lineLabel } from '../../../src/engine/paths/places';
 import type { BlockDetail, TimelineOverview } from '../../../src/engine/timeline/types';
 import { el } from '../../shared/dom';
 import { allocatorFramesSkipped, moreFrames } from './stackFrames';
@@ -8,7 +8,7 @@ import { lifetime, unattributedLabel } from './tooltipText';
 
 /** Fills the pinned-block panel. Frame rows carry `data-file`/`data-line` for opening them. */
 export function renderDetail(title: HTMLElement, body: HTMLElement, d: BlockDetail, overview: TimelineOverview): void {
-  title.textContent = `${formatBytes(d.size)} · ${d.line ? `${baseName(d.line.file)}:${d.line.line}` : unattributedLabel(d)}`;
+  title.textContent = `${formatBytes(d.size)} · ${d.line ? lineLabel(d.line.file, d.line.line, overview.places) : unattributedLabel(d)}`;
   title.title = d.line ? `${d.line.file}:${d.line.line}` : '';
   const rows: HTMLElement[] = [el('div', 'detail-life', lifetime(d, overview))];
   if (d.frames.length === 0) rows.push(el('div', 'muted', 'No stack was recorded for this block.'));
@@ -19,7 +19,7 @@ export function renderDetail(title: HTMLElement, body: HTMLElement, d: BlockDeta
     item.dataset.file = f.file;
     item.dataset.line = String(f.line);
     item.title = `${f.file}:${f.line}`;
-    item.append(el('span', 'frame-name', f.name), el('span', 'frame-where', `${baseName(f.file)}:${f.line}`));
+    item.append(el('span', 'frame-name', f.name), el('span', 'frame-where', lineLabel(f.file, f.line, overview.places)));
     list.append(item);
   }
   if (d.frames.length > 0) rows.push(list);

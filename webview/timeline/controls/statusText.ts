@@ -5,12 +5,12 @@
  */
 import { formatBytes, formatPercent } from '../../../src/engine/text/format';
 import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
-import { baseName } from '../../../src/engine/paths/recordedPath';
+import { lineLabel } from '../../../src/engine/paths/places';
 
 export function statusText(overview: TimelineOverview, w: TimelineWindow | undefined): string {
   const parts: string[] = [];
   const peak = overview.peak;
-  parts.push(`peak ${formatBytes(peak.bytes)}${peak.line ? ` at ${baseName(peak.line.file)}:${peak.line.line}` : ''}`);
+  parts.push(`peak ${formatBytes(peak.bytes)}${peak.line ? ` at ${lineLabel(peak.line.file, peak.line.line, overview.places)}` : ''}`);
   const ooms = overview.ooms.length;
   if (ooms > 0) parts.push(ooms === 1 ? '1 out-of-memory error' : `${ooms.toLocaleString('en-US')} out-of-memory errors`);
   if (w) {

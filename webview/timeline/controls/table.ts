@@ -3,7 +3,8 @@
  * figures, sortable by column, filtered by file, by text in the stack and by minimum size.
  */
 import { formatBytes } from '../../../src/engine/text/format';
-import { baseName } from '../../../src/engine/paths/recordedPath';
+import type { CellPlaces } from '../../../src/engine/paths/places';
+import { fileLabel, lineLabel, placeOf } from '../../../src/engine/paths/places';
 import { el } from '../../shared/dom';
 import type { TableFilter } from '../state/lineFilter';
 import { compareRows, rowPasses } from '../state/lineFilter';
@@ -20,6 +21,7 @@ const MAX_ROWS = 200;
 export class LinesTable {
   private rows: readonly LineRow[] = [];
   private shown: LineRow[] = [];
+  private places: CellPlaces | undefined;
 
   constructor(
     private readonly table: HTMLTableElement,
@@ -76,9 +78,13 @@ export class LinesTable {
     });
   }
 
-  /** Shows the rows that pass the state's filters (with the stack filter's lines), sorted, the selected line marked. */
-  render(rows: readonly LineRow[], state: ViewState, stackIds: ReadonlySet<number> | undefined): void {
+  /**
+   * Shows the rows that pass the state's filters (with the stack filter's lines), sorted, the selected line
+   * marked; `places`: the notebook cells of recorded cell files (their lines are named by cell).
+   */
+  render(rows: readonly LineRow[], state: ViewState, stackIds: ReadonlySet<number> | undefined, places?: CellPlaces): void {
     this.rows = rows;
+    this.places = places;
     const filter: TableFilter = { file: state.filterFile.trim(), stackIds, minBytes: state.minBytes };
     const { sortKey: key, sortDescending: descending, focusLine: selectedLine } = state;
     const all = rows.filter((r) => rowPasses(r, filter)).sort(compareRows(key, descending));
@@ -97,9 +103,14 @@ export class LinesTable {
       tr.dataset.line = String(row.id);
       tr.tabIndex = 0;
       if (row.id === selectedLine) tr.classList.add('selected');
-      tr.title = `${row.file}:${row.line}\n${row[FIGURE.allocations]} allocations, ${formatBytes(row[FIGURE.allocated])} in all; peak while allocating ${formatBytes(row[FIGURE.peakWhileAllocating])}`;
+      tr.title = `${placeOf(row.file, this.places) ? `${lineLabel(row.file, row.line, this.places)} (ran as ${row.file}:${row.line})` : `${row.file}:${row.line}`}\n${row[FIGURE.allocations]} allocations, ${formatBytes(row[FIGURE.allocated])} in all; peak while allocating ${formatBytes(row[FIGURE.peakWhileAllocating])}`;
       const name = el('td', 'col-line');
-      name.append(el('span', `swatch c${row.color}`), el('span', 'file', baseName(row.file)), el('span', 'lineno', `:${row.line}`));
+      const place = placeOf(row.file, this.places);
+      name.append(
+        el('span', `swatch c${row.color}`),
+        el('span', 'file', fileLabel(row.file, this.places)),
+        el('span', 'lineno', place ? `, line ${Number(row.line) + place.lineOffset}` : `:${row.line}`),
+      );
       const zoom = el('span', 'zoom codicon codicon-target');
       zoom.title = 'Show in the timeline';
       zoom.setAttribute('role', 'button');

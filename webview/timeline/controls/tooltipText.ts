@@ -9,7 +9,7 @@ import type { LineRow } from '../../../src/protocol/timeline';
 import { formatBytes } from '../../../src/engine/text/format';
 import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
 import type { Hit } from '../drawing/hit';
-import { baseName } from '../../../src/engine/paths/recordedPath';
+import { lineLabel } from '../../../src/engine/paths/places';
 import { formatDuration } from '../drawing/ticks';
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -84,14 +84,14 @@ export function tooltipLines(
       // Before the detail (and its bucket's label) arrives, a block without a line is named by its bucket's kind.
       const kind = PEAK_BUCKET_KINDS[w.blockBucket[hit.index]] as PeakBucketKind | undefined;
       const unlined = mine || kind === undefined ? unattributedLabel(mine) : bucketKindName(kind);
-      const head = `${formatBytes(w.blockSize[hit.index])}  ${line ? `${baseName(line.file)}:${line.line}` : unlined}`;
+      const head = `${formatBytes(w.blockSize[hit.index])}  ${line ? lineLabel(line.file, line.line, overview.places) : unlined}`;
       const out = [head];
       // The line's own figure (one truth: the analysis' live-at-peak bytes, as the hover and the summary show it).
       const row = line ? rowOf(line.id) : undefined;
-      if (line && row) out.push(`${baseName(line.file)}:${line.line} holds ${formatBytes(row[FIGURE.heldAtPeak])} ${lineFigure(FIGURE.heldAtPeak).label}`);
+      if (line && row) out.push(`${lineLabel(line.file, line.line, overview.places)} holds ${formatBytes(row[FIGURE.heldAtPeak])} ${lineFigure(FIGURE.heldAtPeak).label}`);
       if (mine) {
         out.push(lifetime(mine, overview));
-        for (const f of mine.frames.slice(0, 4)) out.push(`${f.user ? '▸' : ' '} ${f.name}  ${baseName(f.file)}:${f.line}`);
+        for (const f of mine.frames.slice(0, 4)) out.push(`${f.user ? '▸' : ' '} ${f.name}  ${lineLabel(f.file, f.line, overview.places)}`);
       }
       // Only a block with a line of the user's has a line to open.
       out.push(line ? 'Click to pin, double-click to open the line' : 'Click to pin and see its stack');
@@ -114,7 +114,7 @@ export function tooltipLines(
         : [];
     case 'peak': {
       const p = overview.peak;
-      return [`Peak: ${formatBytes(p.bytes)} ${stateLabel(p.state)}`, p.line ? `reached by ${baseName(p.line.file)}:${p.line.line}` : ''];
+      return [`Peak: ${formatBytes(p.bytes)} ${stateLabel(p.state)}`, p.line ? `reached by ${lineLabel(p.line.file, p.line.line, overview.places)}` : ''];
     }
     case 'finding':
       return [hit.marker.title, hit.marker.message];
@@ -123,7 +123,7 @@ export function tooltipLines(
       return [
         `Out of memory ${stateLabel(o.state)}`,
         `requested ${formatBytes(o.requestedBytes)}${o.deviceFreeBytes !== undefined ? `, ${formatBytes(o.deviceFreeBytes)} free on the device` : ''}`,
-        o.line ? `at ${baseName(o.line.file)}:${o.line.line}` : '',
+        o.line ? `at ${lineLabel(o.line.file, o.line.line, overview.places)}` : '',
       ];
     }
     case 'release':

@@ -242,6 +242,8 @@ export class TargetData {
     if (line) this.focusBlocks(line);
     else if (states) windows.send({ states, statesMargin: 0 });
     else windows.request();
+    // The overview names the notebook cells of the recorded files: the table names its lines by them.
+    if (overview.places) screen.renderTable();
     screen.render();
   }
 }

@@ -129,9 +129,9 @@ export const growingMemory: AdviceRule = {
         severity: 'warning',
         device: d.device,
         ...at,
-        title: `Memory from ${where(at)} grows every iteration and is never freed`,
+        title: `Memory from ${where(at, ctx.places)} grows every iteration and is never freed`,
         message:
-          `${where(at)} allocated ${records.length} blocks (${formatBytes(bytes)}) in ${iterations} separate iterations, from event ${first} to event ${last}, ` +
+          `${where(at, ctx.places)} allocated ${records.length} blocks (${formatBytes(bytes)}) in ${iterations} separate iterations, from event ${first} to event ${last}, ` +
           `and none was freed by the end of the trace, while the rest of each iteration's memory was. This looks like a leak: ` +
           'if the line keeps a tensor that is still attached to the autograd graph (e.g. `total += loss`, `losses.append(out)`), ' +
           'accumulate `loss.item()` (a Python number) or `loss.detach()` instead; if it is a cache meant to grow, this is expected.',

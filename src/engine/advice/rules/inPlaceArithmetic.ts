@@ -287,7 +287,7 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
         ? `\`${form.statement}\`: an in-place form may lower the peak by ${formatBytes(saving)}`
         : `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} per run that an in-place form would not`,
     message:
-      `${where(at)} (\`${form.statement}\`) allocated blocks the size of a tensor already live (${made}). ` +
+      `${where(at, ctx.places)} (\`${form.statement}\`) allocated blocks the size of a tensor already live (${made}). ` +
       `${counted(g.avoided, 'of them is', 'of them are')} ${avoidedWords(form)}: ${formatBytes(g.avoidedBytes)} in all, the largest ${formatBytes(g.largest)}, up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution. ` +
       `${peakWords} ${advice}`,
     evidence: {

@@ -80,11 +80,11 @@ export const inferenceWithoutNoGrad: AdviceRule = {
       message:
         `This run has forward passes but no backward pass and no optimizer step, yet ${formatBytes(bytes)} (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak) ` +
         `was live at the peak (event ${d.peakEventIndex}) in blocks made under a module's forward` +
-        (anchor ? ` (${formatBytes(anchor.bytes)} of them under the call at ${where(anchor)})` : '') +
+        (anchor ? ` (${formatBytes(anchor.bytes)} of them under the call at ${where(anchor, ctx.places)})` : '') +
         `, ${counted(repeatedLines, 'line')} holding the outputs of ${MIN_CALLS_KEPT} or more separate calls at once.${gradEvidence} ` +
-        (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor)}. ` : '') +
+        (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor, ctx.places)}. ` : '') +
         `If this is inference, autograd keeps these for a backward that never comes: ` +
-        `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor)}` : ''}.`,
+        `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor, ctx.places)}` : ''}.`,
       evidence: {
         activationLiveAtPeakBytes: bytes,
         peakBytes: d.peakBytes,

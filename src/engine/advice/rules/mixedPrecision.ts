@@ -32,7 +32,7 @@ export const mixedPrecision: AdviceRule = {
       title: `Activations are ${formatPercent(bytes, d.peakBytes)} of the peak; autocast may halve them`,
       message:
         `${formatBytes(bytes)} of activations (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak, event ${d.peakEventIndex}) were live at the peak` +
-        (entry ? ` (${formatBytes(entry.bytes)} of them made under the call at ${where(entry)})` : '') +
+        (entry ? ` (${formatBytes(entry.bytes)} of them made under the call at ${where(entry, ctx.places)})` : '') +
         ', ' +
         'and no frame shows torch.autocast at work (a snapshot does not record dtypes, so this is a guess). ' +
         `If they are float32, running the forward under torch.autocast("cuda", dtype=torch.bfloat16) stores most of them in half the bytes, about ${formatBytes(bytes / 2)} less.`,

@@ -60,7 +60,7 @@ export const optimizerState: AdviceRule = {
       message:
         `${formatBytes(bytes)} live at the peak (${formatPercent(bytes, d.peakBytes)} of ${formatBytes(d.peakBytes)}, event ${d.peakEventIndex}) is optimizer state: ` +
         `${counted(state.length, 'block')} ${madeBy} that outlive the step that made them` +
-        (lines.length > 0 ? ` (${lines.slice(0, 3).map((l) => `${where(l)} ${formatBytes(l.bytes)}`).join(', ')})` : '') +
+        (lines.length > 0 ? ` (${lines.slice(0, 3).map((l) => `${where(l, ctx.places)} ${formatBytes(l.bytes)}`).join(', ')})` : '') +
         '. An 8-bit optimizer (e.g. bitsandbytes AdamW8bit) keeps Adam-style state in about a quarter of the bytes, ' +
         `which may save about ${formatBytes(bytes * 0.75)}; sharding it across ranks (ZeRO / FSDP) is the other common remedy.`,
       evidence: {

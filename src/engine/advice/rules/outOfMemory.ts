@@ -30,12 +30,12 @@ export const outOfMemory: AdviceRule = {
       const failing = ctx.lineOf(oom.stack);
       const free = oom.deviceFreeBytes;
       const parts = [
-        `Out of memory at event ${at}: ${failing ? `${where(failing)} ` : 'an allocation '}asked for ${formatBytes(oom.requestedBytes)} ` +
+        `Out of memory at event ${at}: ${failing ? `${where(failing, ctx.places)} ` : 'an allocation '}asked for ${formatBytes(oom.requestedBytes)} ` +
           `while ${formatBytes(allocated)} was allocated and ${formatBytes(reserved)} reserved by PyTorch` +
           (free === undefined ? '.' : `; the device reported ${formatBytes(free)} free.`),
       ];
       if (top.length > 0) {
-        parts.push(`Most live memory then: ${top.map((t) => `${where(t)} ${formatBytes(t.bytes)}`).join(', ')}.`);
+        parts.push(`Most live memory then: ${top.map((t) => `${where(t, ctx.places)} ${formatBytes(t.bytes)}`).join(', ')}.`);
       }
       if (cachedFree >= oom.requestedBytes) {
         parts.push(
