@@ -96,6 +96,14 @@ export const FOREIGN_WORDS: ReadonlySet<string> = new Set([
 
 const FILE_ENDING = /\.(ts|tsx|js|mjs|cjs|json|md|py|css|sh|cfg|pickle|txt|toml|yml|yaml)$/;
 
+/** A regular expression's source for a name or path with `<placeholders>` or `*`: each stands for `wildcard`. */
+export function templatePattern(template: string, wildcard: string): string {
+  return template
+    .split(/(<[^>]*>|\*)/)
+    .map((part) => (part.startsWith('<') || part === '*' ? wildcard : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+}
+
 /** What one file declares, for the symbol check. */
 interface Declarations {
   /** Names declared at the top level (or imported, for Python). */
@@ -175,7 +183,7 @@ export class ReferenceChecker {
     if (!literal.includes('/')) return [];
     const folder = path.join(this.root, literal.slice(0, literal.lastIndexOf('/') + 1));
     if (!existsSync(folder) || !statSync(folder).isDirectory()) return [];
-    const re = new RegExp(`^${pattern.split(/(<[^>]*>|\*)/).map((part) => (part.startsWith('<') || part === '*' ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`);
+    const re = new RegExp(`^${templatePattern(pattern, '[^/]+')}$`);
     return readdirSync(folder, { recursive: true })
       .map((f) => path.join(folder, String(f)))
       .filter((f) => re.test(path.relative(this.root, f).split(path.sep).join('/')) && statSync(f).isFile());
@@ -226,7 +234,7 @@ export class ReferenceChecker {
       if (!token.includes('/') || this.matching(token).length > 0 || token.endsWith('/')) return undefined;
       const folder = token.split(/[<*]/)[0].replace(/[^/]*$/, '');
       if (folder !== '' && existsSync(path.join(this.root, folder))) return undefined;
-      const re = new RegExp(token.split(/(<[^>]*>|\*)/).map((part) => (part.startsWith('<') || part === '*' ? '[\\w.-]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join(''));
+      const re = new RegExp(templatePattern(token, '[\\w.-]+'));
       return files.some((f) => re.test(this.read(f).text)) ? undefined : 'matches no file, and its folder does not exist';
     }
     if (existsSync(path.join(this.root, relative))) return undefined;
@@ -266,7 +274,7 @@ export class ReferenceChecker {
     }
     if (symbol.includes('<') || symbol.includes('*')) {
       // A name pattern (`isHostTo<Page>`, `EXIT_*`): a declaration of the block's files must match it.
-      const re = new RegExp(`^${symbol.split(/(<[^>]*>|\*)/).map((part) => (part.startsWith('<') || part === '*' ? '[A-Za-z0-9_]+' : part.replace(/[.$]/g, '\\$&'))).join('')}$`);
+      const re = new RegExp(`^${templatePattern(symbol, '[A-Za-z0-9_]+')}$`);
       const candidates = files.length > 0 ? files : section;
       return candidates.some((f) => [...this.read(f).top].some((n) => re.test(n))) ? undefined : 'matches no declaration of the files named beside it';
     }

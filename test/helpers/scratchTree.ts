@@ -83,8 +83,7 @@ export class ScratchTree {
    * `file:line: message`, checked with `tsconfig` (relative to the root).
    */
   typeErrors(tsconfig = 'tsconfig.json'): string[] {
-    const config = ts.getParsedCommandLineOfConfigFile(path.join(this.root, tsconfig), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
-    if (!config) throw new Error(`cannot read ${tsconfig}`);
+    const config = this.config(tsconfig);
     const scope = path.dirname(path.join(this.root, tsconfig));
     const webviews = path.join(this.root, 'webview') + path.sep;
     const files = new Set([...this.overlay.keys(), ...this.skipped.map((e) => path.join(this.root, e.file)).filter((f) => ts.sys.fileExists(f))]);
@@ -112,7 +111,7 @@ export class ScratchTree {
     const dir = mkdtempSync(path.join(out, 'scratch-'));
     try {
       for (const part of ['src', path.join('test', 'helpers')]) cpSync(path.join(out, part), path.join(dir, 'out', part), { recursive: true });
-      const config = ts.getParsedCommandLineOfConfigFile(path.join(this.root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+      const config = this.config('tsconfig.json');
       const roots = [...this.overlay.keys()].filter((f) => f.endsWith('.ts') && !f.startsWith(path.join(this.root, 'webview') + path.sep));
       const program = this.program(roots, { ...config.options, noEmit: false, outDir: path.join(dir, 'out'), sourceMap: false, declaration: false });
       for (const file of roots) {
@@ -123,6 +122,13 @@ export class ScratchTree {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  /** The compiler settings of `tsconfig` (relative to the root). */
+  private config(tsconfig: string): ts.ParsedCommandLine {
+    const config = ts.getParsedCommandLineOfConfigFile(path.join(this.root, tsconfig), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+    if (!config) throw new Error(`cannot read ${tsconfig}`);
+    return config;
   }
 
   private program(roots: readonly string[], options: ts.CompilerOptions): ts.Program {

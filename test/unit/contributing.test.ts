@@ -18,7 +18,7 @@ import { openLine } from '../../src/protocol/openLine';
 import type { MethodName } from '../../src/protocol/worker';
 import { methods } from '../../src/runtime/worker/methods';
 import { repoRoot } from '../helpers/corpus';
-import { ReferenceChecker, codeSpans, markdownBlocks } from '../helpers/markdownRefs';
+import { ReferenceChecker, codeSpans, markdownBlocks, templatePattern } from '../helpers/markdownRefs';
 import { ScratchTree } from '../helpers/scratchTree';
 import type { WalkEdit } from '../helpers/scratchTree';
 import { GiB } from '../helpers/traceBuilder';
@@ -40,8 +40,7 @@ function recipeSteps(title: string): Map<number, string> {
 
 /** Whether a path the recipe writes (maybe with `<placeholders>`, or a folder) stands for `file`. */
 function pathNames(written: string, file: string): boolean {
-  const pattern = written.split(/(<[^>]*>)/).map((part) => (part.startsWith('<') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('');
-  return new RegExp(`^${pattern}${written.endsWith('/') ? '' : '$'}`).test(file);
+  return new RegExp(`^${templatePattern(written, '[^/]+')}${written.endsWith('/') ? '' : '$'}`).test(file);
 }
 
 /** Every edit a walk made is one its recipe's steps name: the file (or its pattern), and the symbol edited. */
