@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { adviceFeature } from './advice/adviceFeature';
+import { allocatorFeature } from './allocator/allocatorFeature';
 import { CompareMode } from './compareMode';
 import { compareFeature } from './compare/compareFeature';
 import { SourceTexts } from './compare/sourceTexts';
@@ -19,7 +20,7 @@ import { SnapshotStore } from './snapshotStore';
 import { timelineFeature } from './timeline';
 import { workloadsFeature } from './workloads/workloadsFeature';
 
-const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature];
+const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature, allocatorFeature];
 
 export interface ExtensionApi {
   readonly services: Services;

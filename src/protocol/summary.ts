@@ -3,6 +3,8 @@
  * (`HostToSummary`, `SummaryToHost`). Types and guards only: both sides import it. Every string in a
  * model is untrusted snapshot text; the page renders it with textContent only.
  */
+import type { OomExplanation } from '../engine/allocator/oom';
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
 import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
@@ -81,17 +83,30 @@ export interface SummaryModel {
   readonly places?: CellPlaces;
 }
 
+/** The caching allocator replayed for one device (sent after the summary: the replay can take a moment). */
+export interface SummaryAllocator {
+  readonly device: number;
+  readonly check: SelfCheckDetails;
+  /** The recorded OOMs explained (at most a few). */
+  readonly ooms: readonly OomExplanation[];
+  /** The OOMs' recorded files found on this machine (their lines are links). */
+  readonly mapped: readonly string[];
+}
+
 export type HostToSummary =
   | { readonly type: 'loading'; readonly label: string }
   | { readonly type: 'summary'; readonly model: SummaryModel }
+  | { readonly type: 'allocator'; readonly allocator: SummaryAllocator }
   | { readonly type: 'error'; readonly message: string };
 
 export type SummaryToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'annotate' }
   | { readonly type: 'selectDevice'; readonly device: number }
+  /** Open the what-if panel for this device (VRAM Lens: What If...). */
+  | { readonly type: 'whatIf'; readonly device: number }
   /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
   | OpenLine;
 
-export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, openLine: true });
-export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, error: true });
+export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, whatIf: true, openLine: true });
+export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, allocator: true, error: true });

@@ -10,6 +10,7 @@ import type { LineDetail } from '../engine/analysis/lineDetail';
 import type { LineFigures } from '../engine/analysis/lines';
 import type { LineRange, RangeFigures } from '../engine/analysis/rangeFigures';
 import type { SeriesAxis, TotalsSeries } from '../engine/compare/totals';
+import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorWindow';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
@@ -74,6 +75,11 @@ export interface WorkerMethods {
    * Undefined for a device without a trace.
    */
   allocatorTimeline: { params: { device: number; axis: SeriesAxis; points: number; maxSpans?: number }; result: AllocatorTimeline | undefined };
+  /**
+   * The allocator's view of one timeline window, at the timeline's level of detail: reserved memory by segment
+   * (stacked), allocated, reserved-but-unallocated and the largest free block per step. Undefined without a trace.
+   */
+  allocatorWindow: { params: { device: number; request: AllocatorWindowRequest }; result: AllocatorWindow | undefined };
   /** The segments and their blocks right after `event` (-1: before the first event), at most `maxBlocks` blocks listed. */
   allocatorSegmentMap: { params: { device: number; event: number; maxBlocks?: number }; result: SegmentMapView };
   /** Each recorded OOM: what was asked, what the cache held, and whether fragmentation or capacity caused it. */

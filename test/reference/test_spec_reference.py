@@ -227,13 +227,17 @@ class PerLine(unittest.TestCase):
         ]])
         (d,) = analyze(snap)["devices"]
         rows = lines_by_key(d)
+        # U:7 made no allocation: it is not a row of the contract's "lines" but of "segmentOnlyLines".
+        self.assertNotIn((U, 7), rows)
+        self.assertEqual([(r["file"], r["line"]) for r in d["segmentOnlyLines"]], [(U, 7)])
+        rows.update({(r["file"], r["line"]): r for r in d["segmentOnlyLines"]})
         # Self line only: U:5 made 2048 + 4096 bytes of segments (two calls); U:7 released both (two calls).
         self.assertEqual((rows[(U, 5)]["reservedGrowthBytes"], rows[(U, 5)]["deviceCallCount"]), (6144, 2))
         self.assertEqual((rows[(U, 7)]["reservedGrowthBytes"], rows[(U, 7)]["deviceCallCount"]), (0, 2))
         self.assertEqual((rows[(M, 1)]["reservedGrowthBytes"], rows[(M, 1)]["deviceCallCount"]), (0, 0))
         # U:7 has a row for its calls alone; a segment event with no frames credits no line.
         self.assertEqual(rows[(U, 7)]["allocCount"], 0)
-        self.assertEqual(sum(r["deviceCallCount"] for r in d["lines"]), 4)
+        self.assertEqual(sum(r["deviceCallCount"] for r in d["lines"] + d["segmentOnlyLines"]), 4)
 
     def test_freed_bytes_from_free_requested_only(self) -> None:
         snap = snapshot([], [[

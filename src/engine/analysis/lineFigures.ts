@@ -54,6 +54,11 @@ interface FigureEntry<K extends string> extends Surfaces {
   readonly share?: boolean;
   /** Its short form in the inline text after a line (default: `<value> <label>`, with the share if `share`). */
   readonly inline?: (value: number, peakBytes: number) => string;
+  /**
+   * Not one of the contract's figures (../shared/spec/analysis.md) but VRAM Lens's own (docs/numbers.md): the
+   * line objects of `analyze --json` carry it, but it does not make a line a row of `lines` (`toReport`).
+   */
+  readonly beyondContract?: boolean;
 }
 
 const ALLOCS = { from: [Action.Alloc], value: 'size', fold: 'sum' } as const;
@@ -172,6 +177,7 @@ const FIGURES = [
     rule: RESERVED_GROWTH,
     inline: (v) => `grew reserved by ${formatBytes(v)}`,
     compare: true,
+    beyondContract: true,
   },
   {
     key: 'deviceCallCount',
@@ -184,6 +190,7 @@ const FIGURES = [
     rule: DEVICE_CALLS,
     inline: (v) => `${v} cudaMalloc/cudaFree`,
     compare: true,
+    beyondContract: true,
   },
 ] as const satisfies readonly FigureEntry<string>[];
 

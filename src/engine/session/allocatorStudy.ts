@@ -123,6 +123,12 @@ export class AllocatorStudy {
     return { snapshot: this.snapshot, device: this.device, check, emptyCacheAt: this.selfCheckReplay().emptyCacheEvents, lineIndex, layouts: this.layouts };
   }
 
+  /** The self-check replay's series (reserved, allocated, largest free block, segment spans); undefined for a device without a trace. */
+  series(): AllocatorSeriesData | undefined {
+    this.selfCheckReplay(true);
+    return this.snapshot.traces[this.device] ? this.data : undefined;
+  }
+
   timeline(axis: SeriesAxis, points: number, maxSpans: number): AllocatorTimeline | undefined {
     this.selfCheckReplay(true);
     const trace = this.snapshot.traces[this.device];

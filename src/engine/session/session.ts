@@ -7,6 +7,8 @@ import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { DeviceSummary } from '../analysis/summary';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot, SnapshotLayout } from '../snapshot/model';
+import type { AllocatorWindow, AllocatorWindowRequest } from '../timeline/allocatorWindow';
+import { SegmentStack, summarizeAllocatorWindow } from '../timeline/allocatorWindow';
 import type { CellPlaces } from '../paths/places';
 import { TimelineQueries } from '../timeline/queries';
 import { AllocatorStudy } from './allocatorStudy';
@@ -42,6 +44,8 @@ export class SnapshotSession {
   readonly timeline: TimelineQueries;
   /** The allocator replay of each device (built on first use; independent of the frame filter). */
   private readonly allocators = new Map<number, AllocatorStudy>();
+  /** Each device's segments in the timeline's stacking order (built on first use). */
+  private readonly segmentStacks = new Map<number, SegmentStack>();
   constructor(
     readonly snapshot: Snapshot,
     readonly byteLength: number,
@@ -128,6 +132,20 @@ export class SnapshotSession {
       this.allocators.set(device, study);
     }
     return study;
+  }
+
+  /** The allocator's view of a timeline window (reserved memory by segment, the allocator's series); undefined without a trace. */
+  allocatorWindow(device: number, request: AllocatorWindowRequest): AllocatorWindow | undefined {
+    const data = this.allocator(device).series();
+    const trace = this.snapshot.traces[device];
+    if (!data || !trace) return undefined;
+    const axis = this.timeline.timeline(device).axis(request.axis);
+    let stack = this.segmentStacks.get(device);
+    if (!stack) {
+      stack = new SegmentStack(data.spans, axis.states);
+      this.segmentStacks.set(device, stack);
+    }
+    return summarizeAllocatorWindow(data, stack, axis, request, trace, this.current.lineIndex);
   }
 
   device(device: number) {

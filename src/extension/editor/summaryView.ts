@@ -22,11 +22,14 @@ import { setting } from '../config';
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
 import { openLineOfPage } from '../paths/openRecordedLine';
+import { Commands } from '../commandIds';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
 /** The page: its script, styles and the codicons its findings' severity icons use. */
 const SUMMARY_PAGE = { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'], codicons: true } as const;
 const TOP_LINES = 15;
+/** Recorded OOMs the summary explains. */
+const SUMMARY_OOMS = 5;
 
 export interface SummaryDeps {
   readonly extensionUri: vscode.Uri;
@@ -146,6 +149,9 @@ class SummaryView extends DisposableOwner {
       case 'selectDevice':
         if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
         break;
+      case 'whatIf':
+        if (this.snapshot && Number.isInteger(message.device)) await vscode.commands.executeCommand(Commands.whatIf, { snapshotId: this.snapshot.id, device: message.device });
+        break;
       case 'openLine':
         if (!(await openLineOfPage(this.deps.resolver, message))) this.deps.log.warn(`Summary view: ignored a malformed openLine: ${describeRefused(message)}`);
         break;
@@ -173,23 +179,43 @@ class SummaryView extends DisposableOwner {
     const snapshot = this.snapshot;
     if (!this.ready || !snapshot || !this.deps.store.get(snapshot.id)) return;
     try {
-      if (!setting('advice.enabled', true)) {
-        await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, 'off') });
-        return;
-      }
-      // The figures at once; the advisor's findings when they are worked out (cached by the snapshot).
-      const asked = this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places));
-      const ready = await Promise.race([asked, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50))]);
-      if (ready === undefined) await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, undefined) });
-      const findings = await asked.catch((e: unknown) => {
-        this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
-        return [] as readonly Finding[];
-      });
-      if (this.snapshot !== snapshot || !this.deps.store.get(snapshot.id)) return;
-      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings) });
+      if (!(await this.postSummary(snapshot))) return;
     } catch (e) {
       this.deps.log.warn('Summary view: could not build the summary:', e);
+      return;
     }
+    // Then the allocator replayed for the device shown (its self-check, its OOMs explained).
+    const device = snapshot.device;
+    if (!snapshot.deviceSummary(device)) return;
+    try {
+      const [check, ooms] = await Promise.all([snapshot.call('allocatorCheck', { device }), snapshot.call('allocatorOoms', { device })]);
+      const shown = ooms.slice(0, SUMMARY_OOMS);
+      const files = [...new Set(shown.flatMap((o) => (o.file ? [o.file] : [])))];
+      const local = files.length > 0 ? (await this.deps.resolver.resolve(files)).local : new Map<string, string>();
+      if (this.snapshot !== snapshot) return;
+      await this.send({ type: 'allocator', allocator: { device, check, ooms: shown, mapped: files.filter((f) => local.has(f)) } });
+    } catch (e) {
+      this.deps.log.warn('Summary view: could not replay the allocator:', e);
+    }
+  }
+
+  /** Posts the summary (the figures at once, the advisor's findings when they are worked out); false when the view moved on. */
+  private async postSummary(snapshot: LoadedSnapshot): Promise<boolean> {
+    if (!setting('advice.enabled', true)) {
+      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, 'off') });
+      return true;
+    }
+    // The figures at once; the advisor's findings when they are worked out (cached by the snapshot).
+    const asked = this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places));
+    const ready = await Promise.race([asked, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50))]);
+    if (ready === undefined) await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, undefined) });
+    const findings = await asked.catch((e: unknown) => {
+      this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
+      return [] as readonly Finding[];
+    });
+    if (this.snapshot !== snapshot || !this.deps.store.get(snapshot.id)) return false;
+    await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings) });
+    return true;
   }
 
   private send(message: HostToSummary): Thenable<boolean> {

@@ -93,6 +93,9 @@ export const methods: Implementations = {
   allocatorTimeline({ device, axis, points, maxSpans }, ctx) {
     return requireSession(ctx).allocator(device).timeline(axis, clamp(points, 1, MAX_POINTS), clamp(maxSpans ?? DEFAULT_SPANS, 0, MAX_SPANS));
   },
+  allocatorWindow({ device, request }, ctx) {
+    return requireSession(ctx).allocatorWindow(device, request);
+  },
   allocatorSegmentMap({ device, event, maxBlocks }, ctx) {
     const session = requireSession(ctx);
     return session.allocator(device).segmentMap(event, session.analysis.lineIndex, clamp(maxBlocks ?? DEFAULT_MAP_BLOCKS, 0, MAX_MAP_BLOCKS));
