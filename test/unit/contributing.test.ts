@@ -115,7 +115,7 @@ describe('CONTRIBUTING.md on the layers', () => {
 const RULE_RECIPE = 'A new advisor rule';
 const PLANTED_RULE = 'src/engine/advice/rules/plantedRule.ts';
 
-/** The rule the walk plants: the line that holds the most at the device peak, with the inference-mode fix. */
+/** The rule the walk plants: the line that holds the most at the device peak, with the in-place fix. */
 const PLANTED_RULE_SOURCE = `/** Planted by test/unit/contributing.test.ts: the line holding the most at the device peak. */
 import { FIGURE } from '../../analysis/lineFigures';
 import type { LineFigures } from '../../analysis/lines';
@@ -144,15 +144,15 @@ export const plantedRule: AdviceRule = {
       message: 'This line may hold the most at the peak.',
       evidence: { lineLiveAtPeakBytes: bytes, peakEvent: d.peakEventIndex },
       lineFigures: [{ file: top.file, line, figure: FIGURE.heldAtPeak, relation: 'equals', value: bytes }],
-      fix: 'inference-mode',
+      fix: 'in-place-operator',
     };
     return [finding];
   },
 };
 `;
 
-/** The program the walk records (line 4 holds the most at the peak: 2 GiB; a model call, so the inference-mode fix applies). */
-const TRAIN_PY = ['import torch', 'model = torch.nn.Linear(4, 4)', 'x = torch.ones(4)', 'y = model(x)', 'print(y)', ''].join('\n');
+/** The program the walk records (line 4 holds the most at the peak: 2 GiB; `x = x * 2` on a tensor made here, so the in-place fix applies). */
+const TRAIN_PY = ['import torch', 'def main():', '    x = torch.ones(4)', '    x = x * 2', '    print(x)', ''].join('\n');
 
 const RULE_DRIVER = `import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -229,9 +229,9 @@ describe(`recipe: ${RULE_RECIPE}`, () => {
     assert.equal(planted[0].line, 4);
     assert.equal(planted[0].evidence.lineLiveAtPeakBytes, 2 * GiB);
     assert.equal(planted[0].quickFixes?.length, 1, 'its fix kind is offered from the source');
-    assert.match(planted[0].quickFixes[0].newText, /with torch\.inference_mode\(\):\n {4}y = model\(x\)/);
+    assert.equal(planted[0].quickFixes[0].newText, 'x.mul_(2)');
     assert.match(cli, /\[planted-rule\] planted: train\.py:4 holds the most at the peak/, 'vram-lens advise prints it');
-    assert.match(cli, /quick fix at .*train\.py:4: Run this under torch\.inference_mode\(\)/, 'with the quick fix read from the source on disk');
+    assert.match(cli, /quick fix at .*train\.py:4: Update in place: x\.mul_\(2\)/, 'with the quick fix read from the source on disk');
     const marker = markers.find((m) => m.rule === ('planted-rule' as Finding['rule']));
     assert.ok(marker, "the worker's timeline markers include it");
     assert.equal(marker.label, 'planted label', "labelled with the rule's own label");

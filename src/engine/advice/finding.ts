@@ -45,10 +45,15 @@ export interface RelatedLocation {
   readonly file: string;
   readonly line: number;
   readonly message: string;
+  /** `accumulation`: the statement that keeps a growing-memory finding's tensors (read again after edits). */
+  readonly role?: 'accumulation';
 }
 
-/** A mechanical edit a quick fix may apply, once the line's text confirms the pattern. */
-export type FixKind = 'in-place-operator' | 'detach-accumulation' | 'inference-mode';
+/**
+ * A mechanical edit a quick fix may apply, once the line's text confirms the pattern. Only edits that
+ * provably leave what the program computes unchanged are fix kinds (docs/compare-and-advice.md).
+ */
+export type FixKind = 'in-place-operator';
 
 /**
  * A source edit: replace from (`line`, `startColumn`) to (`endLine`, `endColumn`) (1-based lines,

@@ -1,10 +1,13 @@
 /**
- * Mechanical fixes, decided from the syntax tree of the current source: an in-place form for
- * arithmetic (`x = x / s` -> `x.div_(s)`, only where `inPlaceSafety` proves nothing else reads the
- * old value), accumulating `loss.item()` / `loss.detach()` instead of
- * a tensor that holds the autograd graph, and wrapping a forward-only model call in
- * `torch.inference_mode()`. Each edit is applied to the text and parsed again; an edit that would
- * leave a syntax error is never offered.
+ * The one mechanical fix the advisor offers: an in-place form for arithmetic (`x = x / s` ->
+ * `x.div_(s)`), only where `inPlaceSafety` proves nothing else reads the old value, so the program
+ * computes the same. The edit is applied to the text and parsed again; an edit that would leave a
+ * syntax error is never offered. What no fix is offered for, and why (docs/compare-and-advice.md):
+ * an accumulation that keeps the autograd graph (`.item()` turns a tensor into a Python number and
+ * `.detach()` stops gradients: either changes what the program computes) and a model call run
+ * without `torch.inference_mode()` (the model is code of unknown type, and later uses of its results
+ * for gradients cannot be ruled out). This module still finds such an accumulation, so that a
+ * growing-memory finding can point at it and see it go when the user changes it.
  */
 import type { SyntaxNode } from '@lezer/common';
 import { inPlaceFormAt } from '../python/inPlaceForm';
@@ -18,8 +21,6 @@ export type SourceProvider = (file: string) => PythonSource | undefined;
 
 /** How many lines after a loop-body line are searched for the accumulation that keeps memory alive. */
 export const ACCUMULATION_SEARCH_LINES = 15;
-
-const ATOMS = new Set(['VariableName', 'MemberExpression', 'CallExpression', 'SubscriptExpression']);
 
 /** The edit as line/column, if the edited text still parses (no more syntax errors than before). */
 function checked(src: PythonSource, file: string, title: string, edit: SourceEdit): LineEdit | undefined {
@@ -60,70 +61,55 @@ export function accumulatedExpression(src: PythonSource, st: SyntaxNode): Syntax
   return undefined;
 }
 
-function accumulationEdits(src: PythonSource, file: string, line: number): LineEdit[] {
-  const st = src.statementAt(line);
-  const expr = st && accumulatedExpression(src, st);
-  if (!expr) return [];
-  const text = src.textOf(expr);
-  if (/\.(item|detach|cpu|tolist)\(\)\s*$/.test(text)) return [];
-  const wrapped = ATOMS.has(expr.name) ? text : `(${text})`;
-  const short = wrapped.length > 40 ? `${wrapped.slice(0, 37)}...` : wrapped;
-  return [
-    checked(src, file, `Accumulate ${short}.item() (a Python number; frees the graph)`, { from: expr.from, to: expr.to, text: `${wrapped}.item()` }),
-    checked(src, file, `Accumulate ${short}.detach() (a tensor without the graph)`, { from: expr.from, to: expr.to, text: `${wrapped}.detach()` }),
-  ].filter((e): e is LineEdit => e !== undefined);
+/** Whether an accumulated expression is already a number or detached from the graph (nothing left to change). */
+export function isDetachedExpression(text: string): boolean {
+  return /\.(item|detach|cpu|tolist)\(\)\s*$/.test(text);
 }
 
-/** `with torch.inference_mode():` around the simple statement on a line (which must sit alone on its lines). */
-export function inferenceModeEdit(src: PythonSource, file: string, line: number): LineEdit | undefined {
+/** An accumulation of a tensor that may hold the autograd graph: where it is, and what it accumulates. */
+export interface Accumulation {
+  readonly file: string;
+  readonly line: number;
+  readonly statement: string;
+  readonly expression: string;
+}
+
+/** The accumulation (not already `.item()` / `.detach()`) of the statement on a 1-based line, if it is one. */
+export function accumulationAt(src: PythonSource, file: string, line: number): Accumulation | undefined {
   const st = src.statementAt(line);
-  const torch = src.torchName();
-  if (!st || !torch || PythonSource.isCompound(st) || !st.parent || (st.parent.name !== 'Body' && st.parent.name !== 'Script')) return undefined;
-  const start = src.offsetOfLine(src.lineOf(st.from));
-  const indent = src.text.slice(start, st.from);
-  if (!/^[ \t]*$/.test(indent)) return undefined;
-  const endLine = src.lineOf(st.to);
-  const end = endLine < src.lineCount ? src.offsetOfLine(endLine + 1) - 1 : src.text.length;
-  if (!/^[ \t]*(#.*)?\r?$/.test(src.text.slice(st.to, end))) return undefined;
-  // A string spanning lines would change if its lines were indented.
-  let multilineString = false;
-  st.toTree().iterate({
-    enter: (n) => {
-      if ((n.name === 'String' || n.name === 'FormatString') && src.text.slice(st.from + n.from, st.from + n.to).includes('\n')) multilineString = true;
-    },
-  });
-  if (multilineString) return undefined;
-  const unit = indent.includes('\t') ? '\t' : '    ';
-  const body = src.text.slice(start, end).split('\n').map((l) => (l.trim() === '' ? l : unit + l)).join('\n');
-  return checked(src, file, `Run this under ${torch}.inference_mode() (no autograd graph is kept)`, { from: start, to: end, text: `${indent}with ${torch}.inference_mode():\n${body}` });
+  const expr = st && accumulatedExpression(src, st);
+  if (!st || !expr) return undefined;
+  const expression = src.textOf(expr);
+  if (isDetachedExpression(expression)) return undefined;
+  return { file, line: src.lineOf(st.from), statement: src.textOf(st).replace(/\s+/g, ' '), expression: expression.replace(/\s+/g, ' ') };
 }
 
 /**
- * The quick-fix edits a finding offers, given the parsed sources. In-place and inference-mode fixes
- * apply to the finding's own line; accumulation fixes to the finding's line, or else to the first
- * accumulation at or below one of its related (loop-body) lines.
+ * The first accumulation on a growing-memory finding's line, or else at or below one of the loop-body
+ * lines it names (within `ACCUMULATION_SEARCH_LINES`).
  */
-export function quickFixesFor(finding: Finding, sourceOf: SourceProvider | undefined): LineEdit[] {
-  if (!sourceOf || finding.file === undefined || finding.line === undefined || !finding.fix) return [];
-  const src = sourceOf(finding.file);
-  if (finding.fix === 'in-place-operator') {
-    const form = src && inPlaceFormAt(src, finding.line);
-    if (!src || !form?.edit || !inPlaceSafety(src, form, { gradDisabled: finding.gradDisabled === true }).safe) return [];
-    const edit = checked(src, finding.file, `Update in place: ${form.edit.text} (${form.target} is this function's own tensor and nothing else reads its old value)`, form.edit);
-    return edit ? [edit] : [];
-  }
-  if (finding.fix === 'inference-mode') {
-    const edit = src && inferenceModeEdit(src, finding.file, finding.line);
-    return edit ? [edit] : [];
-  }
-  const candidates: { file: string; line: number }[] = [{ file: finding.file, line: finding.line }];
-  for (const r of finding.related ?? []) {
+export function findAccumulation(at: { file: string; line: number }, loops: readonly { file: string; line: number }[], sourceOf: SourceProvider): Accumulation | undefined {
+  const candidates: { file: string; line: number }[] = [at];
+  for (const r of loops) {
     for (let k = 0; k <= ACCUMULATION_SEARCH_LINES; k++) candidates.push({ file: r.file, line: r.line + k });
   }
   for (const c of candidates) {
     const s = sourceOf(c.file);
-    const edits = s ? accumulationEdits(s, c.file, c.line) : [];
-    if (edits.length > 0) return edits;
+    const found = s && c.line <= s.lineCount ? accumulationAt(s, c.file, c.line) : undefined;
+    if (found) return found;
   }
-  return [];
+  return undefined;
+}
+
+/**
+ * The quick-fix edits a finding offers, given the parsed sources: the in-place form on the finding's
+ * own line, re-checked for safety on the source as it is now.
+ */
+export function quickFixesFor(finding: Finding, sourceOf: SourceProvider | undefined): LineEdit[] {
+  if (!sourceOf || finding.file === undefined || finding.line === undefined || finding.fix !== 'in-place-operator') return [];
+  const src = sourceOf(finding.file);
+  const form = src && inPlaceFormAt(src, finding.line);
+  if (!src || !form?.edit || !inPlaceSafety(src, form, { gradDisabled: finding.gradDisabled === true }).safe) return [];
+  const edit = checked(src, finding.file, `Update in place: ${form.edit.text} (${form.target} is this function's own tensor and nothing else reads its old value)`, form.edit);
+  return edit ? [edit] : [];
 }

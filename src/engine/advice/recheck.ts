@@ -6,14 +6,14 @@
  * - in-place arithmetic: the statement still has an in-place form (after `x.div_(s)` it has not);
  * - inference without no_grad: no grad-mode switch is in force at the model call yet (after the fix
  *   wraps it in `with torch.inference_mode():`, one is);
- * - growing memory: an accumulation that keeps the graph is still there to fix (after `.item()` it
- *   is not).
+ * - growing memory: the accumulation the finding pointed at still keeps a tensor (after `.item()` or
+ *   `.detach()`, written by the user, it does not).
  * `finding` is placed where its lines are now (line and related lines moved with the edits).
  */
 import { inPlaceFormAt } from '../python/inPlaceForm';
 import type { Finding } from './finding';
 import type { SourceProvider } from './quickFix';
-import { quickFixesFor } from './quickFix';
+import { accumulationAt } from './quickFix';
 
 export function stillHolds(finding: Finding, sourceOf: SourceProvider): boolean {
   if (finding.file === undefined || finding.line === undefined) return true;
@@ -28,9 +28,13 @@ export function stillHolds(finding: Finding, sourceOf: SourceProvider): boolean 
       const lines = st?.name === 'WithStatement' ? [finding.line, finding.line + 1] : [finding.line];
       return !lines.some((l) => src.gradModeAt(l)?.enabled === false);
     }
-    case 'growing-memory':
-      // Only a finding that had an accumulation to fix can see it go.
-      return (finding.quickFixes?.length ?? 0) === 0 || quickFixesFor(finding, sourceOf).length > 0;
+    case 'growing-memory': {
+      // Only a finding that pointed at an accumulation can see it go.
+      const kept = finding.related?.find((r) => r.role === 'accumulation');
+      if (!kept) return true;
+      const s = sourceOf(kept.file);
+      return !s || kept.line > s.lineCount || accumulationAt(s, kept.file, kept.line) !== undefined;
+    }
     default:
       return true;
   }

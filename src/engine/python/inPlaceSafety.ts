@@ -114,12 +114,104 @@ type Callee =
   | { readonly kind: 'builtin'; readonly name: string }
   | { readonly kind: 'unknown'; readonly text: string };
 
+/**
+ * Torch functions and tensor methods in the tables that return a tuple or a named tuple for some
+ * arguments (`torch.max(x, dim=1)`), not a tensor: their result never proves a tensor.
+ */
+const MAY_RETURN_TUPLE = new Set(['max', 'min', 'sort', 'topk', 'kthvalue', 'median', 'mode', 'where', 'unique', 'frexp', 'aminmax', 'histogram', 'lu', 'qr', 'svd', 'eig', 'slogdet']);
+
 class Analysis {
   private readonly modules: Map<string, string>;
   /** The enclosing function's parameters. */
   params: ReadonlySet<string> = new Set();
+  /** The enclosing function (set once it is known), whose locals `isTensor` reads. */
+  fn: SyntaxNode | undefined;
+  private readonly tensorNames = new Map<string, boolean>();
   constructor(private readonly src: PythonSource) {
     this.modules = importedModules(src);
+  }
+
+  /**
+   * Whether the expression provably evaluates to a torch tensor: a torch function that makes one, a
+   * tensor method on a proven tensor, arithmetic with a proven tensor operand, a view or element of a
+   * proven tensor, or a local name of the function whose every binding is one of these. Anything else
+   * (a parameter, an attribute, a global, the result of a call on an object of unknown type such as
+   * `layer.norm(x)` or `self.act(x)`) is not proven.
+   */
+  isTensor(node: SyntaxNode): boolean {
+    const n = unparen(node);
+    switch (n.name) {
+      case 'VariableName':
+        return this.isTensorName(this.src.textOf(n));
+      case 'BinaryExpression': {
+        const op = n.firstChild?.nextSibling;
+        if (op?.name !== 'ArithOp') return false;
+        return this.isTensor(n.firstChild!) || this.isTensor(op.nextSibling ?? n.firstChild!);
+      }
+      case 'UnaryExpression': {
+        const op = n.firstChild ? this.src.textOf(n.firstChild) : '';
+        return (op === '-' || op === '~' || op === '+') && n.lastChild !== null && this.isTensor(n.lastChild);
+      }
+      case 'ConditionalExpression': {
+        const branches = children(n).filter((c) => c.name !== 'if' && c.name !== 'else');
+        return branches.length === 3 && this.isTensor(branches[0]) && this.isTensor(branches[2]);
+      }
+      case 'MemberExpression': {
+        const kind = memberKind(n);
+        if (kind === '[') return this.isTensor(n.firstChild!);
+        return kind === '.' && n.lastChild !== null && isViewAttribute(this.src.textOf(n.lastChild)) && this.isTensor(n.firstChild!);
+      }
+      case 'CallExpression': {
+        const callee = this.callee(n);
+        if ((callee.kind !== 'torch' && callee.kind !== 'method') || MAY_RETURN_TUPLE.has(callee.name)) return false;
+        const kind = resultKind(callee.name);
+        if (kind === 'new' || kind === 'newSaved') return true;
+        // A view or conversion of a proven tensor, or by a torch function, is still one tensor
+        // (`x.float()`, `torch.transpose(x, 0, 1)`, `torch.as_tensor(y)`); a split is several.
+        return kind === 'alias' && !['split', 'split_with_sizes', 'chunk', 'unbind', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'broadcast_tensors', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'numpy', 'tolist'].includes(callee.name);
+      }
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * A local name of the enclosing function whose every binding there provably makes a tensor. A
+   * binding may read the name itself or another local being proven (`x = x * 2`): Python raises
+   * on a local read before any binding, so the first binding to run reads none of them, and each
+   * later one reads only tensors (induction over the order the bindings run).
+   */
+  private isTensorName(name: string): boolean {
+    const known = this.tensorNames.get(name);
+    if (known !== undefined) return known;
+    if (!this.fn || this.params.has(name)) return false;
+    const body = this.fn.getChild('Body');
+    if (!body) return false;
+    this.tensorNames.set(name, true); // assumed while its bindings are read (the induction above)
+    const values: SyntaxNode[] = [];
+    let ok = true;
+    const cursor = body.cursor();
+    const visit = (): void => {
+      do {
+        const n = cursor.node;
+        if (NESTED_SCOPES.has(n.name)) continue;
+        if (n.name === 'VariableName' && this.src.textOf(n) === name) {
+          const o = occurrenceOf(this, name, n);
+          if (o.kind === 'declare' || (o.kind === 'bind' && !o.value)) ok = false;
+          else if (o.kind === 'bind' && o.value) values.push(o.value);
+          else if (o.kind === 'write' && n.parent?.name === 'DeleteStatement') ok = false;
+          continue;
+        }
+        if (cursor.firstChild()) {
+          visit();
+          cursor.parent();
+        }
+      } while (ok && cursor.nextSibling());
+    };
+    if (cursor.firstChild()) visit();
+    const proven = ok && values.length > 0 && values.every((v) => this.isTensor(v));
+    this.tensorNames.set(name, proven);
+    return proven;
   }
 
   /** The expression, and `the caller's tensor` when its leftmost name is a parameter. */
@@ -149,14 +241,15 @@ class Analysis {
     if (memberKind(fn) !== '.') return { kind: 'unknown', text };
     const parts = text.split('.');
     const name = parts[parts.length - 1];
-    const head = this.modules.get(parts[0]);
+    const head = /^[\w.]+$/.test(text) ? this.modules.get(parts[0]) : undefined;
     if (head !== undefined) {
       const namespace = [head, ...parts.slice(1, -1)].join('.');
       return TORCH_NAMESPACES.has(namespace) ? { kind: 'torch', name } : { kind: 'unknown', text };
     }
-    // A method: of a tensor, unless the receiver is the module itself (`self.norm(x)` calls a layer).
+    // A method of a tensor only where the receiver is proven one: `layer.norm(x)`, `self.act(x)` or
+    // `obj.relu_()` on an object of unknown type may do anything with what it is given or returns.
     const receiver = fn.firstChild!;
-    if (/^self(\.|$)/.test(this.src.textOf(receiver).replace(/\s+/g, ''))) return { kind: 'unknown', text };
+    if (!this.isTensor(receiver)) return { kind: 'unknown', text };
     return { kind: 'method', name, receiver };
   }
 }
@@ -204,6 +297,9 @@ function sourceOf(a: Analysis, name: string, valueNode: SyntaxNode): Source {
     const call = `\`${a.text(value)}\``;
     const given = returnsAnArgument(a, value);
     if (given !== undefined) return { owned: false, reason: `${shown}: with ${given} the call returns a tensor it was given` };
+    if ((callee.kind === 'torch' || callee.kind === 'method') && MAY_RETURN_TUPLE.has(callee.name)) {
+      return { owned: false, reason: `${shown}: \`${callee.name}\` may return a tuple of tensors, not one tensor` };
+    }
     if (callee.kind === 'torch' || callee.kind === 'method') {
       const kind = resultKind(callee.name);
       if (kind === 'new') return { owned: true };
@@ -214,6 +310,11 @@ function sourceOf(a: Analysis, name: string, valueNode: SyntaxNode): Source {
           : { owned: false, reason: `${shown}: \`${callee.name}\` may return its input or a view of it` };
       }
       if (kind === 'notTensor') return { owned: false, reason: `${shown} binds it to a Python value, not a tensor` };
+    }
+    const fn = value.firstChild!;
+    if (memberKind(fn) === '.' && fn.lastChild && resultKind(a.text(fn.lastChild)) === 'alias') {
+      // `h.view(...)` on a receiver of unknown type: named as the view it would be on a tensor.
+      return { owned: false, reason: `${shown} makes it a view of ${a.base(fn.firstChild!)}: \`${a.text(fn.lastChild)}\` may return its input or share its memory` };
     }
     return { owned: false, reason: `${shown} takes the result of ${call}, a call VRAM Lens cannot see into: it may return its argument or a tensor the callee keeps` };
   }
@@ -462,6 +563,7 @@ export function inPlaceSafety(src: PythonSource, form: InPlaceForm, options: Saf
   if (!fn) return refuse(`\`${name}\` is a module-level (global) name: other functions and modules may read the tensor it holds`);
   const fnName = fn.getChild('VariableName');
   a.params = new Set(parameterNames(a, fn));
+  a.fn = fn;
   if (a.params.has(name)) {
     return refuse(`\`${name}\` is a parameter of \`${fnName ? a.text(fnName) : 'the function'}\`: the caller may still use the tensor it passed, and would see it change`);
   }

@@ -1,7 +1,8 @@
 /**
- * Quick fixes for the advisor's diagnostics where the fix is mechanical (`x = x / s` -> `x.div_(s)`,
- * `total += loss` -> `total += loss.item()`, a model call wrapped in `torch.inference_mode()`),
- * decided from the syntax tree of the documents as they are now; every edit was parsed again.
+ * Quick fixes for the advisor's diagnostics where the fix is mechanical and provably leaves what the
+ * program computes unchanged (`x = x / s` -> `x.div_(s)`, docs/compare-and-advice.md), decided by
+ * `quickFixesFor` from the syntax tree of the documents as they are now; every edit was parsed
+ * again. This adapter only places the engine's edits in the documents; it makes none of its own.
  */
 import * as vscode from 'vscode';
 import { quickFixesFor } from '../../engine/advice/quickFix';

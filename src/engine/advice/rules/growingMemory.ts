@@ -14,7 +14,9 @@ import { NEVER_FREED } from '../../analysis/replay';
 import { formatBytes } from '../../text/format';
 import { NO_STACK } from '../../snapshot/model';
 import type { AdviceContext } from '../context';
-import type { Finding } from '../finding';
+import type { Finding, RelatedLocation } from '../finding';
+import type { Accumulation } from '../quickFix';
+import { findAccumulation } from '../quickFix';
 import { isBackwardFrame, isOptimizerFrame, isSetupFrame } from '../frames';
 import type { AdviceRule } from '../rule';
 import { where } from '../rule';
@@ -39,6 +41,21 @@ function spineOf(ctx: AdviceContext): Set<number> {
     if (spine.size === 0) break;
   }
   return spine ?? new Set();
+}
+
+/**
+ * Why the accumulation is not rewritten for the user: `.item()` makes the accumulator a Python number
+ * (its type, device and dtype change, and code that reads it as a tensor breaks), and `.detach()` stops
+ * gradients through it (a later `backward()` on it computes something else or fails).
+ */
+export const NO_ACCUMULATION_FIX =
+  'No quick fix is offered: `.item()` turns the tensor into a Python number and `.detach()` stops gradients through it, and either changes what the program computes if it still needs the tensor.';
+
+function related(loop: { file: string; line: number } | undefined, iterations: number, kept: Accumulation | undefined): { related?: RelatedLocation[] } {
+  const out: RelatedLocation[] = [];
+  if (loop) out.push({ ...loop, message: `the loop body line these blocks were made under (${iterations} iterations)` });
+  if (kept) out.push({ file: kept.file, line: kept.line, message: `\`${kept.statement}\` keeps \`${kept.expression}\` from every iteration`, role: 'accumulation' });
+  return out.length > 0 ? { related: out } : {};
 }
 
 export const growingMemory: AdviceRule = {
@@ -122,6 +139,8 @@ export const growingMemory: AdviceRule = {
       // The loop-body line the blocks were made under, where an accumulation would be.
       const loopLine = anchorOf(r.stack[records[records.length - 1]]);
       const loop = loopLine === NO_LINE || loopLine === lineId ? undefined : ctx.analysis.lineIndex.lines[loopLine];
+      // The statement that keeps them, when the source shows one (`total += loss` below the loop line).
+      const kept = findAccumulation(at, loop && typeof loop.line === 'number' ? [{ file: loop.file, line: loop.line }] : [], (file) => ctx.source(file));
       const first = r.allocEvent[records[0]];
       const last = r.allocEvent[records[records.length - 1]];
       findings.push({
@@ -133,8 +152,12 @@ export const growingMemory: AdviceRule = {
         message:
           `${where(at, ctx.places)} allocated ${records.length} blocks (${formatBytes(bytes)}) in ${iterations} separate iterations, from event ${first} to event ${last}, ` +
           `and none was freed by the end of the trace, while the rest of each iteration's memory was. This looks like a leak: ` +
-          'if the line keeps a tensor that is still attached to the autograd graph (e.g. `total += loss`, `losses.append(out)`), ' +
-          'accumulate `loss.item()` (a Python number) or `loss.detach()` instead; if it is a cache meant to grow, this is expected.',
+          (kept
+            ? `${where(kept, ctx.places)} (\`${kept.statement}\`) keeps \`${kept.expression}\` from every iteration; if it is still attached to the autograd graph, ` +
+              `accumulating its \`.item()\` (a Python number) or \`.detach()\` instead would let each iteration's graph go; if it is a cache meant to grow, this is expected. `
+            : 'if the line keeps a tensor that is still attached to the autograd graph (e.g. `total += loss`, `losses.append(out)`), ' +
+              'accumulate `loss.item()` (a Python number) or `loss.detach()` instead; if it is a cache meant to grow, this is expected. ') +
+          NO_ACCUMULATION_FIX,
         evidence: {
           neverFreedCount: records.length,
           neverFreedBytes: bytes,
@@ -147,10 +170,7 @@ export const growingMemory: AdviceRule = {
           { ...at, figure: FIGURE.allocated, relation: 'atMost', value: bytes },
           { ...at, figure: FIGURE.allocations, relation: 'atMost', value: records.length },
         ],
-        ...(loop && typeof loop.line === 'number'
-          ? { related: [{ file: loop.file, line: loop.line, message: `the loop body line these blocks were made under (${iterations} iterations)` }] }
-          : {}),
-        fix: 'detach-accumulation',
+        ...(related(loop && typeof loop.line === 'number' ? { file: loop.file, line: loop.line } : undefined, iterations, kept)),
       });
     }
     return findings.sort((a, b) => Number(b.evidence.neverFreedBytes) - Number(a.evidence.neverFreedBytes)).slice(0, MAX_FINDINGS);

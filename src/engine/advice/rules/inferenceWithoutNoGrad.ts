@@ -33,6 +33,14 @@ function graphReleaseCount(ctx: AdviceContext): number {
   return count;
 }
 
+/**
+ * Why wrapping the call is left to the user: the code called is a model of unknown type, and no
+ * reading of the source can show that the results are never used for gradients later.
+ */
+export const NO_INFERENCE_FIX =
+  'No quick fix is offered: under inference mode the results carry no gradient and cannot be used by autograd or changed in place later, ' +
+  'and whether the program (or the model it calls) still needs that cannot be read from the code.';
+
 export const inferenceWithoutNoGrad: AdviceRule = {
   id: 'inference-without-no-grad',
   label: 'no_grad?',
@@ -84,7 +92,8 @@ export const inferenceWithoutNoGrad: AdviceRule = {
         `, ${counted(repeatedLines, 'line')} holding the outputs of ${MIN_CALLS_KEPT} or more separate calls at once.${gradEvidence} ` +
         (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor, ctx.places)}. ` : '') +
         `If this is inference, autograd keeps these for a backward that never comes: ` +
-        `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor, ctx.places)}` : ''}.`,
+        `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor, ctx.places)}` : ''}. ` +
+        NO_INFERENCE_FIX,
       evidence: {
         activationLiveAtPeakBytes: bytes,
         peakBytes: d.peakBytes,
@@ -96,7 +105,6 @@ export const inferenceWithoutNoGrad: AdviceRule = {
         ...(anchor ? { anchorActivationBytes: anchor.bytes } : {}),
       },
       ...(anchor ? { lineFigures: [{ file: anchor.file, line: anchor.line, figure: FIGURE.heldAtPeakWithCalls, relation: 'atMost' as const, value: anchor.bytes }] } : {}),
-      ...(sourceRead ? { fix: 'inference-mode' as const } : {}),
     };
     return [finding];
   },

@@ -308,7 +308,7 @@ describe('rule: growing-memory', () => {
     [userPath('eval.py')]: ['', '', 'model = Model().cuda()', '', '', '', '', '', 'for x, y in loader:', '    x = x.cuda()', '    out = model(x)', '    total += criterion(out, y)'],
   });
 
-  it('points at the line whose memory grows each iteration, with a fix for the accumulation below the loop line', () => {
+  it('points at the line whose memory grows each iteration and at the accumulation below the loop line, with no fix', () => {
     const [f, ...rest] = run(growingMemory, evalLoop(true), evalSource);
     assert.equal(rest.length, 0);
     assert.equal(f.severity, 'warning');
@@ -323,16 +323,17 @@ describe('rule: growing-memory', () => {
       lastEvent: 42,
     });
     assert.deepEqual(
-      f.related?.map((r) => [r.file, r.line]),
-      [[userPath('eval.py'), 11]],
-    );
-    assert.deepEqual(
-      f.quickFixes?.map((q) => [q.line, q.newText]),
+      f.related?.map((r) => [r.file, r.line, r.role]),
       [
-        [12, 'criterion(out, y).item()'],
-        [12, 'criterion(out, y).detach()'],
+        [userPath('eval.py'), 11, undefined],
+        [userPath('eval.py'), 12, 'accumulation'],
       ],
     );
+    assert.match(f.message, /\(`total \+= criterion\(out, y\)`\) keeps `criterion\(out, y\)` from every iteration/);
+    // `.item()` / `.detach()` change what the program computes: explained, never offered.
+    assert.equal(f.fix, undefined);
+    assert.equal(f.quickFixes, undefined);
+    assert.match(f.message, /No quick fix is offered: `\.item\(\)` turns the tensor into a Python number and `\.detach\(\)` stops gradients/);
   });
 
   it('stays silent when each iteration frees what it made', () => {
@@ -348,7 +349,7 @@ describe('rule: growing-memory', () => {
     assert.deepEqual(run(growingMemory, b.analysis()), []);
   });
 
-  it('in training, counts iterations between backward passes and fixes `losses.append(loss)`', () => {
+  it('in training, counts iterations between backward passes and points at `losses.append(loss)` (no fix)', () => {
     const train = (keepLoss: boolean) => {
       const b = new TraceBuilder();
       for (let i = 0; i < 4; i++) {
@@ -366,7 +367,8 @@ describe('rule: growing-memory', () => {
     assert.equal(rest.length, 0);
     assert.equal(f.line, 12);
     assert.equal(f.evidence.iterationCount, 4);
-    assert.equal(f.quickFixes?.[0].newText, 'criterion(out, y).item()');
+    assert.deepEqual(f.related?.find((r) => r.role === 'accumulation'), { file: userPath('train.py'), line: 12, message: '`losses.append(criterion(out, y))` keeps `criterion(out, y)` from every iteration', role: 'accumulation' });
+    assert.equal(f.quickFixes, undefined);
     assert.deepEqual(run(growingMemory, train(false), text), []);
   });
 });
@@ -401,10 +403,13 @@ describe('rule: inference-without-no-grad', () => {
   const INFER = (header = '', around = '') =>
     source({ [userPath('infer.py')]: ['import torch', header, '', '', '', '', '', '', around, `${around === '' ? '' : '    '}out = model(batch)`, 'del out'] });
 
-  it('suggests inference_mode where a forward-only run keeps every layer\'s activations, with the fix', () => {
+  it('suggests inference_mode where a forward-only run keeps every layer\'s activations, and says why there is no fix', () => {
     const [f, ...rest] = run(inferenceWithoutNoGrad, inference({ kept: true }), INFER());
     assert.match(f.message, /The source shows no torch\.no_grad\(\)/);
-    assert.deepEqual(f.quickFixes?.map((q) => [q.line, q.endLine, q.newText]), [[10, 10, 'with torch.inference_mode():\n    out = model(batch)']]);
+    // Wrapping `model(batch)` could change what the program computes (its results could not be used by autograd later).
+    assert.equal(f.fix, undefined);
+    assert.equal(f.quickFixes, undefined);
+    assert.match(f.message, /No quick fix is offered: under inference mode the results carry no gradient/);
     assert.equal(rest.length, 0);
     assert.equal(f.severity, 'information');
     assert.equal(f.file, userPath('infer.py'));

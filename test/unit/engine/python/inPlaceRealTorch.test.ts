@@ -57,6 +57,43 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'refused: x from `layer.norm(h)`, a method of an object of unknown type that returns its input',
+    offered: false,
+    code: `import torch
+torch.set_grad_enabled(False)
+class Keep:
+    def norm(self, h):
+        return h
+def f(layer, n):
+    h = torch.ones(n)
+    x = layer.norm(h)
+    x = x * 2  # <-
+    return x, h
+def main():
+    x, h = f(Keep(), 4)
+    return {"x": x, "h": h}
+`,
+  },
+  {
+    name: 'refused: x handed to `obj.relu_(x)`, a method of an object of unknown type that keeps it',
+    offered: false,
+    code: `import torch
+torch.set_grad_enabled(False)
+class Cache:
+    def relu_(self, t):
+        self.kept = t
+def f(c, n):
+    x = torch.ones(n)
+    c.relu_(x)
+    x = x * 2  # <-
+    return x
+def main():
+    c = Cache()
+    x = f(c, 4)
+    return {"x": x, "kept": c.kept}
+`,
+  },
+  {
     name: 'a product made here, divided in place (gradients on)',
     offered: true,
     code: `import torch
@@ -90,7 +127,7 @@ def main():
     offered: true,
     code: `import torch
 def h(y):
-    x = y.clone()
+    x = torch.as_tensor(y).clone()
     n = x.shape[0] + x.size(1)
     total = x.sum() + torch.cat([x, x]).mean()
     x = x * 0.5  # <-

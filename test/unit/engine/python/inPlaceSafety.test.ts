@@ -44,7 +44,7 @@ describe('in-place safety: offered where the tensor provably belongs to the func
     const code = [
       'import torch',
       'def h(y):',
-      '    x = y.clone()',
+      '    x = torch.as_tensor(y).clone()',
       '    n = x.shape[0] + x.size(1)',
       '    total = x.sum() + torch.cat([x, x]).mean()',
       '    print(x, len(x))',
@@ -126,7 +126,7 @@ describe('in-place safety: refused, with the reason', () => {
   it('a tensor passed to a call that may keep it, or put in a container, or given another name', () => {
     const uses: [string, RegExp][] = [
       ['y = model(x)', /`x` is passed to `model\(x\)` at line 6, a call VRAM Lens cannot see into/],
-      ['outs.append(x)', /`outs\.append\(x\)` at line 6, which VRAM Lens does not know/],
+      ['outs.append(x)', /`outs\.append\(x\)` at line 6, a call VRAM Lens cannot see into/],
       ['y = x', /`y = x` at line 6 gives the tensor of `x` another name/],
       ['pair = (x, 1)', /puts the tensor of `x` in a container/],
       ['self.cache = x', /`self\.cache = x` at line 6 gives the tensor of `x` another name/],
@@ -170,7 +170,7 @@ describe('in-place safety: refused, with the reason', () => {
   it('kept by autograd for backward: an output of exp/sigmoid/tanh/relu/softmax or `**`, an operand of `*`, `@` or a layer', () => {
     const saved: [string, string, RegExp][] = [
       ['x = torch.sigmoid(a)', '', /`x = torch\.sigmoid\(a\)` \(line 3\) makes it an output that autograd keeps/],
-      ['x = a.exp()', '', /makes it an output that autograd keeps/],
+      ['x = torch.sigmoid(a).exp()', '', /makes it an output that autograd keeps/],
       ['x = torch.tanh(a)', '', /makes it an output that autograd keeps/],
       ['x = torch.relu(a)', '', /makes it an output that autograd keeps/],
       ['x = a ** 2', '', /makes it an output that autograd keeps/],
@@ -185,6 +185,42 @@ describe('in-place safety: refused, with the reason', () => {
       refused(code, /gradient recording may be on here/);
       assert.deepEqual(verdict(code, true), { safe: true }, `${binding}; ${use} with gradients off`);
     }
+  });
+
+  it('calls on objects of unknown type: never read as tensor methods, with gradients on or off (planted cases)', () => {
+    const cases: [string, string, RegExp][] = [
+      ['x = layer.norm(h)', '', /`x = layer\.norm\(h\)` \(line 4\) takes the result of `layer\.norm\(h\)`, a call VRAM Lens cannot see into/],
+      ['x = obj.relu_()', '', /`x = obj\.relu_\(\)` \(line 4\) makes it a view of `obj`, the caller's tensor \(`obj` is a parameter\): `relu_` may return its input/],
+      ['x = h.clone()', 'y = layer.norm(x)', /`x` is passed to `layer\.norm\(x\)` at line 5, a call VRAM Lens cannot see into/],
+      ['x = h.clone()', 'obj.relu_(x)', /`x` is passed to `obj\.relu_\(x\)` at line 5, a call VRAM Lens cannot see into/],
+      ['x = h.clone()', 'z = obj.clone(x)', /`x` is passed to `obj\.clone\(x\)` at line 5/],
+      ['x = torch.max(h, 0)', '', /`max` may return a tuple of tensors/],
+      ['x = h.sort()', '', /`sort` may return a tuple of tensors/],
+      ['x = y.clone()', '', /`x = y\.clone\(\)` \(line 4\) takes the result of `y\.clone\(\)`, a call VRAM Lens cannot see into/],
+    ];
+    for (const [binding, use, reason] of cases) {
+      const code = `import torch\ndef f(layer, obj, n, y):\n    h = torch.randn(n)\n    ${binding}\n    ${use}\n    x = x * 2  # <-\n    return x, h\n`;
+      refused(code, reason);
+      refused(code, reason, true);
+    }
+    refused('import torch\nclass M:\n    def f(self, n):\n        h = torch.randn(n)\n        x = self.act(h)\n        x = x * 2  # <-\n        return x\n', /`self\.act\(h\)`, a call VRAM Lens cannot see into/, true);
+  });
+
+  it('a receiver is proven a tensor through local names, torch calls and views (and only then trusted)', () => {
+    const safe = [
+      'h = torch.randn(n)\n    x = h.clone()',
+      'h = torch.randn(n)\n    g = h * 2\n    x = g.t().clone()',
+      'x = torch.randn(n).clone()',
+      'h = torch.zeros(n)\n    h = h + 1\n    x = h.clone()',
+    ];
+    for (const binding of safe) assert.deepEqual(verdict(`import torch\ndef f(n, y):\n    ${binding}\n    x = x * 2  # <-\n    return x\n`, true), { safe: true }, binding);
+    const unproven = [
+      'h = y\n    x = h.clone()', // another name for a parameter
+      'h = torch.randn(n)\n    h = y\n    x = h.clone()', // one binding of h is not a tensor made here
+      'h = torch.randn(n)\n    del h\n    h = y.clone()\n    x = h.clone()',
+      'h = torch.randn(n)\n    for h in y: pass\n    x = h.clone()',
+    ];
+    for (const binding of unproven) refused(`import torch\ndef f(n, y):\n    ${binding}\n    x = x * 2  # <-\n    return x\n`, /a call VRAM Lens cannot see into/, true);
   });
 
   it('not a tensor, or not provably one made here', () => {

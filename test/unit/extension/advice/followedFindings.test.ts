@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { advise } from '../../../../src/engine/advice/advise';
 import type { Finding, LineEdit as FixEdit } from '../../../../src/engine/advice/finding';
-import { inferenceModeEdit, quickFixesFor } from '../../../../src/engine/advice/quickFix';
 import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
 import { PythonSource } from '../../../../src/engine/python/pythonSource';
 import type { CurrentText, Placement } from '../../../../src/extension/advice/followedFindings';
@@ -87,38 +86,46 @@ describe('findings follow edits', () => {
     assert.deepEqual(summary(place()), ['in-place-arithmetic:resolved'], '`s /= ...` divides in place');
   });
 
-  it('the inference_mode quick fix, applied, resolves its finding (the call moves into the `with`)', () => {
+  it('inference_mode written by hand around the call resolves its finding (the call moves into the `with`)', () => {
     const text = 'import torch\n\ndef main(model, x):\n    out = model(x)\n    return out\n';
-    const finding: Finding = { rule: 'inference-without-no-grad', severity: 'information', device: 0, file: '/w/infer.py', line: 4, title: 't', message: 'm', evidence: {}, fix: 'inference-mode' };
+    const finding: Finding = { rule: 'inference-without-no-grad', severity: 'information', device: 0, file: '/w/infer.py', line: 4, title: 't', message: 'm', evidence: {} };
     const { doc, place } = followed([finding], text);
-    const edit = inferenceModeEdit(PythonSource.parse(text), '/w/infer.py', 4);
-    assert.ok(edit);
-    doc.fix(edit);
+    doc.fix({ title: 'by hand', file: '/w/infer.py', line: 4, startColumn: 0, endLine: 4, endColumn: 18, newText: '    with torch.inference_mode():\n        out = model(x)' });
     assert.equal(doc.lineAt(3), '    with torch.inference_mode():');
     assert.deepEqual(summary(place()), ['inference-without-no-grad:resolved']);
   });
 
-  it('the accumulation quick fix below the loop line resolves a growing-memory finding', () => {
+  it('`.item()` written by hand on the accumulation the finding points at resolves a growing-memory finding', () => {
     const text = 'for batch in data:\n    loss = model(batch)\n    total += loss\n';
-    const base: Finding = { rule: 'growing-memory', severity: 'warning', device: 0, file: '/w/eval.py', line: 2, title: 't', message: 'm', evidence: {}, fix: 'detach-accumulation', related: [{ file: '/w/eval.py', line: 2, message: 'loop' }] };
-    const fixes = quickFixesFor(base, () => PythonSource.parse(text));
-    const finding = { ...base, quickFixes: fixes };
+    const finding: Finding = {
+      rule: 'growing-memory', severity: 'warning', device: 0, file: '/w/eval.py', line: 2, title: 't', message: 'm', evidence: {},
+      related: [{ file: '/w/eval.py', line: 2, message: 'loop' }, { file: '/w/eval.py', line: 3, message: 'keeps', role: 'accumulation' }],
+    };
     const { doc, place } = followed([finding], text);
     assert.deepEqual(summary(place()), ['growing-memory:current@2']);
-    doc.fix(fixes[0]);
+    doc.change(2, 17, 2, 17, '.item()');
     assert.equal(doc.lineAt(2), '    total += loss.item()');
     assert.deepEqual(summary(place()), ['growing-memory:resolved']);
   });
 
-  it('a growing-memory finding in the model file is resolved by the fix applied to the loop\'s file', () => {
+  it('a growing-memory finding without an accumulation it points at stays (nothing to read again)', () => {
+    const text = 'for batch in data:\n    loss = model(batch)\n    total += loss\n';
+    const finding: Finding = { rule: 'growing-memory', severity: 'warning', device: 0, file: '/w/eval.py', line: 2, title: 't', message: 'm', evidence: {}, related: [{ file: '/w/eval.py', line: 2, message: 'loop' }] };
+    const { doc, place } = followed([finding], text);
+    doc.change(2, 17, 2, 17, '.item()');
+    assert.notDeepEqual(summary(place()), ['growing-memory:resolved']);
+  });
+
+  it('a growing-memory finding in the model file is resolved by `.item()` written in the loop\'s file', () => {
     const loop = 'for x, y in loader:\n    out = model(x)\n    total += criterion(out, y)\n';
     const model = 'class M:\n    def forward(self, h):\n        return self.fc(h)\n';
-    const base: Finding = { rule: 'growing-memory', severity: 'warning', device: 0, file: '/w/model.py', line: 3, title: 't', message: 'm', evidence: {}, fix: 'detach-accumulation', related: [{ file: '/w/eval.py', line: 2, message: 'loop' }] };
+    const base: Finding = {
+      rule: 'growing-memory', severity: 'warning', device: 0, file: '/w/model.py', line: 3, title: 't', message: 'm', evidence: {},
+      related: [{ file: '/w/eval.py', line: 2, message: 'loop' }, { file: '/w/eval.py', line: 3, message: 'keeps', role: 'accumulation' }],
+    };
     const sources = (text: string) => (f: string) => (f === '/w/eval.py' ? PythonSource.parse(text) : f === '/w/model.py' ? PythonSource.parse(model) : undefined);
-    const fixes = quickFixesFor(base, sources(loop));
-    assert.equal(fixes[0]?.file, '/w/eval.py');
-    const { doc, place } = followed([{ ...base, quickFixes: fixes }], model);
-    const f = new FollowedDocument([{ ...base, quickFixes: fixes }], (line) => model.split('\n')[line - 1]);
+    const { doc, place } = followed([base], model);
+    const f = new FollowedDocument([base], (line) => model.split('\n')[line - 1]);
     const fixedLoop = loop.replace('total += criterion(out, y)', 'total += criterion(out, y).item()');
     assert.deepEqual(summary(f.place(doc, { otherFile: sources(loop), othersEdited: true })), ['growing-memory:current@3'], 'not fixed yet');
     assert.deepEqual(summary(f.place(doc, { otherFile: sources(fixedLoop), othersEdited: true })), ['growing-memory:resolved']);
