@@ -18,6 +18,18 @@ export const node24 = path.join(repoRoot, '.e2e', 'node24', 'bin', 'node');
 export const codeServerEntry = path.join(repoRoot, '.e2e', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 export { chromiumPath };
 export const resultsDir = path.join(repoRoot, 'test-results');
+/**
+ * Whether UI tests overwrite the images committed under media/ (`VRAM_LENS_UPDATE_SCREENSHOTS=1`, set by
+ * hand to retake them); otherwise they write them under test-results/media/ only, so a run (CI's
+ * included) never changes the tree.
+ */
+export const updateScreenshots = process.env.VRAM_LENS_UPDATE_SCREENSHOTS === '1';
+/** Where a UI test writes the image committed as `media/<rel>` (see `updateScreenshots`); its folder is made. */
+export function mediaImage(rel: string): string {
+  const file = path.join(updateScreenshots ? repoRoot : resultsDir, 'media', rel);
+  mkdirSync(path.dirname(file), { recursive: true });
+  return file;
+}
 export const corpusDir = process.env.VRAM_LENS_CORPUS ?? path.resolve(repoRoot, '..', 'shared', 'snapshots');
 /** The corpus snapshot whose user files the fixture workspace holds. */
 export const fixtureSnapshot = path.join(corpusDir, 'wedsonlin-cs336-medium-512-training.pickle');

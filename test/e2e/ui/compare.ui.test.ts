@@ -8,11 +8,11 @@
  * The half-width screenshot goes to media/screenshots/compare-half-width.png.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { corpusDir, fixtureSnapshot, missingPrerequisite, repoRoot, resultsDir } from '../codeServer';
+import { corpusDir, fixtureSnapshot, mediaImage, missingPrerequisite, resultsDir } from '../codeServer';
 import { binary, oracle } from '../expected';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
@@ -129,9 +129,8 @@ describe('compare at 300-600 px, its deltas and the current run (code-server + C
       }
       await page.screenshot({ path: path.join(resultsDir, `compare-${target}.png`) });
       if (target === 600) {
-        // Half the window: the screenshot the README shows.
-        mkdirSync(path.join(repoRoot, 'media', 'screenshots'), { recursive: true });
-        copyFileSync(path.join(resultsDir, `compare-${target}.png`), path.join(repoRoot, 'media', 'screenshots', 'compare-half-width.png'));
+        // Half the window: the screenshot the README shows (written there only with VRAM_LENS_UPDATE_SCREENSHOTS=1).
+        copyFileSync(path.join(resultsDir, `compare-${target}.png`), mediaImage('screenshots/compare-half-width.png'));
       }
     }
     console.log(`compare panel measured at ${seen.join(', ')}`);

@@ -4,7 +4,8 @@
  * gutter, the timeline, the summary, then Profile VRAM on the user's own file); Run Built-in Workload
  * answered with Enter at every question gives figures in MiB; a `.pickle` opened from the workspace
  * opens in the snapshot summary, and one that is not a snapshot says so and reopens in the text
- * editor. The walkthrough's images (media/walkthrough/*.png) are taken here.
+ * editor. The walkthrough's images (media/walkthrough/*.png) are taken here (written to media/ only with
+ * VRAM_LENS_UPDATE_SCREENSHOTS=1, else to test-results/media/).
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { encodePickle } from '../../../src/engine/pickle/encoder';
-import { corpusDir, missingPrerequisite, repoRoot, resultsDir } from '../codeServer';
+import { corpusDir, mediaImage, missingPrerequisite, repoRoot, resultsDir } from '../codeServer';
 import { binary, expectedHeatStep, expectedInline, oracle, oracleLine } from '../expected';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
@@ -20,7 +21,6 @@ import { webviewFrame } from '../webviewLayout';
 import { afterTexts, eventually, glyphHeatSteps, runCommand, withScreenshot } from '../workbench';
 
 const SAMPLE_SNAPSHOT = path.join(repoRoot, 'media', 'samples', 'similarity-eager.pickle');
-const WALKTHROUGH_MEDIA = path.join(repoRoot, 'media', 'walkthrough');
 
 async function notificationTexts(page: Page): Promise<string[]> {
   if (!(await page.locator('.notifications-center.visible').isVisible())) await runCommand(page, 'Notifications: Show Notifications');
@@ -71,7 +71,6 @@ describe('first contact: the walkthrough, the built-in workloads, .pickle files 
       },
     });
     page = workbench.page;
-    mkdirSync(WALKTHROUGH_MEDIA, { recursive: true });
   });
 
   after(async () => {
@@ -106,7 +105,7 @@ describe('first contact: the walkthrough, the built-in workloads, .pickle files 
     });
     assert.ok(steps.includes(expectedHeatStep(oracleLine(sample, 'media/samples/similarity.py', 27), sample.peakBytes)), `line 27's step is drawn: ${steps.join(', ')}`);
     const editor = page.locator('.editor-group-container.active .editor-container').first();
-    await editor.screenshot({ path: path.join(WALKTHROUGH_MEDIA, 'gutter.png') });
+    await editor.screenshot({ path: mediaImage('walkthrough/gutter.png') });
     await selectStep(page, 'gutter');
     const media = page.locator('.getting-started-media').first();
     await eventually('the step\'s picture', async () => ((await media.innerHTML().catch(() => '')).includes('gutter.png') ? true : undefined), 10_000).catch(async (e: unknown) => {
@@ -123,7 +122,7 @@ describe('first contact: the walkthrough, the built-in workloads, .pickle files 
     // The page shows once the snapshot's overview arrived; its status names no error.
     await frame.locator('#app:not([hidden])').waitFor({ timeout: 30_000 });
     await page.waitForTimeout(1_500);
-    await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: path.join(WALKTHROUGH_MEDIA, 'timeline.png') });
+    await page.locator('#workbench\\.parts\\.sidebar').screenshot({ path: mediaImage('walkthrough/timeline.png') });
   }));
 
   it('the summary step shows the sample snapshot\'s summary', withScreenshot('walkthrough-summary', () => page, async () => {
@@ -132,7 +131,7 @@ describe('first contact: the walkthrough, the built-in workloads, .pickle files 
     const stats = await frame.locator('dl.stats').innerText();
     assert.ok(stats.includes(binary(sample.peakBytes)), stats);
     await page.waitForTimeout(500);
-    await page.locator('.editor-group-container.active .editor-container').first().screenshot({ path: path.join(WALKTHROUGH_MEDIA, 'summary.png') });
+    await page.locator('.editor-group-container.active .editor-container').first().screenshot({ path: mediaImage('walkthrough/summary.png') });
   }));
 
   it('the last step offers Profile VRAM on the user\'s own file', withScreenshot('walkthrough-profile', () => page, async () => {
