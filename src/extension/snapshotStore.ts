@@ -81,7 +81,8 @@ export class SnapshotStore implements vscode.Disposable {
             { bytes, filter: this.filter() },
             { signal: abort.signal, onProgress: (message) => progress.report({ message }), transfer: own ? [bytes.buffer] : undefined },
           );
-          const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn);
+          // What ran it: as the caller knows it (a run just made), else as the snapshot says (a VRAM Lens run saved to a file).
+          const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn ?? info.producer?.provider);
           this.snapshots.set(loaded.id, loaded);
           if (request.makeActive !== false) this.activeId = loaded.id;
           this.changed.fire();

@@ -77,6 +77,25 @@ export interface SelfCheckDetails {
   readonly cudaMallocs: number;
   readonly cudaFrees: number;
   readonly clean: boolean;
+  /**
+   * Set when replaying the trace does not apply, in plain words: the trace was not recorded by PyTorch's
+   * caching allocator (a snapshot VRAM Lens wrote from a run of its own), or it records allocations but
+   * no segment at all (none held, none made or released), which no caching allocator does. Views say
+   * this instead of a failed check.
+   */
+  readonly notReplayable?: string;
+}
+
+/** Why the replay does not apply to this snapshot's trace, or undefined where it does. */
+export function notReplayableReason(snapshot: Snapshot, allocations: number, segmentEvents: number): string | undefined {
+  if (snapshot.producer?.tool === 'vram-lens') {
+    const ran = snapshot.producer.provider === 'cpu' ? ' on the CPU' : snapshot.producer.provider === 'webgpu' ? ' on WebGPU' : '';
+    return `VRAM Lens wrote this snapshot from a run of its own${ran}, not PyTorch's caching allocator, so there is no allocator to replay: replaying it and the what-if predictions do not apply.`;
+  }
+  if (allocations > 0 && segmentEvents === 0 && snapshot.segments.length === 0) {
+    return 'The trace records allocations but no memory segment (none held, none made or released), so it did not come from a caching allocator PyTorch could replay: replaying it and the what-if predictions do not apply.';
+  }
+  return undefined;
 }
 
 const ACTION_NAMES: Record<number, string> = {
@@ -161,8 +180,11 @@ export function selfCheckOf(snapshot: Snapshot, replay: AllocatorReplay): SelfCh
     cudaMallocs: replay.cudaMallocs,
     cudaFrees: replay.cudaFrees,
     clean: firstDeparture === null && replay.deviceFailures.length === 0 && replay.recordedOoms === 0,
+    ...withReason(notReplayableReason(snapshot, replay.allocations, replay.segmentEvents)),
   };
 }
+
+const withReason = (reason: string | undefined): { notReplayable?: string } => (reason === undefined ? {} : { notReplayable: reason });
 
 function impliedCapacity(snapshot: Snapshot, replay: AllocatorReplay): Pick<SelfCheckDetails, 'capacityBytes' | 'capacitySource'> {
   const fromOom = recordedCapacity(snapshot, replay.trace);

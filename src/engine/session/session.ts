@@ -6,7 +6,7 @@ import type { Finding } from '../advice/finding';
 import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { DeviceSummary } from '../analysis/summary';
 import { summarizeDevice } from '../analysis/summary';
-import type { Snapshot, SnapshotLayout } from '../snapshot/model';
+import type { Snapshot, SnapshotLayout, SnapshotProducer } from '../snapshot/model';
 import type { AllocatorWindow, AllocatorWindowRequest } from '../timeline/allocatorWindow';
 import { SegmentStack, summarizeAllocatorWindow } from '../timeline/allocatorWindow';
 import type { CellPlaces } from '../paths/places';
@@ -30,6 +30,8 @@ export interface SnapshotInfo {
   readonly externalAnnotations: number;
   /** Whether trace entries carry `time_us` (PyTorch 2.1+), so a wall-time axis exists. */
   readonly hasTimes: boolean;
+  /** Set when VRAM Lens wrote the snapshot from a run of its own (what it ran on). */
+  readonly producer?: SnapshotProducer;
 }
 
 export class SnapshotSession {
@@ -120,6 +122,7 @@ export class SnapshotSession {
       stacks: this.snapshot.stacks.length,
       externalAnnotations: this.snapshot.externalAnnotations.length,
       hasTimes: this.snapshot.traces.some((t) => t.length > 0 && !Number.isNaN(t.timeUs[0])),
+      ...(this.snapshot.producer ? { producer: this.snapshot.producer } : {}),
     };
   }
 

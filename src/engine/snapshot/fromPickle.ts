@@ -8,7 +8,7 @@ import { FrameTable } from './intern';
 import type { Dict } from './pyFields';
 import { describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
 import { TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
-import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout } from './model';
+import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout, SnapshotProducer } from './model';
 import { NO_STACK } from './model';
 
 /**
@@ -151,7 +151,15 @@ export function snapshotFromPickle(root: unknown, sink: TraceSink = new TraceSin
   const settings = isDict(root.allocator_settings) ? root.allocator_settings : undefined;
   const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, readAnnotations(root.external_annotations), settings);
   const measured = readMeasuredDeviceMemory(root.vram_lens);
-  return measured ? { ...snapshot, measuredDeviceMemory: measured } : snapshot;
+  const producer = readProducer(root.vram_lens);
+  return { ...snapshot, ...(measured ? { measuredDeviceMemory: measured } : {}), ...(producer ? { producer } : {}) };
+}
+
+/** `vram_lens` = {producer: 'vram-lens', summary: {provider: 'cpu' | 'cuda' | 'webgpu', ...}}, written with a workload run's snapshot. */
+function readProducer(raw: unknown): SnapshotProducer | undefined {
+  if (!isDict(raw) || raw.producer !== 'vram-lens') return undefined;
+  const provider = isDict(raw.summary) ? raw.summary.provider : undefined;
+  return provider === 'cpu' || provider === 'cuda' || provider === 'webgpu' ? { tool: 'vram-lens', provider } : { tool: 'vram-lens' };
 }
 
 /** `vram_lens.device_memory` = {source, time_us: [...], bytes: [...]}, written by a workload run; malformed is ignored. */

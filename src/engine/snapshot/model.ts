@@ -113,6 +113,19 @@ export interface Snapshot {
   readonly allocatorSettings: Readonly<Record<string, unknown>> | undefined;
   /** The measured device-memory line of a workload run, when one was sampled. */
   readonly measuredDeviceMemory?: MeasuredDeviceMemory;
+  /** Set when VRAM Lens wrote the snapshot from a run of its own (its `vram_lens` key), not PyTorch. */
+  readonly producer?: SnapshotProducer;
+}
+
+/**
+ * A snapshot VRAM Lens wrote itself (a built-in workload or model run on onnxruntime, saved in PyTorch's
+ * format with a `vram_lens` key): its trace was not recorded by PyTorch's caching allocator, so there is
+ * no allocator to replay, and its device is the execution provider that ran it, not a CUDA device.
+ */
+export interface SnapshotProducer {
+  readonly tool: 'vram-lens';
+  /** onnxruntime's execution provider that ran it, when the snapshot says. */
+  readonly provider?: 'cuda' | 'webgpu' | 'cpu';
 }
 
 /** Devices that have segments or a non-empty trace, ascending (the spec's rule). */
