@@ -85,7 +85,7 @@ export class LinesTable {
   render(rows: readonly LineRow[], state: ViewState, stackIds: ReadonlySet<number> | undefined, places?: CellPlaces): void {
     this.rows = rows;
     this.places = places;
-    const filter: TableFilter = { file: state.filterFile.trim(), stackIds, minBytes: state.minBytes };
+    const filter: TableFilter = { file: state.filterFile.trim(), stackIds, minBytes: state.minBytes, places };
     const { sortKey: key, sortDescending: descending, focusLine: selectedLine } = state;
     const all = rows.filter((r) => rowPasses(r, filter)).sort(compareRows(key, descending));
     this.shown = all.slice(0, MAX_ROWS);

@@ -111,7 +111,7 @@ export class PageView {
         viewport,
         findings: store.data.findings,
         yRange: store.yRange(),
-        highlight: highlightedLines(rows, state.filterFile, stackIds, state.focusLine),
+        highlight: highlightedLines(rows, state.filterFile, stackIds, state.focusLine, o.places),
         minBytes: state.minBytes,
         pinned: state.pinnedRecord,
         hovered: this.hovered?.hit.kind === 'block' ? this.hovered.hit.record : undefined,

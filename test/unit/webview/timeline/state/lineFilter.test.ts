@@ -32,6 +32,30 @@ describe('timeline view: the lines table', () => {
     // Self or inclusive: train.py:3 has 0 self but 400 inclusive.
     assert.deepEqual(pass({ minBytes: 300 }), [1, 2]);
   });
+  it('matches notebook cells by the name the table shows ("train.ipynb, cell 3, line 2"), by cell and by notebook', () => {
+    // Recorded under ipykernel's temporary names; cell 3 (index 2) of /work/nb/train.ipynb, its lines shifted by 1.
+    const cellFile = '/tmp/ipykernel_4242/1234567.py';
+    const otherCell = '/tmp/ipykernel_4242/7654321.py';
+    const places = {
+      [cellFile]: { notebook: '/work/nb/train.ipynb', cell: 2, lineOffset: 1, changed: false },
+      [otherCell]: { notebook: '/work/nb/eval.ipynb', cell: 0, lineOffset: 0, changed: false },
+    };
+    const cells = [row(0, cellFile, 1, 100, 100, 100), row(1, otherCell, 4, 100, 100, 100), row(2, '/p/model.py', 39, 100, 100, 100)];
+    const pass = (file: string) => cells.filter((r) => rowPasses(r, { file, stackIds: undefined, minBytes: 0, places })).map((r) => r.id);
+    assert.deepEqual(pass('cell 3'), [0], 'the cell as shown (1-based)');
+    assert.deepEqual(pass('train.ipynb'), [0]);
+    assert.deepEqual(pass('Train.ipynb, cell 3, line 2'), [0], 'the whole shown name, any case');
+    assert.deepEqual(pass('.ipynb'), [0, 1]);
+    assert.deepEqual(pass('/work/nb/'), [0, 1], 'the notebook\'s path');
+    assert.deepEqual(pass('ipykernel_4242'), [0, 1], 'the name it was recorded under still matches');
+    assert.deepEqual(pass('model.py:39'), [2], 'a file line as shown');
+    assert.deepEqual(pass('cell 9'), []);
+    // Without the cells known, a cell's row is its recorded file only.
+    assert.deepEqual(cells.filter((r) => rowPasses(r, { file: 'train.ipynb', stackIds: undefined, minBytes: 0 })).map((r) => r.id), []);
+    // The chart highlights the same rows.
+    assert.deepEqual([...(highlightedLines(cells, 'cell 3', undefined, undefined, places) ?? [])], [0]);
+  });
+
   it('sorts by a figure (ties by allocated bytes) or by file and line', () => {
     assert.deepEqual([...rows].sort(compareRows('liveAtPeakBytes', true)).map((r) => r.id), [2, 0, 1]);
     assert.deepEqual([...rows].sort(compareRows('allocBytes', false)).map((r) => r.id), [1, 2, 0]);
