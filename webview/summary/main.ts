@@ -119,6 +119,8 @@ function renderAllocator(d: SummaryDevice): HTMLElement {
       section.append(p);
     }
   }
+  // Where the replay does not apply, neither do its predictions: no What If... to offer.
+  if (mine?.check.notReplayable !== undefined) return section;
   const actions = el('div', 'actions');
   const whatIf = el('button', { text: 'What If...', title: 'Predict peak reserved memory and OOMs with other allocator settings or on another GPU size' });
   whatIf.id = 'what-if';

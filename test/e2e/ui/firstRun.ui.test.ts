@@ -135,6 +135,7 @@ describe('first contact: the walkthrough, the built-in workloads, .pickle files 
     await frame.locator('#allocator .check', { hasText: 'there is no allocator to replay' }).waitFor({ timeout: 30_000 });
     assert.equal(await frame.locator('#allocator .check.warn').count(), 0, 'no failed self-check');
     assert.doesNotMatch(await frame.locator('#allocator').innerText(), /departs|segment events reproduced/);
+    assert.equal(await frame.locator('#what-if').count(), 0, 'no What If... where its predictions do not apply');
     await page.waitForTimeout(500);
     // The snapshot's path is where this checkout sits: masked in the walkthrough's picture (the editor's background colour).
     await page.locator('.editor-group-container.active .editor-container').first().screenshot({ path: mediaImage('walkthrough/summary.png'), mask: [frame.locator('p.path')], maskColor: '#1f1f1f' });
