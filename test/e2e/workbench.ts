@@ -3,8 +3,8 @@
  * dialog, waiting for something to appear, screenshots of failures, and the editor's decorations.
  */
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { resultsDir } from './codeServer';
+import type { Locator, Page } from 'playwright-core';
+import { mediaImage, resultsDir } from './codeServer';
 
 /** Runs a command from the palette (F1), retrying while the extension host is still starting. */
 export async function runCommand(page: Page, title: string): Promise<void> {
@@ -39,6 +39,23 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
 }
 
 /** A test body that leaves a screenshot of the page behind when it fails. */
+/** A path of this machine (the checkout, the corpus, a test's temporary folder) as it shows in the workbench. */
+const MACHINE_PATH = /\/(work|tmp|home|root|var)\//;
+
+/**
+ * The page as the image committed under `media/<rel>` (written there only with
+ * VRAM_LENS_UPDATE_SCREENSHOTS=1: `mediaImage`), with every place a machine path shows masked in the
+ * editor's background colour: the breadcrumbs, editor and notebook lines naming one, and the
+ * snapshot summary's path line.
+ */
+export async function mediaScreenshot(page: Page, rel: string): Promise<void> {
+  const masks: Locator[] = [page.locator('.monaco-breadcrumbs'), page.locator('.view-line', { hasText: MACHINE_PATH })];
+  for (const frame of page.frames()) {
+    if ((await frame.locator('p.path').count().catch(() => 0)) > 0) masks.push(frame.locator('p.path'));
+  }
+  await page.screenshot({ path: mediaImage(rel), mask: masks, maskColor: '#1f1f1f' });
+}
+
 export function withScreenshot(name: string, page: () => Page, body: () => Promise<void>): () => Promise<void> {
   return async () => {
     try {

@@ -21,7 +21,7 @@ import { ATTN, NCA, attnFixture, ncaFixture } from '../../helpers/inPlaceFixture
 import { fixtureSnapshot, missingPrerequisite, resultsDir } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { goToLine, openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
-import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+import { eventually, mediaScreenshot, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 /** The Problems panel's text, once it shows `expected` (opened by the advisor's own command). */
 async function problemsShowing(page: Page, expected: RegExp | ((text: string) => boolean), what: string): Promise<string> {
@@ -158,5 +158,6 @@ describe('the advisor in the workbench (code-server + Chromium)', { skip: missin
     assert.match(text, /Consider starting recording before the model is built/, 'its message is shown');
     await advice.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(resultsDir, 'advice-summary.png') });
+    await mediaScreenshot(page, 'screenshots/advice-summary.png');
   }));
 });

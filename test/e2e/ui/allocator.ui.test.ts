@@ -17,7 +17,7 @@ import { formatBytes } from '../../../src/engine/text/format';
 import { corpusDir, missingPrerequisite, resultsDir } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, workspaceFileOf } from '../uiWorkbench';
-import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+import { eventually, mediaScreenshot, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 /**
  * A training run recorded from its start (56 MiB before the first event) whose segments grow to 19.4 GiB,
@@ -200,6 +200,7 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
     await page.screenshot({ path: path.join(resultsDir, 'allocator-what-if-in-vscode.png') });
     await whatIf.locator('.gpu-table').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(resultsDir, 'allocator-what-if-table-in-vscode.png') });
+    await mediaScreenshot(page, 'screenshots/allocator-what-if.png');
     await whatIf.locator('#result a.line-link').click();
     await page.locator('.tab.active', { hasText: path.basename(expected.oom.file) }).waitFor({ timeout: 20_000 });
     const position = await cursorOn(expected.oom.line!);

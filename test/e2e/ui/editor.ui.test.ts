@@ -14,7 +14,7 @@ import type { UiWorkbench } from '../uiWorkbench';
 import { goToLine, openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import type { OracleDevice } from '../expected';
 import { binary, expectedHeatStep, expectedInline, oracle, oracleLine } from '../expected';
-import { afterTexts, eventually, glyphHeatSteps, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+import { afterTexts, eventually, glyphHeatSteps, mediaScreenshot, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 const SNAPSHOT = path.basename(fixtureSnapshot);
 const MODEL = 'cs336_basics/model.py';
@@ -133,6 +133,7 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     const rows = await frame.locator('table.lines tbody tr').count();
     assert.ok(rows > 0, 'the top lines are listed');
     await page.screenshot({ path: path.join(resultsDir, 'summary.png') });
+    await mediaScreenshot(page, 'screenshots/summary.png');
   }));
 
   it('opens a snapshot from the Explorer menu, asks where its unmapped folder is, and refuses a folder without its files', withScreenshot('explorer-menu', () => page, async () => {

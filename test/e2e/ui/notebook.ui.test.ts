@@ -19,7 +19,7 @@ import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import type { OracleDevice } from '../expected';
 import { binary, expectedInline, oracle, oracleLine } from '../expected';
-import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+import { eventually, mediaScreenshot, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 import type { KernelRun, TestCell } from '../../notebook/kernelHelpers';
 import { fakeTorch, kernelMissing, markerLine, notebookJson, runKernel } from '../../notebook/kernelHelpers';
 
@@ -219,6 +219,7 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
     }).catch(() => '');
     assert.ok(cursorLine.includes('torch.empty(n)'), `the cursor is on line ${w.cellLine} of cell ${w.cell + 1}: "${cursorLine}"`);
     await page.screenshot({ path: path.join(resultsDir, 'notebook-go-to-cell.png') });
+    await mediaScreenshot(page, 'screenshots/notebook.png');
   }));
 
   it('%%vram in the kernel annotates its cell with no other step (the cell that loads it inserted by the command)', withScreenshot('notebook-vram', () => page, async () => {
@@ -258,5 +259,6 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
     }, 60_000);
     assert.ok(texts.includes(expected), texts.join(' | '));
     await page.screenshot({ path: path.join(resultsDir, 'notebook-vram.png') });
+    await mediaScreenshot(page, 'screenshots/notebook-vram.png');
   }));
 });
