@@ -70,6 +70,22 @@ export class AddressMap<V> {
     }
   }
 
+  /** Removes the key; its value, or undefined when there was none. */
+  take(key: number): V | undefined {
+    const mask = this.keys.length - 1;
+    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+      const k = this.keys[i];
+      if (k === key) {
+        const value = this.values[i];
+        this.keys[i] = TOMBSTONE;
+        this.values[i] = undefined;
+        this.live--;
+        return value;
+      }
+      if (k === EMPTY) return undefined;
+    }
+  }
+
   delete(key: number): boolean {
     const mask = this.keys.length - 1;
     for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {

@@ -77,6 +77,32 @@ function isRelease(a: number): boolean {
   return a === Action.SegmentFree || a === Action.SegmentUnmap;
 }
 
+/**
+ * With a capacity, the state recording began in did not fit under it as it was. The replay keeps that
+ * state (what the program did before recording is not in the trace), so:
+ * - `allocated`: the blocks live then need more than the capacity (each request rounded as these
+ *   settings round it, the least any allocator could give): the program runs out of memory before
+ *   recording began, whatever happened then. Certain; the replay does not run.
+ * - `reserved`: they fit, but the segments holding them (after releasing every cached segment, as a
+ *   failed cudaMalloc makes PyTorch do) take more than the capacity: how a smaller GPU would have laid
+ *   them out is not in the trace. Unknown; the replay does not run.
+ * - `released`: only cached segments held the excess; the replay begins by releasing them, as PyTorch
+ *   does when cudaMalloc fails, and goes on from there.
+ */
+export interface RecordingStart {
+  readonly outcome: 'allocated' | 'reserved' | 'released';
+  /** Bytes the allocator may use: the capacity, times the memory fraction. */
+  readonly limitBytes: number;
+  /** Reserved when recording began. */
+  readonly reservedBytes: number;
+  /** Bytes of the blocks live when recording began (their sizes as recorded). */
+  readonly allocatedBytes: number;
+  /** The least those blocks need under these settings: the sum of their requests, each rounded. */
+  readonly neededBytes: number;
+  /** Reserved after releasing every cached segment (`reservedBytes` for `allocated`). */
+  readonly keptBytes: number;
+}
+
 /** A device call that failed: the device had no room for `size` more bytes with `reserved` reserved. */
 export interface DeviceFailure {
   readonly event: number;
@@ -128,6 +154,12 @@ class ObservedDevice implements DeviceMemory {
     this.inner.unmap(ptr, size, stream);
     this.observer?.segment?.(this.event, 'unmap', ptr, size);
   }
+  /** Forgets the calls counted so far (what happened before recording is not the run's). */
+  resetCounts(): void {
+    this.mallocs = 0;
+    this.frees = 0;
+    this.failures.length = 0;
+  }
 }
 
 export class AllocatorReplay {
@@ -157,11 +189,15 @@ export class AllocatorReplay {
   stopped = false;
   /** Frees of blocks the replay never had (a failed allocation, a block in no segment). */
   unknownFrees = 0;
+  /** With a capacity: how the state recording began in met it; undefined when it fit as it was (or no capacity). */
+  readonly start: RecordingStart | undefined;
   private readonly recorded: RecordedDevice | undefined;
   private readonly device: ObservedDevice;
   private readonly emptyCacheAt: ReadonlySet<number>;
   private readonly afterEvent: ReplayObserver['afterEvent'];
   private readonly unplaced = new Set<number>();
+  /** Where the `runTo` under way stops. */
+  private stop = 0;
   /** Stacks of the blocks live when recording began (from `segments`, or the event that frees them). */
   private readonly initialStacks = new Map<Block, number>();
 
@@ -194,6 +230,7 @@ export class AllocatorReplay {
     this.emptyCacheAt = new Set(options.emptyCacheAt ?? []);
     this.afterEvent = options.observer?.afterEvent?.bind(options.observer);
     this.restore();
+    if (options.capacity !== undefined) this.start = this.fitStart(Math.min(options.capacity, allowedMaximum ?? Infinity));
     this.peakReserved = this.allocator.reserved;
     this.allocatedAtPeak = this.allocator.allocated;
     for (let i = 0; i < this.trace.length; i++) if (isSegmentAction(this.trace.action[i])) this.segmentEvents++;
@@ -229,6 +266,7 @@ export class AllocatorReplay {
   /** Replays events up to (not including) `end`. */
   runTo(end: number = this.trace.length): this {
     const stop = Math.min(end, this.trace.length);
+    this.stop = stop;
     while (this.position < stop && !this.stopped) this.step();
     if (this.position >= this.trace.length && this.recorded) this.flushQueue();
     return this;
@@ -265,6 +303,25 @@ export class AllocatorReplay {
       }
     }
     this.placeInitialBlocks();
+  }
+
+  /** How the state recording began in meets a device of `limit` bytes (see `RecordingStart`); stops the replay where it cannot go on. */
+  private fitStart(limit: number): RecordingStart | undefined {
+    const a = this.allocator;
+    let neededBytes = 0;
+    for (const b of this.layout.blocks) neededBytes += roundSize(b.requestedSize, this.options.settings);
+    const reservedBytes = a.reserved;
+    if (reservedBytes <= limit && neededBytes <= limit) return undefined;
+    const facts = { limitBytes: limit, reservedBytes, allocatedBytes: a.allocated, neededBytes };
+    if (neededBytes > limit) {
+      this.stopped = true;
+      return { outcome: 'allocated', ...facts, keptBytes: reservedBytes };
+    }
+    a.emptyCache();
+    this.device.resetCounts();
+    const keptBytes = a.reserved;
+    if (keptBytes > limit) this.stopped = true;
+    return { outcome: keptBytes > limit ? 'reserved' : 'released', ...facts, keptBytes };
   }
 
   /** Blocks live when recording began, carved out of the free space of their segments (one pass in address order). */
@@ -332,6 +389,8 @@ export class AllocatorReplay {
         break;
       case Action.FreeRequested: {
         if (rec && rec.pending.length > 0) this.flushQueue();
+        // Pending only shows in a segment map: a free completed by the next event replayed now is never seen pending.
+        if (i + 1 < this.stop && t.action[i + 1] === Action.FreeCompleted && t.addr[i + 1] === t.addr[i]) break;
         const b = this.live.get(t.addr[i]);
         if (b) b.pendingFree = true;
         break;
@@ -474,12 +533,11 @@ export class AllocatorReplay {
 
   private replayFree(i: number): void {
     const addr = this.trace.addr[i];
-    const block = this.live.get(addr);
+    const block = this.live.take(addr);
     if (!block) {
       if (!this.unplaced.has(addr)) this.unknownFrees++;
       return;
     }
-    this.live.delete(addr);
     this.allocator.free(block);
   }
 }
