@@ -165,6 +165,8 @@ export class RecordedDevice implements DeviceMemory {
   /** The event being replayed, for the mismatches. */
   event = -1;
   reproduced = 0;
+  /** The recorded event the last call reproduced (-1: none). */
+  recordedEvent = -1;
   constructor(
     private readonly trace: DeviceTrace,
     private readonly onMismatch: (m: LazyMismatch) => void,
@@ -199,6 +201,7 @@ export class RecordedDevice implements DeviceMemory {
   private take(action: Action, ptr: number, size: number): boolean {
     const t = this.trace;
     const k = this.queue.findIndex((e) => t.action[e] === action && t.addr[e] === ptr && t.size[e] === size);
+    this.recordedEvent = k < 0 ? -1 : this.queue[k];
     if (k < 0) return false;
     this.queue.splice(k, 1);
     this.reproduced++;
@@ -212,6 +215,7 @@ export class RecordedDevice implements DeviceMemory {
   malloc(size: number): number | undefined {
     const e = this.head();
     const t = this.trace;
+    this.recordedEvent = -1;
     if (e === undefined) {
       if (this.expectFailure) return undefined;
       this.mismatch('extraSegment', () => `the replay made a ${bytesText(size)} segment where PyTorch reused a cached block`);
@@ -221,6 +225,7 @@ export class RecordedDevice implements DeviceMemory {
     this.queue.shift();
     if (t.action[e] === Action.SegmentAlloc && t.size[e] === size) {
       this.reproduced++;
+      this.recordedEvent = e;
       return t.addr[e];
     }
     this.mismatch('segmentSize', () => `the replay made a ${bytesText(size)} segment where PyTorch made ${bytesText(t.size[e])} (event ${e})`);
@@ -239,6 +244,7 @@ export class RecordedDevice implements DeviceMemory {
 
   map(ptr: number, size: number): boolean {
     const e = this.head();
+    this.recordedEvent = -1;
     if (e === undefined) {
       if (this.expectFailure) return false;
       this.mismatch('extraSegment', () => `the replay mapped ${bytesText(size)} at ${hex(ptr)} where PyTorch mapped nothing`);

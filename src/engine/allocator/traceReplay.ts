@@ -12,7 +12,7 @@
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
 import { Action, NO_STACK } from '../snapshot/model';
 import { BEFORE_TRACE, Block, searchKey } from './blocks';
-import type { DeviceMemory } from './cachingAllocator';
+import type { DeviceMemory, SegmentEventKind } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
 import type { LazyMismatch, Mismatch } from './devices';
 import { AddressMap } from './addressMap';
@@ -23,12 +23,18 @@ import { CudaSegment, ExpandableSegment } from './segments';
 import type { AllocatorSettings } from './settings';
 import { roundSize } from './sizes';
 
-export type SegmentEventKind = 'alloc' | 'free' | 'map' | 'unmap';
+export type { SegmentEventKind };
 
 /** Hooks for building series while a replay runs (each optional; a replay without them keeps O(live blocks) memory). */
 export interface ReplayObserver {
-  /** The replay made a segment event (cudaMalloc, cudaFree, page map or unmap) while replaying `event`. */
-  segment?(event: number, kind: SegmentEventKind, ptr: number, size: number): void;
+  /**
+   * The replay made a segment event (cudaMalloc, cudaFree, page map or unmap) while replaying event
+   * `replaying`, and the allocator's books show it. `at` is the event it belongs to: where PyTorch
+   * recorded it when the replay reproduced a recorded segment event (its `segment_alloc` comes just
+   * before the `alloc` that needed it, an `empty_cache()`'s releases before whatever event follows
+   * them), else `replaying`.
+   */
+  segment?(at: number, kind: SegmentEventKind, ptr: number, size: number, replaying: number): void;
   /** Event `event` has been replayed. */
   afterEvent?(event: number, replay: AllocatorReplay): void;
 }
@@ -110,7 +116,7 @@ export interface DeviceFailure {
   readonly size: number;
 }
 
-/** Counts the device calls the allocator makes, notes the ones that fail, and tells the observer. */
+/** Counts the device calls the allocator makes and notes the ones that fail. */
 class ObservedDevice implements DeviceMemory {
   mallocs = 0;
   frees = 0;
@@ -118,41 +124,33 @@ class ObservedDevice implements DeviceMemory {
   readonly failures: DeviceFailure[] = [];
   constructor(
     private readonly inner: DeviceMemory,
-    private readonly observer: ReplayObserver | undefined,
     private readonly reserved: () => number,
   ) {}
+  get recordedEvent(): number | undefined {
+    return this.inner.recordedEvent;
+  }
   malloc(size: number, stream: number, small: boolean): number | undefined {
     const ptr = this.inner.malloc(size, stream, small);
-    if (ptr !== undefined) {
-      this.mallocs++;
-      this.observer?.segment?.(this.event, 'alloc', ptr, size);
-    } else if (this.failures.length < 1000) {
-      this.failures.push({ event: this.event, reserved: this.reserved(), size });
-    }
+    if (ptr !== undefined) this.mallocs++;
+    else if (this.failures.length < 1000) this.failures.push({ event: this.event, reserved: this.reserved(), size });
     return ptr;
   }
   free(ptr: number, size: number, stream: number): void {
     this.frees++;
     this.inner.free(ptr, size, stream);
-    this.observer?.segment?.(this.event, 'free', ptr, size);
   }
   reserve(size: number, stream: number, small: boolean): number {
     return this.inner.reserve(size, stream, small);
   }
   map(ptr: number, size: number, stream: number): boolean {
     const ok = this.inner.map(ptr, size, stream);
-    if (ok) {
-      this.mallocs++;
-      this.observer?.segment?.(this.event, 'map', ptr, size);
-    } else if (this.failures.length < 1000) {
-      this.failures.push({ event: this.event, reserved: this.reserved(), size });
-    }
+    if (ok) this.mallocs++;
+    else if (this.failures.length < 1000) this.failures.push({ event: this.event, reserved: this.reserved(), size });
     return ok;
   }
   unmap(ptr: number, size: number, stream: number): void {
     this.frees++;
     this.inner.unmap(ptr, size, stream);
-    this.observer?.segment?.(this.event, 'unmap', ptr, size);
   }
   /** Forgets the calls counted so far (what happened before recording is not the run's). */
   resetCounts(): void {
@@ -223,7 +221,7 @@ export class AllocatorReplay {
       for (const c of this.layout.expandable) if (c.mappedAtStart.length > 0) hints.reserveHint(c.base);
       inner = new CapacityDevice(options.capacity, initialReserved, hints);
     }
-    this.device = new ObservedDevice(inner, options.observer, () => this.allocator.reserved);
+    this.device = new ObservedDevice(inner, () => this.allocator.reserved);
     const allowedMaximum =
       options.memoryFraction !== undefined && options.capacity !== undefined ? Math.floor(options.memoryFraction * options.capacity) : undefined;
     this.allocator = new CachingAllocator(this.device, { settings: options.settings, totalMemory: options.totalMemory, allowedMaximum });
@@ -231,6 +229,8 @@ export class AllocatorReplay {
     this.afterEvent = options.observer?.afterEvent?.bind(options.observer);
     this.restore();
     if (options.capacity !== undefined) this.start = this.fitStart(Math.min(options.capacity, allowedMaximum ?? Infinity));
+    const onSegment = options.observer?.segment?.bind(options.observer);
+    if (onSegment) this.allocator.onSegment = (at, kind, ptr, size) => onSegment(at, kind, ptr, size, this.position - 1);
     this.peakReserved = this.allocator.reserved;
     this.allocatedAtPeak = this.allocator.allocated;
     for (let i = 0; i < this.trace.length; i++) if (isSegmentAction(this.trace.action[i])) this.segmentEvents++;
@@ -238,6 +238,11 @@ export class AllocatorReplay {
 
   get done(): boolean {
     return this.stopped || this.position >= this.trace.length;
+  }
+
+  /** Recorded segment events replayed but not yet matched: the replay makes them with the event after them. */
+  get pendingRecorded(): readonly number[] {
+    return this.recorded?.pending ?? [];
   }
 
   get segmentEventsReproduced(): number {

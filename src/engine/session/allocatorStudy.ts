@@ -8,7 +8,7 @@ import type { InitialLayout } from '../allocator/initialState';
 import type { OomExplanation } from '../allocator/oom';
 import { explainOom } from '../allocator/oom';
 import type { SegmentMap } from '../allocator/segmentMap';
-import { segmentMapOf } from '../allocator/segmentMap';
+import { segmentMapAfter } from '../allocator/segmentMap';
 import type { SelfCheckDetails } from '../allocator/selfCheck';
 import { selfCheckOf, selfCheckReplay, selfCheckReplayAt, settingsOf } from '../allocator/selfCheck';
 import type { AllocatorSeriesData, SegmentSpan } from '../allocator/series';
@@ -139,7 +139,7 @@ export class AllocatorStudy {
   /** The segment map right after `event` (-1: before the first event). */
   segmentMap(event: number, lineIndex: LineIndex | undefined, maxBlocks: number): SegmentMapView {
     const replay = selfCheckReplayAt(this.snapshot, this.device).runTo(event + 1);
-    const map = segmentMapOf(replay, lineIndex, maxBlocks);
+    const map = segmentMapAfter(replay, event, lineIndex, maxBlocks);
     return { ...map, lines: lineIndex ? map.lineIds.map((id) => timelineLine(lineIndex, id)) : [] };
   }
 

@@ -33,7 +33,7 @@ describe('worker methods for the allocator', () => {
     assert.equal(Math.max(...timeline.reserved), 100 * MiB);
     assert.deepEqual(
       timeline.spans.map((s) => [s.size, s.from, s.to]),
-      [[100 * MiB, 1, -1]],
+      [[100 * MiB, 0, -1]], // the segment_alloc is event 0
     );
     const map = structuredClone(dispatch('allocatorSegmentMap', { device: 0, event: 1e9, maxBlocks: 10 }, ctx));
     assert.equal(map.segments[0].blocks.length, 10);
