@@ -100,6 +100,16 @@ export class AddressMap<V> {
     }
   }
 
+  /** A copy whose values are `f` of these (same keys, same layout). */
+  mapValues<W>(f: (value: V) => W): AddressMap<W> {
+    const copy = new AddressMap<W>(1);
+    copy.keys = this.keys.slice();
+    copy.values = this.values.map((v) => (v === undefined ? undefined : f(v)));
+    copy.used = this.used;
+    copy.live = this.live;
+    return copy;
+  }
+
   private grow(): void {
     const keys = this.keys;
     const values = this.values;

@@ -95,6 +95,48 @@ export class CachingAllocator {
     this.plainRounding = options.settings.roundupPower2Divisions.every((d) => d <= 1);
   }
 
+  /**
+   * Takes the state of `source` (an allocator with the same device calls and options, as a fresh one
+   * built for a fork of its replay): its segments, blocks and pools copied. Returns each block's copy.
+   */
+  copyStateOf(source: CachingAllocator): Map<Block, Block> {
+    const copies = new Map<Block, Block>();
+    const poolOf = (pool: BlockPool) => (pool === source.small ? this.small : this.large);
+    for (const segment of source.segments) {
+      const owner: SegmentOwner =
+        segment instanceof ExpandableSegment ? segment.copy() : new CudaSegment((segment as CudaSegment).base, (segment as CudaSegment).size, segment.stream, segment.small, segment.createdAt);
+      let prev: Block | undefined;
+      for (let b: Block | undefined = segment.head; b; b = b.next) {
+        const c = new Block(b.ptr, b.size, b.stream, poolOf(b.pool), owner);
+        c.allocated = b.allocated;
+        c.pendingFree = b.pendingFree;
+        c.mapped = b.mapped;
+        c.requestedSize = b.requestedSize;
+        c.gcCountBase = b.gcCountBase;
+        c.allocEvent = b.allocEvent;
+        c.splice(prev, undefined);
+        if (!prev) owner.head = c;
+        prev = c;
+        copies.set(b, c);
+      }
+      this.segments.add(owner);
+    }
+    for (const [from, to] of [
+      [source.small, this.small],
+      [source.large, this.large],
+    ] as const) {
+      to.getFreeBlocksCallCount = from.getFreeBlocksCallCount;
+      for (const s of from.streams) to.streams.add(s);
+      for (const b of from.blocks.toArray()) to.blocks.insert(copies.get(b)!);
+      for (const b of from.unmapped.toArray()) to.unmapped.insert(copies.get(b)!);
+    }
+    this.reserved = source.reserved;
+    this.allocated = source.allocated;
+    this.requested = source.requested;
+    this.event = source.event;
+    return copies;
+  }
+
   poolFor(roundedSize: number): BlockPool {
     return isSmallSize(roundedSize) ? this.small : this.large;
   }

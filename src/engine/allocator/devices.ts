@@ -16,6 +16,11 @@ const SYNTHETIC_BASE = 2 ** 52;
 /** Addresses for segments whose real address cannot be known, handed out upwards. */
 export class AddressSource {
   private next = SYNTHETIC_BASE;
+  clone(): AddressSource {
+    const copy = new AddressSource();
+    copy.next = this.next;
+    return copy;
+  }
   take(size: number): number {
     const at = this.next;
     this.next += Math.ceil(Math.max(size, 1) / SMALL_BUFFER) * SMALL_BUFFER;
@@ -159,7 +164,7 @@ const NONE: number[] = [];
 export class RecordedDevice implements DeviceMemory {
   /** Recorded segment events not yet matched, in trace order. */
   private queue: number[] = [];
-  private readonly addresses = new AddressSource();
+  private addresses = new AddressSource();
   /** The allocation being replayed is the one PyTorch could not satisfy (an `oom` event). */
   expectFailure = false;
   /** The event being replayed, for the mismatches. */
@@ -174,6 +179,18 @@ export class RecordedDevice implements DeviceMemory {
 
   get pending(): readonly number[] {
     return this.queue;
+  }
+
+  /** A device in the same state, reporting its mismatches to `onMismatch` (a forked replay's). */
+  clone(onMismatch: (m: LazyMismatch) => void): RecordedDevice {
+    const copy = new RecordedDevice(this.trace, onMismatch);
+    copy.queue = this.queue.slice();
+    copy.addresses = this.addresses.clone();
+    copy.expectFailure = this.expectFailure;
+    copy.event = this.event;
+    copy.reproduced = this.reproduced;
+    copy.recordedEvent = this.recordedEvent;
+    return copy;
   }
 
   push(event: number): void {

@@ -126,6 +126,15 @@ class ObservedDevice implements DeviceMemory {
     private readonly inner: DeviceMemory,
     private readonly reserved: () => number,
   ) {}
+  /** The same counts over another device (a forked replay's). */
+  copyOver(inner: DeviceMemory, reserved: () => number): ObservedDevice {
+    const copy = new ObservedDevice(inner, reserved);
+    copy.mallocs = this.mallocs;
+    copy.frees = this.frees;
+    copy.event = this.event;
+    copy.failures.push(...this.failures);
+    return copy;
+  }
   get recordedEvent(): number | undefined {
     return this.inner.recordedEvent;
   }
@@ -199,11 +208,49 @@ export class AllocatorReplay {
   /** Stacks of the blocks live when recording began (from `segments`, or the event that frees them). */
   private readonly initialStacks = new Map<Block, number>();
 
+  /** Builds the replay in the state recording began in; with `from`, a copy of that replay's state (see `fork`). */
   constructor(
-    snapshot: Snapshot,
+    private readonly snapshot: Snapshot,
     readonly deviceIndex: number,
     readonly options: ReplayOptions,
+    from?: AllocatorReplay,
   ) {
+    if (from) {
+      const recorded = from.recorded;
+      if (!recorded) throw new Error('only a replay against the recording forks');
+      this.trace = from.trace;
+      this.layout = from.layout;
+      this.recorded = recorded.clone((m) => this.addMismatch(m));
+      this.device = from.device.copyOver(this.recorded, () => this.allocator.reserved);
+      this.allocator = new CachingAllocator(this.device, from.allocator.options);
+      const copies = this.allocator.copyStateOf(from.allocator);
+      this.live = from.live.mapValues((b) => copies.get(b)!);
+      for (const [b, stack] of from.initialStacks) {
+        const c = copies.get(b);
+        if (c) this.initialStacks.set(c, stack);
+      }
+      for (const address of from.unplaced) this.unplaced.add(address);
+      this.emptyCacheAt = from.emptyCacheAt;
+      this.afterEvent = undefined;
+      this.start = from.start;
+      this.position = from.position;
+      this.mismatches.push(...from.mismatches);
+      this.mismatchCount = from.mismatchCount;
+      this.allocations = from.allocations;
+      this.atRecordedAddress = from.atRecordedAddress;
+      this.segmentEvents = from.segmentEvents;
+      this.recordedOoms = from.recordedOoms;
+      this.oomsReproduced = from.oomsReproduced;
+      this.emptyCacheEvents.push(...from.emptyCacheEvents);
+      this.ooms.push(...from.ooms);
+      this.peakReserved = from.peakReserved;
+      this.peakReservedEvent = from.peakReservedEvent;
+      this.allocatedAtPeak = from.allocatedAtPeak;
+      this.stopped = from.stopped;
+      this.unknownFrees = from.unknownFrees;
+      this.stop = from.stop;
+      return;
+    }
     this.trace = snapshot.traces[deviceIndex] ?? emptyTrace(deviceIndex);
     const segmentsAtEnd = snapshot.segments.filter((s) => s.device === deviceIndex);
     const span = addressSpan(options.totalMemory);
@@ -234,6 +281,15 @@ export class AllocatorReplay {
     this.peakReserved = this.allocator.reserved;
     this.allocatedAtPeak = this.allocator.allocated;
     for (let i = 0; i < this.trace.length; i++) if (isSegmentAction(this.trace.action[i])) this.segmentEvents++;
+  }
+
+  /**
+   * An independent replay in this one's state, to run on from here while this one stays put (a
+   * checkpoint). Only the self-check replay (against the recording, no capacity) forks; the fork has
+   * no observer. O(segments and blocks) time and memory.
+   */
+  fork(): AllocatorReplay {
+    return new AllocatorReplay(this.snapshot, this.deviceIndex, { ...this.options, observer: undefined }, this);
   }
 
   get done(): boolean {

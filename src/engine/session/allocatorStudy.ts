@@ -7,6 +7,7 @@
 import type { InitialLayout } from '../allocator/initialState';
 import type { OomExplanation } from '../allocator/oom';
 import { explainOom } from '../allocator/oom';
+import { ReplayCheckpoints } from '../allocator/checkpoints';
 import type { SegmentMap } from '../allocator/segmentMap';
 import { segmentMapAfter } from '../allocator/segmentMap';
 import type { SelfCheckDetails } from '../allocator/selfCheck';
@@ -42,6 +43,7 @@ export class AllocatorStudy {
   private details: SelfCheckDetails | undefined;
   private readonly tables = new WeakMap<object, WhatIfTable>();
   private readonly layouts = new Map<string, InitialLayout>();
+  private replayCheckpoints: ReplayCheckpoints | undefined;
 
   /** `series`: collect the allocator's series during the self-check (the views want them; the CLI does not). */
   constructor(
@@ -78,9 +80,15 @@ export class AllocatorStudy {
 
   /** The segment map right after `event` (-1: before the first event). */
   segmentMap(event: number, lineIndex: LineIndex | undefined, maxBlocks: number): SegmentMapView {
-    const replay = selfCheckReplayAt(this.snapshot, this.device).runTo(event + 1);
+    const replay = this.checkpoints().at(event + 1);
     const map = segmentMapAfter(replay, event, lineIndex, maxBlocks);
     return { ...map, lines: lineIndex ? map.lineIds.map((id) => timelineLine(lineIndex, id)) : [] };
+  }
+
+  /** The self-check replay's checkpoints, which segment maps are replayed from. */
+  checkpoints(): ReplayCheckpoints {
+    this.replayCheckpoints ??= new ReplayCheckpoints(() => selfCheckReplayAt(this.snapshot, this.device), this.snapshot.traces[this.device]?.length ?? 0);
+    return this.replayCheckpoints;
   }
 
   /** The recorded OOMs, explained from the replayed allocator's state. */
