@@ -75,10 +75,6 @@ export interface ReplayOom {
 
 const MAX_MISMATCHES = 200;
 
-function isSegmentAction(a: number): boolean {
-  return a === Action.SegmentAlloc || a === Action.SegmentFree || a === Action.SegmentMap || a === Action.SegmentUnmap;
-}
-
 function isRelease(a: number): boolean {
   return a === Action.SegmentFree || a === Action.SegmentUnmap;
 }
@@ -280,7 +276,7 @@ export class AllocatorReplay {
     if (onSegment) this.allocator.onSegment = (at, kind, ptr, size) => onSegment(at, kind, ptr, size, this.position - 1);
     this.peakReserved = this.allocator.reserved;
     this.allocatedAtPeak = this.allocator.allocated;
-    for (let i = 0; i < this.trace.length; i++) if (isSegmentAction(this.trace.action[i])) this.segmentEvents++;
+    this.segmentEvents = this.layout.segmentEvents;
   }
 
   /**
@@ -328,7 +324,19 @@ export class AllocatorReplay {
   runTo(end: number = this.trace.length): this {
     const stop = Math.min(end, this.trace.length);
     this.stop = stop;
-    while (this.position < stop && !this.stopped) this.step();
+    const { action, addr } = this.trace;
+    const quiet = this.afterEvent === undefined;
+    const rec = this.recorded;
+    while (this.position < stop && !this.stopped) {
+      const i = this.position;
+      // A free_requested completed by the next event changes nothing the replay keeps (see `step`):
+      // passed over without a step (a third of most traces' events).
+      if (quiet && action[i] === Action.FreeRequested && i + 1 < stop && action[i + 1] === Action.FreeCompleted && addr[i + 1] === addr[i] && !(rec && rec.pending.length > 0)) {
+        this.position = i + 1;
+        continue;
+      }
+      this.step();
+    }
     if (this.position >= this.trace.length && this.recorded) this.flushQueue();
     return this;
   }
