@@ -1,5 +1,5 @@
 /** How CLI commands talk to the terminal and the disk, injectable for tests. */
-import { SnapshotFileError } from '../engine/decode/errors';
+import { SnapshotFileError, snapshotAdvice } from '../engine/decode/errors';
 import { readSnapshotFile } from '../runtime/input/snapshotFile';
 import { PickleError } from '../engine/pickle/errors';
 import { SnapshotFormatError } from '../engine/snapshot/errors';
@@ -36,7 +36,8 @@ export async function loadSnapshotFile(path: string): Promise<Snapshot> {
   try {
     return snapshotFromOwnedBytes(owned, { gunzip: gunzipBounded });
   } catch (e) {
-    if (e instanceof PickleError || e instanceof SnapshotFormatError || e instanceof SnapshotFileError) throw new InputError(`${path}: ${e.message}`);
+    if (e instanceof PickleError || e instanceof SnapshotFormatError) throw new InputError(`${path}: ${e.message}. ${snapshotAdvice(e.name, e.message) ?? ''}`.trimEnd());
+    if (e instanceof SnapshotFileError) throw new InputError(`${path}: ${e.message}`);
     throw e;
   }
 }

@@ -8,7 +8,7 @@ import { allocatorFeature } from './allocator/allocatorFeature';
 import { CompareMode } from './compareMode';
 import { compareFeature } from './compare/compareFeature';
 import { SourceTexts } from './compare/sourceTexts';
-import { affects, frameFilter } from './config';
+import { affects, analysisWorkerOptions, frameFilter } from './config';
 import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
 import { PathResolver } from './paths/pathResolver';
@@ -29,7 +29,7 @@ export interface ExtensionApi {
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const log = vscode.window.createOutputChannel('VRAM Lens', { log: true });
-  const store = new SnapshotStore(vscode.Uri.joinPath(context.extensionUri, 'dist', 'analysisWorker.js').fsPath, frameFilter);
+  const store = new SnapshotStore(vscode.Uri.joinPath(context.extensionUri, 'dist', 'analysisWorker.js').fsPath, frameFilter, analysisWorkerOptions);
   context.subscriptions.push(log, store);
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

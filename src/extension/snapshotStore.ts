@@ -10,6 +10,7 @@ import { notificationText } from '../engine/text/plainText';
 import type { ExecutionProvider } from '../runtime/ort/providers';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineFigures } from '../engine/analysis/lines';
+import type { WorkerOptions } from '../runtime/worker/client';
 import { CancelledError, SnapshotWorker } from '../runtime/worker/client';
 import type { SnapshotOrigin } from './loadedSnapshot';
 import { LoadedSnapshot } from './loadedSnapshot';
@@ -44,6 +45,8 @@ export class SnapshotStore implements vscode.Disposable {
   constructor(
     private readonly workerScript: string,
     private readonly filter: () => FrameFilterOptions,
+    /** The analysis worker's memory limit and what to say when it is reached (read at each load). */
+    private readonly workerOptions: () => WorkerOptions = () => ({}),
   ) {}
 
   get active(): LoadedSnapshot | undefined {
@@ -66,15 +69,17 @@ export class SnapshotStore implements vscode.Disposable {
       async (progress, token) => {
         const abort = new AbortController();
         const subscription = token.onCancellationRequested(() => abort.abort());
-        const worker = new SnapshotWorker(this.workerScript);
+        const worker = new SnapshotWorker(this.workerScript, this.workerOptions());
         try {
           progress.report({ message: 'reading the file' });
           const bytes = request.bytes ?? (await readSnapshotUri(uri!));
           if (abort.signal.aborted) throw new CancelledError();
+          // Bytes read here are handed to the worker, not copied: the host does not hold a second copy of the file.
+          const own = request.bytes === undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
           const info = await worker.call(
             'load',
             { bytes, filter: this.filter() },
-            { signal: abort.signal, onProgress: (message) => progress.report({ message }) },
+            { signal: abort.signal, onProgress: (message) => progress.report({ message }), transfer: own ? [bytes.buffer] : undefined },
           );
           const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn);
           this.snapshots.set(loaded.id, loaded);

@@ -72,8 +72,12 @@ export interface SummaryModel {
   readonly active: boolean;
   readonly selectedDevice: number;
   readonly devices: readonly SummaryDevice[];
-  /** Recorded files with figures that were not found on this machine. */
+  /** The first few recorded files with figures that were not found on this machine. */
   readonly unmappedFiles: readonly string[];
+  /** How many files (not notebook cells) were not found in all. */
+  readonly unmappedCount: number;
+  /** While the recorded files are being looked for on this machine: how many (no line is a link yet). */
+  readonly findingFiles?: number;
   /**
    * The advisor's findings. Those that name no line of this workspace (before recording, fragmentation,
    * an OOM without a line of yours) are shown only here, not in the Problems panel.
@@ -97,7 +101,7 @@ export type HostToSummary =
   | { readonly type: 'loading'; readonly label: string }
   | { readonly type: 'summary'; readonly model: SummaryModel }
   | { readonly type: 'allocator'; readonly allocator: SummaryAllocator }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'error'; readonly message: string; readonly reopen?: boolean };
 
 export type SummaryToHost =
   | { readonly type: 'ready' }
@@ -106,7 +110,8 @@ export type SummaryToHost =
   /** Open the what-if panel for this device (VRAM Lens: What If...). */
   | { readonly type: 'whatIf'; readonly device: number }
   /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
-  | OpenLine;
+  | OpenLine
+  | { readonly type: 'reopenAsText' };
 
-export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, whatIf: true, openLine: true });
+export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, whatIf: true, openLine: true, reopenAsText: true });
 export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, allocator: true, error: true });

@@ -247,12 +247,18 @@ function render(model: SummaryModel): void {
   }
   const cells = model.unmappedFiles.filter(isCellName);
   const files = model.unmappedFiles.filter((f) => !isCellName(f));
-  if (files.length > 0) {
+  if (model.findingFiles !== undefined) {
+    const finding = el('p', 'muted finding', `Finding the ${model.findingFiles.toLocaleString('en-US')} recorded files on this machine…`);
+    finding.setAttribute('role', 'status');
+    parts.push(finding);
+  } else if (files.length > 0) {
     const note = el('section', 'unmapped-files');
     note.append(el('h2', undefined, 'Not found on this machine'));
     const list = el('ul');
-    for (const f of files.slice(0, 10)) list.append(el('li', 'path', f));
-    if (files.length > 10) list.append(el('li', 'muted', `… and ${files.length - 10} more`));
+    const shown = files.slice(0, 10);
+    for (const f of shown) list.append(el('li', 'path', f));
+    const more = Math.max(model.unmappedCount, files.length) - shown.length;
+    if (more > 0) list.append(el('li', 'muted', `… and ${more.toLocaleString('en-US')} more`));
     note.append(list);
     parts.push(note);
   }
@@ -285,9 +291,17 @@ onHostMessage('summary', isHostToSummary, (message: HostToSummary) => {
       allocator = message.allocator;
       if (model) render(model);
       break;
-    case 'error':
-      root.replaceChildren(el('p', 'error', message.message));
+    case 'error': {
+      const parts: HTMLElement[] = [el('p', 'error', message.message)];
+      if (message.reopen) {
+        const reopen = el('button', undefined, 'Reopen in Text Editor');
+        reopen.id = 'reopen';
+        reopen.addEventListener('click', () => vscode.post({ type: 'reopenAsText' }));
+        parts.push(el('div', 'actions', reopen));
+      }
+      root.replaceChildren(...parts);
       break;
+    }
     default:
       break;
   }

@@ -5,6 +5,7 @@
  * did (with the same size), and end in the state `segments` shows. Where it first departs, and
  * the likeliest reason, tell a user how far to trust a prediction for this snapshot.
  */
+import { traceOf } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
 import { Action } from '../snapshot/model';
 import type { Block } from './blocks';
@@ -101,7 +102,7 @@ export function settingsOf(snapshot: Snapshot): AllocatorSettings {
 
 /** The self-check replay of one device, built but not run (`runTo` replays it), for callers that want its state at some event. */
 export function selfCheckReplayAt(snapshot: Snapshot, device: number, observer?: ReplayObserver): AllocatorReplay {
-  const trace = snapshot.traces[device] ?? emptyLike(device);
+  const trace = traceOf(snapshot, device);
   return new AllocatorReplay(snapshot, device, { settings: settingsOf(snapshot), totalMemory: assumedTotalMemory(snapshot, trace), observer });
 }
 
@@ -110,23 +111,6 @@ export function selfCheckReplay(snapshot: Snapshot, device: number, recorder?: S
   const replay = selfCheckReplayAt(snapshot, device, recorder);
   recorder?.start(replay);
   return replay.runTo();
-}
-
-function emptyLike(device: number) {
-  return {
-    device,
-    length: 0,
-    action: new Uint8Array(0),
-    addr: new Float64Array(0),
-    size: new Float64Array(0),
-    timeUs: new Float64Array(0),
-    stack: new Int32Array(0),
-    stream: new Float64Array(0),
-    deviceFree: new Map<number, number>(),
-    otherActions: new Map<number, string>(),
-    userMetadata: new Map<number, string>(),
-    compileContext: new Map<number, string>(),
-  };
 }
 
 export function selfCheck(snapshot: Snapshot, device: number): SelfCheckDetails {

@@ -9,6 +9,7 @@
  * segment event the replay makes is compared with the recorded one. With a capacity it is a
  * prediction: what the same program would reserve under other settings or on another GPU.
  */
+import { traceOf } from '../analysis/replay';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
 import { Action, NO_STACK } from '../snapshot/model';
 import { BEFORE_TRACE, Block, searchKey } from './blocks';
@@ -247,7 +248,7 @@ export class AllocatorReplay {
       this.stop = from.stop;
       return;
     }
-    this.trace = snapshot.traces[deviceIndex] ?? emptyTrace(deviceIndex);
+    this.trace = traceOf(snapshot, deviceIndex);
     const segmentsAtEnd = snapshot.segments.filter((s) => s.device === deviceIndex);
     const span = addressSpan(options.totalMemory);
     this.layout = options.layout ?? initialLayout(segmentsAtEnd, this.trace, options.settings, span);
@@ -609,23 +610,6 @@ export class AllocatorReplay {
     }
     this.allocator.free(block);
   }
-}
-
-function emptyTrace(device: number): DeviceTrace {
-  return {
-    device,
-    length: 0,
-    action: new Uint8Array(0),
-    addr: new Float64Array(0),
-    size: new Float64Array(0),
-    timeUs: new Float64Array(0),
-    stack: new Int32Array(0),
-    stream: new Float64Array(0),
-    deviceFree: new Map(),
-    otherActions: new Map(),
-    userMetadata: new Map(),
-    compileContext: new Map(),
-  };
 }
 
 /** An expandable segment's address space for a GPU of `totalMemory` bytes (before rounding to pages). */

@@ -17,7 +17,7 @@ import { formatBytes, formatPercent } from '../text/format';
  * How the analysis computes a figure: every event of `from` whose stack has a user line credits that
  * line (the innermost one, or every one on the stack for an inclusive figure) with its `value`, and a
  * line's values combine by `fold`. A figure needing another kind of event or value adds it here and in
- * `foldFigures` (lines.ts): that is its computation.
+ * `FigureFold` (lines.ts): that is its computation.
  */
 export interface FigureRule {
   /** Trace events with one of these actions, or the blocks live at the device peak (spec: "Live at peak"). */

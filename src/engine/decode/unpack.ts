@@ -4,7 +4,6 @@
  * snapshot is decompressed, bounded by {@link MAX_SNAPSHOT_BYTES}, by the inflater the runtime passes in
  * (the engine itself has no zlib: `src/runtime/input/gunzip.ts`).
  */
-import { errorMessage } from '../base/errors';
 import { SnapshotFileError } from './errors';
 
 /** The largest snapshot read, on disk or once decompressed (Node's Buffer and readFile stop near 2 GiB). */
@@ -54,7 +53,7 @@ export function pickleBytesOf(bytes: Uint8Array, gunzip: Gunzip | undefined, max
       if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
         throw new SnapshotFileError(`this gzip file holds more than ${sizeInWords(maxBytes)}, larger than VRAM Lens reads`);
       }
-      throw new SnapshotFileError(`this gzip file cannot be decompressed (${errorMessage(e)})`);
+      throw new SnapshotFileError('this gzip file cannot be decompressed: it is damaged or was cut short; copy it again');
     }
     if (startsWith(inner, GZIP)) throw new SnapshotFileError('this gzip file holds another gzip file: decompress it with gunzip first');
     return pickleBytesOf(inner, gunzip, maxBytes);
