@@ -182,7 +182,7 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
       const cells = (await rows[i].locator('td').allInnerTexts()).map((t) => t.trim());
       table.rows.forEach((row, k) => {
         const cell = row.cells[i];
-        const expected = cell.fits === null ? 'unknown' : cell.fits ? 'fits' : !cell.oom ? 'OOM' : cell.oom.file ? `OOM at ${path.basename(cell.oom.file)}:${cell.oom.line}` : `OOM at event ${cell.oom!.event.toLocaleString('en-US')}`;
+        const expected = cell.fits === null ? 'unknown' : cell.fits ? 'fits' : !cell.oom ? 'OOM' : cell.oom.file ? `OOM at ${path.basename(cell.oom.file)}:${cell.oom.line}` : `OOM at event ${cell.oom.event.toLocaleString('en-US')}`;
         assert.equal(cells[k], expected, `${row.label} on ${table.gpuSizesBytes[i]} bytes`);
       });
     }
