@@ -26,3 +26,13 @@ export class RemoteError extends Error {
     this.name = name;
   }
 }
+
+/**
+ * A file that describes more work than its size can hold: objects shared through the pickle's memo
+ * (one segment listed 200,000 times, each holding one block 2,000 times) multiply what a reader would
+ * build. Every reader of a snapshot works within a budget proportional to the file's bytes
+ * (`src/engine/decode/budget.ts`); this says which structure ran over it.
+ */
+export class WorkLimitError extends Error {
+  override readonly name = 'WorkLimitError';
+}

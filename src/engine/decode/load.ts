@@ -35,8 +35,8 @@ export function snapshotFromOwnedBytes(source: OwnedBytes, options: LoadOptions 
   if (source.bytes === undefined) throw new Error('snapshotFromOwnedBytes: the bytes were already taken');
   // An empty file, a torch.save zip or a compressed file is told apart (or unpacked) before decoding.
   const bytes = pickleBytesOf(source.bytes, options.gunzip);
-  const sink = new TraceSink(new FrameTable());
-  const root = decodePickle(bytes, { onAppend: sink.onAppend, onScanned: sink.onScanned, onProgress: options.onProgress });
+  const sink = new TraceSink(new FrameTable(), bytes.length);
+  const root = decodePickle(bytes, { onAppend: sink.onAppend, onProgress: options.onProgress });
   source.bytes = undefined;
   return snapshotFromPickle(root, sink);
 }

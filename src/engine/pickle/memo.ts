@@ -1,103 +1,101 @@
-import { undefinedArray } from './arrays';
 import type { PyValue } from './values';
 
 /**
- * The memo keys a pickle reads back (GET, BINGET, LONG_BINGET), found by a first pass so that
- * the decoding pass stores only the memo entries somebody will fetch.
+ * What the memo holds for an object the trace fast path read without building it (see
+ * `traceEntries.ts`): a trace entry written straight into columns, or a frames list interned as a
+ * stack. Only the fast path reads these back; the general machine, meeting one, restarts the decode
+ * without the fast path ({@link RestartWithoutFastPath}), so every value it sees is a real one.
  */
-export class MemoReads {
-  /**
-   * How often `key` is read (saturating at 255, which means "keep for good"); covers keys below
-   * the input length. After its last read an entry is dropped, so objects shared only briefly
-   * (a frame list read by an alloc's two free events) do not live to the end of decoding.
-   */
-  dense = new Uint8Array(64);
-  /** Keys read that are at least the input length: only explicit PUT keys can reach them. */
-  far: Set<number> | null = null;
-  /** One more than the largest key in `dense` that is read (0 when none is). */
-  denseLimit = 0;
-  /** Dicts the stream builds (EMPTY_DICT, DICT): an upper bound a reader can size its tables by. */
-  dicts = 0;
-  /** True when the stream both memoizes implicitly (MEMOIZE) and explicitly (PUT family). */
-  mixed = false;
-
-  constructor(private readonly inputLength: number) {}
-
-  add(key: number): void {
-    if (key >= this.inputLength) {
-      (this.far ??= new Set()).add(key);
-      return;
-    }
-    if (key >= this.dense.length) {
-      const grown = new Uint8Array(Math.min(this.inputLength, Math.max(key + 1, this.dense.length * 2)));
-      grown.set(this.dense);
-      this.dense = grown;
-    }
-    if (this.dense[key] < KEEP) this.dense[key]++;
-    if (key >= this.denseLimit) this.denseLimit = key + 1;
-  }
+export class MemoToken {
+  constructor(
+    /** 'entry': a consumed trace entry; 'stack': an interned frames list. */
+    readonly kind: 'entry' | 'stack',
+    /** The stack id of a 'stack' token. */
+    readonly id: number,
+  ) {}
 }
 
-/** A read count that is never decremented: the entry is kept to the end. */
-const KEEP = 255;
+/** The token of every consumed trace entry. */
+export const CONSUMED_ENTRY = new MemoToken('entry', -1);
 
-/** Python's unpickler memo, holding only the entries listed in a {@link MemoReads}. */
+/**
+ * Thrown (not a PickleError) when the general machine reads back something the fast path did not
+ * build: a memo token, or a batch of trace entries that a pickle closes other than by APPENDS. The
+ * snapshot reader then decodes the whole input again without the fast path, which gives exactly
+ * Python's result; PyTorch's files never get here.
+ */
+export class RestartWithoutFastPath extends Error {
+  override readonly name = 'RestartWithoutFastPath';
+}
+
+type Stored = PyValue | MemoToken;
+
+/** Keys up to this far past the dense part extend it; a key further out goes to a map (a sparse PUT). */
+const DENSE_REACH = 1 << 16;
+
+/**
+ * Python's unpickler memo: `memo[key] = value`, with `len(memo)` (the key MEMOIZE uses) counting the
+ * distinct keys stored. Keys arrive nearly in order (MEMOIZE, or PUT with a counter), so they live in
+ * a dense array; a far key from a hand-made PUT lives in a map.
+ */
 export class Memo {
-  /** Reads still to come per dense key (KEEP: unlimited). */
-  private readonly wanted: Uint8Array;
-  private readonly wantedFar: Set<number> | null;
-  /** Stored values by key; `undefined` means never stored. */
-  private readonly values: (PyValue | undefined)[];
-  private farValues: Map<number, PyValue> | null = null;
-  /** Every key written so far; tracked only when MEMOIZE and PUT are mixed. */
-  private readonly written: Set<number> | null;
-  /** `len(memo)` in Python: the key the next MEMOIZE uses. */
-  private size = 0;
-
-  constructor(reads: MemoReads) {
-    this.wanted = reads.dense.subarray(0, reads.denseLimit);
-    this.wantedFar = reads.far;
-    this.written = reads.mixed ? new Set() : null;
-    this.values = undefinedArray<PyValue>(this.wanted.length);
-  }
+  private readonly values: (Stored | undefined)[] = [];
+  private far: Map<number, Stored> | null = null;
+  /** `len(memo)`. */
+  size = 0;
 
   /** MEMOIZE: stores `value` under `len(memo)`. */
-  memoize(value: PyValue): void {
+  memoize(value: Stored): number {
     const key = this.size;
-    if (this.written === null) this.size = key + 1;
-    else this.track(key);
-    this.keep(key, value);
+    this.put(key, value);
+    return key;
   }
 
   /** PUT, BINPUT, LONG_BINPUT: stores `value` under `key`. */
-  put(key: number, value: PyValue): void {
-    if (this.written !== null) this.track(key);
-    this.keep(key, value);
+  put(key: number, value: Stored): void {
+    const values = this.values;
+    if (key < values.length) {
+      if (values[key] === undefined) this.size++;
+      values[key] = value;
+      return;
+    }
+    const far = this.far;
+    if (key - values.length > DENSE_REACH) {
+      const map = (this.far ??= new Map());
+      if (!map.has(key)) this.size++;
+      map.set(key, value);
+      return;
+    }
+    // Extend the dense part, taking over any far keys it now covers.
+    while (values.length < key) values.push(far === null ? undefined : this.takeFar(values.length));
+    if (far === null || this.takeFar(key) === undefined) this.size++;
+    values.push(value);
   }
 
-  /** The value stored under `key`, or undefined when there is none. */
-  get(key: number): PyValue | undefined {
-    if (key >= this.values.length) return this.farValues?.get(key);
-    const value = this.values[key];
-    const left = this.wanted[key];
-    if (left !== KEEP && value !== undefined) {
-      this.wanted[key] = left - 1;
-      if (left === 1) this.values[key] = undefined;
-    }
+  private takeFar(key: number): Stored | undefined {
+    const value = this.far!.get(key);
+    if (value !== undefined) this.far!.delete(key);
     return value;
   }
 
-  private track(key: number): void {
-    if (this.written === null || this.written.has(key)) return;
-    this.written.add(key);
-    this.size++;
+  /** The value stored under `key`, or undefined when there is none. */
+  get(key: number): Stored | undefined {
+    return key < this.values.length ? this.values[key] : this.far?.get(key);
   }
 
-  private keep(key: number, value: PyValue): void {
-    if (key < this.wanted.length) {
-      if (this.wanted[key] !== 0) this.values[key] = value;
-    } else if (this.wantedFar?.has(key)) {
-      (this.farValues ??= new Map()).set(key, value);
+  /** Undoes a `put` of a key that was new (the fast path giving an entry back to the general machine). */
+  unput(key: number): void {
+    if (key < this.values.length) {
+      if (this.values[key] === undefined) return;
+      this.values[key] = undefined;
+    } else if (!this.far?.delete(key)) {
+      return;
     }
+    this.size--;
+  }
+
+  /** True when `key` holds something. */
+  has(key: number): boolean {
+    return this.get(key) !== undefined;
   }
 }

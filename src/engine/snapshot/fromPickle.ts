@@ -12,6 +12,12 @@ import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segm
 import { NO_STACK } from './model';
 
 /**
+ * Input bytes per trace entry the arena is sized for: a trace entry PyTorch writes takes 40 bytes or
+ * more (the bench's files 60), so an arena of one entry per this many bytes holds every trace.
+ */
+export const ARENA_BYTES_PER_ENTRY = 24;
+
+/**
  * Streams trace entries into columns while the pickle is decoded: the decoder's append hook hands
  * over each batch appended to a list; a list whose first item looks like a trace entry becomes a
  * trace (its entries are consumed, never stored), every other list is built as usual.
@@ -19,12 +25,20 @@ import { NO_STACK } from './model';
 export class TraceSink {
   private readonly mark = Symbol('traceColumns');
   private arena: TraceArena | undefined;
-  constructor(readonly table: FrameTable) {}
+  /**
+   * @param expectedBytes the pickle's length when known: sizes one storage block for every trace
+   *   (see {@link ARENA_BYTES_PER_ENTRY}); its pages that no entry fills are never touched, so they
+   *   cost address space, not memory. Without it, or once it is full, traces grow by chunks.
+   */
+  constructor(
+    readonly table: FrameTable,
+    private readonly expectedBytes = 0,
+  ) {}
 
-  /** For `DecodeOptions.onScanned`: sizes one storage block for all traces (at most one entry per dict). */
-  readonly onScanned = (facts: { readonly dicts: number }): void => {
-    this.arena = new TraceArena(facts.dicts);
-  };
+  private arenaFor(): TraceArena | undefined {
+    if (this.arena === undefined && this.expectedBytes > 0) this.arena = new TraceArena(Math.ceil(this.expectedBytes / ARENA_BYTES_PER_ENTRY));
+    return this.arena;
+  }
 
   /** For `DecodeOptions.onAppend`: true when the items were consumed. */
   readonly onAppend = (list: unknown[], items: readonly unknown[], start: number, end: number): boolean => {
@@ -32,7 +46,7 @@ export class TraceSink {
     let columns = marked[this.mark];
     if (columns === undefined) {
       if (list.length !== 0 || start >= end || !looksLikeTraceEntry(items[start])) return false;
-      columns = new TraceColumns(this.table, this.arena);
+      columns = new TraceColumns(this.table, this.arenaFor());
       marked[this.mark] = columns;
     }
     for (let i = start; i < end; i++) columns.push(items[i]);

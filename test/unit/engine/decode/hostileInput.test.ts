@@ -172,11 +172,13 @@ describe('item 7: decoder limits', () => {
     assert.ok(performance.now() - started < 1000);
     assert.ok(process.memoryUsage().rss - rss < 200 * 2 ** 20);
   });
-  it('an engine limit while sizing storage from the first pass reads as a PickleError, not a stack trace', () => {
-    const onScanned = (): void => {
+  it('an engine limit while a reader sizes its storage reads as a PickleError, not a stack trace', () => {
+    // (The decoder once sized storage from a first pass over the bytes; it streams now, and the
+    // reader that grows its storage as entries arrive is the append hook.)
+    const onAppend = (): boolean => {
       throw new RangeError('Array buffer allocation failed');
     };
-    assert.throws(() => decodePickle(encodePickle([1, 2]), { onScanned }), (e: unknown) => e instanceof PickleError && e.code === 'too-large');
+    assert.throws(() => decodePickle(encodePickle([1, 2]), { onAppend }), (e: unknown) => e instanceof PickleError && e.code === 'too-large');
   });
 });
 
