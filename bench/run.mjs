@@ -149,14 +149,14 @@ function markdownTable(header, body) {
 }
 
 function phasesTable(results) {
-  const header = ['file', 'read ms', 'load ms', 'analysis ms', 'report ms', 'heap after load MiB', 'model MiB', 'peak RSS MiB'];
+  const header = ['file', 'load ms', 'analysis ms', 'report ms', 'heap after load MiB', 'model MiB', 'peak RSS MiB'];
   const body = results
     .filter((r) => r.phases !== undefined)
     .map((r) => {
       const p = Object.fromEntries(r.phases.phases.map((x) => [x.phase, x]));
       return [
         r.file,
-        ...['read', 'load', 'analysis', 'report'].map((name) => p[name].ms.toFixed(0)),
+        ...['load', 'analysis', 'report'].map((name) => p[name].ms.toFixed(0)),
         p.load.heapUsedMiB.toFixed(0),
         r.phases.modelMiB === undefined ? '-' : r.phases.modelMiB.toFixed(0),
         r.phases.peakRssMiB.toFixed(0),

@@ -1,14 +1,12 @@
 /** How CLI commands talk to the terminal and the disk, injectable for tests. */
+import { WorkLimitError } from '../engine/base/errors';
 import { SnapshotFileError } from '../engine/decode/errors';
-import { readSnapshotFile } from '../runtime/input/snapshotFile';
 import { PickleError } from '../engine/pickle/errors';
 import { SnapshotFormatError } from '../engine/snapshot/errors';
 import type { Snapshot } from '../engine/snapshot/model';
-import type { OwnedBytes } from '../engine/decode/load';
-import { snapshotFromOwnedBytes } from '../engine/decode/load';
 import { terminalText } from '../engine/text/plainText';
-import { gunzipBounded } from '../runtime/input/gunzip';
-
+import type { FileLoadOptions } from '../runtime/input/snapshotFile';
+import { loadSnapshotFile as readSnapshotFile } from '../runtime/input/snapshotFile';
 export interface CliIO {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
@@ -25,18 +23,13 @@ export class InputError extends Error {
   override readonly name = 'InputError';
 }
 
-export async function loadSnapshotFile(path: string): Promise<Snapshot> {
-  const owned: OwnedBytes = { bytes: undefined };
+/** The snapshot in the file at `path`, streamed from disk; what it cannot read becomes an {@link InputError}. */
+export async function loadSnapshotFile(path: string, options: FileLoadOptions = {}): Promise<Snapshot> {
   try {
-    owned.bytes = await readSnapshotFile(path);
+    return (await readSnapshotFile(path, options)).snapshot;
   } catch (e) {
     if (e instanceof SnapshotFileError) throw new InputError(e.message);
-    throw e;
-  }
-  try {
-    return snapshotFromOwnedBytes(owned, { gunzip: gunzipBounded });
-  } catch (e) {
-    if (e instanceof PickleError || e instanceof SnapshotFormatError || e instanceof SnapshotFileError) throw new InputError(`${path}: ${e.message}`);
+    if (e instanceof PickleError || e instanceof SnapshotFormatError || e instanceof WorkLimitError) throw new InputError(`${path}: ${e.message}`);
     throw e;
   }
 }

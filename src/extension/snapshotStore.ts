@@ -5,7 +5,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SnapshotFileError } from '../engine/decode/errors';
-import { fileProblem, readSnapshotFile } from '../runtime/input/snapshotFile';
+import { fileProblem } from '../runtime/input/snapshotFile';
+import { MAX_SNAPSHOT_BYTES, sizeInWords } from '../engine/decode/unpack';
+import type { SnapshotSource } from '../protocol/worker';
 import { notificationText } from '../engine/text/plainText';
 import type { ExecutionProvider } from '../runtime/ort/providers';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
@@ -69,12 +71,21 @@ export class SnapshotStore implements vscode.Disposable {
         const worker = new SnapshotWorker(this.workerScript);
         try {
           progress.report({ message: 'reading the file' });
-          const bytes = request.bytes ?? (await readSnapshotUri(uri!));
+          const source: SnapshotSource = request.bytes ? { kind: 'bytes', bytes: request.bytes } : await snapshotSource(uri!);
           if (abort.signal.aborted) throw new CancelledError();
+          // The bar fills as the worker reads the file (`fraction`); the messages say what it does.
+          let shown = 0;
           const info = await worker.call(
             'load',
-            { bytes, filter: this.filter() },
-            { signal: abort.signal, onProgress: (message) => progress.report({ message }) },
+            { source, filter: this.filter() },
+            {
+              signal: abort.signal,
+              onProgress: (message, fraction) => {
+                const increment = fraction === undefined ? undefined : Math.max(0, Math.round(100 * fraction) - shown);
+                if (increment !== undefined) shown += increment;
+                progress.report({ message, increment });
+              },
+            },
           );
           const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn);
           this.snapshots.set(loaded.id, loaded);
@@ -174,14 +185,17 @@ async function fileVersion(uri: vscode.Uri): Promise<string | undefined> {
 }
 
 /**
- * A snapshot file's bytes, after the type and size checks (a FIFO or /dev/zero is refused at once):
- * local files through the core reader, other schemes through the workspace file system.
+ * Where the worker reads a snapshot: a local file by its path (the worker streams it, whatever its
+ * size), a file of another file system as bytes read here (after the type check: a FIFO is refused).
  */
-async function readSnapshotUri(uri: vscode.Uri): Promise<Uint8Array> {
-  if (uri.scheme === 'file') return readSnapshotFile(uri.fsPath);
+async function snapshotSource(uri: vscode.Uri): Promise<SnapshotSource> {
+  if (uri.scheme === 'file') return { kind: 'file', path: uri.fsPath };
   const stat = await vscode.workspace.fs.stat(uri);
   const isFile = (stat.type & vscode.FileType.File) !== 0;
-  const problem = fileProblem({ isFile, size: stat.size, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
+  const problem = fileProblem({ isFile, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
   if (problem !== undefined) throw new SnapshotFileError(`${path.basename(uri.path)}: ${problem}`);
-  return vscode.workspace.fs.readFile(uri);
+  if (stat.size > MAX_SNAPSHOT_BYTES) {
+    throw new SnapshotFileError(`${path.basename(uri.path)}: is ${sizeInWords(stat.size)}; VRAM Lens reads files of this file system up to ${sizeInWords(MAX_SNAPSHOT_BYTES)} (local files of any size)`);
+  }
+  return { kind: 'bytes', bytes: await vscode.workspace.fs.readFile(uri) };
 }

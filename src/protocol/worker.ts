@@ -17,9 +17,15 @@ import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindo
 
 export type { SnapshotInfo };
 
+/** Where a worker's snapshot comes from. */
+export type SnapshotSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'bytes'; readonly bytes: Uint8Array };
+
 export interface WorkerMethods {
-  /** Decode and analyse a snapshot file's bytes; must be the first call. */
-  load: { params: { bytes: Uint8Array; filter: FrameFilterOptions }; result: SnapshotInfo };
+  /**
+   * Read, decode and analyse a snapshot; must be the first call. A file is read by the worker itself
+   * (`path`), in chunks; bytes already in memory (an instrumented run, another file system) are sent.
+   */
+  load: { params: { source: SnapshotSource; filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Re-run the attribution with another user-frame filter. */
   setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Every line with figures on one device, sorted by file then line. */
@@ -69,6 +75,8 @@ export interface ProgressMessage {
   readonly kind: 'progress';
   readonly id: number;
   readonly message: string;
+  /** How much of the work is done, 0 to 1, when the worker knows (reading a file). */
+  readonly fraction?: number;
 }
 
 export interface ResponseMessage {

@@ -33,6 +33,7 @@ export class InProcessWorker implements SnapshotWorkerPort {
     if (this.disposed) throw new Error('the analysis worker has stopped');
     this.asked.push(method);
     await Promise.resolve();
+    if (method === 'load') throw new Error('an in-process worker holds the snapshot it was made with');
     return structuredClone(dispatch(method, params, this.ctx));
   }
 

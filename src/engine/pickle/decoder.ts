@@ -15,10 +15,11 @@ export { isPyDict, PY_NON_STRING_KEYS, type PyDict, type PyValue } from './value
  * Reads trace entries straight from the bytes (`traceEntries.ts`): called after a MARK over a list
  * when the next opcode builds a dict. It reads entries from `m.pos` while they have the shape it
  * knows, advances `m.pos` past them and leaves the stack alone; it reads none (and changes nothing)
- * when the first is not one of them or is cut by the end of `m.data`.
+ * when the first is not one of them. Returns true when it stopped at an entry cut by the end of
+ * `m.data` (and the input goes on): the decoder then waits for more bytes and resumes there.
  */
 export interface EntryReader {
-  read(list: PyValue[], m: Machine): void;
+  read(list: PyValue[], m: Machine): boolean;
 }
 
 /** Options for {@link PickleDecoder} and {@link decodePickle}. */
@@ -50,6 +51,8 @@ export const PROGRESS_INTERVAL_BYTES = 16 * 1024 * 1024;
 
 /** Bytes added to a cut opcode beyond what it needs, so decoding goes on past it before returning to the chunk. */
 const STITCH_EXTRA = 256;
+/** Bytes first added to a trace entry cut by the end of a chunk (its length is not known). */
+const STITCH_UNKNOWN = 64 * 1024;
 
 /**
  * Decodes a pickle (protocols 0 to 5) holding plain data: None, bools, ints, floats, str, bytes,
@@ -81,12 +84,9 @@ export class PickleDecoder {
   private fed = 0;
   private done = false;
   private result: PyValue = null;
-  /** The last FRAME's opcode offset and where it says its frame ends (checked at `finish`). */
-  private frameAt = -1;
-  private frameEnd = 0;
 
   constructor(options: DecodeOptions = {}) {
-    this.m = { data: new Uint8Array(0), memo: new Memo(), stack: [], marks: [], sp: 0, floor: 0, pos: 0, final: false, need: 0, staged: -1, work: 0 };
+    this.m = { data: new Uint8Array(0), memo: new Memo(), stack: [], marks: [], sp: 0, floor: 0, pos: 0, final: false, need: 0, staged: -1, resume: -1, work: 0, base: 0, frameAt: -1, frameEnd: 0 };
     this.onProgress = options.onProgress;
     this.onAppend = options.onAppend;
     this.entries = options.entries;
@@ -125,6 +125,9 @@ export class PickleDecoder {
       let take: number;
       if (need > 0) {
         take = need - had + STITCH_EXTRA;
+      } else if (need < 0) {
+        // A trace entry of unknown length: twice the bytes each time.
+        take = Math.max(STITCH_UNKNOWN, had);
       } else {
         const newline = chunk.indexOf(0x0a, from);
         take = newline < 0 ? chunk.length - from : newline + 1 - from + STITCH_EXTRA;
@@ -132,7 +135,7 @@ export class PickleDecoder {
       take = Math.min(take, chunk.length - from);
       this.append(chunk, from, from + take);
       from += take;
-      if (need > 0 ? this.pendingLength < need : chunk.lastIndexOf(0x0a, from - 1) < from - take) continue;
+      if (need > 0 ? this.pendingLength < need : need === 0 && chunk.lastIndexOf(0x0a, from - 1) < from - take) continue;
       const stitched = this.pending.subarray(0, this.pendingLength);
       const cut = this.run(stitched, 0, this.offset);
       if (cut < 0) return;
@@ -156,13 +159,13 @@ export class PickleDecoder {
       this.m.final = true;
       this.run(this.pending.subarray(0, this.pendingLength), 0, this.offset);
     }
-    if (this.frameEnd > this.fed) throw truncated(this.frameAt, 'FRAME');
+    if (this.m.frameEnd > this.fed) throw truncated(this.m.frameAt, 'FRAME');
     return this.result;
   }
 
   /** True while the input must go on: before STOP, or inside a FRAME that claims more bytes. */
   get wantsMore(): boolean {
-    return !this.done || this.frameEnd > this.fed;
+    return !this.done || this.m.frameEnd > this.fed;
   }
 
   /** Keeps `chunk[cut..]`, the start of a cut opcode, for the next chunk. */
@@ -190,6 +193,7 @@ export class PickleDecoder {
   private run(data: Uint8Array, start: number, base: number): number {
     const m = this.m;
     m.data = data;
+    m.base = base;
     const { stack, marks, memo } = m;
     const end = data.length;
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
@@ -347,6 +351,29 @@ export class PickleDecoder {
             break;
           }
           case Op.EMPTY_DICT:
+            if (m.resume === marks.length && sp === floor) {
+              // The fast path stopped here at the end of the last chunk: it goes on with this entry.
+              m.resume = -1;
+              m.sp = sp;
+              m.floor = floor;
+              m.pos = at;
+              m.work = work;
+              const cut = entries!.read(stack[floor - 1] as PyValue[], m);
+              if (m.pos !== at) {
+                m.staged = marks.length;
+                work = m.work;
+              }
+              if (cut) {
+                m.resume = marks.length;
+                at = m.pos;
+                need = -1;
+                break run;
+              }
+              if (m.pos !== at) {
+                pos = m.pos;
+                break;
+              }
+            }
             stack[sp++] = {};
             work++;
             break;
@@ -365,12 +392,18 @@ export class PickleDecoder {
                 m.floor = floor;
                 m.pos = pos;
                 m.work = work;
-                entries.read(list, m);
+                const cut = entries.read(list, m);
                 if (m.pos !== pos) {
                   // Entries went to columns: the batch must end in APPENDS (see Machine.staged).
                   m.staged = marks.length;
                   pos = m.pos;
                   work = m.work;
+                }
+                if (cut) {
+                  m.resume = marks.length;
+                  at = pos;
+                  need = -1;
+                  break run;
                 }
               }
             }
@@ -440,8 +473,8 @@ export class PickleDecoder {
               cutName = 'FRAME';
               break run;
             }
-            this.frameAt = base + at;
-            this.frameEnd = base + pos + 8 + readUint64(data, pos);
+            m.frameAt = base + at;
+            m.frameEnd = base + pos + 8 + readUint64(data, pos);
             pos += 8;
             break;
           case Op.PROTO: {

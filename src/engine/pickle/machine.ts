@@ -25,9 +25,14 @@ export interface Machine {
   final: boolean;
   /**
    * Set when an opcode is cut short by the end of `data`: how many bytes from its start it needs at
-   * least (0: unknown, e.g. a text argument still waiting for its newline).
+   * least (0: a text argument waiting for its newline; -1: unknown, a trace entry the fast path reads).
    */
   need: number;
+  /**
+   * `marks.length` of the MARK whose batch the fast path was reading when the bytes at hand ended
+   * (-1: none): decoding resumes there, at the next entry, with the fast path.
+   */
+  resume: number;
   /**
    * `marks.length` of the MARK whose batch holds trace entries the fast path already wrote to columns
    * (-1: none). Closing that MARK other than by APPENDS means the pickle did not append them after all.
@@ -35,6 +40,11 @@ export interface Machine {
   staged: number;
   /** Containers built and memo entries read: what the decoder counts toward a work budget. */
   work: number;
+  /** Offset in the whole input of `data[0]`. */
+  base: number;
+  /** Offset of the last FRAME opcode, and where it says its frame ends (checked when the input ends). */
+  frameAt: number;
+  frameEnd: number;
 }
 
 /**

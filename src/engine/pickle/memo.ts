@@ -30,19 +30,31 @@ export class RestartWithoutFastPath extends Error {
 
 type Stored = PyValue | MemoToken;
 
-/** Keys up to this far past the dense part extend it; a key further out goes to a map (a sparse PUT). */
-const DENSE_REACH = 1 << 16;
+/** Memo keys per page: values are stored in pages, made only when a value other than a consumed entry lands there. */
+const PAGE_BITS = 12;
+const PAGE = 1 << PAGE_BITS;
 
 /**
  * Python's unpickler memo: `memo[key] = value`, with `len(memo)` (the key MEMOIZE uses) counting the
- * distinct keys stored. Keys arrive nearly in order (MEMOIZE, or PUT with a counter), so they live in
- * a dense array; a far key from a hand-made PUT lives in a map.
+ * distinct keys stored. Keys arrive in order (MEMOIZE, or PUT with a counter), so they live in pages
+ * of a dense range; a key out of order, from a hand-made PUT, lives in a map. A consumed trace entry (most
+ * of a snapshot's memo) costs one bit, not a slot: a file of 10 million entries keeps no array of
+ * 10 million pointers.
  */
 export class Memo {
-  private readonly values: (Stored | undefined)[] = [];
+  private readonly pages: ((Stored | undefined)[] | undefined)[] = [];
+  /** One bit per key: a consumed trace entry is stored there. */
+  private consumed = new Uint8Array(1024);
+  /** One more than the largest dense key stored. */
+  private limit = 0;
   private far: Map<number, Stored> | null = null;
   /** `len(memo)`. */
   size = 0;
+  /**
+   * Bumped whenever a key already stored is stored again (never, in CPython's pickles): what a
+   * reader caches about a key's value holds while this stays the same.
+   */
+  overwrites = 0;
 
   /** MEMOIZE: stores `value` under `len(memo)`. */
   memoize(value: Stored): number {
@@ -53,49 +65,99 @@ export class Memo {
 
   /** PUT, BINPUT, LONG_BINPUT: stores `value` under `key`. */
   put(key: number, value: Stored): void {
-    const values = this.values;
-    if (key < values.length) {
-      if (values[key] === undefined) this.size++;
-      values[key] = value;
+    // The dense range grows one key at a time (so its pages cost at most a slot per key stored); a
+    // key beyond it, from a hand-made PUT, goes to the map.
+    if (key > this.limit || (this.far !== null && this.far.has(key))) {
+      const far = (this.far ??= new Map());
+      if (!far.has(key)) this.size++;
+      else this.overwrites++;
+      far.set(key, value);
       return;
     }
-    const far = this.far;
-    if (key - values.length > DENSE_REACH) {
-      const map = (this.far ??= new Map());
-      if (!map.has(key)) this.size++;
-      map.set(key, value);
+    if (key >= this.limit) this.limit = key + 1;
+    const pageIndex = key >>> PAGE_BITS;
+    let page = this.pages[pageIndex];
+    const byte = key >>> 3;
+    const bit = 1 << (key & 7);
+    const wasConsumed = byte < this.consumed.length && (this.consumed[byte] & bit) !== 0;
+    const had = wasConsumed || (page !== undefined && page[key & (PAGE - 1)] !== undefined);
+    if (!had) this.size++;
+    else this.overwrites++;
+    if (value === CONSUMED_ENTRY) {
+      if (byte >= this.consumed.length) this.growConsumed(byte);
+      this.consumed[byte] |= bit;
+      if (page !== undefined) page[key & (PAGE - 1)] = undefined;
       return;
     }
-    // Extend the dense part, taking over any far keys it now covers.
-    while (values.length < key) values.push(far === null ? undefined : this.takeFar(values.length));
-    if (far === null || this.takeFar(key) === undefined) this.size++;
-    values.push(value);
+    if (wasConsumed) this.consumed[byte] &= ~bit;
+    if (page === undefined) {
+      while (this.pages.length <= pageIndex) this.pages.push(undefined);
+      page = new Array<Stored | undefined>(PAGE).fill(undefined);
+      this.pages[pageIndex] = page;
+    }
+    page[key & (PAGE - 1)] = value;
   }
 
-  private takeFar(key: number): Stored | undefined {
-    const value = this.far!.get(key);
-    if (value !== undefined) this.far!.delete(key);
-    return value;
+  /**
+   * MEMOIZE of a consumed trace entry when the keys so far are in order (a CPython pickle): the next
+   * key, stored as one bit. Returns the key, or -1 when the general {@link put} must do it.
+   */
+  memoizeConsumed(): number {
+    const key = this.size;
+    if (key !== this.limit || this.far !== null) return -1;
+    const byte = key >>> 3;
+    if (byte >= this.consumed.length) this.growConsumed(byte);
+    this.consumed[byte] |= 1 << (key & 7);
+    this.limit = key + 1;
+    this.size = key + 1;
+    return key;
+  }
+
+  /** Replaces the value of a stored key without counting an overwrite (a reader's placeholder, settled). */
+  settle(key: number, value: Stored): void {
+    const before = this.overwrites;
+    this.put(key, value);
+    this.overwrites = before;
   }
 
   /** The value stored under `key`, or undefined when there is none. */
   get(key: number): Stored | undefined {
-    return key < this.values.length ? this.values[key] : this.far?.get(key);
+    const page = this.pages[key >>> PAGE_BITS];
+    if (page !== undefined) {
+      const value = page[key & (PAGE - 1)];
+      if (value !== undefined) return value;
+    }
+    const byte = key >>> 3;
+    if (byte < this.consumed.length && (this.consumed[byte] & (1 << (key & 7))) !== 0) return CONSUMED_ENTRY;
+    return this.far === null ? undefined : this.far.get(key);
   }
 
   /** Undoes a `put` of a key that was new (the fast path giving an entry back to the general machine). */
   unput(key: number): void {
-    if (key < this.values.length) {
-      if (this.values[key] === undefined) return;
-      this.values[key] = undefined;
-    } else if (!this.far?.delete(key)) {
+    if (this.far?.delete(key)) {
+      this.size--;
       return;
     }
-    this.size--;
+    const page = this.pages[key >>> PAGE_BITS];
+    const byte = key >>> 3;
+    const bit = 1 << (key & 7);
+    if (byte < this.consumed.length && (this.consumed[byte] & bit) !== 0) {
+      this.consumed[byte] &= ~bit;
+      this.size--;
+    } else if (page !== undefined && page[key & (PAGE - 1)] !== undefined) {
+      page[key & (PAGE - 1)] = undefined;
+      this.size--;
+    }
   }
 
   /** True when `key` holds something. */
   has(key: number): boolean {
     return this.get(key) !== undefined;
+  }
+
+  private growConsumed(byte: number): void {
+    const grown = new Uint8Array(Math.max(byte + 1, 2 * this.consumed.length));
+    grown.set(this.consumed);
+    this.consumed = grown;
   }
 }

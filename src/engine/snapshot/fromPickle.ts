@@ -7,9 +7,10 @@ import { SnapshotFormatError } from './errors';
 import { FrameTable } from './intern';
 import type { Dict } from './pyFields';
 import { describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
-import { TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
+import { ACTION_BY_NAME, TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
 import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout } from './model';
 import { NO_STACK } from './model';
+import type { EntryFields, EntryFrames } from '../pickle/traceEntries';
 
 /**
  * Input bytes per trace entry the arena is sized for: a trace entry PyTorch writes takes 40 bytes or
@@ -42,16 +43,55 @@ export class TraceSink {
 
   /** For `DecodeOptions.onAppend`: true when the items were consumed. */
   readonly onAppend = (list: unknown[], items: readonly unknown[], start: number, end: number): boolean => {
-    const marked = list as unknown as Record<symbol, TraceColumns | undefined>;
-    let columns = marked[this.mark];
+    let columns = this.columnsOf(list);
     if (columns === undefined) {
       if (list.length !== 0 || start >= end || !looksLikeTraceEntry(items[start])) return false;
-      columns = new TraceColumns(this.table, this.arenaFor());
-      marked[this.mark] = columns;
+      columns = this.begin(list);
     }
     for (let i = start; i < end; i++) columns.push(items[i]);
     return true;
   };
+
+  /** For the decoder's fast path (`EntrySink`): a trace being streamed, or an empty list its first entry makes one. */
+  accepts(list: unknown[]): boolean {
+    return list.length === 0 || this.columnsOf(list) !== undefined;
+  }
+
+  /** For the decoder's fast path: one entry read from the bytes; returns the stack id of its frames. */
+  push(list: unknown[], entry: EntryFields): number {
+    const columns = this.columnsOf(list) ?? this.begin(list);
+    const frames = entry.frames;
+    const stack = frames.kind === 'stack' ? frames.stack : this.stackOfFrames(frames);
+    columns.pushEntry(entry, stack);
+    return stack;
+  }
+
+  /** For the decoder's fast path: an action name's code (-1 for a name PyTorch does not write). */
+  actionCode(name: string): number {
+    return ACTION_BY_NAME.get(name) ?? -1;
+  }
+
+  private stackOfFrames(frames: EntryFrames): number {
+    switch (frames.kind) {
+      case 'stack':
+        return frames.stack;
+      case 'list':
+        return this.table.stackOf(frames.list);
+      case 'dicts': {
+        const ids: number[] = [];
+        for (let i = 0; i < frames.dictCount; i++) ids.push(this.table.frameOf(frames.dicts[i]));
+        return this.table.stack(ids);
+      }
+      default:
+        return NO_STACK;
+    }
+  }
+
+  private begin(list: unknown[]): TraceColumns {
+    const columns = new TraceColumns(this.table, this.arenaFor());
+    (list as unknown as Record<symbol, TraceColumns | undefined>)[this.mark] = columns;
+    return columns;
+  }
 
   /** The columns streamed into this decoded list, if it was a trace. */
   columnsOf(list: unknown[]): TraceColumns | undefined {

@@ -53,19 +53,20 @@ export class FrameTable {
     if (known !== undefined) return known;
     const ids: number[] = [];
     for (const f of frames) {
-      if (!isDict(f)) continue;
-      const frameId = markOf(f, this.frameMark);
-      if (frameId !== undefined) {
-        ids.push(frameId);
-        continue;
-      }
-      const filename = text(f.filename);
-      const line = lineNumber(f.line, () => `a frame in ${describe(filename)}`);
-      ids.push(this.frame(f, filename, line, text(f.name)));
+      if (isDict(f)) ids.push(this.frameOf(f));
     }
     const id = this.stack(ids);
     marked[this.stackMark] = id;
     return id;
+  }
+
+  /** Interns a decoded frame dict (filename, line, name). */
+  frameOf(f: Record<string, unknown>): number {
+    const frameId = markOf(f, this.frameMark);
+    if (frameId !== undefined) return frameId;
+    const filename = text(f.filename);
+    const line = lineNumber(f.line, () => `a frame in ${describe(filename)}`);
+    return this.frame(f, filename, line, text(f.name));
   }
 
   /** Interns a stack of frame ids (innermost first). */

@@ -8,8 +8,9 @@ import type { FrameTable } from './intern';
 import type { DeviceTrace } from './model';
 import { Action } from './model';
 import { asInteger, describe, isDict, notAnInteger, text } from './pyFields';
+import type { EntryFields } from '../pickle/traceEntries';
 
-const ACTION_BY_NAME: ReadonlyMap<string, Action> = new Map([
+export const ACTION_BY_NAME: ReadonlyMap<string, Action> = new Map([
   ['alloc', Action.Alloc],
   ['free_requested', Action.FreeRequested],
   ['free_completed', Action.FreeCompleted],
@@ -90,14 +91,20 @@ export class TraceColumns {
   }
 
   push(entry: unknown): void {
-    const index = this.n++;
-    const j = this.slot(index);
-    const c = this.target!;
     if (!isDict(entry)) {
+      const index = this.n++;
+      this.slot(index);
       this.problem ??= { index, detail: `is ${describe(entry)}, expected a dict` };
       return;
     }
-    const name = entry.action;
+    this.pushFields(entry.action, entry.addr, entry.size, entry.time_us, entry.stream, this.table.stackOf(entry.frames), entry.device_free, entry.user_metadata, entry.compile_context);
+  }
+
+  /** One entry given its fields (`undefined`: the key is missing) and its interned stack. */
+  pushFields(name: unknown, addr: unknown, size: unknown, time: unknown, stream: unknown, stack: number, deviceFree: unknown, metadata: unknown, context: unknown): void {
+    const index = this.n++;
+    const j = this.slot(index);
+    const c = this.target!;
     const code = typeof name === 'string' ? ACTION_BY_NAME.get(name) : undefined;
     if (code === undefined) {
       c.action[j] = Action.Other;
@@ -105,21 +112,47 @@ export class TraceColumns {
     } else {
       c.action[j] = code;
     }
-    const addr = entry.addr;
     c.addr[j] = typeof addr === 'number' && addr >= 0 && Number.isSafeInteger(addr) ? addr : this.slowInteger(addr, index, 'addr', 0);
-    const size = entry.size;
     c.size[j] = typeof size === 'number' && size >= 0 && Number.isSafeInteger(size) ? size : this.slowInteger(size, index, 'size', 0);
-    const time = entry.time_us;
     c.timeUs[j] = typeof time === 'number' && time >= 0 && Number.isSafeInteger(time) ? time : this.slowInteger(time, index, 'time_us', NaN);
-    const stream = entry.stream;
     c.stream[j] = typeof stream === 'number' && Number.isFinite(stream) ? stream : 0;
-    c.stack[j] = this.table.stackOf(entry.frames);
-    if (code === Action.Oom && entry.device_free !== undefined) {
-      this.deviceFree.set(index, this.slowInteger(entry.device_free, index, 'device_free', 0));
+    c.stack[j] = stack;
+    if (code === Action.Oom && deviceFree !== undefined) {
+      this.deviceFree.set(index, this.slowInteger(deviceFree, index, 'device_free', 0));
     }
-    const metadata = entry.user_metadata;
     if (typeof metadata === 'string' && metadata !== '') this.userMetadata.set(index, metadata);
-    const context = entry.compile_context;
+    if (typeof context === 'string' && context !== '' && context !== 'N/A') this.compileContext.set(index, context);
+  }
+
+  /**
+   * One entry read by the decoder's fast path: its numeric fields unboxed and its action's code (see
+   * `EntryFields`), and its interned stack. Normalises exactly as {@link pushFields}.
+   */
+  pushEntry(e: EntryFields, stack: number): void {
+    const index = this.n++;
+    const j = this.slot(index);
+    const c = this.target!;
+    const action = e.actionCode;
+    if (action < 0) {
+      c.action[j] = Action.Other;
+      this.otherActions.set(index, e.action);
+    } else {
+      c.action[j] = action;
+    }
+    const { numbers, numeric, values } = e;
+    // An int of the pickle is a safe integer: only its sign is left to check.
+    c.addr[j] = (numeric & 1) !== 0 && numbers[0] >= 0 ? numbers[0] : this.slowInteger((numeric & 1) !== 0 ? numbers[0] : values[0], index, 'addr', 0);
+    c.size[j] = (numeric & 2) !== 0 && numbers[1] >= 0 ? numbers[1] : this.slowInteger((numeric & 2) !== 0 ? numbers[1] : values[1], index, 'size', 0);
+    c.timeUs[j] = (numeric & 4) !== 0 && numbers[2] >= 0 ? numbers[2] : this.slowInteger((numeric & 4) !== 0 ? numbers[2] : values[2], index, 'time_us', NaN);
+    const stream = values[3];
+    c.stream[j] = (numeric & 8) !== 0 ? numbers[3] : typeof stream === 'number' && Number.isFinite(stream) ? stream : 0;
+    c.stack[j] = stack;
+    if (action === Action.Oom && ((numeric & 16) !== 0 || values[4] !== undefined)) {
+      this.deviceFree.set(index, this.slowInteger((numeric & 16) !== 0 ? numbers[4] : values[4], index, 'device_free', 0));
+    }
+    const metadata = e.userMetadata;
+    if (typeof metadata === 'string' && metadata !== '') this.userMetadata.set(index, metadata);
+    const context = e.compileContext;
     if (typeof context === 'string' && context !== '' && context !== 'N/A') this.compileContext.set(index, context);
   }
 
