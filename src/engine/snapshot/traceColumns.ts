@@ -115,7 +115,9 @@ export class TraceColumns {
     c.addr[j] = typeof addr === 'number' && addr >= 0 && Number.isSafeInteger(addr) ? addr : this.slowInteger(addr, index, 'addr', 0);
     c.size[j] = typeof size === 'number' && size >= 0 && Number.isSafeInteger(size) ? size : this.slowInteger(size, index, 'size', 0);
     c.timeUs[j] = typeof time === 'number' && time >= 0 && Number.isSafeInteger(time) ? time : this.slowInteger(time, index, 'time_us', NaN);
-    c.stream[j] = typeof stream === 'number' && Number.isFinite(stream) ? stream : 0;
+    // Columns start zeroed: a zero is not written, so a trace on the default stream (most are) never
+    // touches the pages of its stream column.
+    if (typeof stream === 'number' && Number.isFinite(stream) && stream !== 0) c.stream[j] = stream;
     c.stack[j] = stack;
     if (code === Action.Oom && deviceFree !== undefined) {
       this.deviceFree.set(index, this.slowInteger(deviceFree, index, 'device_free', 0));
@@ -144,8 +146,8 @@ export class TraceColumns {
     c.addr[j] = (numeric & 1) !== 0 && numbers[0] >= 0 ? numbers[0] : this.slowInteger((numeric & 1) !== 0 ? numbers[0] : values[0], index, 'addr', 0);
     c.size[j] = (numeric & 2) !== 0 && numbers[1] >= 0 ? numbers[1] : this.slowInteger((numeric & 2) !== 0 ? numbers[1] : values[1], index, 'size', 0);
     c.timeUs[j] = (numeric & 4) !== 0 && numbers[2] >= 0 ? numbers[2] : this.slowInteger((numeric & 4) !== 0 ? numbers[2] : values[2], index, 'time_us', NaN);
-    const stream = values[3];
-    c.stream[j] = (numeric & 8) !== 0 ? numbers[3] : typeof stream === 'number' && Number.isFinite(stream) ? stream : 0;
+    const stream = (numeric & 8) !== 0 ? numbers[3] : values[3];
+    if (typeof stream === 'number' && Number.isFinite(stream) && stream !== 0) c.stream[j] = stream;
     c.stack[j] = stack;
     if (action === Action.Oom && ((numeric & 16) !== 0 || values[4] !== undefined)) {
       this.deviceFree.set(index, this.slowInteger((numeric & 16) !== 0 ? numbers[4] : values[4], index, 'device_free', 0));
