@@ -148,9 +148,8 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     switch (action[i]) {
       case Action.Alloc: {
         // An address allocated again without a free in between: the newer block replaces it.
-        const previous = lastAt.get(a);
+        const previous = lastAt.swap(a, records.add(a, s, i, NEVER_FREED, stack[i]));
         if (isLive(previous)) records.freeEvent.set(previous, i);
-        lastAt.set(a, records.add(a, s, i, NEVER_FREED, stack[i]));
         break;
       }
       case Action.FreeCompleted: {

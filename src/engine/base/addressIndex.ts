@@ -41,17 +41,22 @@ export class AddressIndex {
 
   /** Stores `record` (whose address is `address`) for its address, in place of any record there. */
   set(address: number, record: number): void {
+    this.swap(address, record);
+  }
+
+  /** {@link set}, returning the record it replaces (-1: none): one probe where get and set take two. */
+  swap(address: number, record: number): number {
     const { slots, mask } = this;
     for (let i = slotOf(address, mask); ; i = (i + 1) & mask) {
       const held = slots[i];
       if (held === EMPTY) {
         slots[i] = record;
         if (++this.count > (mask + 1) * MAX_LOAD) this.grow();
-        return;
+        return EMPTY;
       }
       if (this.addressOf(held) === address) {
         slots[i] = record;
-        return;
+        return held;
       }
     }
   }

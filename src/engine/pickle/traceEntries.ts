@@ -300,20 +300,21 @@ export class TraceEntryReader implements EntryReader {
         p = this.p;
         continue;
       }
-      if (code === Key.Action && op === Op.BINGET && p + 1 < end) {
-        const k = data[p + 1];
-        let action = this.actionCodes[k];
+      if (code === Key.Action && ((op === Op.BINGET && p + 1 < end) || (op === Op.LONG_BINGET && end - p >= 5))) {
+        const long = op === Op.LONG_BINGET;
+        const k = long ? readUint32(data, p + 1) : data[p + 1];
+        let action = k < KEY_CACHE ? this.actionCodes[k] : UNKNOWN;
         if (action < 0) {
           const name = memo.get(k);
           if (typeof name !== 'string') return this.undo(workBefore);
           if (action === UNKNOWN) {
             action = this.sink.actionCode(name);
-            this.actionCodes[k] = action;
+            if (k < KEY_CACHE) this.actionCodes[k] = action;
           }
           f.action = name;
         }
         f.actionCode = action;
-        p += 2;
+        p += long ? 5 : 2;
         work++;
         continue;
       }
@@ -322,9 +323,17 @@ export class TraceEntryReader implements EntryReader {
         const long = op === Op.LONG_BINGET;
         if ((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5)) {
           const value = memo.get(long ? readUint32(data, p + 1) : data[p + 1]);
-          if (value instanceof MemoToken && value !== CONSUMED_ENTRY) {
-            f.frames.kind = 'stack';
-            f.frames.stack = value.id;
+          if (value instanceof MemoToken) {
+            if (value !== CONSUMED_ENTRY) {
+              f.frames.kind = 'stack';
+              f.frames.stack = value.id;
+              p += long ? 5 : 2;
+              work++;
+              continue;
+            }
+          } else if (Array.isArray(value)) {
+            f.frames.kind = 'list';
+            f.frames.list = value;
             p += long ? 5 : 2;
             work++;
             continue;

@@ -142,12 +142,21 @@ export class TraceColumns {
       c.action[j] = action;
     }
     const { numbers, numeric, values } = e;
-    // An int of the pickle is a safe integer: only its sign is left to check.
-    c.addr[j] = (numeric & 1) !== 0 && numbers[0] >= 0 ? numbers[0] : this.slowInteger((numeric & 1) !== 0 ? numbers[0] : values[0], index, 'addr', 0);
-    c.size[j] = (numeric & 2) !== 0 && numbers[1] >= 0 ? numbers[1] : this.slowInteger((numeric & 2) !== 0 ? numbers[1] : values[1], index, 'size', 0);
-    c.timeUs[j] = (numeric & 4) !== 0 && numbers[2] >= 0 ? numbers[2] : this.slowInteger((numeric & 4) !== 0 ? numbers[2] : values[2], index, 'time_us', NaN);
-    const stream = (numeric & 8) !== 0 ? numbers[3] : values[3];
-    if (typeof stream === 'number' && Number.isFinite(stream) && stream !== 0) c.stream[j] = stream;
+    // An int of the pickle is a safe integer: only its sign is left to check. Each column is written
+    // in its own branch: a double read from `numbers` and a value from `slowInteger` meeting in one
+    // expression would box the double (an allocation per field of every entry).
+    if ((numeric & 1) !== 0 && numbers[0] >= 0) c.addr[j] = numbers[0];
+    else c.addr[j] = this.slowInteger((numeric & 1) !== 0 ? numbers[0] : values[0], index, 'addr', 0);
+    if ((numeric & 2) !== 0 && numbers[1] >= 0) c.size[j] = numbers[1];
+    else c.size[j] = this.slowInteger((numeric & 2) !== 0 ? numbers[1] : values[1], index, 'size', 0);
+    if ((numeric & 4) !== 0 && numbers[2] >= 0) c.timeUs[j] = numbers[2];
+    else c.timeUs[j] = this.slowInteger((numeric & 4) !== 0 ? numbers[2] : values[2], index, 'time_us', NaN);
+    if ((numeric & 8) !== 0) {
+      if (numbers[3] !== 0) c.stream[j] = numbers[3];
+    } else {
+      const stream = values[3];
+      if (typeof stream === 'number' && Number.isFinite(stream) && stream !== 0) c.stream[j] = stream;
+    }
     c.stack[j] = stack;
     if (action === Action.Oom && ((numeric & 16) !== 0 || values[4] !== undefined)) {
       this.deviceFree.set(index, this.slowInteger((numeric & 16) !== 0 ? numbers[4] : values[4], index, 'device_free', 0));
