@@ -74,29 +74,47 @@ export function attributeLines(
   const { action, size, stack } = trace;
   const { active } = replay;
 
+  // Sums per stack first, then per line once per stack: the work is the events plus the stacks' lines,
+  // not the events times their stacks' depth (a file whose million events share one stack of ten
+  // thousand lines costs a million steps, not ten billion). Byte counts are integers below 2^53, so
+  // the sums are exact in any order.
+  const stacks = snapshot.stacks.length;
+  const count = new Float64Array(stacks);
+  const bytes = new Float64Array(stacks);
+  const peak = new Float64Array(stacks);
+  const freed = new Float64Array(stacks);
   for (let i = 0; i < trace.length; i++) {
     const s = stack[i];
     if (s === NO_STACK) continue;
     const act = action[i];
     if (act === Action.Alloc) {
-      const after = active[i];
-      const self = index.selfLine[s];
-      if (self !== NO_LINE) {
-        acc.allocCount[self] += 1;
-        acc.allocBytes[self] += size[i];
-        if (after > acc.peakBytes[self]) acc.peakBytes[self] = after;
-      }
-      for (const l of index.inclusiveLines[s]) {
-        acc.inclusiveAllocBytes[l] += size[i];
-        if (after > acc.inclusivePeakBytes[l]) acc.inclusivePeakBytes[l] = after;
-      }
+      count[s] += 1;
+      bytes[s] += size[i];
+      if (active[i] > peak[s]) peak[s] = active[i];
     } else if (act === Action.FreeRequested) {
-      const self = index.selfLine[s];
-      if (self !== NO_LINE) acc.freedBytes[self] += size[i];
+      freed[s] += size[i];
+    }
+  }
+  for (let s = 0; s < stacks; s++) {
+    const self = index.selfLine[s];
+    if (self !== NO_LINE) {
+      acc.freedBytes[self] += freed[s];
+      if (count[s] === 0) continue;
+      acc.allocCount[self] += count[s];
+      acc.allocBytes[self] += bytes[s];
+      if (peak[s] > acc.peakBytes[self]) acc.peakBytes[self] = peak[s];
+    }
+    if (count[s] === 0) continue;
+    for (const l of index.inclusiveLines[s]) {
+      acc.inclusiveAllocBytes[l] += bytes[s];
+      if (peak[s] > acc.inclusivePeakBytes[l]) acc.inclusivePeakBytes[l] = peak[s];
     }
   }
 
-  for (const block of live) acc.addLive(index, block.stack, block.size);
+  // Live at the peak, likewise summed per stack first.
+  const liveBytes = new Float64Array(stacks);
+  for (const block of live) if (block.stack !== NO_STACK) liveBytes[block.stack] += block.size;
+  for (let s = 0; s < stacks; s++) if (liveBytes[s] !== 0) acc.addLive(index, s, liveBytes[s]);
 
   const rows: LineFigures[] = [];
   index.lines.forEach((source, l) => {

@@ -6,6 +6,7 @@
  */
 import type { Gunzip } from './unpack';
 import { pickleBytesOf } from './unpack';
+import { COST, WorkBudget, count } from '../base/workBudget';
 import { PickleDecoder } from '../pickle/decoder';
 import { RestartWithoutFastPath } from '../pickle/memo';
 import { TraceEntryReader } from '../pickle/traceEntries';
@@ -33,8 +34,13 @@ export class SnapshotReader {
   private readonly sink: TraceSink;
   private readonly decoder: PickleDecoder;
 
+  private readonly budget = new WorkBudget();
+  /** Work already counted toward the budget: the decoder's, and trace entries. */
+  private decoderWork = 0;
+  private entries = 0;
+
   constructor(options: ReadOptions = {}) {
-    this.sink = new TraceSink(new FrameTable(), options.expectedBytes ?? 0);
+    this.sink = new TraceSink(new FrameTable(this.budget), options.expectedBytes ?? 0);
     this.decoder = new PickleDecoder({
       onAppend: this.sink.onAppend,
       entries: options.fastPath === false ? undefined : new TraceEntryReader(this.sink),
@@ -43,7 +49,19 @@ export class SnapshotReader {
 
   /** Decodes what `chunk` completes (its buffer may be reused once this returns). */
   feed(chunk: Uint8Array): void {
+    this.budget.bytes += chunk.length;
     this.decoder.feed(chunk);
+    this.count();
+  }
+
+  /** Counts what decoding did since the last call toward the budget. */
+  private count(): void {
+    const work = this.decoder.work;
+    this.budget.spend((work - this.decoderWork) * COST.decoded, () => `the pickle's ${count(work)} containers and memo references`);
+    this.decoderWork = work;
+    const entries = this.sink.entries;
+    this.budget.spend((entries - this.entries) * COST.traceEntry, () => `device_traces: ${count(entries)} trace entries`);
+    this.entries = entries;
   }
 
   /** False once the pickle has ended (STOP): the rest of the input need not be read. */
@@ -58,7 +76,9 @@ export class SnapshotReader {
 
   /** The snapshot, once the input has ended. */
   finish(): Snapshot {
-    return snapshotFromPickle(this.decoder.finish(), this.sink);
+    const root = this.decoder.finish();
+    this.count();
+    return snapshotFromPickle(root, this.sink);
   }
 }
 

@@ -6,6 +6,7 @@
  * through zlib there).
  */
 import { errorMessage } from '../base/errors';
+import { sizeInWords } from '../base/workBudget';
 import { SnapshotFileError } from './errors';
 
 /**
@@ -24,13 +25,7 @@ function startsWith(bytes: Uint8Array, magic: readonly number[]): boolean {
   return bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b);
 }
 
-/** The size in words, for messages: "2.3 GB". */
-export function sizeInWords(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${bytes} bytes`;
-}
+export { sizeInWords } from '../base/workBudget';
 
 /**
  * Decompresses a whole gzip member, producing at most `maxOutputLength` bytes.

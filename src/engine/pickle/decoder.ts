@@ -7,7 +7,7 @@ import { decodeLong } from './numbers';
 import { HIGHEST_PROTOCOL, Op } from './opcodes';
 import { decodeRareOpcode, leaveMark } from './rareOpcodes';
 import { isPyDict, type PyValue } from './values';
-import { WorkLimitError, errorMessage } from '../base/errors';
+import { ContentError, errorMessage } from '../base/errors';
 
 export { isPyDict, PY_NON_STRING_KEYS, type PyDict, type PyValue } from './values';
 
@@ -522,7 +522,7 @@ export class PickleDecoder {
       this.offset = base + at;
       return at;
     } catch (error) {
-      if (error instanceof RestartWithoutFastPath || error instanceof WorkLimitError) throw error;
+      if (error instanceof RestartWithoutFastPath || error instanceof ContentError) throw error;
       throw error instanceof PickleError ? error.movedBy(base) : asPickleError(error, base + at);
     }
   }

@@ -13,6 +13,7 @@
  * back a token, or closes a batch of entries other than by APPENDS, makes the decoder start over
  * without the fast path (`RestartWithoutFastPath`).
  */
+import { ContentError } from '../base/errors';
 import { readInt32, readUint16, readUint32, readUint64 } from './binary';
 import type { EntryReader } from './decoder';
 import type { Machine } from './machine';
@@ -365,8 +366,16 @@ export class TraceEntryReader implements EntryReader {
       }
     }
     this.p = p;
+    let stack: number;
+    try {
+      stack = this.sink.push(list, f);
+    } catch (e) {
+      // What the sink refuses (a frame with a line that is not one), the general machine meets again
+      // when the batch is appended: the error comes from the same entry at the same point of decoding.
+      if (e instanceof ContentError) return this.undo(workBefore);
+      throw e;
+    }
     m.work += work;
-    const stack = this.sink.push(list, f);
     if (this.framesKey >= 0) memo.settle(this.framesKey, this.stackToken(stack));
     return true;
   }

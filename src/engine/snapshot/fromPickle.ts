@@ -6,7 +6,8 @@
 import { SnapshotFormatError } from './errors';
 import { FrameTable } from './intern';
 import type { Dict } from './pyFields';
-import { describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
+import { MAX_DEVICE, describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
+import { COST, WorkBudget, count } from '../base/workBudget';
 import { ACTION_BY_NAME, TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
 import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout } from './model';
 import { NO_STACK } from './model';
@@ -36,6 +37,14 @@ export class TraceSink {
     private readonly expectedBytes = 0,
   ) {}
 
+  /** The budget the table counts against (the reader's). */
+  get budget(): WorkBudget {
+    return this.table.budget;
+  }
+
+  /** Trace entries written so far (by both paths): counted toward the budget by the reader. */
+  entries = 0;
+
   private arenaFor(): TraceArena | undefined {
     if (this.arena === undefined && this.expectedBytes > 0) this.arena = new TraceArena(Math.ceil(this.expectedBytes / ARENA_BYTES_PER_ENTRY));
     return this.arena;
@@ -49,6 +58,7 @@ export class TraceSink {
       columns = this.begin(list);
     }
     for (let i = start; i < end; i++) columns.push(items[i]);
+    this.entries += end - start;
     return true;
   };
 
@@ -63,6 +73,7 @@ export class TraceSink {
     const frames = entry.frames;
     const stack = frames.kind === 'stack' ? frames.stack : this.stackOfFrames(frames);
     columns.pushEntry(entry, stack);
+    this.entries++;
     return stack;
   }
 
@@ -100,12 +111,25 @@ export class TraceSink {
 }
 
 function readTrace(sink: TraceSink, device: number, entries: unknown[]): DeviceTrace {
+  // Every reference to a trace reads all its entries (a list shared by many devices is as many traces).
   let columns = sink.columnsOf(entries);
+  const length = columns?.length ?? entries.length;
+  sink.budget.spend(length * COST.traceEntry, () => `device_traces[${device}]: ${count(length)} trace entries`);
   if (columns === undefined) {
     columns = new TraceColumns(sink.table);
     for (const entry of entries) columns.push(entry);
   }
   return columns.build(device);
+}
+
+/**
+ * Counts the segments and all their blocks before any is read: a list that repeats one segment
+ * object (or a segment that repeats one block) is refused here, having built nothing.
+ */
+function spendOnSegments(budget: WorkBudget, raw: readonly unknown[]): void {
+  let blocks = 0;
+  for (const s of raw) if (isDict(s) && Array.isArray(s.blocks)) blocks += s.blocks.length;
+  budget.spend(raw.length * COST.segment + blocks * COST.block, () => `segments: ${count(raw.length)} segments holding ${count(blocks)} blocks`);
 }
 
 function readBlocks(table: FrameTable, segment: Dict, segmentAddress: number, where: string): { blocks: Block[]; history: boolean } {
@@ -139,6 +163,7 @@ function readBlocks(table: FrameTable, segment: Dict, segmentAddress: number, wh
 }
 
 function readSegments(table: FrameTable, raw: unknown[]): { segments: Segment[]; history: boolean } {
+  spendOnSegments(table.budget, raw);
   let history = false;
   const segments = raw.map((s, i): Segment => {
     const where = `segment ${i}`;
@@ -163,8 +188,9 @@ function readSegments(table: FrameTable, raw: unknown[]): { segments: Segment[];
   return { segments, history };
 }
 
-function readAnnotations(raw: unknown): ExternalAnnotation[] {
+function readAnnotations(budget: WorkBudget, raw: unknown): ExternalAnnotation[] {
   if (!Array.isArray(raw)) return [];
+  budget.spend(raw.length * COST.annotation, () => `external_annotations: ${count(raw.length)} annotations`);
   const out: ExternalAnnotation[] = [];
   raw.forEach((a, i) => {
     if (!isDict(a)) return;
@@ -195,17 +221,26 @@ export function snapshotFromPickle(root: unknown, sink: TraceSink = new TraceSin
   }
   const { segments, history } = readSegments(table, root.segments === undefined ? [] : list(root.segments, "'segments'"));
   const rawTraces = root.device_traces === undefined ? [] : list(root.device_traces, "'device_traces'");
+  if (rawTraces.length > MAX_DEVICE + 1) {
+    throw new SnapshotFormatError(`'device_traces' holds ${count(rawTraces.length)} traces: a snapshot has one per CUDA device, numbered 0 to ${MAX_DEVICE}`);
+  }
+  table.budget.spend(rawTraces.length * COST.trace, () => `device_traces: ${count(rawTraces.length)} traces`);
   const traces = rawTraces.map((t, device) => readTrace(sink, device, list(t, `device_traces[${device}]`)));
   const settings = isDict(root.allocator_settings) ? root.allocator_settings : undefined;
-  const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, readAnnotations(root.external_annotations), settings);
-  const measured = readMeasuredDeviceMemory(root.vram_lens);
+  const annotations = readAnnotations(table.budget, root.external_annotations);
+  const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, annotations, settings);
+  const measured = readMeasuredDeviceMemory(table.budget, root.vram_lens);
   return measured ? { ...snapshot, measuredDeviceMemory: measured } : snapshot;
 }
 
 /** `vram_lens.device_memory` = {source, time_us: [...], bytes: [...]}, written by a workload run; malformed is ignored. */
-function readMeasuredDeviceMemory(raw: unknown): MeasuredDeviceMemory | undefined {
+function readMeasuredDeviceMemory(budget: WorkBudget, raw: unknown): MeasuredDeviceMemory | undefined {
   if (!isDict(raw) || !isDict(raw.device_memory)) return undefined;
   const line: Dict = raw.device_memory;
+  for (const key of ['time_us', 'bytes']) {
+    const values = line[key];
+    if (Array.isArray(values)) budget.spend(values.length * COST.item, () => `vram_lens.device_memory.${key}: ${count(values.length)} samples`);
+  }
   const numbers = (v: unknown): number[] | undefined =>
     Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (v as number[]) : undefined;
   const times = numbers(line.time_us);
