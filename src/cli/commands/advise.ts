@@ -5,14 +5,14 @@
  */
 import { stringifyExact } from '../../engine/analysis/report';
 import { advise } from '../../engine/advice/advise';
-import { analyzeFileArgument } from '../analyzeFile';
+import { WINDOW_USAGE, analyzeFileArgument } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import type { CliIO } from '../io';
 import { renderFindings } from '../renderAdvice';
 import { diskLineText } from '../sourceFiles';
 
-export const adviseUsage = 'vram-lens advise FILE [--device N] [--json] [--src DIR] [--include-library] [--library-path P]';
-export const adviseOptions = { valued: ['device', 'src', 'library-path'], flags: ['json', 'include-library'] };
+export const adviseUsage = `vram-lens advise FILE [--device N] [--json] [--src DIR] [--include-library] [--library-path P] ${WINDOW_USAGE}`;
+export const adviseOptions = { valued: ['device', 'src', 'library-path', 'from', 'to'], flags: ['json', 'include-library'] };
 
 export async function adviseCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   const input = await analyzeFileArgument(args, io, 'advise', adviseUsage);

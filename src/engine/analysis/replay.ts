@@ -10,6 +10,11 @@ import { FloatBuffer, IntBuffer } from '../base/growableArrays';
 
 /** An allocation's event index when it happened before recording began. */
 export const BEFORE_TRACE = -1;
+/**
+ * An allocation's event index when the trace allocated it before the window a snapshot was loaded
+ * with (its time is the window's `carried.allocTimeUs`: carried-in records come first, in order).
+ */
+export const BEFORE_WINDOW = -2;
 /** An allocation's free event index when it is still live at the end. */
 export const NEVER_FREED = -1;
 
@@ -128,7 +133,9 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   }
   let blocks = 0;
   for (const segment of segments) blocks += segment.blocks.length;
-  const records = new RecordBuilder(allocs + frees + blocks + 16);
+  const window = trace.window;
+  const carried = window?.carried;
+  const records = new RecordBuilder(allocs + frees + blocks + (carried?.length ?? 0) + 16);
   /**
    * The latest record allocated at each address: its presence means "allocated earlier in the trace".
    * Records freed before the trace are never stored, so every record it holds has its address in `records`.
@@ -140,6 +147,13 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   let freedBeforeTrace = 0;
   let segmentGrowth = 0;
   let segmentShrink = 0;
+  // A window starts from what the full replay had when it opens: those blocks are the first records.
+  if (carried !== undefined) {
+    for (let k = 0; k < carried.length; k++) {
+      const r = records.add(carried.addr[k], carried.size[k], carried.allocEvent[k] >= 0 ? BEFORE_WINDOW : BEFORE_TRACE, NEVER_FREED, carried.stack[k]);
+      lastAt.swap(carried.addr[k], r);
+    }
+  }
 
   // First pass: who allocated each block and when it was freed.
   for (let i = 0; i < n; i++) {
@@ -155,6 +169,8 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
       case Action.FreeCompleted: {
         const latest = lastAt.get(a);
         if (latest < 0) {
+          // In a window, every block live when it opened was carried in: the full replay ignores this free too.
+          if (window !== undefined) break;
           freedBeforeTrace += s;
           records.add(a, s, BEFORE_TRACE, i, stack[i]);
         } else if (isLive(latest)) {
@@ -180,7 +196,8 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
 
   const liveBlocksAtEnd: Block[] = [];
   let liveBeforeTrace = 0;
-  for (const segment of segments) {
+  // A window's blocks live all along were carried in with the rest.
+  for (const segment of window === undefined ? segments : []) {
     for (const block of segment.blocks) {
       if (!isLiveState(block.state)) continue;
       liveBlocksAtEnd.push(block);
@@ -192,9 +209,10 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     }
   }
 
-  const initialActiveBytes = freedBeforeTrace + liveBeforeTrace;
-  const finalReservedBytes = segments.reduce((sum, s) => sum + s.totalSize, 0);
-  const initialReservedBytes = finalReservedBytes - segmentGrowth + segmentShrink;
+  const initialActiveBytes = window?.activeBytes ?? freedBeforeTrace + liveBeforeTrace;
+  const initialReservedBytes = window?.reservedBytes ?? segments.reduce((sum, s) => sum + s.totalSize, 0) - segmentGrowth + segmentShrink;
+  // `segments` are the state at the end of the recording; a window ends with its last event.
+  const finalReservedBytes = initialReservedBytes + segmentGrowth - segmentShrink;
 
   // Second pass, once the map of addresses is done with: the active bytes after each event and the
   // peaks. (Byte counts are integers below 2^53, so every partial sum is exact in any order.)
@@ -266,6 +284,13 @@ function reservedAfterEach(trace: DeviceTrace, initialReservedBytes: number): Fl
     reserved[i] = bytes;
   }
   return reserved;
+}
+
+/** `time_us` of record r's `alloc` event: in the trace, or before the window (NaN: none, or before the recording). */
+export function allocTimeUs(trace: DeviceTrace, records: AllocationRecords, r: number): number {
+  const event = records.allocEvent[r];
+  if (event >= 0) return trace.timeUs[event];
+  return event === BEFORE_WINDOW && trace.window !== undefined ? trace.window.carried.allocTimeUs[r] : NaN;
 }
 
 /** Allocation record indices live right after event `eventIndex` (BEFORE_TRACE records included). */

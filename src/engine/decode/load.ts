@@ -12,7 +12,7 @@ import { RestartWithoutFastPath } from '../pickle/memo';
 import { TraceEntryReader } from '../pickle/traceEntries';
 import { FrameTable } from '../snapshot/intern';
 import { TraceSink, snapshotFromPickle } from '../snapshot/fromPickle';
-import type { Snapshot } from '../snapshot/model';
+import type { LoadWindow, Snapshot } from '../snapshot/model';
 
 export { RestartWithoutFastPath } from '../pickle/memo';
 
@@ -24,6 +24,8 @@ export interface ReadOptions {
    * machine throws {@link RestartWithoutFastPath} from `feed` or `finish`: read it again with false.
    */
   readonly fastPath?: boolean;
+  /** Keep only this window of each device's trace, with what is live when it opens carried in. */
+  readonly window?: LoadWindow;
 }
 
 /**
@@ -40,7 +42,7 @@ export class SnapshotReader {
   private entries = 0;
 
   constructor(options: ReadOptions = {}) {
-    this.sink = new TraceSink(new FrameTable(this.budget), options.expectedBytes ?? 0);
+    this.sink = new TraceSink(new FrameTable(this.budget), options.expectedBytes ?? 0, options.window);
     this.decoder = new PickleDecoder({
       onAppend: this.sink.onAppend,
       entries: options.fastPath === false ? undefined : new TraceEntryReader(this.sink),

@@ -9,7 +9,8 @@ import type { Dict } from './pyFields';
 import { MAX_DEVICE, describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
 import { COST, WorkBudget, count } from '../base/workBudget';
 import { ACTION_BY_NAME, TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
-import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout } from './model';
+import type { Block, DeviceTrace, ExternalAnnotation, LoadWindow, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout, SnapshotWindow } from './model';
+import { WindowCarry } from './window';
 import { NO_STACK } from './model';
 import type { EntryFields, EntryFrames } from '../pickle/traceEntries';
 
@@ -32,10 +33,26 @@ export class TraceSink {
    *   (see {@link ARENA_BYTES_PER_ENTRY}); its pages that no entry fills are never touched, so they
    *   cost address space, not memory. Without it, or once it is full, traces grow by chunks.
    */
+  /** Time 0 of a time window: the first traced time of the file (NaN until one is read). */
+  private readonly origin = { us: NaN };
+
   constructor(
     readonly table: FrameTable,
     private readonly expectedBytes = 0,
+    /** Keep only this window of each trace (see `LoadWindow`). */
+    readonly window?: LoadWindow,
   ) {}
+
+  /** The window loaded, with its time origin, when one was asked for. */
+  snapshotWindow(): SnapshotWindow | undefined {
+    return this.window === undefined ? undefined : { ...this.window, originUs: this.origin.us };
+  }
+
+  /** The columns of one more trace. */
+  newColumns(arena?: TraceArena): TraceColumns {
+    const carry = this.window === undefined ? undefined : new WindowCarry(this.window, this.origin);
+    return new TraceColumns(this.table, arena, carry);
+  }
 
   /** The budget the table counts against (the reader's). */
   get budget(): WorkBudget {
@@ -99,7 +116,7 @@ export class TraceSink {
   }
 
   private begin(list: unknown[]): TraceColumns {
-    const columns = new TraceColumns(this.table, this.arenaFor());
+    const columns = this.newColumns(this.arenaFor());
     (list as unknown as Record<symbol, TraceColumns | undefined>)[this.mark] = columns;
     return columns;
   }
@@ -110,16 +127,16 @@ export class TraceSink {
   }
 }
 
-function readTrace(sink: TraceSink, device: number, entries: unknown[]): DeviceTrace {
+function readTrace(sink: TraceSink, device: number, entries: unknown[], segments: readonly Segment[]): DeviceTrace {
   // Every reference to a trace reads all its entries (a list shared by many devices is as many traces).
   let columns = sink.columnsOf(entries);
   const length = columns?.length ?? entries.length;
   sink.budget.spend(length * COST.traceEntry, () => `device_traces[${device}]: ${count(length)} trace entries`);
   if (columns === undefined) {
-    columns = new TraceColumns(sink.table);
+    columns = sink.newColumns();
     for (const entry of entries) columns.push(entry);
   }
-  return columns.build(device);
+  return columns.build(device, segments.filter((s) => s.device === device));
 }
 
 /**
@@ -225,12 +242,13 @@ export function snapshotFromPickle(root: unknown, sink: TraceSink = new TraceSin
     throw new SnapshotFormatError(`'device_traces' holds ${count(rawTraces.length)} traces: a snapshot has one per CUDA device, numbered 0 to ${MAX_DEVICE}`);
   }
   table.budget.spend(rawTraces.length * COST.trace, () => `device_traces: ${count(rawTraces.length)} traces`);
-  const traces = rawTraces.map((t, device) => readTrace(sink, device, list(t, `device_traces[${device}]`)));
+  const traces = rawTraces.map((t, device) => readTrace(sink, device, list(t, `device_traces[${device}]`), segments));
   const settings = isDict(root.allocator_settings) ? root.allocator_settings : undefined;
   const annotations = readAnnotations(table.budget, root.external_annotations);
   const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, annotations, settings);
   const measured = readMeasuredDeviceMemory(table.budget, root.vram_lens);
-  return measured ? { ...snapshot, measuredDeviceMemory: measured } : snapshot;
+  const window = sink.snapshotWindow();
+  return { ...snapshot, ...(measured ? { measuredDeviceMemory: measured } : {}), ...(window ? { window } : {}) };
 }
 
 /** `vram_lens.device_memory` = {source, time_us: [...], bytes: [...]}, written by a workload run; malformed is ignored. */

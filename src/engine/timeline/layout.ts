@@ -12,7 +12,7 @@
  * offsets are a walk of the list. Building is O(n log n) for the sort by size, the rest O(n).
  */
 import type { DeviceReplay } from '../analysis/replay';
-import { BEFORE_TRACE, NEVER_FREED } from '../analysis/replay';
+import { NEVER_FREED } from '../analysis/replay';
 import { IntBuffer } from '../base/growableArrays';
 import { lowerBound } from './lowerBound';
 
@@ -122,7 +122,8 @@ export class BlockLayout {
     for (let r = 0; r < count; r++) {
       const a = records.allocEvent[r];
       const f = records.freeEvent[r];
-      born[r] = a === BEFORE_TRACE ? 0 : a + 1;
+      // Allocated before the recording (or the window): live from the first state.
+      born[r] = a < 0 ? 0 : a + 1;
       died[r] = f === NEVER_FREED ? states : f + 1;
     }
     this.bornState = born;

@@ -13,7 +13,7 @@ import { createGunzip } from 'node:zlib';
 import { SnapshotFileError } from '../../engine/decode/errors';
 import { RestartWithoutFastPath, SnapshotReader } from '../../engine/decode/load';
 import { MAGIC_BYTES, NESTED_GZIP, formatOf } from '../../engine/decode/unpack';
-import type { Snapshot } from '../../engine/snapshot/model';
+import type { LoadWindow, Snapshot } from '../../engine/snapshot/model';
 
 /** Bytes read from the file at a time (two buffers: one is decoded while the next is read). */
 export const CHUNK_BYTES = 2 * 1024 * 1024;
@@ -54,6 +54,8 @@ export interface FileLoadOptions {
   readonly signal?: AbortSignal;
   /** Bytes per read (tests use odd sizes; default {@link CHUNK_BYTES}). */
   readonly chunkBytes?: number;
+  /** Keep only this window of each device's trace (`LoadWindow`): memory live when it opens is carried in. */
+  readonly window?: LoadWindow;
 }
 
 export interface LoadedFile {
@@ -122,7 +124,7 @@ async function readFully(handle: FileHandle, into: Uint8Array, position: number,
 async function readOnce(handle: FileHandle, path: string, size: number, gzip: boolean, fastPath: boolean, options: FileLoadOptions): Promise<LoadedFile> {
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   if (!gzip) {
-    const reader = new SnapshotReader({ expectedBytes: size, fastPath });
+    const reader = new SnapshotReader({ expectedBytes: size, fastPath, window: options.window });
     await forEachChunk(handle, size, chunkBytes, options, (chunk) => {
       reader.feed(chunk);
       return reader.wantsMore;
@@ -130,7 +132,7 @@ async function readOnce(handle: FileHandle, path: string, size: number, gzip: bo
     return { snapshot: reader.finish(), fileBytes: size, pickleBytes: reader.bytesDecoded };
   }
   // A gzip'd file: its content read the same way, through a streaming inflater.
-  const reader = new SnapshotReader({ fastPath });
+  const reader = new SnapshotReader({ fastPath, window: options.window });
   const gunzip = createGunzip({ chunkSize: chunkBytes });
   const limit = MAX_GZIP_RATIO * Math.max(size, 1 << 20);
   let inflated = 0;
