@@ -8,6 +8,9 @@ import { SnapshotFileError } from '../engine/decode/errors';
 import { fileProblem } from '../runtime/input/snapshotFile';
 import { MAX_SNAPSHOT_BYTES, sizeInWords } from '../engine/decode/unpack';
 import type { SnapshotSource } from '../protocol/worker';
+import type { LoadWindow } from '../engine/snapshot/model';
+import type { WindowPrompts } from './loadWindowChoice';
+import { WINDOW_CHOICE_BYTES, chooseLoadWindow } from './loadWindowChoice';
 import { notificationText } from '../engine/text/plainText';
 import type { ExecutionProvider } from '../runtime/ort/providers';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
@@ -60,9 +63,21 @@ export class SnapshotStore implements vscode.Disposable {
     return this.snapshots.get(id);
   }
 
-  /** Loads with a cancellable progress notification. Resolves undefined when the user cancels. */
+  /**
+   * Loads with a cancellable progress notification. A file the user opened that is bigger than
+   * `WINDOW_CHOICE_BYTES` first offers to load only a window of it. Resolves undefined when the user cancels.
+   */
   async load(uri: vscode.Uri | undefined, request: LoadRequest = {}): Promise<LoadedSnapshot | undefined> {
     const label = request.label ?? (uri ? path.basename(uri.path) : 'snapshot');
+    let window: LoadWindow | undefined;
+    if (uri?.scheme === 'file' && (request.origin ?? 'file') === 'file' && request.bytes === undefined) {
+      const size = await fileSize(uri);
+      if (size >= WINDOW_CHOICE_BYTES) {
+        const choice = await chooseLoadWindow(label, size, WINDOW_PROMPTS);
+        if (choice.kind === 'cancel') return undefined;
+        if (choice.kind === 'window') window = choice.window;
+      }
+    }
     return vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${notificationText(label)}`, cancellable: true },
       async (progress, token) => {
@@ -77,7 +92,7 @@ export class SnapshotStore implements vscode.Disposable {
           let shown = 0;
           const info = await worker.call(
             'load',
-            { source, filter: this.filter() },
+            { source, filter: this.filter(), ...(window ? { window } : {}) },
             {
               signal: abort.signal,
               onProgress: (message, fraction) => {
@@ -171,6 +186,27 @@ export class SnapshotStore implements vscode.Disposable {
     this.snapshots.clear();
     this.fileLoads.clear();
     this.changed.dispose();
+  }
+}
+
+/** The quick pick and input box of the window choice. */
+const WINDOW_PROMPTS: WindowPrompts = {
+  pick: async (title, items) => {
+    const picked = await vscode.window.showQuickPick(
+      items.map((item, index) => ({ ...item, index })),
+      { title, placeHolder: 'How much of the recording to load' },
+    );
+    return picked?.index;
+  },
+  input: (title, prompt, placeHolder, validate) => Promise.resolve(vscode.window.showInputBox({ title, prompt, placeHolder, validateInput: validate })),
+};
+
+/** A local file's size in bytes (0 when it cannot be read: the load says why). */
+async function fileSize(uri: vscode.Uri): Promise<number> {
+  try {
+    return (await vscode.workspace.fs.stat(uri)).size;
+  } catch {
+    return 0;
   }
 }
 

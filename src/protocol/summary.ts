@@ -5,6 +5,7 @@
  */
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { LineFigureKey } from '../engine/analysis/lineFigures';
+import type { WindowSummary } from '../engine/analysis/summary';
 import { messageGuard } from './messageGuard';
 
 /** The per-line figures the summary's table shows, in order (labels and units from LINE_FIGURES). */
@@ -36,6 +37,8 @@ export interface SummaryDevice {
   readonly topLines: readonly SummaryLine[];
   /** The live-at-peak bytes no line of the user's holds, by bucket; absent from analyses that do not name them. */
   readonly peakBreakdown?: readonly PeakBucket[];
+  /** Set when only a window of the recording was loaded: the figures cover it (event indices count from its first). */
+  readonly window?: WindowSummary;
 }
 
 export interface SummaryModel {

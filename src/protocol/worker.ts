@@ -11,7 +11,7 @@ import type { LineFigures } from '../engine/analysis/lines';
 import type { LineRange, RangeFigures } from '../engine/analysis/rangeFigures';
 import type { SeriesAxis, TotalsSeries } from '../engine/compare/totals';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
-import type { LineNumber } from '../engine/snapshot/model';
+import type { LineNumber, LoadWindow } from '../engine/snapshot/model';
 import type { SnapshotInfo } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
 
@@ -24,8 +24,9 @@ export interface WorkerMethods {
   /**
    * Read, decode and analyse a snapshot; must be the first call. A file is read by the worker itself
    * (`path`), in chunks; bytes already in memory (an instrumented run, another file system) are sent.
+   * `window`: only that window of a file's recording (memory live when it opens carried in).
    */
-  load: { params: { source: SnapshotSource; filter: FrameFilterOptions }; result: SnapshotInfo };
+  load: { params: { source: SnapshotSource; filter: FrameFilterOptions; window?: LoadWindow }; result: SnapshotInfo };
   /** Re-run the attribution with another user-frame filter. */
   setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Every line with figures on one device, sorted by file then line. */

@@ -10,6 +10,7 @@ import { formatBytes, formatPercent } from '../../src/engine/text/format';
 import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
 import { baseName } from '../../src/engine/paths/recordedPath';
+import { WINDOW_NOTE, windowInWords } from '../../src/engine/analysis/summary';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 
@@ -46,7 +47,10 @@ function stat(grid: HTMLElement, name: string, value: string | HTMLElement, extr
 function renderDevice(d: SummaryDevice): HTMLElement {
   const section = el('section', 'device');
   const grid = el('dl', 'stats');
-  const when = d.peakEventIndex < 0 ? 'before the first recorded event' : `after event ${d.peakEventIndex.toLocaleString('en-US')}`;
+  // In a window, events are named by their index in the recording.
+  const first = d.window?.firstEvent ?? 0;
+  if (d.window !== undefined) stat(grid, 'Window', `${windowInWords(d.window)}: ${WINDOW_NOTE}`);
+  const when = d.peakEventIndex < 0 ? (d.window ? 'when the window opens' : 'before the first recorded event') : `after event ${(first + d.peakEventIndex).toLocaleString('en-US')}`;
   const where = d.peakLine ? lineRef(d.peakLine.file, d.peakLine.line, d.peakLine.mapped) : undefined;
   stat(grid, 'Peak allocated', `${formatBytes(d.peakBytes)} ${when}${where ? ' at' : ''}`, where);
   stat(grid, 'Reserved', `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);

@@ -68,6 +68,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       linesWithFigures: d.linesWithFigures,
       topLines: topLines({ lines }, TOP_LINES).map(line),
       peakBreakdown: d.peakBreakdown,
+      ...(d.window === undefined ? {} : { window: d.window }),
     })),
     unmappedFiles: resolved.unmapped,
   };

@@ -32,13 +32,14 @@ function requireSession(ctx: MethodContext): SnapshotSession {
  * its bytes), or bytes already in memory (an instrumented run, a file of another file system).
  */
 export async function load(params: ParamsOf<'load'>, ctx: MethodContext): Promise<ResultOf<'load'>> {
-  const { source, filter } = params;
+  const { source, filter, window } = params;
   let snapshot;
   let byteLength;
   if (source.kind === 'file') {
     ctx.progress('Reading the snapshot');
     let shown = -1;
     const loaded = await loadSnapshotFile(source.path, {
+      window,
       onProgress: (done, total) => {
         const percent = Math.floor((100 * done) / Math.max(total, 1));
         if (percent === shown) return;
