@@ -63,7 +63,8 @@ const NODE_BUILTINS = builtinModules.filter((m) => !m.startsWith('_'));
 const ENGINE_RANKS = {
   base: 0,
   text: 1,
-  paths: 1,
+  notebook: 1,
+  paths: 2,
   pickle: 1,
   onnx: 1,
   python: 1,

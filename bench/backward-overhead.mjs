@@ -34,7 +34,7 @@ const median = (xs) => {
 
 const options = parseArgs(process.argv.slice(2));
 const script = path.join('test', 'torch', 'bench_backward.py');
-const bootstrap = path.join('src', 'python', 'vram_lens_bootstrap.py');
+const bootstrap = path.join('src', 'python', 'vram_lens', '__main__.py');
 const work = mkdtempSync(path.join(os.tmpdir(), 'vram-lens-bench-'));
 const variants = [
   { name: 'plain', args: (out) => [script, out, String(options.steps), '2'] },

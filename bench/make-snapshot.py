@@ -36,7 +36,10 @@ import json
 import math
 import os
 import pickle
-import sys
+from typing import Any
+
+# A dict of a snapshot (the root, a segment, block or trace event), as recorded.
+Entry = dict[str, Any]
 
 GENERATOR_VERSION = 1
 MB = 1000 * 1000
@@ -48,22 +51,22 @@ SEGMENT_EVENTS = ('segment_alloc', 'segment_free', 'segment_map', 'segment_unmap
 class NoClassesUnpickler(pickle.Unpickler):
     """Memory snapshots hold only dicts, lists, tuples, str, int, float, bool and None."""
 
-    def find_class(self, module, name):
+    def find_class(self, module: str, name: str) -> Any:
         raise pickle.UnpicklingError(f'refusing to load class {module}.{name}: not a memory snapshot')
 
 
 class CountingSink:
     """A write-only file that only counts bytes: sizes a pickle without writing it."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.bytes = 0
 
-    def write(self, data):
+    def write(self, data: bytes) -> int:
         self.bytes += len(data)
         return len(data)
 
 
-def load_source(path):
+def load_source(path: str) -> Entry:
     with open(path, 'rb') as f:
         root = NoClassesUnpickler(f).load()
     if not isinstance(root, dict) or not root.get('device_traces') or not root['device_traces'][0]:
@@ -71,9 +74,10 @@ def load_source(path):
     return root
 
 
-def address_offset(trace, segments):
+def address_offset(trace: list[Entry], segments: list[Entry]) -> tuple[int, int]:
     """A power of two above the span of every address in the file (blocks and segments)."""
-    low, high = None, None
+    low: int | None = None
+    high: int | None = None
     for e in trace:
         if e.get('action') in SHIFTED:
             low = e['addr'] if low is None else min(low, e['addr'])
@@ -83,14 +87,16 @@ def address_offset(trace, segments):
             continue
         low = s['address'] if low is None else min(low, s['address'])
         high = s['address'] + s['total_size'] if high is None else max(high, s['address'] + s['total_size'])
+    if low is None or high is None:
+        raise SystemExit('no block or segment address on device 0')
     return 1 << max(1, (high - low)).bit_length(), high
 
 
-def leftover_pairing(trace):
+def leftover_pairing(trace: list[Entry]) -> dict[int, int]:
     """Maps the address of each block freed before being allocated in the trace to the address of a
     block the trace leaves live, which the next repetition will free in its place."""
-    live = {}
-    freed_first = {}
+    live: dict[int, int] = {}
+    freed_first: dict[int, int] = {}
     for e in trace:
         action = e.get('action')
         if action == 'alloc':
@@ -100,12 +106,12 @@ def leftover_pairing(trace):
                 del live[e['addr']]
             else:
                 freed_first.setdefault(e['addr'], e['size'])
-    pairing = {}
+    pairing: dict[int, int] = {}
     for addr, size in freed_first.items():
         if live.get(addr) == size:
             pairing[addr] = addr
     taken = set(pairing.values())
-    by_size = {}
+    by_size: dict[int, list[int]] = {}
     for addr in sorted(live):
         if addr not in taken:
             by_size.setdefault(live[addr], []).append(addr)
@@ -118,12 +124,12 @@ def leftover_pairing(trace):
     return pairing
 
 
-def repeated_trace(trace, reps, offset, span, pairing):
+def repeated_trace(trace: list[Entry], reps: int, offset: int, span: int, pairing: dict[int, int]) -> list[Entry]:
     """The trace repeated `reps` times; repetition 0 is the source's own entry dicts."""
     out = list(trace)
     for k in range(1, reps):
         shift = k * offset
-        live = set()
+        live: set[int] = set()
         for e in trace:
             action = e.get('action')
             if action in SEGMENT_EVENTS:
@@ -148,7 +154,7 @@ def repeated_trace(trace, reps, offset, span, pairing):
     return out
 
 
-def shifted_segments(segments, shift):
+def shifted_segments(segments: list[Entry], shift: int) -> list[Entry]:
     out = []
     for s in segments:
         if s.get('device', 0) != 0 or shift == 0:
@@ -168,10 +174,10 @@ def shifted_segments(segments, shift):
 
 
 class Generator:
-    def __init__(self, root):
+    def __init__(self, root: Entry) -> None:
         self.root = root
-        self.trace = root['device_traces'][0]
-        self.segments = root.get('segments', [])
+        self.trace: list[Entry] = root['device_traces'][0]
+        self.segments: list[Entry] = root.get('segments', [])
         self.offset, self.high = address_offset(self.trace, self.segments)
         times = [e['time_us'] for e in self.trace if 'time_us' in e]
         self.span = 0
@@ -179,7 +185,7 @@ class Generator:
             self.span = times[-1] - times[0] + max(1, (times[-1] - times[0]) // (len(times) - 1))
         self.pairing = leftover_pairing(self.trace)
 
-    def snapshot(self, reps):
+    def snapshot(self, reps: int) -> Entry:
         if self.high + (reps - 1) * self.offset > MAX_SAFE_INTEGER:
             raise SystemExit(f'{reps} repetitions would push addresses beyond 2^53; choose a smaller size')
         root = dict(self.root)
@@ -189,12 +195,12 @@ class Generator:
         root['segments'] = shifted_segments(self.segments, (reps - 1) * self.offset)
         return root
 
-    def pickled_size(self, reps):
+    def pickled_size(self, reps: int) -> int:
         sink = CountingSink()
         pickle.dump(self.snapshot(reps), sink, protocol=4)
         return sink.bytes
 
-    def write(self, reps, path):
+    def write(self, reps: int, path: str) -> int:
         obj = self.snapshot(reps)
         events = len(obj['device_traces'][0])
         tmp = path + '.tmp'
@@ -204,11 +210,15 @@ class Generator:
         return events
 
 
-def replay_summary(trace, segments, rep_ends):
+def replay_summary(trace: list[Entry], segments: list[Entry], rep_ends: list[int]) -> dict[str, Any]:
     """Active bytes per the spec's replay: initial, final, the peak within each repetition (ending at
     the indices `rep_ends`), and how many blocks live at the end `segments` does not list."""
-    live, ever, active, freed_before = {}, set(), 0, 0
-    peaks, peak, ends = [], None, set(rep_ends)
+    live: dict[int, int] = {}
+    ever: set[int] = set()
+    active, freed_before = 0, 0
+    peaks: list[int] = []
+    peak: int | None = None
+    ends = set(rep_ends)
     for i, e in enumerate(trace):
         action = e.get('action')
         if action == 'alloc':
@@ -230,7 +240,7 @@ def replay_summary(trace, segments, rep_ends):
     return {'initialActive': initial, 'finalActive': initial + active, 'repetitionPeaks': sorted({p + initial for p in peaks}), 'liveNotInSegments': unlisted}
 
 
-def verify(source_path, path, reps):
+def verify(source_path: str, path: str, reps: int) -> None:
     """Reads a written file back and checks that repeated entries share their frames lists with the
     source's entries and that the event count is right; prints the replay of source and file (for a
     steady-state source: same initial and final active bytes, one peak for every repetition)."""
@@ -239,7 +249,7 @@ def verify(source_path, path, reps):
         built = NoClassesUnpickler(f).load()
     original, trace = source['device_traces'][0], built['device_traces'][0]
     per_rep = sum(1 for e in original if e.get('action') not in SEGMENT_EVENTS)
-    problems = []
+    problems: list[str] = []
     if len(trace) != len(original) + (reps - 1) * per_rep:
         problems.append(f'{len(trace)} events, expected {len(original) + (reps - 1) * per_rep}')
     shared = {id(e['frames']) for e in trace[: len(original)] if 'frames' in e}
@@ -252,7 +262,7 @@ def verify(source_path, path, reps):
         raise SystemExit(1)
 
 
-def sha256(path):
+def sha256(path: str) -> str:
     h = hashlib.sha256()
     with open(path, 'rb') as f:
         for chunk in iter(lambda: f.read(1 << 20), b''):
@@ -260,7 +270,7 @@ def sha256(path):
     return h.hexdigest()
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--source', required=True, help='a corpus snapshot with a device 0 trace')
     parser.add_argument('--sizes', default='100,500', help='target sizes in MB (10^6 bytes), comma-separated')
@@ -271,7 +281,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     source_hash = sha256(args.source)
     stem = os.path.splitext(os.path.basename(args.source))[0]
-    generator = None
+    generator: Generator | None = None
     for size in sizes:
         target = size * MB
         path = os.path.join(args.out, f'{stem}-{size}MB.pickle')
@@ -307,4 +317,4 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    main()

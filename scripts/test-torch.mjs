@@ -2,7 +2,8 @@
 // npm run test:torch: the bootstrap's suites against every real PyTorch that scripts/setup-torch.sh installed
 // (bookworm's 1.13.1 natively, trixie's 2.6.0 and sid's 2.14.1 in chroots) and against the stand-in.
 // Per real torch: test/torch (python unittest: signatures, import order, unrecorded paths, module ranges) and,
-// where torchrun works, test/unit/runtime/profile/torchrunCancel (the runner cancelling 2 gloo ranks). The chroots see this
+// test/unit/engine/python/inPlaceRealTorch (the advisor's in-place fixes compute the same); where torchrun works,
+// test/unit/runtime/profile/torchrunCancel (the runner cancelling 2 gloo ranks). The chroots see this
 // clone and /tmp at the same paths (bind mounts, removed at the end), so every path means the same inside.
 // Needs root (chroot, mount). Arguments pass as argv arrays; nothing goes through a shell.
 import { spawnSync } from 'node:child_process';
@@ -36,6 +37,10 @@ try {
     const version = torchVersion(t);
     const python = pythonCommand(t);
     step(`${t.name} (PyTorch ${version}): test/torch`, python[0], [...python.slice(1), '-m', 'unittest', 'discover', '-s', 'test/torch', '-p', 'test_*.py', '-v']);
+    step(`${t.name} (PyTorch ${version}): in-place quick fixes`, process.execPath, ['--test', 'out/test/unit/engine/python/inPlaceRealTorch.test.js'], {
+      VRAM_LENS_TORCH_PYTHON: t.python,
+      VRAM_LENS_TORCH_ROOT: t.root,
+    });
     if (t.torchrun) {
       step(`${t.name} (PyTorch ${version}): torchrun Cancel`, process.execPath, ['--test', 'out/test/unit/runtime/profile/torchrunCancel.test.js'], {
         VRAM_LENS_TORCH_PYTHON: t.python,

@@ -5,6 +5,10 @@ import { formatBytes, formatPercent } from '../engine/text/format';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import { describeBucket } from '../engine/analysis/peakBreakdown';
 import { plainText } from '../engine/text/plainText';
+import type { CellPlaces } from '../engine/paths/places';
+import { lineLabel, placeOf } from '../engine/paths/places';
+import type { FigureRegistry } from '../engine/analysis/lineFigures';
+import { FIGURE, LINE_FIGURES, figureText, figuresOn } from '../engine/analysis/lineFigures';
 
 function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
@@ -43,8 +47,19 @@ export function renderPeakBreakdown(buckets: readonly PeakBucket[], peakBytes: n
   return out;
 }
 
-export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number }): string {
+/** `file:line` for the terminal: a cell's line by its notebook and cell, a file's path as recorded (cut to its tail). */
+export function placeText(file: string, line: number | bigint, places?: CellPlaces, base = ''): string {
+  return placeOf(file, places) ? lineLabel(file, line, places) : `${shortPath(file.slice(base.length))}:${String(line)}`;
+}
+
+/**
+ * `figures`: the registry whose `cli` figures make the table's columns (tests plant one more); `places`: the
+ * notebook cells of recorded cell files (`--notebook`), whose lines are named by cell.
+ */
+export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number; figures?: FigureRegistry; places?: CellPlaces }): string {
+  const { places } = options;
   const out: string[] = [];
+  const columns = figuresOn('cli', options.figures ?? LINE_FIGURES).map((spec) => ({ spec, width: spec.unit === 'count' ? 7 : 11 }));
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
   out.push(`${name}`);
   out.push(`  layout: ${analysis.snapshot.layout}; devices: ${analysis.devices.map((d) => d.device).join(', ') || 'none'}`);
@@ -59,7 +74,7 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     out.push('');
     out.push(`device ${s.device}: ${s.events} events, ${s.allocations} allocations`);
     if (s.window !== undefined) out.push(`  window          ${windowInWords(s.window)}: ${WINDOW_NOTE}`);
-    const where = s.peakLine ? ` at ${shortPath(s.peakLine.file)}:${String(s.peakLine.line)}` : '';
+    const where = s.peakLine ? ` at ${placeText(s.peakLine.file, s.peakLine.line, places)}` : '';
     const when = s.peakEventIndex < 0 ? (s.window ? 'when the window opens' : 'before the first event') : `event ${first + s.peakEventIndex}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
@@ -71,23 +86,18 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
         out.push(`  OUT OF MEMORY   event ${first + oom.eventIndex}: ${formatBytes(oom.requestedBytes)} requested${free}`);
       }
     }
-    const rows = topLines(device, options.top).filter((l) => l.liveAtPeakBytes > 0 || l.allocBytes > 0);
+    const rows = topLines(device, options.top).filter((l) => l[FIGURE.heldAtPeak] > 0 || l[FIGURE.allocated] > 0);
     if (rows.length === 0) {
       out.push('  No allocation in this trace has a frame in your code (only library or C++ frames, or no stacks).');
       continue;
     }
-    const base = commonDirectory(rows.map((l) => l.file));
+    const base = commonDirectory(rows.filter((l) => !placeOf(l.file, places)).map((l) => l.file));
     out.push('');
     if (base !== '') out.push(`  files under ${base}`);
-    out.push(`  ${pad('live@peak', 11, true)} ${pad('incl@peak', 11, true)} ${pad('allocated', 11, true)} ${pad('count', 7, true)}  line`);
+    out.push(`  ${columns.map(({ spec, width }) => pad(spec.cli ?? '', width, true)).join(' ')}  line`);
     for (const l of rows) {
-      out.push(
-        `  ${pad(formatBytes(l.liveAtPeakBytes), 11, true)} ${pad(formatBytes(l.inclusiveLiveAtPeakBytes), 11, true)} ${pad(
-          formatBytes(l.allocBytes),
-          11,
-          true,
-        )} ${pad(String(l.allocCount), 7, true)}  ${shortPath(l.file.slice(base.length))}:${String(l.line)}`,
-      );
+      const cells = columns.map(({ spec, width }) => pad(figureText(spec, l[spec.key]), width, true));
+      out.push(`  ${cells.join(' ')}  ${placeText(l.file, l.line, places, base)}`);
     }
   }
   return out.join('\n') + '\n';

@@ -1,6 +1,7 @@
 /** Plain-text rendering of the advisor's findings: one block per finding, wrapped for a terminal. */
 import type { Finding } from '../engine/advice/finding';
-import { shortPath } from './render';
+import type { CellPlaces } from '../engine/paths/places';
+import { placeText } from './render';
 
 const WIDTH = 100;
 
@@ -19,7 +20,7 @@ function wrap(text: string, indent: string): string[] {
   return lines;
 }
 
-export function renderFindings(name: string, findings: readonly Finding[]): string {
+export function renderFindings(name: string, findings: readonly Finding[], places?: CellPlaces): string {
   const out: string[] = [name];
   if (findings.length === 0) {
     out.push('  No findings: none of the advisor\'s patterns shows in this snapshot.');
@@ -31,13 +32,13 @@ export function renderFindings(name: string, findings: readonly Finding[]): stri
   out.push(`  ${n(findings.length, 'finding')}, ${errors > 0 ? `${n(errors, 'error')}, ` : ''}${n(warnings, 'warning')}`);
   for (const f of findings) {
     out.push('');
-    const at = f.file !== undefined && f.line !== undefined ? `  ${shortPath(f.file)}:${f.line}` : '';
+    const at = f.file !== undefined && f.line !== undefined ? `  ${placeText(f.file, f.line, places)}` : '';
     out.push(`${f.severity === 'error' ? 'error  ' : f.severity === 'warning' ? 'warning' : 'info   '}  [${f.rule}] ${f.title}${at}`);
     out.push(...wrap(f.message, '    '));
     const evidence = Object.entries(f.evidence).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('/') : String(v)}`);
     out.push(...wrap(`evidence: ${evidence.join(', ')}`, '    '));
-    for (const r of f.related ?? []) out.push(`    see ${shortPath(r.file)}:${r.line}: ${r.message}`);
-    for (const q of f.quickFixes ?? []) out.push(`    quick fix at ${shortPath(q.file)}:${q.line}: ${q.title}`);
+    for (const r of f.related ?? []) out.push(`    see ${placeText(r.file, r.line, places)}: ${r.message}`);
+    for (const q of f.quickFixes ?? []) out.push(`    quick fix at ${placeText(q.file, q.line, places)}: ${q.title}`);
   }
   return out.join('\n') + '\n';
 }

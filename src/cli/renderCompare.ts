@@ -1,7 +1,10 @@
 /** Plain-text rendering of a comparison: device totals side by side, then the lines that changed most. */
 import type { Comparison, LineDelta } from '../engine/compare/diff';
 import { formatBytes, formatDelta } from '../engine/text/format';
-import { commonDirectory, shortPath } from './render';
+import { commonDirectory, placeText, shortPath } from './render';
+import type { CellPlaces } from '../engine/paths/places';
+import { fileLabel, lineLabel, placeOf } from '../engine/paths/places';
+import { FIGURE } from '../engine/analysis/lineFigures';
 
 const W = 12;
 
@@ -19,15 +22,16 @@ function totalsRow(label: string, b: number, c: number, bytes: boolean): string 
   return `  ${label.padEnd(16)}${cell(f(b))}${cell(f(c))}${cell(d)}`;
 }
 
-function where(l: LineDelta, base: string): string {
-  const place = `${shortPath(l.file.slice(base.length))}:${String(l.line)}`;
+function where(l: LineDelta, base: string, places: CellPlaces | undefined): string {
+  const place = placeText(l.file, l.line, places, base);
   if (!l.baseline) return `${place}  (new)`;
   if (!l.current) return `${place}  (gone)`;
-  if (l.match === 'text') return `${place}  (was line ${String(l.baseline.line)})`;
+  if (l.match === 'text') return `${place}  (was ${placeOf(l.baseline.file, places) ? lineLabel(l.baseline.file, l.baseline.line, places) : `line ${String(l.baseline.line)}`})`;
   return place;
 }
 
-export function renderComparison(c: Comparison, changed: readonly LineDelta[], top: number): string {
+/** `places`: the notebook cells of both runs' recorded cell files. */
+export function renderComparison(c: Comparison, changed: readonly LineDelta[], top: number, places?: CellPlaces): string {
   const out: string[] = [];
   const b = c.baseline.totals;
   const n = c.current.totals;
@@ -46,22 +50,26 @@ export function renderComparison(c: Comparison, changed: readonly LineDelta[], t
     return out.join('\n') + '\n';
   }
   const rows = changed.slice(0, top);
-  const base = commonDirectory(rows.map((l) => l.file));
+  const base = commonDirectory(rows.filter((l) => !placeOf(l.file, places)).map((l) => l.file));
   out.push(`  Lines ranked by change in memory live at the peak (${rows.length} of ${changed.length} changed):`);
   if (base.length > 1) out.push(`  files under ${base}`);
   out.push(`  ${cell('Δ live@peak')}${cell('baseline')}${cell('current')}${cell('Δ allocated')}  line`);
   for (const l of rows) {
     out.push(
-      `  ${cell(formatDelta(l.delta.liveAtPeakBytes))}${cell(formatBytes(l.baseline?.figures.liveAtPeakBytes ?? 0))}${cell(
-        formatBytes(l.current?.figures.liveAtPeakBytes ?? 0),
-      )}${cell(formatDelta(l.delta.allocBytes))}  ${where(l, base)}`,
+      `  ${cell(formatDelta(l.delta[FIGURE.heldAtPeak]))}${cell(formatBytes(l.baseline?.figures[FIGURE.heldAtPeak] ?? 0))}${cell(
+        formatBytes(l.current?.figures[FIGURE.heldAtPeak] ?? 0),
+      )}${cell(formatDelta(l.delta[FIGURE.allocated]))}  ${where(l, base, places)}`,
     );
   }
   const files = [...c.files];
   if (files.length > 0) {
     out.push('');
     out.push(`  ${files.length} file(s) paired across the runs${files.some(([x, y]) => x !== y) ? ' (by path tail):' : '.'}`);
-    for (const [x, y] of files) if (x !== y) out.push(`    ${shortPath(x)}  ->  ${shortPath(y)}`);
+    for (const [x, y] of files) {
+      if (x === y) continue;
+      const cellOf = placeOf(y, places) && fileLabel(y, places);
+      out.push(`    ${shortPath(x)}  ->  ${shortPath(y)}${cellOf ? ` (${cellOf})` : ''}`);
+    }
   }
   return out.join('\n') + '\n';
 }

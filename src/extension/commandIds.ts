@@ -25,4 +25,6 @@ export const Commands = {
   revealRunSnapshot: 'vramLens.runs.revealSnapshot',
   runAgain: 'vramLens.runs.runAgain',
   deleteRun: 'vramLens.runs.delete',
+  /** Puts the cell that loads `%%vram` into the active notebook or on the clipboard. */
+  recordInKernel: 'vramLens.recordInKernel',
 } as const;

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { Comparison } from '../engine/compare/diff';
+import type { CellPlaces } from '../engine/paths/places';
 
 export const COMPARE_MODE_CONTEXT_KEY = 'vramLens.compareMode';
 
@@ -20,6 +21,8 @@ export interface ActiveComparison {
   readonly current: ComparedSide;
   /** Each side's `LoadedSnapshot.revision` when compared: a re-attributed side makes the comparison stale. */
   readonly revisions: readonly [number, number];
+  /** The notebook cells of both runs' recorded cell files (a cell name stands for one text, whichever run). */
+  readonly places?: CellPlaces;
 }
 
 export class CompareMode implements vscode.Disposable {

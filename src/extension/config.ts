@@ -1,7 +1,7 @@
 /** Typed access to the `vramLens.*` settings. */
 import * as vscode from 'vscode';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
-import { PROFILER_BOOTSTRAP_PATH } from '../engine/analysis/frameFilter';
+import { PROFILER_LIBRARY_PATHS } from '../engine/analysis/frameFilter';
 import type { ProfileSettings } from './profile/profileSettings';
 import { readProfileSettings } from './profile/profileSettings';
 
@@ -15,7 +15,7 @@ export function frameFilter(): FrameFilterOptions {
   const c = section();
   return {
     includeLibraryFrames: c.get<boolean>('annotateLibraryFrames', false),
-    extraLibraryPaths: [...c.get<string[]>('libraryPaths', []), PROFILER_BOOTSTRAP_PATH],
+    extraLibraryPaths: [...c.get<string[]>('libraryPaths', []), ...PROFILER_LIBRARY_PATHS],
   };
 }
 

@@ -11,13 +11,15 @@ import { affects, frameFilter } from './config';
 import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
 import { PathResolver } from './paths/pathResolver';
+import { NotebookCells } from './notebook/notebookCells';
+import { notebookFeature } from './notebook/notebookRecordings';
 import { profileFeature } from './profile/profileFeature';
 import type { Feature, Services } from './services';
 import { SnapshotStore } from './snapshotStore';
 import { timelineFeature } from './timeline';
 import { workloadsFeature } from './workloads/workloadsFeature';
 
-const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature];
+const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature];
 
 export interface ExtensionApi {
   readonly services: Services;
@@ -35,8 +37,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   );
   const compareMode = new CompareMode();
   context.subscriptions.push(compareMode);
-  const resolver = new PathResolver(context.workspaceState, log);
-  context.subscriptions.push(resolver);
+  const notebooks = new NotebookCells(log);
+  const resolver = new PathResolver(context.workspaceState, log, notebooks);
+  context.subscriptions.push(notebooks, resolver);
   const sources = new SourceTexts(store, resolver, log);
   context.subscriptions.push(sources);
   const services: Services = { context, store, log, compareMode, resolver, sources };

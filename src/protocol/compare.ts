@@ -1,12 +1,14 @@
 /**
  * Messages between the comparison results panel and its webview (webview/compare/main.ts):
  * `HostToCompare`, `CompareToHost`. Types and guards only: both sides import this file. Data goes
- * to the page only by postMessage, after the page says `ready`; the page names rows by index and
- * commands by their key in the extension's `Commands` (the host's allowlist), never paths.
+ * to the page only by postMessage, after the page says `ready`; the page names commands by their key
+ * in the extension's `Commands` (the host's allowlist), and opens a line with the one `openLine` of
+ * every page (openLine.ts), naming the path its row carries.
  */
 import type { DeviceTotals, FigureValues } from '../engine/compare/diff';
 import type { Overlay, OverlayAxis } from '../engine/compare/overlay';
 import { messageGuard } from './messageGuard';
+import type { LineAt, OpenLine } from './openLine';
 
 export interface SideView {
   readonly label: string;
@@ -24,6 +26,9 @@ export interface RowView {
   /** Line numbers as text (a few recorded lines exceed 2^53). */
   readonly baselineLine: string | null;
   readonly currentLine: string | null;
+  /** Where each side's line is, for opening it; null on a side without the line (or with a line number no editor has). */
+  readonly baselineAt: LineAt | null;
+  readonly currentAt: LineAt | null;
   readonly baseline: FigureValues | null;
   readonly current: FigureValues | null;
   readonly delta: FigureValues;
@@ -50,7 +55,8 @@ export type CompareCommand = 'exitCompareMode' | 'compareSnapshots';
 
 export type CompareToHost =
   | { readonly type: 'ready' }
-  | { readonly type: 'openLine'; readonly row: number; readonly side: 'baseline' | 'current' }
+  /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
+  | OpenLine
   | { readonly type: 'setAxis'; readonly axis: OverlayAxis }
   | { readonly type: 'runCommand'; readonly command: CompareCommand };
 

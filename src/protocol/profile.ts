@@ -1,6 +1,8 @@
 /**
- * What the Python bootstrap (src/python/vram_lens_bootstrap.py) tells the extension: its exit codes and
- * the JSON-line records it writes to the progress channel. The bootstrap's constants mirror these.
+ * What the Python bootstrap (the package src/python/vram_lens) tells the extension: its exit codes and
+ * the JSON-line records it writes to the progress channel. The bootstrap mirrors these in
+ * `vram_lens/protocol.py` (exit codes, names) and `vram_lens/channel.py` (one method per record type);
+ * test/unit/protocol/profileAgreement.test.ts reads both sides and compares them.
  */
 
 /** Exit codes the bootstrap uses for itself; any other code is the program's own. */
@@ -31,16 +33,29 @@ interface RecordBase {
 }
 
 /** Why nothing was recorded. Since the bootstrap records lazily, the program still runs in every case but a missing bootstrap. */
-export type EnvironmentProblem =
-  | 'no-torch'
-  | 'torch-import-failed'
-  | 'no-cuda-build'
-  | 'no-gpu'
-  | 'no-recording-api'
-  | 'recording-unsupported'
-  | 'cuda-unused';
+export const ENVIRONMENT_PROBLEMS = [
+  'no-torch',
+  'torch-import-failed',
+  'no-cuda-build',
+  'no-gpu',
+  'no-recording-api',
+  'recording-unsupported',
+  'cuda-unused',
+  /** A notebook, and no IPython in the interpreter to run its cells in (nothing ran). */
+  'no-ipython',
+] as const;
+export type EnvironmentProblem = (typeof ENVIRONMENT_PROBLEMS)[number];
 
-export type EndOutcome = 'completed' | 'exit' | 'exception' | 'oom' | 'cancelled';
+export const END_OUTCOMES = ['completed', 'exit', 'exception', 'oom', 'cancelled'] as const;
+export type EndOutcome = (typeof END_OUTCOMES)[number];
+
+/** Why a snapshot is written (`dumping`, `dumped`, `dump-failed`). */
+export const DUMP_REASONS = ['end', 'oom', 'cancel'] as const;
+export type DumpReason = (typeof DUMP_REASONS)[number];
+
+/** The form of `_record_memory_history` the bootstrap recorded with (`hello.api`). */
+export const RECORDING_FORMS = ['2.1', '2.0'] as const;
+export type RecordingForm = (typeof RECORDING_FORMS)[number];
 
 export type ProfileRecord =
   | (RecordBase & {
@@ -48,7 +63,7 @@ export type ProfileRecord =
       readonly python: string;
       readonly torch: string;
       readonly cuda: string | null;
-      readonly api: '2.1' | '2.0';
+      readonly api: RecordingForm;
       readonly devices: number;
       readonly snapshot: string;
     })
@@ -57,7 +72,7 @@ export type ProfileRecord =
   | (RecordBase & { readonly type: 'notice'; readonly code: string; readonly message: string })
   | (RecordBase & { readonly type: 'oom'; readonly device: number; readonly requested: number; readonly t: number })
   | (RecordBase & { readonly type: 'cancelling'; readonly t: number })
-  | (RecordBase & { readonly type: 'dumping'; readonly reason: 'end' | 'oom' | 'cancel'; readonly t: number })
+  | (RecordBase & { readonly type: 'dumping'; readonly reason: DumpReason; readonly t: number })
   | (RecordBase & { readonly type: 'dumped'; readonly reason: string; readonly path: string; readonly bytes: number; readonly seconds: number })
   | (RecordBase & { readonly type: 'dump-failed'; readonly reason: string; readonly message: string })
   | (RecordBase & {
@@ -85,9 +100,14 @@ function isSample(v: unknown): v is DeviceSample {
   return isNumber(s.index) && isNumber(s.allocated) && isNumber(s.peakAllocated) && isNumber(s.reserved) && isNumber(s.peakReserved);
 }
 
-/** Fields each record type must carry, with their checks; anything else is ignored. */
-const REQUIRED: Record<RecordType, Record<string, (v: unknown) => boolean>> = {
-  hello: { torch: isString, api: (v) => v === '2.1' || v === '2.0', devices: isNumber },
+const isOneOf =
+  (values: readonly string[]) =>
+  (v: unknown): boolean =>
+    typeof v === 'string' && values.includes(v);
+
+/** Fields each record type must carry, with their checks; anything else is ignored. Its keys are every record type. */
+export const REQUIRED_FIELDS: Record<RecordType, Record<string, (v: unknown) => boolean>> = {
+  hello: { torch: isString, api: isOneOf(RECORDING_FORMS), devices: isNumber },
   progress: { t: isNumber, devices: (v) => Array.isArray(v) && v.every(isSample) },
   error: { code: isString, message: isString, advice: isString },
   notice: { code: isString, message: isString },
@@ -96,10 +116,7 @@ const REQUIRED: Record<RecordType, Record<string, (v: unknown) => boolean>> = {
   dumping: { reason: isString },
   dumped: { path: isString, bytes: isNumber },
   'dump-failed': { message: isString },
-  end: {
-    outcome: (v) => v === 'completed' || v === 'exit' || v === 'exception' || v === 'oom' || v === 'cancelled',
-    code: isNumber,
-  },
+  end: { outcome: isOneOf(END_OUTCOMES), code: isNumber },
 };
 
 /** One channel line as a record, or undefined for a line that is not one we know (never throws). */
@@ -113,8 +130,8 @@ export function parseRecord(line: string): ProfileRecord | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const record = value as Json;
   const type = record.type;
-  if (!isString(type) || !Object.hasOwn(REQUIRED, type)) return undefined;
-  const checks = REQUIRED[type as RecordType];
+  if (!isString(type) || !Object.hasOwn(REQUIRED_FIELDS, type)) return undefined;
+  const checks = REQUIRED_FIELDS[type as RecordType];
   for (const [field, ok] of Object.entries(checks)) if (!ok(record[field])) return undefined;
   if (record.rank !== undefined && !isNumber(record.rank)) return undefined;
   return record as unknown as ProfileRecord;

@@ -4,12 +4,17 @@
  * model is untrusted snapshot text; the page renders it with textContent only.
  */
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
-import type { LineFigureKey } from '../engine/analysis/lineFigures';
+import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
+import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
+import type { CellPlaces } from '../engine/paths/places';
 import type { WindowSummary } from '../engine/analysis/summary';
 import { messageGuard } from './messageGuard';
+import type { OpenLine } from './openLine';
 
-/** The per-line figures the summary's table shows, in order (labels and units from LINE_FIGURES). */
-export const SUMMARY_FIGURES: readonly LineFigureKey[] = ['liveAtPeakBytes', 'allocBytes', 'inclusiveLiveAtPeakBytes', 'inclusivePeakBytes'];
+/** The per-line figures the summary's table shows, in order: the registry's `summary` figures. */
+export function summaryFigures(figures: FigureRegistry = LINE_FIGURES): LineFigureSpec[] {
+  return figuresOn('summary', figures);
+}
 
 export interface SummaryLine {
   readonly file: string;
@@ -18,7 +23,7 @@ export interface SummaryLine {
   /** Whether the file was found on this machine (the line is a link). */
   readonly mapped: boolean;
   /** Every per-line figure of the line (LINE_FIGURES), as the analysis gives it. */
-  readonly figures: Readonly<Record<LineFigureKey, number>>;
+  readonly figures: FigureValues;
 }
 
 export interface SummaryDevice {
@@ -41,6 +46,23 @@ export interface SummaryDevice {
   readonly window?: WindowSummary;
 }
 
+/** One of the advisor's findings, as the summary shows it. */
+export interface SummaryFinding {
+  readonly device: number;
+  readonly rule: string;
+  readonly severity: 'information' | 'warning' | 'error';
+  readonly title: string;
+  readonly message: string;
+  /** The line it is about, when it names one (a link when the file is on this machine). */
+  readonly at?: { readonly file: string; readonly line: string; readonly mapped: boolean };
+}
+
+/**
+ * The advisor's findings: `off` when the advisor is turned off (`vramLens.advice.enabled`),
+ * `pending` while they are worked out.
+ */
+export type SummaryAdvice = { readonly state: 'off' } | { readonly state: 'pending' } | { readonly state: 'ready'; readonly findings: readonly SummaryFinding[] };
+
 export interface SummaryModel {
   readonly label: string;
   readonly path: string | undefined;
@@ -53,6 +75,13 @@ export interface SummaryModel {
   readonly devices: readonly SummaryDevice[];
   /** Recorded files with figures that were not found on this machine. */
   readonly unmappedFiles: readonly string[];
+  /**
+   * The advisor's findings. Those that name no line of this workspace (before recording, fragmentation,
+   * an OOM without a line of yours) are shown only here, not in the Problems panel.
+   */
+  readonly advice: SummaryAdvice;
+  /** The notebook cells of recorded cell files: their lines are named by cell ("train.ipynb, cell 7, line 3"). */
+  readonly places?: CellPlaces;
 }
 
 export type HostToSummary =
@@ -64,7 +93,8 @@ export type SummaryToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'annotate' }
   | { readonly type: 'selectDevice'; readonly device: number }
-  | { readonly type: 'openLine'; readonly file: string; readonly line: string };
+  /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
+  | OpenLine;
 
 export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, openLine: true });
 export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, error: true });

@@ -13,7 +13,9 @@ import type {
   TimelineWindow,
   WindowRequest,
 } from '../engine/timeline/types';
+import type { FigureValues } from '../engine/analysis/lineFigures';
 import { messageGuard } from './messageGuard';
+import type { OpenLine } from './openLine';
 
 /**
  * The commands the page may ask the host to run (the empty state's buttons), named by their key in
@@ -31,17 +33,12 @@ export interface SnapshotChoice {
   readonly hasTimes: boolean;
 }
 
-/** One row of the lines table: a line's figures on the selected device. */
-export interface LineRow {
+/** One row of the lines table: a line's figures on the selected device (every figure of the registry). */
+export interface LineRow extends FigureValues {
   readonly id: number;
   readonly file: string;
   readonly line: number;
   readonly color: number;
-  readonly allocCount: number;
-  readonly allocBytes: number;
-  readonly peakBytes: number;
-  readonly liveAtPeakBytes: number;
-  readonly inclusiveLiveAtPeakBytes: number;
 }
 
 /** Where the view points: which snapshot and device. */
@@ -64,7 +61,8 @@ export type TimelineToHost =
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly target: Target; readonly text: string }
   /** The blocks of a line (a path as the snapshot names it), to zoom to the largest. */
   | { readonly type: 'lineBlocks'; readonly requestId: number; readonly target: Target; readonly file: string; readonly line: number }
-  | { readonly type: 'openSource'; readonly file: string; readonly line: number }
+  /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
+  | OpenLine
   | { readonly type: 'runCommand'; readonly command: TimelineCommand }
   /** The snapshot and device the view now shows (the host's `Show Line in Timeline` uses them). */
   | { readonly type: 'showing'; readonly target: Target }
@@ -104,7 +102,7 @@ const REQUEST_TYPES: Record<TimelineRequest['type'], true> & Record<Exclude<Time
   lineBlocks: true,
 };
 
-export const isTimelineToHost = messageGuard<TimelineToHost>({ ...REQUEST_TYPES, ready: true, openSource: true, runCommand: true, showing: true, log: true });
+export const isTimelineToHost = messageGuard<TimelineToHost>({ ...REQUEST_TYPES, ready: true, openLine: true, runCommand: true, showing: true, log: true });
 
 export const isHostToTimeline = messageGuard<HostToTimeline>({ ...REQUEST_TYPES, snapshots: true, error: true, showLine: true });
 

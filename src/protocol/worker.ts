@@ -12,10 +12,11 @@ import type { LineRange, RangeFigures } from '../engine/analysis/rangeFigures';
 import type { SeriesAxis, TotalsSeries } from '../engine/compare/totals';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type { LineNumber, LoadWindow } from '../engine/snapshot/model';
-import type { SnapshotInfo } from '../engine/session/session';
+import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
+import type { CellPlaces } from '../engine/paths/places';
 
-export type { SnapshotInfo };
+export type { SnapshotInfo, SourceUpdate };
 
 /** Where a worker's snapshot comes from. */
 export type SnapshotSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'bytes'; readonly bytes: Uint8Array };
@@ -55,10 +56,17 @@ export interface WorkerMethods {
   /** One device's active and reserved totals, max-downsampled to at most `points` buckets (overlays, sparklines). */
   totals: { params: { device: number; axis: SeriesAxis; points: number }; result: TotalsSeries };
   /**
-   * The advisor's findings for one device (or every device). `sources` (file as recorded -> text)
-   * lets the rules read the code and attach quick fixes; they are kept for later calls.
+   * Sets, updates or forgets the program's source texts (file as recorded) the advisor reads, each at a
+   * revision: the host sends a file once per revision, and the findings are worked out again only when a
+   * revision changed. Answers the revisions held (file -> revision).
    */
-  advice: { params: { device?: number; sources?: Readonly<Record<string, string>> }; result: readonly Finding[] };
+  setSources: { params: { files: readonly SourceUpdate[] }; result: Readonly<Record<string, number>> };
+  /**
+   * The advisor's findings for one device (or every device), reading the source texts set by `setSources`;
+   * `places` (the notebook cells of recorded cell files) names cell lines in the messages and is kept for
+   * later calls (the timeline's markers).
+   */
+  advice: { params: { device?: number; places?: CellPlaces }; result: readonly Finding[] };
 }
 
 export type MethodName = keyof WorkerMethods;

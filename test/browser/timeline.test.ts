@@ -19,11 +19,11 @@ import { Action } from '../../src/engine/snapshot/model';
 import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { lineColor, PALETTE_SIZE } from '../../src/engine/timeline/colors';
 import { lineRow } from '../../src/extension/timeline/rows';
-import { distinctLineColors } from '../../webview/timeline/lineColors';
+import { distinctLineColors } from '../../webview/timeline/drawing/lineColors';
 import type { TimelineWindow } from '../../src/engine/timeline/types';
 import { SnapshotSession } from '../../src/engine/session/session';
-import type { ViewState } from '../../webview/timeline/state';
-import type { Viewport } from '../../webview/timeline/viewport';
+import type { ViewState } from '../../webview/timeline/state/state';
+import type { Viewport } from '../../webview/timeline/state/viewport';
 import { corpusDir, corpusMissing, repoRoot } from '../helpers/corpus';
 import { repeatTrace } from '../helpers/repeatTrace';
 import type { LoadedForTest, ThemeName } from './harness';
@@ -91,7 +91,7 @@ function lineOfRecord(s: LoadedForTest, device: number, record: number): { file:
  * holding the most at the peak, which get distinct colours (distinctLineColors, tested in Node).
  */
 function colorOfLine(s: LoadedForTest, device: number): (line: { file: string; line: number }) => number {
-  const rows = s.session.device(device).lines.map(lineRow);
+  const rows = s.session.device(device).lines.map((l) => lineRow(l));
   const distinct = distinctLineColors(rows, PALETTE_SIZE);
   return (line) => {
     const row = rows.find((r) => r.file === line.file && r.line === line.line);
@@ -277,7 +277,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     await page.close();
   });
 
-  it('shows size, line and stack on hover; click pins; Go to Source and double-click post openSource with the file and line', async () => {
+  it('shows size, line and stack on hover; click pins; Go to Source and double-click post openLine with the file and line', async () => {
     const s = load('kkaitlyn111-cs336-small-forward-uint64-line.pickle');
     const host = new HostDouble([s], s.id);
     const page = await open(host);
@@ -309,7 +309,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     await page.waitForFunction(() => true);
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(
-      host.ofType('openSource').map((m) => [m.file, m.line]),
+      host.ofType('openLine').map((m) => [m.file, m.line]),
       [[expected.file, expected.line]],
     );
     // (Clicking the button may have scrolled the page: measure again.)
@@ -317,7 +317,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     const box2 = await canvasBox(page);
     await page.mouse.dblclick(box2.x + q.x, box2.y + q.y);
     await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(host.ofType('openSource').at(-1), { type: 'openSource', file: expected.file, line: expected.line });
+    assert.deepEqual(host.ofType('openLine').at(-1), { type: 'openLine', file: expected.file, line: expected.line });
     // Escape unpins.
     await page.locator('#chart').focus();
     await page.keyboard.press('Escape');

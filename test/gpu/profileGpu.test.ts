@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { buildProfileCommand } from '../../src/runtime/profile/command';
+import { BOOTSTRAP_ENTRY, buildProfileCommand } from '../../src/runtime/profile/command';
 import type { ProfileConfiguration } from '../../src/runtime/profile/configuration';
 import { classifyOutcome } from '../../src/runtime/profile/outcome';
 import type { ProfileRecord } from '../../src/protocol/profile';
@@ -18,6 +18,7 @@ import { ExitCode } from '../../src/protocol/profile';
 import type { RunResult } from '../../src/runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../src/runtime/profile/runner';
 import { analyzeSnapshot } from '../../src/engine/analysis/analyze';
+import { PROFILER_LIBRARY_PATHS } from '../../src/engine/analysis/frameFilter';
 import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { referenceAnalysis, repoRoot } from '../helpers/corpus';
 
@@ -34,7 +35,7 @@ if (skip) console.log(`# test:gpu: ${skip}`);
 else console.log(`# test:gpu: PyTorch ${torchVersion}, CUDA ${cudaVersion}, ${gpuCount} GPU(s)`);
 
 const samples = path.join(repoRoot, 'media', 'samples');
-const bootstrap = path.join(repoRoot, 'src', 'python', 'vram_lens_bootstrap.py');
+const bootstrap = path.join(repoRoot, ...BOOTSTRAP_ENTRY);
 const root = mkdtempSync(path.join(os.tmpdir(), 'vram-lens-gpu-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 let counter = 0;
@@ -131,7 +132,7 @@ describe('Profile VRAM on a CUDA GPU', { skip }, () => {
   it('train_step.py: backward memory lands on lines (none in an anonymous bucket), module ranges are in the snapshot; Cancel keeps a snapshot', { timeout: 600_000 }, async () => {
     /** The peak as the extension reads it (the bootstrap's frames are library code: src/extension/config.ts). */
     const read = (file: string) => {
-      const device = analyzeSnapshot(snapshotFromBytes(readFileSync(file)), { extraLibraryPaths: ['/src/python/vram_lens_bootstrap.py'] }).devices[0];
+      const device = analyzeSnapshot(snapshotFromBytes(readFileSync(file)), { extraLibraryPaths: PROFILER_LIBRARY_PATHS }).devices[0];
       const onLines = device.lines.reduce((s, l) => s + l.liveAtPeakBytes, 0);
       const anonymous = device.peakBreakdown.filter((b) => b.kind === 'backward' || b.kind === 'noFrames').reduce((s, b) => s + b.bytes, 0);
       console.log(`# peak ${device.peakBytes} B: ${((100 * onLines) / device.peakBytes).toFixed(1)}% on lines; breakdown ${JSON.stringify(device.peakBreakdown)}`);

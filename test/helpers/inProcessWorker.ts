@@ -12,6 +12,8 @@ import type { Snapshot } from '../../src/engine/snapshot/model';
 
 export class InProcessWorker implements SnapshotWorkerPort {
   readonly asked: MethodName[] = [];
+  /** Every request's parameters, as they crossed (cloned), in order. */
+  readonly requests: { readonly method: MethodName; readonly params: unknown }[] = [];
   disposed = false;
   private readonly ctx: MethodContext;
 
@@ -29,12 +31,19 @@ export class InProcessWorker implements SnapshotWorkerPort {
     return this.asked.filter((m) => m === method).length;
   }
 
+  /** The parameters of every `method` request, in order. */
+  paramsOf<M extends MethodName>(method: M): ParamsOf<M>[] {
+    return this.requests.filter((r) => r.method === method).map((r) => r.params as ParamsOf<M>);
+  }
+
   async call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
     if (this.disposed) throw new Error('the analysis worker has stopped');
     this.asked.push(method);
+    const crossed = structuredClone(params);
+    this.requests.push({ method, params: crossed });
     await Promise.resolve();
     if (method === 'load') throw new Error('an in-process worker holds the snapshot it was made with');
-    return structuredClone(dispatch(method, params, this.ctx));
+    return structuredClone(dispatch(method, crossed, this.ctx));
   }
 
   async dispose(): Promise<void> {

@@ -4,6 +4,8 @@
  */
 import type { Analysis } from '../../src/engine/analysis/analyze';
 import { analyzeSnapshot } from '../../src/engine/analysis/analyze';
+import type { PlainValue } from '../../src/engine/pickle/encoder';
+import { encodePickle } from '../../src/engine/pickle/encoder';
 import type { PyValue } from '../../src/engine/pickle/values';
 import { snapshotFromPickle } from '../../src/engine/snapshot/fromPickle';
 import type { Snapshot } from '../../src/engine/snapshot/model';
@@ -102,6 +104,15 @@ export class TraceBuilder {
 
   /** The snapshot; `segments` default to one segment holding every block still live. */
   snapshot(segments?: Entry[]): Snapshot {
+    return snapshotFromPickle(this.data(segments));
+  }
+
+  /** The snapshot as a pickle file's bytes (what `torch.cuda.memory._snapshot()` would have written). */
+  pickle(segments?: Entry[]): Uint8Array {
+    return encodePickle(this.data(segments) as unknown as PlainValue);
+  }
+
+  private data(segments?: Entry[]): Entry {
     const live = [...this.sizes].map(([address, size]) => ({ address, size, requested_size: size, state: 'active_allocated', frames: [] }));
     const total = live.reduce((s, b) => s + b.size, 0);
     const defaultSegments: Entry[] =
@@ -123,7 +134,7 @@ export class TraceBuilder {
               blocks: live,
             },
           ];
-    return snapshotFromPickle({ segments: segments ?? defaultSegments, device_traces: [this.entries] });
+    return { segments: segments ?? defaultSegments, device_traces: [this.entries] };
   }
 
   analysis(segments?: Entry[]): Analysis {

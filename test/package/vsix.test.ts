@@ -8,10 +8,11 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { BOOTSTRAP_ENTRY } from '../../src/runtime/profile/command';
 import { zipEntries, zipEntryBytes, type ZipEntry } from '../helpers/zipArchive';
 
 const root = path.resolve(__dirname, '..', '..', '..');
@@ -24,6 +25,11 @@ function readmeImages(): string[] {
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
   return [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((link) => !/^[a-z]+:/i.test(link));
 }
+
+/** Every module of the bootstrap package (src/python/vram_lens), read from this checkout. */
+const bootstrapModules = readdirSync(path.join(root, 'src', 'python', 'vram_lens'))
+  .filter((f) => f.endsWith('.py'))
+  .map((f) => `extension/src/python/vram_lens/${f}`);
 
 const required = [
   '[Content_Types].xml',
@@ -40,7 +46,8 @@ const required = [
   'extension/dist/codicons/codicon.ttf',
   'extension/media/icon.png',
   'extension/media/heat/heat-dark-9.svg',
-  'extension/src/python/vram_lens_bootstrap.py',
+  `extension/${BOOTSTRAP_ENTRY.join('/')}`, // what the runner starts
+  ...bootstrapModules,
   `extension/node_modules/onnxruntime-node/bin/napi-v6/${os}/${arch}/onnxruntime_binding.node`,
   'extension/node_modules/onnxruntime-node/dist/index.js',
   'extension/node_modules/onnxruntime-common/dist/cjs/index.js',
@@ -55,7 +62,6 @@ const allowed: RegExp[] = [
   /^extension\/media\/[^/]+\.(css|svg|png)$/,
   /^extension\/media\/heat\/heat-[A-Za-z]+-\d\.svg$/,
   /^extension\/media\/samples\/[^/]+\.(py|md)$/,
-  /^extension\/src\/python\/[^/]+\.py$/,
   /^extension\/node_modules\/(onnxruntime-node|onnxruntime-common|koffi)\/package\.json$/,
   /^extension\/node_modules\/onnxruntime-node\/dist\/[^/]+\.js$/,
   new RegExp(`^extension/node_modules/onnxruntime-node/bin/napi-v6/${escape(os)}/${escape(arch)}/[^/]+$`),
@@ -94,13 +100,33 @@ describe('npm run package', () => {
     assert.ok(!entries.some((e) => /\.(ts|map)$/.test(e.name) || e.name.startsWith('extension/dist/cli')), 'no TypeScript, source maps or CLI bundle');
   });
 
-  it("loads this platform's native modules from the unpacked VSIX", () => {
-    const unpacked = path.join(work, 'unpacked');
-    for (const entry of entries.filter((e) => e.name.startsWith('extension/node_modules/'))) {
-      const to = path.join(unpacked, entry.name);
+  /** Writes the VSIX's entries under `prefix` into `folder` (at their paths in the VSIX); returns the folder. */
+  function unpack(prefix: string, folder: string): string {
+    for (const entry of entries.filter((e) => e.name.startsWith(prefix))) {
+      const to = path.join(folder, entry.name);
       mkdirSync(path.dirname(to), { recursive: true });
       writeFileSync(to, zipEntryBytes(zip, entry));
     }
+    return folder;
+  }
+
+  it('runs the Profile VRAM bootstrap from the unpacked VSIX, as the extension starts it', () => {
+    const unpacked = unpack('extension/src/python/', path.join(work, 'unpacked-python'));
+    const snapshot = path.join(work, 'from-vsix.pickle');
+    const workload = path.join(root, 'test', 'fixtures', 'profile', 'workload.py');
+    const out = execFileSync('python3', [path.join(unpacked, 'extension', ...BOOTSTRAP_ENTRY), '--snapshot', snapshot, '--script', workload, '--', 'normal'], {
+      cwd: work,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, PYTHONPATH: path.join(root, 'test', 'fixtures', 'fake-torch') },
+    });
+    assert.match(out, /workload done, holding 67108864 bytes/);
+    assert.ok(existsSync(snapshot), 'the snapshot was written');
+    assert.ok(!existsSync(path.join(unpacked, 'extension', 'src', 'python', 'vram_lens', '__pycache__')), 'no bytecode written beside the package');
+  });
+
+  it("loads this platform's native modules from the unpacked VSIX", () => {
+    const unpacked = unpack('extension/node_modules/', path.join(work, 'unpacked'));
     const modules = path.join(unpacked, 'extension', 'node_modules');
     const probe = [
       'const ort = require(process.argv[1] + "/onnxruntime-node");',

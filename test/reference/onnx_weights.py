@@ -15,11 +15,19 @@ usage: onnx_weights.py MODEL.onnx
 """
 import json
 import sys
+from collections.abc import Iterator
+from typing import Any
+
+# One field of a message: (field number, wire type, value). The value is an int for wire types 0 (varint),
+# 1 and 5 (fixed), bytes for 2 (LEN); which a field number has is onnx.proto's, so callers know it.
+Field = tuple[int, int, Any]
+# A node of a graph: (name, op type, {attribute: names of its subgraphs' nodes}, bytes of a Constant).
+Node = tuple[str, str, dict[str, list[str]], int]
 
 ELEM_SIZE = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 16: 2}
 
 
-def varint(buf, pos):
+def varint(buf: bytes, pos: int) -> tuple[int, int]:
     result = shift = 0
     while True:
         b = buf[pos]
@@ -30,12 +38,13 @@ def varint(buf, pos):
         shift += 7
 
 
-def fields(buf):
+def fields(buf: bytes) -> Iterator[Field]:
     """(field number, wire type, value) for each field: an int for varints and fixed, bytes for LEN."""
     pos, end = 0, len(buf)
     while pos < end:
         key, pos = varint(buf, pos)
         number, wire = key >> 3, key & 7
+        value: int | bytes
         if wire == 0:
             value, pos = varint(buf, pos)
         elif wire == 1:
@@ -50,7 +59,7 @@ def fields(buf):
         yield number, wire, value
 
 
-def packed_or_single(wire, value):
+def packed_or_single(wire: int, value: Any) -> list[int]:
     if wire == 0:
         return [value]
     out, pos = [], 0
@@ -60,8 +69,10 @@ def packed_or_single(wire, value):
     return out
 
 
-def tensor_bytes(buf):
-    dims, elem, raw = [], 0, None
+def tensor_bytes(buf: bytes) -> int:
+    dims: list[int] = []
+    elem: int = 0
+    raw: bytes | None = None
     for number, wire, value in fields(buf):
         if number == 1:
             dims.extend(packed_or_single(wire, value))
@@ -78,8 +89,9 @@ def tensor_bytes(buf):
     return size
 
 
-def sparse_bytes(buf):
-    dims, elem = [], None
+def sparse_bytes(buf: bytes) -> int:
+    dims: list[int] = []
+    elem: Any = None
     for number, wire, value in fields(buf):
         if number == 3:
             dims.extend(packed_or_single(wire, value))
@@ -91,7 +103,7 @@ def sparse_bytes(buf):
     return n * ELEM_SIZE[elem]
 
 
-def constant_bytes(node_attrs):
+def constant_bytes(node_attrs: list[Field]) -> int:
     total = 0
     for number, wire, value in node_attrs:
         attr = {n: (w, v) for n, w, v in fields(value)}
@@ -112,17 +124,17 @@ def constant_bytes(node_attrs):
 
 
 class Weights:
-    def __init__(self):
+    def __init__(self) -> None:
         self.initializers = self.initializer_bytes = 0
         self.sparse = self.sparse_bytes = 0
         self.constants = self.constant_bytes = 0
         self.subgraph_nodes = 0
 
 
-def walk(graph_buf, weights, depth):
+def walk(graph_buf: bytes, weights: Weights, depth: int) -> list[Node]:
     """Counts the graph's weights into `weights`; returns its nodes as (name, op type, {attribute: names of
     the nodes of its subgraphs, nested ones included}, bytes of a Constant's tensor)."""
-    nodes = []
+    nodes: list[Node] = []
     for number, _, value in fields(graph_buf):
         if number == 5:
             weights.initializers += 1
@@ -131,7 +143,8 @@ def walk(graph_buf, weights, depth):
             weights.sparse += 1
             weights.sparse_bytes += sparse_bytes(value)
         elif number == 1:
-            name, op, attrs = '', '', []
+            name, op = '', ''
+            attrs: list[Field] = []
             for n, w, v in fields(value):
                 if n == 3:
                     name = v.decode()
@@ -139,7 +152,7 @@ def walk(graph_buf, weights, depth):
                     op = v.decode()
                 elif n == 5:
                     attrs.append((n, w, v))
-            inner = {}
+            inner: dict[str, list[str]] = {}
             for _, _, attr in attrs:
                 attr_name = next(v for n, _, v in fields(attr) if n == 1).decode()
                 for n, _, v in fields(attr):
@@ -159,12 +172,12 @@ def walk(graph_buf, weights, depth):
     return nodes
 
 
-def graph_inputs(graph_buf):
-    initializer_names = set()
+def graph_inputs(graph_buf: bytes) -> list[dict[str, Any]]:
+    initializer_names: set[str] = set()
     for number, _, value in fields(graph_buf):
         if number in (5,):
             initializer_names.update(v.decode() for n, _, v in fields(value) if n == 8)
-    out = []
+    out: list[dict[str, Any]] = []
     for number, _, value in fields(graph_buf):
         if number != 11:
             continue
@@ -174,7 +187,7 @@ def graph_inputs(graph_buf):
             continue
         tensor = {n: v for n, _, v in fields(info[2])}[1]
         t = {n: v for n, _, v in fields(tensor)}
-        dims = None
+        dims: list[Any] | None = None
         if 2 in t:
             dims = []
             for n, _, dim in fields(t[2]):
@@ -184,7 +197,7 @@ def graph_inputs(graph_buf):
     return out
 
 
-def main(path):
+def main(path: str) -> None:
     with open(path, 'rb') as f:
         model = f.read()
     graph = next(v for n, _, v in fields(model) if n == 7)

@@ -20,17 +20,18 @@ Prints one JSON object: path -> {"devices": [{
 import json
 import os
 import sys
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from spec_reference import load_snapshot  # noqa: E402
 
 
-def device_facts(device, trace):
-    ooms = []
+def device_facts(device: int, trace: list[dict[str, Any]]) -> dict[str, Any]:
+    ooms: list[dict[str, Any]] = []
     releases = 0
-    bursts = []
+    bursts: list[int] = []
     in_burst = False
-    pending = {}
+    pending: dict[Any, int] = {}
     re_reserved = 0
     empty_cache = 0
     for i, e in enumerate(trace):
@@ -66,8 +67,8 @@ def device_facts(device, trace):
     }
 
 
-def main(paths):
-    out = {}
+def main(paths: list[str]) -> None:
+    out: dict[str, Any] = {}
     for path in paths:
         data = load_snapshot(path)
         traces = [] if isinstance(data, list) else data.get("device_traces") or []

@@ -22,6 +22,20 @@ import json
 import pickle
 import re
 import sys
+from collections.abc import Iterator
+from typing import Any
+
+# A value read from a snapshot pickle, as it is: plain data (dict, list, tuple, str, int, float, bool,
+# None) whose shape the oracle checks only where the spec says to.
+Raw = Any
+# A dict of a snapshot (a segment, block, trace event, frame or annotation), as recorded.
+Entry = dict[str, Any]
+# A source line: (filename, line) as the frame records them.
+LineKey = tuple[str, int]
+# A live-at-peak block: (size, frames, its alloc event or None, origin).
+LiveBlock = tuple[Raw, list[Entry], Entry | None, str]
+# An annotation range: (start, end, position of its START, name).
+AnnotationRange = tuple[Raw, Raw, int, Raw]
 
 # ---------------------------------------------------------------------------
 # Loading: plain data only.
@@ -38,17 +52,17 @@ class PlainDataUnpickler(pickle.Unpickler):
     (no persistent_load is defined), but we make that explicit too.
     """
 
-    def find_class(self, module, name):
+    def find_class(self, module: str, name: str) -> Any:
         raise pickle.UnpicklingError(
             "refusing to load %s.%s: snapshot pickles must hold plain data only"
             % (module, name)
         )
 
-    def persistent_load(self, pid):
+    def persistent_load(self, pid: Any) -> Any:
         raise pickle.UnpicklingError("refusing persistent id in snapshot pickle")
 
 
-def load_snapshot(path):
+def load_snapshot(path: str) -> Raw:
     with open(path, "rb") as f:
         return PlainDataUnpickler(f).load()
 
@@ -60,7 +74,7 @@ def load_snapshot(path):
 LIVE_STATES = ("active_allocated", "active_pending_free")
 
 
-def get_segments_and_traces(data):
+def get_segments_and_traces(data: Raw) -> tuple[Raw, Raw]:
     """A dict with `segments` and `device_traces`, or a bare list of segments."""
     if isinstance(data, list):
         return data, []
@@ -71,12 +85,12 @@ def get_segments_and_traces(data):
     raise ValueError("not a memory snapshot: top level is %s" % type(data).__name__)
 
 
-def segment_device(segment):
+def segment_device(segment: Entry) -> Raw:
     # A segment's device is its `device` key (0 if a segment somehow lacks it).
     return segment.get("device", 0)
 
 
-def block_frames(block):
+def block_frames(block: Entry) -> Raw:
     """Frames of a block: its `frames`, or (PyTorch 2.0) `history[0].frames`."""
     if "frames" in block:
         return block["frames"] or []
@@ -86,7 +100,7 @@ def block_frames(block):
     return []
 
 
-def block_requested_size(block):
+def block_requested_size(block: Entry) -> Raw:
     """Spec "Input": `requested_size` (PyTorch 2.0: `history[0].real_size`; if neither exists, `size`).
 
     The bytes the program asked for, which is what trace events count; `size` (the allocator's
@@ -100,7 +114,7 @@ def block_requested_size(block):
     return block.get("size", 0)
 
 
-def blocks_with_addresses(segment):
+def blocks_with_addresses(segment: Entry) -> Iterator[tuple[Raw, Entry]]:
     """Yield (address, block) for every block of a segment.
 
     A block's address is its `address` key, or (old dumps) the segment
@@ -116,7 +130,7 @@ def blocks_with_addresses(segment):
         offset += block.get("size", 0)
 
 
-def event_frames(event):
+def event_frames(event: Entry) -> Raw:
     return event.get("frames") or []
 
 
@@ -131,7 +145,7 @@ STDLIB_POSIX = re.compile(r"/lib/python\d+(\.\d+)?/(?!site-packages/|dist-packag
 STDLIB_WINDOWS = re.compile(r"/python\d+/lib/(?!site-packages/|dist-packages/)", re.IGNORECASE)
 
 
-def is_source_frame(frame):
+def is_source_frame(frame: Entry) -> bool:
     """A Python frame: line > 0 and a filename ending in `.py`."""
     line = frame.get("line")
     filename = frame.get("filename")
@@ -142,10 +156,10 @@ def is_source_frame(frame):
     return line > 0 and filename.endswith(".py")
 
 
-_library_cache = {}
+_library_cache: dict[str, bool] = {}
 
 
-def is_library_filename(filename):
+def is_library_filename(filename: str) -> bool:
     """Library test on the filename of a source frame (see spec)."""
     cached = _library_cache.get(filename)
     if cached is not None:
@@ -164,15 +178,15 @@ def is_library_filename(filename):
     return result
 
 
-def is_library_frame(frame):
+def is_library_frame(frame: Entry) -> bool:
     return is_source_frame(frame) and is_library_filename(frame["filename"])
 
 
-def is_user_frame(frame):
+def is_user_frame(frame: Entry) -> bool:
     return is_source_frame(frame) and not is_library_filename(frame["filename"])
 
 
-def self_line(frames):
+def self_line(frames: list[Entry]) -> LineKey | None:
     """First (innermost) user frame as (filename, line), or None."""
     for frame in frames:
         if is_user_frame(frame):
@@ -180,9 +194,9 @@ def self_line(frames):
     return None
 
 
-def inclusive_lines(frames):
+def inclusive_lines(frames: list[Entry]) -> list[LineKey]:
     """All distinct (filename, line) of the user frames (first-seen order)."""
-    seen = {}
+    seen: dict[LineKey, bool] = {}
     for frame in frames:
         if is_user_frame(frame):
             seen[(frame["filename"], frame["line"])] = True
@@ -206,23 +220,23 @@ LINE_FIGURES = (
 
 
 class LineTable:
-    def __init__(self):
-        self.rows = {}
+    def __init__(self) -> None:
+        self.rows: dict[LineKey, dict[str, int]] = {}
 
-    def row(self, key):
+    def row(self, key: LineKey) -> dict[str, int]:
         row = self.rows.get(key)
         if row is None:
             row = {name: 0 for name in LINE_FIGURES}
             self.rows[key] = row
         return row
 
-    def to_json(self):
+    def to_json(self) -> list[dict[str, Any]]:
         out = []
         for (filename, line) in sorted(self.rows.keys()):
             row = self.rows[(filename, line)]
             if not any(row[name] != 0 for name in LINE_FIGURES):
                 continue
-            entry = {"file": filename, "line": line}
+            entry: dict[str, Any] = {"file": filename, "line": line}
             for name in LINE_FIGURES:
                 entry[name] = row[name]
             out.append(entry)
@@ -236,15 +250,15 @@ class LineTable:
 AUTOGRAD_APPLY = re.compile(r"torch::autograd::(generated::)?([A-Za-z_][A-Za-z0-9_]*)::apply")
 
 
-def device_annotation_ranges(annotations, device):
+def device_annotation_ranges(annotations: Raw, device: int) -> list[AnnotationRange]:
     """[(start, end, position of START, name)] of this device's annotations.
 
     "in list order, an END closes the latest still-open START of the same
      name; an unclosed START runs to the end; an END with none open is
      ignored"
     """
-    open_starts = {}  # name -> [(time, position)]
-    ranges = []
+    open_starts: dict[Raw, list[tuple[Raw, int]]] = {}  # name -> [(time, position)]
+    ranges: list[AnnotationRange] = []
     for position, annotation in enumerate(annotations):
         if not isinstance(annotation, dict) or annotation.get("device", 0) != device:
             continue
@@ -264,12 +278,12 @@ def device_annotation_ranges(annotations, device):
     return ranges
 
 
-def innermost_annotation(ranges, time_us):
+def innermost_annotation(ranges: list[AnnotationRange], time_us: Raw) -> Raw:
     """Name of the range holding time_us (bounds inclusive) with the latest
     start; on equal starts the one whose START comes later in the list."""
     if not isinstance(time_us, (int, float)) or isinstance(time_us, bool):
         return None
-    best = None
+    best: tuple[Raw, int, Raw] | None = None
     for start, end, position, name in ranges:
         if not isinstance(start, (int, float)) or not isinstance(end, (int, float)):
             continue
@@ -279,7 +293,7 @@ def innermost_annotation(ranges, time_us):
     return None if best is None else best[2]
 
 
-def classify_bucket(frames, alloc_event, ranges):
+def classify_bucket(frames: list[Entry], alloc_event: Entry | None, ranges: list[AnnotationRange]) -> tuple[str, Raw]:
     """(kind, label) of a live-at-peak block that no self line holds."""
     if alloc_event is None and not frames:
         # "Blocks with no frames and no alloc event (allocated before
@@ -311,11 +325,11 @@ def classify_bucket(frames, alloc_event, ranges):
 # ---------------------------------------------------------------------------
 
 
-def analyze_device(device, segments, trace, annotations=()):
+def analyze_device(device: int, segments: list[Entry], trace: list[Entry], annotations: Raw = ()) -> dict[str, Any]:
     """segments: this device's segments; trace: this device's trace entries."""
 
     # Blocks live at the end, per `segments`: address -> block.
-    live_at_end_blocks = []  # list of (address, block)
+    live_at_end_blocks: list[tuple[Raw, Entry]] = []  # list of (address, block)
     for segment in segments:
         for address, block in blocks_with_addresses(segment):
             if block.get("state") in LIVE_STATES:
@@ -327,8 +341,8 @@ def analyze_device(device, segments, trace, annotations=()):
     #  recording began), plus sizes of blocks live at the end (from
     #  segments) whose address is not live at the end of the replay (never
     #  allocated in the trace)."
-    addresses_allocated_so_far = set()
-    live = {}  # address -> True (replay live set)
+    addresses_allocated_so_far: set[Raw] = set()
+    live: dict[Raw, bool] = {}  # address -> True (replay live set)
     freed_before_recording = 0
     for event in trace:
         action = event.get("action")
@@ -421,9 +435,9 @@ def analyze_device(device, segments, trace, annotations=()):
     #  - pre-recording blocks that a later free_completed (with no earlier
     #    alloc) frees: live, but without frames."
     # Each live block: (size, frames, alloc event or None, origin).
-    live_blocks = []
-    live_allocs = {}  # address -> alloc event that created the live block
-    seen_alloc = set()
+    live_blocks: list[LiveBlock] = []
+    live_allocs: dict[Raw, Entry] = {}  # address -> alloc event that created the live block
+    seen_alloc: set[Raw] = set()
     for event in trace[: peak_index + 1]:
         action = event.get("action")
         if action == "alloc":
@@ -437,7 +451,7 @@ def analyze_device(device, segments, trace, annotations=()):
         live_blocks.append((block_requested_size(block), block_frames(block), None, "allAlong"))
     # Pre-recording blocks freed after the peak event: a free_completed after
     # the peak whose address had no alloc anywhere earlier in the trace.
-    allocated_before = set()
+    allocated_before: set[Raw] = set()
     for index, event in enumerate(trace):
         action = event.get("action")
         if action == "alloc":
@@ -446,7 +460,7 @@ def analyze_device(device, segments, trace, annotations=()):
             live_blocks.append((event.get("size", 0), [], None, "beforeRecording"))
 
     annotation_ranges = device_annotation_ranges(annotations, device)
-    breakdown = {}
+    breakdown: dict[tuple[str, Raw], Raw] = {}
     for size, frames, alloc_event, origin in live_blocks:
         own = self_line(frames)
         if own is not None:
@@ -483,13 +497,13 @@ def analyze_device(device, segments, trace, annotations=()):
     }
 
 
-def analyze_data(data):
+def analyze_data(data: Raw) -> dict[str, Any]:
     segments, traces = get_segments_and_traces(data)
     annotations = data.get("external_annotations") or [] if isinstance(data, dict) else []
 
     # "Devices: every device that has segments or a non-empty trace, in
     #  ascending order." The index in device_traces is the device number.
-    devices = set()
+    devices: set[Raw] = set()
     for segment in segments:
         devices.add(segment_device(segment))
     for index, trace in enumerate(traces):
@@ -507,11 +521,11 @@ def analyze_data(data):
     return {"devices": result}
 
 
-def analyze_file(path):
+def analyze_file(path: str) -> dict[str, Any]:
     return analyze_data(load_snapshot(path))
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     paths = argv[1:]
     if not paths:
         sys.stderr.write("usage: spec_reference.py FILE [FILE ...]\n")

@@ -20,39 +20,43 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import spec_reference as ref  # noqa: E402
 
+# A dict of a synthetic snapshot (an event, block, segment, frame or the snapshot itself) or of the oracle's output.
+Entry = dict[str, Any]
+
 U = "/home/me/proj/train.py"      # a user file
 M = "/home/me/proj/model.py"      # another user file
 LIB = "/usr/lib/python3.11/site-packages/torch/nn/modules/module.py"
 
 
-def fr(filename, line, name="f"):
+def fr(filename: str, line: int, name: str = "f") -> Entry:
     return {"filename": filename, "line": line, "name": name}
 
 
 CPP = fr("??", 0, "c10::cuda::CUDACachingAllocator::malloc")
 
 
-def ev(action, addr=0, size=0, frames=None, **extra):
-    e = {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": 0}
+def ev(action: str, addr: int = 0, size: int = 0, frames: list[Entry] | None = None, **extra: Any) -> Entry:
+    e: Entry = {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": 0}
     if frames is not None:
         e["frames"] = frames
     e.update(extra)
     return e
 
 
-def block(address, size, state, frames=None):
-    b = {"address": address, "size": size, "requested_size": size, "state": state}
+def block(address: int, size: int, state: str, frames: list[Entry] | None = None) -> Entry:
+    b: Entry = {"address": address, "size": size, "requested_size": size, "state": state}
     b["frames"] = frames if frames is not None else []
     return b
 
 
-def segment(address, total_size, blocks, device=0):
+def segment(address: int, total_size: int, blocks: list[Entry], device: int = 0) -> Entry:
     return {
         "device": device,
         "address": address,
@@ -69,11 +73,11 @@ def segment(address, total_size, blocks, device=0):
     }
 
 
-def snapshot(segments, traces):
+def snapshot(segments: list[Entry], traces: list[list[Entry]]) -> Entry:
     return {"segments": segments, "device_traces": traces}
 
 
-def analyze(obj):
+def analyze(obj: object) -> Entry:
     """Pickle obj to a temp file and analyse it with the oracle, like the CLI."""
     fd, path = tempfile.mkstemp(suffix=".pickle")
     try:
@@ -84,12 +88,12 @@ def analyze(obj):
         os.unlink(path)
 
 
-def lines_by_key(device):
+def lines_by_key(device: Entry) -> dict[tuple[str, int], Entry]:
     return {(row["file"], row["line"]): row for row in device["lines"]}
 
 
 class InitialState(unittest.TestCase):
-    def test_free_completed_without_alloc_counts_as_initial(self):
+    def test_free_completed_without_alloc_counts_as_initial(self) -> None:
         # 100 bytes were allocated before recording and freed in the trace.
         snap = snapshot([], [[
             ev("free_requested", 0x1000, 100),
@@ -105,7 +109,7 @@ class InitialState(unittest.TestCase):
         self.assertEqual(d["activeTimelineChecksum"], 100 + 0 + 30)
         self.assertEqual(d["events"], 3)
 
-    def test_free_completed_after_alloc_is_not_initial(self):
+    def test_free_completed_after_alloc_is_not_initial(self) -> None:
         snap = snapshot([], [[
             ev("alloc", 0x1000, 100),
             ev("free_completed", 0x1000, 100),
@@ -119,7 +123,7 @@ class InitialState(unittest.TestCase):
         self.assertEqual(d["finalActiveBytes"], 0)
         self.assertEqual(d["activeTimelineChecksum"], 114)
 
-    def test_block_live_at_end_never_allocated_in_trace(self):
+    def test_block_live_at_end_never_allocated_in_trace(self) -> None:
         # Segment with one block allocated before recording (live at end, not
         # in the trace), one allocated in the trace, one pending free, one
         # inactive.
@@ -140,7 +144,7 @@ class InitialState(unittest.TestCase):
         self.assertEqual(d["initialReservedBytes"], 4096)
         self.assertEqual(d["peakReservedBytes"], 4096)
 
-    def test_peak_at_initial_state_uses_segment_blocks(self):
+    def test_peak_at_initial_state_uses_segment_blocks(self) -> None:
         # Initial: 1000 (pre-recording block freed) + 300 (live at end, never
         # allocated). The trace only goes down, so the peak is the initial
         # state and live-at-peak comes from the segments' blocks.
@@ -166,7 +170,7 @@ class InitialState(unittest.TestCase):
         self.assertNotIn((M, 77), rows)  # inactive block: not live
         self.assertEqual(set(rows), {(M, 42), (U, 9), (U, 3)})
 
-    def test_equal_later_peak_keeps_first(self):
+    def test_equal_later_peak_keeps_first(self) -> None:
         snap = snapshot([], [[
             ev("alloc", 1, 10), ev("free_completed", 1, 10),
             ev("alloc", 2, 10), ev("alloc", 3, 5),
@@ -179,7 +183,7 @@ class InitialState(unittest.TestCase):
 
 
 class PerLine(unittest.TestCase):
-    def test_self_vs_inclusive_same_line_twice(self):
+    def test_self_vs_inclusive_same_line_twice(self) -> None:
         # Recursion: U:10 appears twice in one stack; it counts once inclusively.
         stack = [CPP, fr(LIB, 100), fr(M, 20), fr(U, 10), fr(U, 10), fr(U, 1)]
         snap = snapshot([], [[
@@ -211,7 +215,7 @@ class PerLine(unittest.TestCase):
             "liveAtPeakBytes", "inclusiveAllocBytes", "inclusivePeakBytes",
             "inclusiveLiveAtPeakBytes"])
 
-    def test_freed_bytes_from_free_requested_only(self):
+    def test_freed_bytes_from_free_requested_only(self) -> None:
         snap = snapshot([], [[
             ev("alloc", 0xA, 50, [fr(U, 1)]),
             ev("free_requested", 0xA, 50, [fr(U, 2), fr(M, 3)]),
@@ -225,7 +229,7 @@ class PerLine(unittest.TestCase):
         self.assertEqual(rows[(U, 1)]["freedBytes"], 0)
         self.assertEqual(d["finalActiveBytes"], 0)
 
-    def test_live_at_peak_attributed_by_alloc_stack(self):
+    def test_live_at_peak_attributed_by_alloc_stack(self) -> None:
         # Block 0xA is allocated by U:1, its free is requested (still live),
         # block 0xB by M:2; peak after event 2 (both live); 0xC allocated
         # later by U:3 after 0xA completes its free.
@@ -250,7 +254,7 @@ class PerLine(unittest.TestCase):
         self.assertEqual(rows[(U, 3)]["peakBytes"], 90)
         self.assertEqual(rows[(M, 9)]["freedBytes"], 40)
 
-    def test_reused_address_live_at_peak_uses_latest_alloc(self):
+    def test_reused_address_live_at_peak_uses_latest_alloc(self) -> None:
         snap = snapshot([], [[
             ev("alloc", 0xA, 10, [fr(U, 1)]),
             ev("free_completed", 0xA, 10),
@@ -262,19 +266,19 @@ class PerLine(unittest.TestCase):
         self.assertEqual(rows[(U, 2)]["liveAtPeakBytes"], 30)
         self.assertEqual(rows[(U, 1)]["liveAtPeakBytes"], 0)
 
-    def test_event_without_user_frame_has_no_row(self):
+    def test_event_without_user_frame_has_no_row(self) -> None:
         snap = snapshot([], [[ev("alloc", 1, 8, [CPP, fr(LIB, 3)]), ev("alloc", 2, 8)]])
         (d,) = analyze(snap)["devices"]
         self.assertEqual(d["lines"], [])
         self.assertEqual(d["peakBytes"], 16)
 
-    def test_zero_size_alloc_still_counts(self):
+    def test_zero_size_alloc_still_counts(self) -> None:
         snap = snapshot([], [[ev("alloc", 1, 0, [fr(U, 8)])]])
         (d,) = analyze(snap)["devices"]
         (row,) = d["lines"]
         self.assertEqual((row["allocCount"], row["allocBytes"]), (1, 0))
 
-    def test_uint64_line_is_kept_exactly(self):
+    def test_uint64_line_is_kept_exactly(self) -> None:
         big = 2 ** 64 - 1
         snap = snapshot([], [[ev("alloc", 1, 8, [fr(U, big)])]])
         out = analyze(snap)
@@ -283,10 +287,10 @@ class PerLine(unittest.TestCase):
 
 
 class FrameClassification(unittest.TestCase):
-    def user(self, filename, line=10):
+    def user(self, filename: str, line: int = 10) -> bool:
         return ref.is_user_frame(fr(filename, line))
 
-    def test_source_frames(self):
+    def test_source_frames(self) -> None:
         self.assertTrue(self.user("/home/me/a.py"))
         self.assertFalse(self.user("/home/me/a.py", 0))
         self.assertFalse(self.user("??", 0))
@@ -294,7 +298,7 @@ class FrameClassification(unittest.TestCase):
         self.assertFalse(self.user("/build/python/Python/bytecodes.c", 812))
         self.assertFalse(ref.is_source_frame({"filename": "/home/me/a.py"}))  # no line
 
-    def test_library_frames(self):
+    def test_library_frames(self) -> None:
         library = [
             "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py",
             "/usr/local/lib/python3.10/dist-packages/transformers/x.py",
@@ -319,7 +323,7 @@ class FrameClassification(unittest.TestCase):
         self.assertFalse(ref.is_source_frame(fr("<frozen runpy>", 198)))
         self.assertFalse(self.user("<frozen importlib._bootstrap>", 1))
 
-    def test_user_frames(self):
+    def test_user_frames(self) -> None:
         users = [
             "/home/me/proj/train.py",
             "D:\\work\\cs336\\model.py",
@@ -332,7 +336,7 @@ class FrameClassification(unittest.TestCase):
             with self.subTest(name=name):
                 self.assertTrue(self.user(name))
 
-    def test_library_frames_skipped_for_self_line(self):
+    def test_library_frames_skipped_for_self_line(self) -> None:
         frames = [
             CPP,
             fr("/usr/lib/python3.11/contextlib.py", 81),
@@ -350,7 +354,7 @@ class FrameClassification(unittest.TestCase):
 
 
 class Reserved(unittest.TestCase):
-    def test_reserved_from_segment_events(self):
+    def test_reserved_from_segment_events(self) -> None:
         # Final segments total 3000 (on device 0) plus one on device 1.
         segs = [
             segment(0x100000, 1000, [block(0x100000, 1000, "inactive")]),
@@ -382,7 +386,7 @@ class Reserved(unittest.TestCase):
         self.assertEqual(d1["initialReservedBytes"], 777)
         self.assertEqual(d1["peakReservedBytes"], 777)
 
-    def test_peak_reserved_includes_initial_state(self):
+    def test_peak_reserved_includes_initial_state(self) -> None:
         segs = [segment(0x100000, 1000, [block(0x100000, 1000, "inactive")])]
         out = analyze(snapshot(segs, [[ev("segment_free", 0x200000, 4000)]]))
         (d,) = out["devices"]
@@ -391,7 +395,7 @@ class Reserved(unittest.TestCase):
 
 
 class Layouts(unittest.TestCase):
-    def test_torch20_blocks_without_address_and_history(self):
+    def test_torch20_blocks_without_address_and_history(self) -> None:
         seg = {
             "device": 0, "address": 1000, "total_size": 600, "allocated_size": 0,
             "active_size": 0, "requested_size": 0, "stream": 0, "segment_type": "small",
@@ -420,7 +424,7 @@ class Layouts(unittest.TestCase):
         self.assertEqual(rows[(U, 1)]["liveAtPeakBytes"], 100)
         self.assertNotIn((U, 99), rows)
 
-    def test_bare_segment_list(self):
+    def test_bare_segment_list(self) -> None:
         segs = [segment(0x100, 512, [block(0x100, 512, "active_allocated", [fr(U, 6)])], device=2)]
         (d,) = analyze(segs)["devices"]
         self.assertEqual(d["device"], 2)
@@ -430,14 +434,14 @@ class Layouts(unittest.TestCase):
         self.assertEqual(d["activeTimelineChecksum"], 0)
         self.assertEqual(lines_by_key(d)[(U, 6)]["liveAtPeakBytes"], 512)
 
-    def test_devices_from_segments_or_nonempty_traces(self):
+    def test_devices_from_segments_or_nonempty_traces(self) -> None:
         segs = [segment(0x100, 512, [], device=3)]
-        traces = [[], [ev("alloc", 1, 4)], [], []]
+        traces: list[list[Entry]] = [[], [ev("alloc", 1, 4)], [], []]
         out = analyze(snapshot(segs, traces))
         self.assertEqual([d["device"] for d in out["devices"]], [1, 3])
         self.assertEqual(analyze(snapshot([], [[], []])), {"devices": []})
 
-    def test_missing_frames_key_and_empty_frames(self):
+    def test_missing_frames_key_and_empty_frames(self) -> None:
         snap = snapshot([], [[
             {"action": "alloc", "addr": 1, "size": 4, "stream": 0},
             ev("alloc", 2, 4, []),
@@ -446,7 +450,7 @@ class Layouts(unittest.TestCase):
         self.assertEqual(d["lines"], [])
         self.assertEqual(d["finalActiveBytes"], 8)
 
-    def test_refuses_classes(self):
+    def test_refuses_classes(self) -> None:
         fd, path = tempfile.mkstemp(suffix=".pickle")
         try:
             with os.fdopen(fd, "wb") as f:
@@ -462,9 +466,10 @@ ACC = fr("??", 0, "torch::autograd::AccumulateGrad::apply(std::vector<at::Tensor
 ENGINE = fr("??", 0, "torch::autograd::Engine::thread_main(std::shared_ptr<torch::autograd::GraphTask> const&)")
 
 
-def explained_snapshot():
+def explained_snapshot() -> Entry:
     """One device whose peak holds every kind of bucket (worked out by hand below)."""
-    def blk(address, size, requested, state, frames):
+
+    def blk(address: int, size: int, requested: int, state: str, frames: list[Entry]) -> Entry:
         return {"address": address, "size": size, "requested_size": requested, "state": state, "frames": frames}
     seg = segment(0x10000, 8192, [
         blk(0x10000, 512, 500, "active_allocated", [fr(M, 7)]),      # live all along, a user line
@@ -473,7 +478,8 @@ def explained_snapshot():
         blk(0x10600, 1024, 1024, "active_allocated", [fr(U, 1)]),   # allocated in the trace
         blk(0x10A00, 5632, 5632, "inactive", []),
     ])
-    def at(e, t):
+
+    def at(e: Entry, t: int) -> Entry:
         e["time_us"] = t
         return e
     trace = [
@@ -512,7 +518,7 @@ EXPLAINED_BREAKDOWN = [
 
 
 class ExplainingThePeak(unittest.TestCase):
-    def test_every_bucket_by_hand(self):
+    def test_every_bucket_by_hand(self) -> None:
         (d,) = analyze(explained_snapshot())["devices"]
         # initial: pre-recording frees 64 + 16, live all along by requested size 500 + 300 + 200
         self.assertEqual(d["initialActiveBytes"], 80 + 1000)
@@ -525,7 +531,7 @@ class ExplainingThePeak(unittest.TestCase):
         held = sum(r["liveAtPeakBytes"] for r in d["lines"])
         self.assertEqual(held + sum(b["bytes"] for b in d["peakBreakdown"]), d["peakBytes"])
 
-    def test_torch_20_block_counts_history_real_size(self):
+    def test_torch_20_block_counts_history_real_size(self) -> None:
         seg = segment(0x10000, 1024, [
             {"size": 512, "state": "active_allocated", "history": [{"addr": 0x10000, "real_size": 70, "frames": []}]},
             {"size": 512, "state": "inactive", "history": []},
@@ -535,7 +541,7 @@ class ExplainingThePeak(unittest.TestCase):
         self.assertEqual(d["initialActiveBytes"], 70)
         self.assertEqual(d["peakBreakdown"], [{"kind": "beforeRecording", "label": "", "bytes": 70}])
 
-    def test_initial_peak_counts_blocks_live_all_along_only(self):
+    def test_initial_peak_counts_blocks_live_all_along_only(self) -> None:
         # The peak is the initial state: the block the trace allocates later is not live then.
         seg = segment(0x10000, 2048, [
             block(0x10000, 512, "active_allocated", [fr(U, 3)]),
@@ -552,7 +558,7 @@ class ExplainingThePeak(unittest.TestCase):
 
 
 class CommandLine(unittest.TestCase):
-    def test_cli_maps_each_path_as_given(self):
+    def test_cli_maps_each_path_as_given(self) -> None:
         tmp = tempfile.mkdtemp()
         try:
             paths = []

@@ -4,7 +4,7 @@ single-threaded backward forced on although this build has no CUDA), with --back
 (bench/backward-overhead.mjs, `npm run bench:profile`, does all three, interleaved):
 
     python3 test/torch/bench_backward.py OUT.json [STEPS [WARMUP_STEPS]]
-    VRAM_LENS_TEST_INSTRUMENT_CPU=1 python3 src/python/vram_lens_bootstrap.py --snapshot /tmp/x.pickle \
+    VRAM_LENS_TEST_INSTRUMENT_CPU=1 python3 src/python/vram_lens --snapshot /tmp/x.pickle \
         [--backward-lines off] --script test/torch/bench_backward.py -- OUT.json
 """
 import json
@@ -12,21 +12,21 @@ import statistics
 import sys
 import time
 
-import torch
+import torch  # untyped here (setup.cfg): type-checked against no particular PyTorch
 from torch import nn
 
 torch.manual_seed(0)
 torch.set_num_threads(1)
 
 
-class Block(nn.Module):
-    def __init__(self, width, hidden):
+class Block(nn.Module):  # type: ignore[misc]  # nn.Module is Any to the type checker
+    def __init__(self, width: int, hidden: int) -> None:
         super().__init__()
         self.norm = nn.LayerNorm(width)
         self.up = nn.Linear(width, hidden)
         self.down = nn.Linear(hidden, width)
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + self.down(torch.relu(self.up(self.norm(x))))
 
 
@@ -36,7 +36,7 @@ x = torch.randn(512, 256)
 target = torch.randn(512, 1)
 
 
-def step():
+def step() -> None:
     optimizer.zero_grad(set_to_none=True)
     loss = nn.functional.mse_loss(model(x), target)
     loss.backward()
@@ -45,8 +45,8 @@ def step():
 
 for _ in range(int(sys.argv[3]) if len(sys.argv) > 3 else 5):
     step()
-times = []
-cpu_times = []  # CPU time of the process: what the work costs, whatever else the machine is running
+times: list[float] = []
+cpu_times: list[float] = []  # CPU time of the process: what the work costs, whatever else the machine is running
 for _ in range(int(sys.argv[2]) if len(sys.argv) > 2 else 40):
     began, cpu_began = time.perf_counter(), time.process_time()
     step()

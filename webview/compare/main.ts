@@ -5,9 +5,12 @@
  */
 import type { Overlay, OverlayAxis } from '../../src/engine/compare/overlay';
 import type { FigureValues } from '../../src/engine/compare/diff';
+import { FIGURE, lineFigure } from '../../src/engine/analysis/lineFigures';
 import { formatBytes, formatDelta } from '../../src/engine/text/format';
 import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
 import { isHostToCompare } from '../../src/protocol/compare';
+import type { LineAt } from '../../src/protocol/openLine';
+import { openLine } from '../../src/protocol/openLine';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 
@@ -84,9 +87,11 @@ function renderOverlaySection(v: ComparisonView): HTMLElement {
   return el('section', {}, el('div', { className: 'bar' }, el('h2', { text: 'Memory allocated over the run' }), select), canvas, legend);
 }
 
-function lineLink(row: number, side: 'baseline' | 'current', text: string): HTMLButtonElement {
+/** A button that opens the recorded line `at`; plain text when it cannot be opened. */
+function lineLink(at: LineAt | null, text: string): HTMLElement {
+  if (!at) return el('span', { text });
   const b = el('button', { className: 'link', text });
-  b.addEventListener('click', () => vscode.post({ type: 'openLine', row, side }));
+  b.addEventListener('click', () => vscode.post(openLine(at)));
   return b;
 }
 
@@ -115,10 +120,10 @@ function wide<T extends HTMLElement>(cell: T): T {
 
 function renderLines(v: ComparisonView): HTMLElement {
   const body = el('tbody');
-  v.rows.forEach((r, i) => {
+  v.rows.forEach((r) => {
     // Line first: beside the editor the table is narrow, and the line is what a row is about.
-    const place = el('td', { className: 'place', title: r.file }, lineLink(i, r.current ? 'current' : 'baseline', r.place));
-    if (r.match === 'text' && r.baselineLine !== null) place.appendChild(lineLink(i, 'baseline', ' (baseline)'));
+    const place = el('td', { className: 'place', title: r.file }, lineLink(r.currentAt ?? r.baselineAt, r.place));
+    if (r.match === 'text' && r.baselineAt !== null) place.appendChild(lineLink(r.baselineAt, ' (baseline)'));
     const remark = note(r);
     if (remark) place.append(el('span', 'muted note', remark));
     body.appendChild(
@@ -126,11 +131,11 @@ function renderLines(v: ComparisonView): HTMLElement {
         'tr',
         {},
         place,
-        changeCell(r.delta.liveAtPeakBytes, formatDelta(r.delta.liveAtPeakBytes)),
-        el('td', { className: 'num', text: figure(r.baseline, 'liveAtPeakBytes') }),
-        el('td', { className: 'num', text: figure(r.current, 'liveAtPeakBytes') }),
-        wide(changeCell(r.delta.allocBytes, formatDelta(r.delta.allocBytes))),
-        wide(changeCell(r.delta.inclusiveLiveAtPeakBytes, formatDelta(r.delta.inclusiveLiveAtPeakBytes))),
+        changeCell(r.delta[FIGURE.heldAtPeak], formatDelta(r.delta[FIGURE.heldAtPeak])),
+        el('td', { className: 'num', text: figure(r.baseline, FIGURE.heldAtPeak) }),
+        el('td', { className: 'num', text: figure(r.current, FIGURE.heldAtPeak) }),
+        wide(changeCell(r.delta[FIGURE.allocated], formatDelta(r.delta[FIGURE.allocated]))),
+        wide(changeCell(r.delta[FIGURE.heldAtPeakWithCalls], formatDelta(r.delta[FIGURE.heldAtPeakWithCalls]))),
       ),
     );
   });
@@ -141,11 +146,11 @@ function renderLines(v: ComparisonView): HTMLElement {
       'tr',
       {},
       el('th', { text: 'Line' }),
-      el('th', { className: 'num', text: 'Δ live at peak' }),
+      el('th', { className: 'num', text: `Δ ${lineFigure(FIGURE.heldAtPeak).label}` }),
       el('th', { className: 'num', text: 'Baseline' }),
       el('th', { className: 'num', text: 'Current' }),
-      wide(el('th', { className: 'num', text: 'Δ allocated' })),
-      wide(el('th', { className: 'num', text: 'Δ with calls', title: 'Change in memory live at the peak made by this line or the code it called' })),
+      wide(el('th', { className: 'num', text: `Δ ${lineFigure(FIGURE.allocated).label}` })),
+      wide(el('th', { className: 'num', text: `Δ ${lineFigure(FIGURE.heldAtPeakWithCalls).label}`, title: lineFigure(FIGURE.heldAtPeakWithCalls).description })),
     ),
   );
   const caption = v.rows.length === 0 ? 'No line of your code changed its figures.' : `${v.rows.length} of ${v.changedLineCount} changed lines, largest change in memory live at the peak first`;

@@ -31,12 +31,19 @@ export function connectHost<ToHost, State = unknown>(): Host<ToHost, State> {
 }
 
 /**
- * Calls `handle` with each message from the host that `guard` accepts (the page's `isHostTo<Page>`);
- * what it refuses is logged to the webview's console under `page`'s name, never handled.
+ * The one way every page receives messages from its host: calls `handle` with each message that
+ * `guard` accepts (the page's `isHostTo<Page>`, src/protocol). What it refuses is never handled: it
+ * goes to `refused` as a short description (the timeline logs it to the host), by default to the
+ * webview's console under `page`'s name.
  */
-export function onHostMessage<FromHost>(page: string, guard: (value: unknown) => value is FromHost, handle: (message: FromHost) => void): void {
+export function onHostMessage<FromHost>(
+  page: string,
+  guard: (value: unknown) => value is FromHost,
+  handle: (message: FromHost) => void,
+  refused: (description: string) => void = (description) => console.warn(`VRAM Lens ${page}: ignored an unknown message: ${description}`),
+): void {
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     if (guard(event.data)) handle(event.data);
-    else console.warn(`VRAM Lens ${page}: ignored an unknown message: ${describeRefused(event.data)}`);
+    else refused(describeRefused(event.data));
   });
 }

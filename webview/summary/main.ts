@@ -3,34 +3,43 @@
  * extension posts, and sends back what the user clicks. Snapshot text (paths, names) is untrusted:
  * it only ever goes into the page through `textContent`.
  */
-import type { LineFigureKey } from '../../src/engine/analysis/lineFigures';
-import { lineFigure } from '../../src/engine/analysis/lineFigures';
+import type { LineFigureSpec } from '../../src/engine/analysis/lineFigures';
+import { FIGURE } from '../../src/engine/analysis/lineFigures';
 import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
-import type { HostToSummary, SummaryDevice, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
-import { isHostToSummary, SUMMARY_FIGURES } from '../../src/protocol/summary';
-import { baseName } from '../../src/engine/paths/recordedPath';
+import type { HostToSummary, SummaryAdvice, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
+import { openLine } from '../../src/protocol/openLine';
+import type { CellPlaces } from '../../src/engine/paths/places';
+import { lineLabel, placeOf } from '../../src/engine/paths/places';
+import { isCellName } from '../../src/engine/notebook/cellNames';
 import { WINDOW_NOTE, windowInWords } from '../../src/engine/analysis/summary';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 
 const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
+/** The registry's figures the table shows, in order. */
+const SUMMARY_FIGURES = summaryFigures();
+/** The notebook cells of the summary shown (its lines are named by cell). */
+let places: CellPlaces = {};
 
-/** A `file:line` reference: a link when the file is on this machine, plain text otherwise. */
+/** A `file:line` reference (a notebook cell's: `train.ipynb, cell 7, line 3`): a link when it is on this machine. */
 function lineRef(file: string, line: string, mapped: boolean): HTMLElement {
-  const label = `${baseName(file)}:${line}`;
+  const label = lineLabel(file, line, places);
+  const cell = placeOf(file, places);
+  const title = cell ? `${cell.notebook}, cell ${cell.cell + 1} (ran as ${file}:${line})${cell.changed ? '; the cell changed since it ran' : ''}` : `${file}:${line}`;
   if (!mapped) {
     const span = el('span', 'unmapped', label);
-    span.title = `${file}:${line} (not found on this machine)`;
+    span.title = `${title} (not found on this machine)`;
     return span;
   }
   const link = el('a', 'line-link', label);
   link.href = '#';
-  link.title = `${file}:${line}`;
+  link.title = title;
   link.addEventListener('click', (e) => {
     e.preventDefault();
-    vscode.post({ type: 'openLine', file, line });
+    vscode.post(openLine({ file, line: Number(line) }));
   });
   return link;
 }
@@ -68,9 +77,9 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const table = el('table', 'lines');
   const head = el('tr');
   head.append(el('th', undefined, 'Line'));
-  for (const key of SUMMARY_FIGURES) {
-    head.append(el('th', { className: 'num', text: capitalised(lineFigure(key).label), title: lineFigure(key).description }));
-    if (key === 'liveAtPeakBytes') head.append(el('th', { className: 'num', text: 'Share', title: 'Share of the device peak' }));
+  for (const spec of SUMMARY_FIGURES) {
+    head.append(el('th', { className: 'num', text: capitalised(spec.label), title: spec.description }));
+    if (spec.key === FIGURE.heldAtPeak) head.append(el('th', { className: 'num', text: 'Share', title: 'Share of the device peak' }));
   }
   table.append(el('thead'));
   table.tHead!.append(head);
@@ -88,12 +97,12 @@ function share(bytes: number, peak: number): string {
   return bytes <= 0 ? '' : bytes < peak / 1000 ? '<0.1%' : formatPercent(bytes, peak);
 }
 
-function figureText(l: SummaryLine, key: LineFigureKey): string {
-  const value = l.figures[key];
+function figureText(l: SummaryLine, spec: LineFigureSpec): string {
+  const value = l.figures[spec.key];
   if (!(value > 0)) return '—';
-  if (lineFigure(key).unit === 'count') return value.toLocaleString('en-US');
+  if (spec.unit === 'count') return value.toLocaleString('en-US');
   // Allocated bytes read with their count: "1.5 GiB (x24)".
-  return key === 'allocBytes' ? `${formatBytes(value)} (x${l.figures.allocCount})` : formatBytes(value);
+  return spec.key === FIGURE.allocated ? `${formatBytes(value)} (x${l.figures[FIGURE.allocations]})` : formatBytes(value);
 }
 
 function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
@@ -101,9 +110,9 @@ function lineRow(l: SummaryLine, peak: number): HTMLTableRowElement {
   const name = el('td');
   name.append(lineRef(l.file, l.line, l.mapped));
   row.append(name);
-  for (const key of SUMMARY_FIGURES) {
-    row.append(el('td', 'num', figureText(l, key)));
-    if (key === 'liveAtPeakBytes') row.append(el('td', 'num', share(l.figures.liveAtPeakBytes, peak)));
+  for (const spec of SUMMARY_FIGURES) {
+    row.append(el('td', 'num', figureText(l, spec)));
+    if (spec.key === FIGURE.heldAtPeak) row.append(el('td', 'num', share(l.figures[spec.key], peak)));
   }
   return row;
 }
@@ -122,7 +131,48 @@ function renderBreakdown(d: SummaryDevice): HTMLElement {
   return section;
 }
 
+const SEVERITY_ICON: Record<SummaryFinding['severity'], string> = { error: 'codicon-error', warning: 'codicon-warning', information: 'codicon-info' };
+
+/** One finding: its title (and line), and its message. Snapshot-level ones show the message; the others fold it away. */
+function renderFinding(f: SummaryFinding): HTMLElement {
+  const icon = el('span', `codicon ${SEVERITY_ICON[f.severity]}`);
+  icon.setAttribute('aria-label', f.severity);
+  const head = el('span', 'finding-title', f.title);
+  const message = el('p', 'finding-message', f.message);
+  const onLine = f.at !== undefined && f.at.mapped;
+  if (!onLine) {
+    const where = f.at ? el('span', 'muted', ` (${lineLabel(f.at.file, f.at.line, places)}, not found on this machine)`) : undefined;
+    return el('div', `finding ${f.severity}`, el('p', 'finding-head', icon, ' ', head, where), message);
+  }
+  const details = el('details', `finding ${f.severity}`);
+  details.append(el('summary', 'finding-head', icon, ' ', head, ' · ', lineRef(f.at.file, f.at.line, true)), message);
+  return details;
+}
+
+/** The advisor's findings about the device shown: first those about the snapshot as a whole. */
+function renderAdvice(advice: SummaryAdvice, device: number): HTMLElement | undefined {
+  if (advice.state === 'off') return undefined;
+  const section = el('section', 'advice');
+  section.id = 'advice';
+  section.append(el('h2', undefined, 'Advice'));
+  if (advice.state === 'pending') {
+    section.append(el('p', 'muted', 'The advisor is reading the snapshot…'));
+    return section;
+  }
+  const mine = advice.findings.filter((f) => f.device === device);
+  if (mine.length === 0) {
+    section.append(el('p', 'muted', 'No findings: none of the advisor\'s patterns shows on this device.'));
+    return section;
+  }
+  const whole = mine.filter((f) => !f.at?.mapped);
+  const onLines = mine.filter((f) => f.at?.mapped);
+  for (const f of [...whole, ...onLines]) section.append(renderFinding(f));
+  if (onLines.length > 0) section.append(el('p', 'muted', 'Findings about lines of your code are in the Problems panel too, with quick fixes where one is safe.'));
+  return section;
+}
+
 function render(model: SummaryModel): void {
+  places = model.places ?? {};
   const header = el('header');
   header.append(el('h1', undefined, model.label));
   const meta = [model.layout, formatBytes(model.byteLength), model.hasTimes ? 'with timestamps' : 'no timestamps'];
@@ -155,14 +205,31 @@ function render(model: SummaryModel): void {
     }
     const device = model.devices.find((d) => d.device === model.selectedDevice) ?? model.devices[0];
     parts.push(renderDevice(device));
+    const advice = renderAdvice(model.advice, device.device);
+    if (advice) parts.push(advice);
   }
-  if (model.unmappedFiles.length > 0) {
+  const cells = model.unmappedFiles.filter(isCellName);
+  const files = model.unmappedFiles.filter((f) => !isCellName(f));
+  if (files.length > 0) {
     const note = el('section', 'unmapped-files');
     note.append(el('h2', undefined, 'Not found on this machine'));
     const list = el('ul');
-    for (const f of model.unmappedFiles.slice(0, 10)) list.append(el('li', 'path', f));
-    if (model.unmappedFiles.length > 10) list.append(el('li', 'muted', `… and ${model.unmappedFiles.length - 10} more`));
+    for (const f of files.slice(0, 10)) list.append(el('li', 'path', f));
+    if (files.length > 10) list.append(el('li', 'muted', `… and ${files.length - 10} more`));
     note.append(list);
+    parts.push(note);
+  }
+  if (cells.length > 0) {
+    const note = el('section', 'unmapped-files');
+    note.append(el('h2', undefined, 'Notebook cells not found'));
+    note.append(
+      el(
+        'p',
+        'muted',
+        `${cells.length === 1 ? 'One notebook cell' : `${cells.length} notebook cells`} of this snapshot matched no cell of the notebooks in this workspace: ` +
+          'the cell changed since it ran (open its notebook and run it again, or record with %%vram, which keeps the text), or its notebook is not here.',
+      ),
+    );
     parts.push(note);
   }
   root.replaceChildren(...parts);

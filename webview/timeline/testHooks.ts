@@ -2,7 +2,18 @@
  * Hooks for the browser tests, installed only when the page was started with
  * `__VRAM_LENS_TEST_HOOKS__` set (the tests set it before the bundle runs; VS Code never does).
  */
-import type { TimelineApp } from './app';
+import type { TimelineWindow } from '../../src/engine/timeline/types';
+import type { DrawStats } from './drawing/chart';
+import type { ViewState } from './state/state';
+import type { Viewport } from './state/viewport';
+
+/** What the hooks read of the page (main.ts gives it). */
+export interface InspectablePage {
+  /** Draws now; what the chart drew. */
+  draw(): DrawStats | undefined;
+  inspect(): { state: ViewState; status: string; window: TimelineWindow | undefined; viewport: Viewport | undefined };
+  pointOf(record: number): { x: number; y: number; height: number } | undefined;
+}
 
 export interface TimelineTestHooks {
   /** Draws now and returns what was drawn, with the time it took. */
@@ -14,14 +25,14 @@ export interface TimelineTestHooks {
   pixel(x: number, y: number): number[];
 }
 
-export function installTestHooks(app: TimelineApp): void {
+export function installTestHooks(page: InspectablePage): void {
   const g = globalThis as { __VRAM_LENS_TEST_HOOKS__?: boolean; __vramLensTimeline?: TimelineTestHooks };
   if (!g.__VRAM_LENS_TEST_HOOKS__) return;
   const canvas = document.getElementById('chart') as HTMLCanvasElement;
   g.__vramLensTimeline = {
-    drawNow: () => app.draw(),
-    inspect: () => app.inspect(),
-    pointOf: (record) => app.pointOf(record),
+    drawNow: () => page.draw(),
+    inspect: () => page.inspect(),
+    pointOf: (record) => page.pointOf(record),
     pixel: (x, y) => {
       const dpr = window.devicePixelRatio || 1;
       const data = canvas.getContext('2d')?.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data;

@@ -13,7 +13,9 @@ import { alignTotals } from '../../engine/compare/overlay';
 import { toComparisonReport } from '../../engine/compare/report';
 import { busiestDevice, sideFromAnalysis } from '../../engine/compare/side';
 import { NoTimesError, downsampleTotals } from '../../engine/compare/totals';
-import { frameFilterOptions } from '../analyzeFile';
+import { frameFilterOptions, recordedFiles } from '../analyzeFile';
+import { NOTEBOOK_OPTION, cellSourcesOf, notebookUsage } from '../notebooks';
+import type { CellPlaces } from '../../engine/paths/places';
 import type { ParsedArgs } from '../args';
 import { UsageError, intOption } from '../args';
 import type { CliIO } from '../io';
@@ -21,11 +23,11 @@ import { InputError, loadSnapshotFile } from '../io';
 import { renderComparison } from '../renderCompare';
 import { diskLineText } from '../sourceFiles';
 
-export const diffUsage =
-  'vram-lens diff BASELINE CURRENT [--device N] [--device-b N] [--top N] [--json] [--src-a DIR] [--src-b DIR] [--overlay event|time|normalized] [--points N]';
+export const diffUsage = `vram-lens diff BASELINE CURRENT [--device N] [--device-b N] [--top N] [--json] [--src-a DIR] [--src-b DIR] [--overlay event|time|normalized] [--points N] ${notebookUsage}`;
 export const diffOptions = {
-  valued: ['device', 'device-b', 'top', 'src-a', 'src-b', 'overlay', 'points', 'library-path'],
+  valued: ['device', 'device-b', 'top', 'src-a', 'src-b', 'overlay', 'points', 'library-path', NOTEBOOK_OPTION],
   flags: ['json', 'include-library'],
+  repeatable: [NOTEBOOK_OPTION],
 };
 
 const AXES: readonly OverlayAxis[] = ['event', 'time', 'normalized'];
@@ -56,10 +58,16 @@ export async function diffCommand(args: ParsedArgs, io: CliIO): Promise<number> 
   const b = fileB === fileA ? a : analyzeSnapshot(await loadSnapshotFile(fileB), filter);
   const deviceA = pickDevice(fileA, a, intOption(args, 'device', undefined));
   const deviceB = pickDevice(fileB, b, intOption(args, 'device-b', undefined) ?? intOption(args, 'device', undefined));
+  const cellsA = cellSourcesOf(args, fileA, recordedFiles(a), io);
+  const cellsB = fileB === fileA ? cellsA : cellSourcesOf(args, fileB, recordedFiles(b), io);
+  const diskA = diskLineText(typeof srcA === 'string' ? srcA : undefined);
+  const diskB = diskLineText(typeof srcB === 'string' ? srcB : undefined);
   const comparison = compareRuns(
-    sideFromAnalysis(fileA, a, deviceA, diskLineText(typeof srcA === 'string' ? srcA : undefined)),
-    sideFromAnalysis(fileB, b, deviceB, diskLineText(typeof srcB === 'string' ? srcB : undefined)),
+    sideFromAnalysis(fileA, a, deviceA, cellsA ? cellsA.lineText(diskA) : diskA, cellsA?.places),
+    sideFromAnalysis(fileB, b, deviceB, cellsB ? cellsB.lineText(diskB) : diskB, cellsB?.places),
   );
+  // A cell name stands for one text whichever run recorded it: both runs' cells name lines together.
+  const places: CellPlaces | undefined = cellsA || cellsB ? { ...cellsA?.places, ...cellsB?.places } : undefined;
   const changed = changedLines(comparison);
 
   let overlay;
@@ -78,9 +86,9 @@ export async function diffCommand(args: ParsedArgs, io: CliIO): Promise<number> 
   }
 
   if (args.options.has('json')) {
-    io.out(stringifyExact(toComparisonReport(comparison, changed, top, overlay)) + '\n');
+    io.out(stringifyExact(toComparisonReport(comparison, changed, top, overlay, places)) + '\n');
   } else {
-    io.out(renderComparison(comparison, changed, top ?? 15));
+    io.out(renderComparison(comparison, changed, top ?? 15, places));
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 import type { Analysis } from '../analysis/analyze';
 import type { FileTextProvider, LineTextProvider } from '../paths/sourceText';
 import { fileTextFromLines } from '../paths/sourceText';
+import type { CellPlaces } from '../paths/places';
 import { AdviceContext, SourceCache } from './context';
 import type { Finding } from './finding';
 import { quickFixesFor } from './quickFix';
@@ -43,6 +44,8 @@ export interface AdviceOptions {
   readonly fileText?: FileTextProvider;
   /** Only these rules (default: all). */
   readonly rules?: readonly AdviceRule[];
+  /** The notebook cells of recorded cell files: messages name their lines by cell. */
+  readonly places?: CellPlaces;
 }
 
 export function advise(analysis: Analysis, options: AdviceOptions = {}): Finding[] {
@@ -53,7 +56,7 @@ export function advise(analysis: Analysis, options: AdviceOptions = {}): Finding
   const sources = new SourceCache(fileText);
   for (const device of analysis.devices) {
     if (options.device !== undefined && device.device !== options.device) continue;
-    const ctx = new AdviceContext(analysis, device, options.lineText, sources);
+    const ctx = new AdviceContext(analysis, device, options.lineText, sources, options.places);
     for (const rule of rules) {
       for (const found of rule.run(ctx)) {
         const f = several ? { ...found, title: `${found.title} (device ${found.device})` } : found;

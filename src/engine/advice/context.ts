@@ -10,6 +10,7 @@ import { attributingStack } from '../analysis/liveAtPeak';
 import { PythonSource } from '../python/pythonSource';
 import type { GradModeSwitch } from '../python/pythonSource';
 import type { FileTextProvider, LineTextProvider } from '../paths/sourceText';
+import type { CellPlaces } from '../paths/places';
 import { fileTextFromLines } from '../paths/sourceText';
 import type { DeviceTrace, Frame, Snapshot } from '../snapshot/model';
 import { NO_STACK } from '../snapshot/model';
@@ -44,6 +45,8 @@ export class AdviceContext {
     readonly lineText?: LineTextProvider,
     /** Parsed sources, shared by the devices of one run of the advisor. */
     sources?: SourceCache,
+    /** The notebook cells of recorded cell files, for naming their lines (`where`). */
+    readonly places?: CellPlaces,
   ) {
     this.snapshot = analysis.snapshot;
     this.trace = traceOf(analysis.snapshot, device.device);

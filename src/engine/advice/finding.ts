@@ -2,6 +2,7 @@
  * What the advisor reports: one finding per observation, worded as evidence and a suggestion
  * (the snapshot shows what happened, never why), with the numbers it rests on.
  */
+import type { LineFigureKey } from '../analysis/lineFigures';
 
 export type RuleId =
   | 'in-place-arithmetic'
@@ -23,6 +24,20 @@ export type Severity = 'information' | 'warning' | 'error';
  * `...Event` / `...Events` (trace event indices), `...Percent`.
  */
 export type Evidence = Readonly<Record<string, number | readonly number[]>>;
+
+/**
+ * A figure a finding states about one line, in the terms of that line's table (the hover's, the
+ * summary's, `vram-lens analyze`'s: `LineFigures`), so that a test can hold the two to one truth.
+ * `equals`: the finding quotes the table's figure; `atMost`: the finding's figure is a part of it
+ * (e.g. the activations made under a module call are part of what the call line holds at the peak).
+ */
+export interface LineFigureClaim {
+  readonly file: string;
+  readonly line: number;
+  readonly figure: LineFigureKey;
+  readonly relation: 'equals' | 'atMost';
+  readonly value: number;
+}
 
 /** Another place that belongs to the finding (e.g. what was live at an OOM). */
 export interface RelatedLocation {
@@ -61,9 +76,16 @@ export interface Finding {
   /** Evidence, then suggestion; hedged ("may", "consider"), never a certainty. */
   readonly message: string;
   readonly evidence: Evidence;
+  /** What the finding states about lines, as their tables give it (every such figure in its words is here). */
+  readonly lineFigures?: readonly LineFigureClaim[];
   readonly related?: readonly RelatedLocation[];
   /** The kind of mechanical fix that may apply to the line. */
   readonly fix?: FixKind;
+  /**
+   * Gradient recording was off where the line ran, as the source of its frames shows (a caller's
+   * `with torch.no_grad():` counts): the in-place fix's safety check reads it from here.
+   */
+  readonly gradDisabled?: boolean;
   /** The fix as edits (alternatives), when the line's text was known and matched the pattern. */
   readonly quickFixes?: readonly LineEdit[];
 }

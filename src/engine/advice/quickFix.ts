@@ -1,12 +1,14 @@
 /**
  * Mechanical fixes, decided from the syntax tree of the current source: an in-place form for
- * arithmetic (`x = x / s` -> `x.div_(s)`), accumulating `loss.item()` / `loss.detach()` instead of
+ * arithmetic (`x = x / s` -> `x.div_(s)`, only where `inPlaceSafety` proves nothing else reads the
+ * old value), accumulating `loss.item()` / `loss.detach()` instead of
  * a tensor that holds the autograd graph, and wrapping a forward-only model call in
  * `torch.inference_mode()`. Each edit is applied to the text and parsed again; an edit that would
  * leave a syntax error is never offered.
  */
 import type { SyntaxNode } from '@lezer/common';
 import { inPlaceFormAt } from '../python/inPlaceForm';
+import { inPlaceSafety } from '../python/inPlaceSafety';
 import type { SourceEdit } from '../python/inPlaceForm';
 import { PythonSource } from '../python/pythonSource';
 import type { Finding, LineEdit } from './finding';
@@ -106,11 +108,8 @@ export function quickFixesFor(finding: Finding, sourceOf: SourceProvider | undef
   const src = sourceOf(finding.file);
   if (finding.fix === 'in-place-operator') {
     const form = src && inPlaceFormAt(src, finding.line);
-    if (!src || !form?.edit) return [];
-    const title = form.edit.text.includes('value=')
-      ? `Update in place: ${form.edit.text} (the value= factor must be a Python number; check that nothing else needs the old value)`
-      : `Update in place: ${form.edit.text} (check that nothing else still needs the old value)`;
-    const edit = checked(src, finding.file, title, form.edit);
+    if (!src || !form?.edit || !inPlaceSafety(src, form, { gradDisabled: finding.gradDisabled === true }).safe) return [];
+    const edit = checked(src, finding.file, `Update in place: ${form.edit.text} (${form.target} is this function's own tensor and nothing else reads its old value)`, form.edit);
     return edit ? [edit] : [];
   }
   if (finding.fix === 'inference-mode') {

@@ -8,6 +8,8 @@ import type { FrameFilterOptions } from './frameFilter';
 import { userFramePredicate } from './frameFilter';
 import type { LineIndex } from './lineIndex';
 import { buildLineIndex } from './lineIndex';
+import type { FigureRegistry } from './lineFigures';
+import { LINE_FIGURES } from './lineFigures';
 import type { LineFigures } from './lines';
 import { attributeLines } from './lines';
 import type { DeviceReplay } from './replay';
@@ -33,7 +35,8 @@ export interface Analysis {
   readonly devices: readonly DeviceAnalysis[];
 }
 
-export function analyzeSnapshot(snapshot: Snapshot, filter: FrameFilterOptions = {}): Analysis {
+/** `figures`: the per-line figures to compute (the registry's; tests plant more). */
+export function analyzeSnapshot(snapshot: Snapshot, filter: FrameFilterOptions = {}, figures: FigureRegistry = LINE_FIGURES): Analysis {
   const lineIndex = buildLineIndex(snapshot, userFramePredicate(filter));
   const devices = devicesOf(snapshot).map((device): DeviceAnalysis => {
     const replay = replayDevice(snapshot, device);
@@ -41,7 +44,7 @@ export function analyzeSnapshot(snapshot: Snapshot, filter: FrameFilterOptions =
     const buckets = new PeakBucketClassifier(snapshot, replay, lineIndex);
     // Added to the replay itself, not spread into a copy: its `reserved` is worked out when first read.
     return Object.assign(replay, {
-      lines: attributeLines(snapshot, replay, lineIndex, live),
+      lines: attributeLines(snapshot, replay, lineIndex, live, figures),
       liveAtPeak: live,
       peakBreakdown: peakBreakdown(buckets, live),
       buckets,

@@ -3,6 +3,7 @@
  * Default rule: a source frame (`.py`, line > 0) that is not a library frame (site-packages,
  * dist-packages, `<frozen ...>`, torch.compile output, the standard library).
  */
+import { parseCellName } from '../notebook/cellNames';
 import type { Frame } from '../snapshot/model';
 
 export interface FrameFilterOptions {
@@ -10,6 +11,16 @@ export interface FrameFilterOptions {
   readonly includeLibraryFrames?: boolean;
   /** Extra path fragments (case-insensitive, `\` read as `/`) that mark a frame as library code. */
   readonly extraLibraryPaths?: readonly string[];
+  /**
+   * Count the cells of IPython before ipykernel 6 (`<ipython-input-N-HASH>`, a `<…>` name the default
+   * rule reads as library code) as the user's code: on where notebooks are given to map them to.
+   */
+  readonly ipythonInputCells?: boolean;
+}
+
+/** An `<ipython-input-N-HASH>` frame with a line: the code of a cell run by IPython's own compiler. */
+export function isIpythonInputFrame(frame: Frame): boolean {
+  return frame.line > 0 && frame.filename.startsWith('<ipython-input-') && parseCellName(frame.filename)?.kind === 'ipython-input';
 }
 
 const POSIX_STDLIB = /\/lib\/python\d+(\.\d+)?\/(?!site-packages\/|dist-packages\/)/;
@@ -19,10 +30,11 @@ const WINDOWS_STDLIB = /\/python\d+\/lib\/(?!site-packages\/|dist-packages\/)/;
 export const ONNX_PSEUDO_FILE_PREFIX = 'onnx:';
 
 /**
- * The Profile VRAM bootstrap (src/python/vram_lens_bootstrap.py) sits under every profiled stack; it is
- * never the user's code. The extension and the CLI add it to the library paths they pass.
+ * The Profile VRAM bootstrap (the package src/python/vram_lens/) sits under every profiled stack; it is
+ * never the user's code. The extension and the CLI add these to the library paths they pass: the package's
+ * folder, and the one-file bootstrap that snapshots recorded before the package name.
  */
-export const PROFILER_BOOTSTRAP_PATH = '/src/python/vram_lens_bootstrap.py';
+export const PROFILER_LIBRARY_PATHS: readonly string[] = ['/src/python/vram_lens/', '/src/python/vram_lens_bootstrap.py'];
 
 export function isSourceFrame(frame: Frame): boolean {
   return frame.line > 0 && (frame.filename.endsWith('.py') || frame.filename.startsWith(ONNX_PSEUDO_FILE_PREFIX));
@@ -50,6 +62,6 @@ export type UserFramePredicate = (frame: Frame) => boolean;
 
 export function userFramePredicate(options: FrameFilterOptions = {}): UserFramePredicate {
   const extra = options.extraLibraryPaths ?? [];
-  if (options.includeLibraryFrames) return isSourceFrame;
-  return (frame) => isSourceFrame(frame) && !isLibraryPath(frame.filename, extra);
+  const base: UserFramePredicate = options.includeLibraryFrames ? isSourceFrame : (frame) => isSourceFrame(frame) && !isLibraryPath(frame.filename, extra);
+  return options.ipythonInputCells ? (frame) => base(frame) || isIpythonInputFrame(frame) : base;
 }

@@ -1,59 +1,175 @@
 /**
- * Per-line figures (spec: "Per-line figures"): allocations, frees, the peak while the line
- * allocates, and the memory live at the global peak, each in self and inclusive form.
+ * Per-line figures (spec: "Per-line figures"): each figure of the registry (lineFigures.ts) folded
+ * over the trace and the blocks live at the peak by its `rule`, crediting the self line or every
+ * user line of each stack.
  */
-import type { LineNumber, Snapshot } from '../snapshot/model';
-import { Action, NO_STACK } from '../snapshot/model';
+import type { DeviceTrace, LineNumber, Snapshot } from '../snapshot/model';
+import { NO_STACK } from '../snapshot/model';
 import type { LineIndex } from './lineIndex';
 import { NO_LINE } from './lineIndex';
 import type { DeviceReplay } from './replay';
 import { traceOf } from './replay';
 import type { LiveBlock } from './liveAtPeak';
-import { LINE_FIGURE_KEYS } from './lineFigures';
+import type { FigureRegistry, FigureRule, FigureValues } from './lineFigures';
+import { LINE_FIGURES } from './lineFigures';
 import { liveAtPeak } from './liveAtPeak';
 
-export interface LineFigures {
+export type { FigureValues };
+
+export interface LineFigures extends FigureValues {
   readonly file: string;
   readonly line: LineNumber;
   /** Id of the line in the analysis' LineIndex (not part of the spec's JSON). */
   readonly lineId: number;
-  readonly allocCount: number;
-  readonly allocBytes: number;
-  readonly freedBytes: number;
-  readonly peakBytes: number;
-  readonly liveAtPeakBytes: number;
-  readonly inclusiveAllocBytes: number;
-  readonly inclusivePeakBytes: number;
-  readonly inclusiveLiveAtPeakBytes: number;
 }
 
-class Accumulator {
-  readonly allocCount: Float64Array;
-  readonly allocBytes: Float64Array;
-  readonly freedBytes: Float64Array;
-  readonly peakBytes: Float64Array;
-  readonly liveAtPeakBytes: Float64Array;
-  readonly inclusiveAllocBytes: Float64Array;
-  readonly inclusivePeakBytes: Float64Array;
-  readonly inclusiveLiveAtPeakBytes: Float64Array;
-  constructor(n: number) {
-    this.allocCount = new Float64Array(n);
-    this.allocBytes = new Float64Array(n);
-    this.freedBytes = new Float64Array(n);
-    this.peakBytes = new Float64Array(n);
-    this.liveAtPeakBytes = new Float64Array(n);
-    this.inclusiveAllocBytes = new Float64Array(n);
-    this.inclusivePeakBytes = new Float64Array(n);
-    this.inclusiveLiveAtPeakBytes = new Float64Array(n);
+const ONE = 0;
+const SIZE = 1;
+const ACTIVE_AFTER = 2;
+const VALUES: Readonly<Record<FigureRule['value'], number>> = { one: ONE, size: SIZE, activeAfter: ACTIVE_AFTER };
+
+/** One figure's accumulator: a value per line. */
+interface Counted {
+  readonly column: Float64Array;
+  readonly value: number;
+  readonly max: boolean;
+}
+
+/** Adds (or takes the maximum of) one event's value into a line. */
+function credit(c: Counted, line: number, size: number, activeAfter: number): void {
+  const v = c.value === ONE ? 1 : c.value === SIZE ? size : activeAfter;
+  if (!c.max) c.column[line] += v;
+  else if (v > c.column[line]) c.column[line] = v;
+}
+
+/** `c` writing into the column of `folded` that stands where `c.column` stands in `columns`. */
+function retarget(c: Counted, columns: readonly Float64Array[], folded: readonly Float64Array[]): Counted {
+  return { column: folded[columns.indexOf(c.column)], value: c.value, max: c.max };
+}
+
+/** The figures one kind of event counts: those crediting its self line, and those crediting every line of its stack. */
+interface Plan {
+  readonly self: Counted[];
+  readonly inclusive: Counted[];
+}
+
+/**
+ * The figures of a registry folded per line by their rules: `columns[k][line]` is figure k's value of
+ * a line. The analysis credits lines; `rangeFigures` credits one slot per block of lines.
+ */
+export class FigureFold {
+  readonly columns: Float64Array[];
+  /** By trace action: the figures its events count. */
+  private readonly byAction: (Plan | undefined)[] = [];
+  private readonly live: Plan = { self: [], inclusive: [] };
+
+  constructor(
+    readonly figures: FigureRegistry,
+    lineCount: number,
+  ) {
+    this.columns = figures.map(() => new Float64Array(lineCount));
+    figures.forEach((spec, k) => {
+      const counted: Counted = { column: this.columns[k], value: VALUES[spec.rule.value], max: spec.rule.fold === 'max' };
+      const add = (plan: Plan) => (spec.inclusive ? plan.inclusive : plan.self).push(counted);
+      if (spec.rule.from === 'liveAtPeak') {
+        if (counted.value === ACTIVE_AFTER) throw new Error(`${spec.key}: the blocks live at the peak have no active bytes after them`);
+        add(this.live);
+      } else for (const action of spec.rule.from) add((this.byAction[action] ??= { self: [], inclusive: [] }));
+    });
   }
-  addLive(index: LineIndex, stack: number, size: number): void {
-    if (stack === NO_STACK) return;
-    const self = index.selfLine[stack];
-    if (self !== NO_LINE) this.liveAtPeakBytes[self] += size;
-    for (const l of index.inclusiveLines[stack]) this.inclusiveLiveAtPeakBytes[l] += size;
+
+  /** Whether any figure counts events of this trace action. */
+  counts(action: number): boolean {
+    return this.byAction[action] !== undefined;
   }
-  hasFigures(l: number): boolean {
-    return LINE_FIGURE_KEYS.some((key) => this[key][l] !== 0);
+
+  /** Credits a trace event: `self` its self line (or NO_LINE), `lines` every user line of its stack. */
+  event(action: number, size: number, activeAfter: number, self: number, lines: readonly number[]): void {
+    const plan = this.byAction[action];
+    if (plan !== undefined) FigureFold.credit(plan, size, activeAfter, self, lines);
+  }
+
+  /** Credits a block live at the peak. */
+  liveBlock(size: number, self: number, lines: readonly number[]): void {
+    FigureFold.credit(this.live, size, Number.NaN, self, lines);
+  }
+
+  /**
+   * Credits every event of a trace with a stack to the lines of `index` (the analysis' hot loop). Each
+   * figure is folded per stack first, then each stack's value credited to its lines once: the work is
+   * the events plus the stacks' lines, not the events times their stacks' depth (a file whose million
+   * events share one stack of ten thousand lines costs a million steps, not ten billion). A sum of sums
+   * and a maximum of maxima are the same figures (byte counts are integers below 2^53: exact in any order).
+   */
+  trace(trace: DeviceTrace, active: Float64Array, index: LineIndex): void {
+    const { action, size, stack } = trace;
+    const stacks = index.selfLine.length;
+    // Per stack, one column per figure counted from events (the columns start at 0, as the lines' do).
+    const perStack = this.figures.map((spec) => (spec.rule.from === 'liveAtPeak' ? undefined : new Float64Array(stacks)));
+    const folded = this.columns.map((column, k) => perStack[k] ?? column);
+    const plans = this.byAction.map((plan) => plan && { self: plan.self.map((c) => retarget(c, this.columns, folded)), inclusive: plan.inclusive.map((c) => retarget(c, this.columns, folded)) });
+    for (let i = 0; i < trace.length; i++) {
+      const s = stack[i];
+      if (s === NO_STACK) continue;
+      const plan = plans[action[i]];
+      if (plan === undefined) continue;
+      for (let k = 0; k < plan.self.length; k++) credit(plan.self[k], s, size[i], active[i]);
+      for (let k = 0; k < plan.inclusive.length; k++) credit(plan.inclusive[k], s, size[i], active[i]);
+    }
+    this.creditStacks(perStack, index);
+  }
+
+  /** Credits the blocks live at the peak, folded per stack first like {@link trace}. */
+  liveBlocks(live: readonly LiveBlock[], index: LineIndex): void {
+    const stacks = index.selfLine.length;
+    const perStack = this.figures.map((spec) => (spec.rule.from === 'liveAtPeak' ? new Float64Array(stacks) : undefined));
+    const folded = this.columns.map((column, k) => perStack[k] ?? column);
+    const self = this.live.self.map((c) => retarget(c, this.columns, folded));
+    const inclusive = this.live.inclusive.map((c) => retarget(c, this.columns, folded));
+    for (const block of live) {
+      if (block.stack === NO_STACK) continue;
+      for (let k = 0; k < self.length; k++) credit(self[k], block.stack, block.size, NaN);
+      for (let k = 0; k < inclusive.length; k++) credit(inclusive[k], block.stack, block.size, NaN);
+    }
+    this.creditStacks(perStack, index);
+  }
+
+  /** Each stack's folded value of each figure, credited to its self line or every user line of it. */
+  private creditStacks(perStack: readonly (Float64Array | undefined)[], index: LineIndex): void {
+    const { selfLine, inclusiveLines } = index;
+    this.figures.forEach((spec, k) => {
+      const values = perStack[k];
+      if (values === undefined) return;
+      const into: Counted = { column: this.columns[k], value: SIZE, max: spec.rule.fold === 'max' };
+      for (let s = 0; s < values.length; s++) {
+        const v = values[s];
+        if (v === 0) continue;
+        if (!spec.inclusive) {
+          if (selfLine[s] !== NO_LINE) credit(into, selfLine[s], v, NaN);
+        } else {
+          const lines = inclusiveLines[s];
+          for (let j = 0; j < lines.length; j++) credit(into, lines[j], v, NaN);
+        }
+      }
+    });
+  }
+
+  private static credit(plan: Plan, size: number, activeAfter: number, self: number, lines: readonly number[]): void {
+    if (self !== NO_LINE) for (let k = 0; k < plan.self.length; k++) credit(plan.self[k], self, size, activeAfter);
+    if (plan.inclusive.length === 0) return;
+    for (let j = 0; j < lines.length; j++) for (let k = 0; k < plan.inclusive.length; k++) credit(plan.inclusive[k], lines[j], size, activeAfter);
+  }
+
+  hasFigures(line: number): boolean {
+    for (let k = 0; k < this.columns.length; k++) if (this.columns[k][line] !== 0) return true;
+    return false;
+  }
+
+  /** Every figure's value of one line (slot), in registry order, added to `into`. */
+  values<T extends object>(line: number, into: T = {} as T): T & FigureValues {
+    const out = into as Record<string, unknown>;
+    for (let k = 0; k < this.columns.length; k++) out[this.figures[k].key] = this.columns[k][line];
+    return out as T & FigureValues;
   }
 }
 
@@ -68,70 +184,17 @@ export function attributeLines(
   replay: DeviceReplay,
   index: LineIndex,
   live: readonly LiveBlock[] = liveAtPeak(replay),
+  figures: FigureRegistry = LINE_FIGURES,
 ): LineFigures[] {
-  const trace = traceOf(snapshot, replay.device);
-  const acc = new Accumulator(index.lines.length);
-  const { action, size, stack } = trace;
-  const { active } = replay;
-
-  // Sums per stack first, then per line once per stack: the work is the events plus the stacks' lines,
-  // not the events times their stacks' depth (a file whose million events share one stack of ten
-  // thousand lines costs a million steps, not ten billion). Byte counts are integers below 2^53, so
-  // the sums are exact in any order.
-  const stacks = snapshot.stacks.length;
-  const count = new Float64Array(stacks);
-  const bytes = new Float64Array(stacks);
-  const peak = new Float64Array(stacks);
-  const freed = new Float64Array(stacks);
-  for (let i = 0; i < trace.length; i++) {
-    const s = stack[i];
-    if (s === NO_STACK) continue;
-    const act = action[i];
-    if (act === Action.Alloc) {
-      count[s] += 1;
-      bytes[s] += size[i];
-      if (active[i] > peak[s]) peak[s] = active[i];
-    } else if (act === Action.FreeRequested) {
-      freed[s] += size[i];
-    }
-  }
-  for (let s = 0; s < stacks; s++) {
-    const self = index.selfLine[s];
-    if (self !== NO_LINE) {
-      acc.freedBytes[self] += freed[s];
-      if (count[s] === 0) continue;
-      acc.allocCount[self] += count[s];
-      acc.allocBytes[self] += bytes[s];
-      if (peak[s] > acc.peakBytes[self]) acc.peakBytes[self] = peak[s];
-    }
-    if (count[s] === 0) continue;
-    for (const l of index.inclusiveLines[s]) {
-      acc.inclusiveAllocBytes[l] += bytes[s];
-      if (peak[s] > acc.inclusivePeakBytes[l]) acc.inclusivePeakBytes[l] = peak[s];
-    }
-  }
-
-  // Live at the peak, likewise summed per stack first.
-  const liveBytes = new Float64Array(stacks);
-  for (const block of live) if (block.stack !== NO_STACK) liveBytes[block.stack] += block.size;
-  for (let s = 0; s < stacks; s++) if (liveBytes[s] !== 0) acc.addLive(index, s, liveBytes[s]);
+  const fold = new FigureFold(figures, index.lines.length);
+  fold.trace(traceOf(snapshot, replay.device), replay.active, index);
+  fold.liveBlocks(live, index);
 
   const rows: LineFigures[] = [];
-  index.lines.forEach((source, l) => {
-    if (!acc.hasFigures(l)) return;
-    rows.push({
-      file: source.file,
-      line: source.line,
-      lineId: l,
-      allocCount: acc.allocCount[l],
-      allocBytes: acc.allocBytes[l],
-      freedBytes: acc.freedBytes[l],
-      peakBytes: acc.peakBytes[l],
-      liveAtPeakBytes: acc.liveAtPeakBytes[l],
-      inclusiveAllocBytes: acc.inclusiveAllocBytes[l],
-      inclusivePeakBytes: acc.inclusivePeakBytes[l],
-      inclusiveLiveAtPeakBytes: acc.inclusiveLiveAtPeakBytes[l],
-    });
-  });
+  for (let l = 0; l < index.lines.length; l++) {
+    if (!fold.hasFigures(l)) continue;
+    const source = index.lines[l];
+    rows.push(fold.values(l, { file: source.file, line: source.line, lineId: l }));
+  }
   return rows.sort(compareLines);
 }

@@ -1,12 +1,15 @@
 /**
- * Inclusive figures of a block of lines (a function's body): the memory allocated by any call stack
- * that passes through one of its lines, the peak while it allocated, and what it holds at the peak.
- * Summing per-line inclusive figures would count a block once per line of the function it went
- * through; here each allocation counts once.
+ * Figures of a block of lines (a function's body): every self figure of the registry, counting each
+ * event (allocation, free, block live at the peak) once when its call stack passes through one of the
+ * block's lines. Summing per-line inclusive figures would count a block once per line of the function
+ * it went through; here each counts once.
  */
 import type { LineNumber } from '../snapshot/model';
-import { Action, NO_STACK } from '../snapshot/model';
+import { NO_STACK } from '../snapshot/model';
 import type { Analysis, DeviceAnalysis } from './analyze';
+import type { FigureRegistry, LineFigureKey } from './lineFigures';
+import { LINE_FIGURES } from './lineFigures';
+import { FigureFold } from './lines';
 import { traceOf } from './replay';
 
 export interface LineRange {
@@ -17,21 +20,21 @@ export interface LineRange {
   readonly endLine: number;
 }
 
-export interface RangeFigures {
-  readonly allocCount: number;
-  readonly allocBytes: number;
-  readonly peakBytes: number;
-  readonly liveAtPeakBytes: number;
-}
+/** The block's value of each self figure of the registry. */
+export type RangeFigures = Readonly<Partial<Record<LineFigureKey, number>>>;
+
+const SLOT = 0;
+const THE_SLOT: readonly number[] = [SLOT];
 
 function inRange(line: LineNumber, range: LineRange): boolean {
   return typeof line === 'number' && line >= range.startLine && line <= range.endLine;
 }
 
-export function rangeFigures(analysis: Analysis, device: DeviceAnalysis, ranges: readonly LineRange[]): RangeFigures[] {
+export function rangeFigures(analysis: Analysis, device: DeviceAnalysis, ranges: readonly LineRange[], figures: FigureRegistry = LINE_FIGURES): RangeFigures[] {
   const { lineIndex, snapshot } = analysis;
   const trace = traceOf(snapshot, device.device);
   const live = device.liveAtPeak;
+  const selfFigures = figures.filter((f) => !f.inclusive);
   return ranges.map((range) => {
     const files = new Set(range.files);
     const ids = new Set<number>();
@@ -44,17 +47,12 @@ export function rangeFigures(analysis: Analysis, device: DeviceAnalysis, ranges:
       if (through[stack] < 0) through[stack] = lineIndex.inclusiveLines[stack].some((l) => ids.has(l)) ? 1 : 0;
       return through[stack] === 1;
     };
-    let allocCount = 0;
-    let allocBytes = 0;
-    let peakBytes = 0;
+    // The block is one slot, credited as the self line of every event passing through it.
+    const fold = new FigureFold(selfFigures, 1);
     for (let i = 0; i < trace.length; i++) {
-      if (trace.action[i] !== Action.Alloc || !passes(trace.stack[i])) continue;
-      allocCount++;
-      allocBytes += trace.size[i];
-      if (device.active[i] > peakBytes) peakBytes = device.active[i];
+      if (fold.counts(trace.action[i]) && passes(trace.stack[i])) fold.event(trace.action[i], trace.size[i], device.active[i], SLOT, THE_SLOT);
     }
-    let liveAtPeakBytes = 0;
-    for (const block of live) if (passes(block.stack)) liveAtPeakBytes += block.size;
-    return { allocCount, allocBytes, peakBytes, liveAtPeakBytes };
+    for (const block of live) if (passes(block.stack)) fold.liveBlock(block.size, SLOT, THE_SLOT);
+    return fold.values(SLOT);
   });
 }

@@ -3,19 +3,19 @@
  * (line numbers PyTorch writes as 2^64-1) are printed exactly, never rounded.
  */
 import type { LineNumber } from '../snapshot/model';
+import type { CellPlaces, PlacedLine } from '../paths/places';
+import { placeLine } from '../paths/places';
 import type { Analysis } from './analyze';
 import type { PeakBucket } from './peakBreakdown';
 import type { LineFigures } from './lines';
-import type { LineFigureKey } from './lineFigures';
-import { LINE_FIGURE_KEYS } from './lineFigures';
+import type { FigureRegistry, FigureValues } from './lineFigures';
+import { LINE_FIGURES, figureValues } from './lineFigures';
 
-/** One row of the JSON: the line and every figure of the registry (lineFigures.ts). */
-export type LineReport = { file: string; line: LineNumber } & Record<LineFigureKey, number>;
+/** One row of the JSON: the line (a notebook cell's: `placeLine`) and every figure of the registry (lineFigures.ts), in its order. */
+export type LineReport = PlacedLine<LineNumber> & FigureValues;
 
-function lineReport(l: LineFigures): LineReport {
-  const row = { file: l.file, line: l.line } as LineReport;
-  for (const key of LINE_FIGURE_KEYS) row[key] = l[key];
-  return row;
+function lineReport(l: LineFigures, figures: FigureRegistry, places: CellPlaces | undefined): LineReport {
+  return { ...placeLine(l.file, l.line, places), ...figureValues(l, figures) };
 }
 
 export interface DeviceReport {
@@ -46,7 +46,11 @@ export interface AnalysisReport {
   devices: DeviceReport[];
 }
 
-export function toReport(analysis: Analysis, onlyDevice?: number): AnalysisReport {
+/**
+ * `figures`: the per-line figures the line objects hold (the registry's; tests plant more); `places`: the notebook
+ * cells of recorded cell files (`vram-lens analyze --notebook`).
+ */
+export function toReport(analysis: Analysis, onlyDevice?: number, figures: FigureRegistry = LINE_FIGURES, places?: CellPlaces): AnalysisReport {
   const devices = analysis.devices
     .filter((d) => onlyDevice === undefined || d.device === onlyDevice)
     .map(
@@ -61,7 +65,7 @@ export function toReport(analysis: Analysis, onlyDevice?: number): AnalysisRepor
         peakReservedBytes: d.peakReservedBytes,
         finalReservedBytes: d.finalReservedBytes,
         oomCount: d.ooms.length,
-        lines: d.lines.map(lineReport),
+        lines: d.lines.map((l) => lineReport(l, figures, places)),
         peakBreakdown: d.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
         ...deviceWindow(analysis, d.device, d.events),
       }),

@@ -7,6 +7,8 @@ import type { Analysis, DeviceAnalysis } from './analyze';
 import type { SourceLine } from './lineIndex';
 import { NO_LINE } from './lineIndex';
 import type { LineFigures } from './lines';
+import type { FigureValues } from './lineFigures';
+import { LINE_RANKING } from './lineFigures';
 import { NO_STACK } from '../snapshot/model';
 import type { PeakBucket } from './peakBreakdown';
 
@@ -19,16 +21,15 @@ export function peakLine(analysis: Analysis, device: DeviceAnalysis): SourceLine
   return id === NO_LINE ? undefined : analysis.lineIndex.lines[id];
 }
 
-/** Lines ranked by bytes live at the peak (self, then inclusive), then by peak while allocating. */
+/** Lines ranked by `LINE_RANKING`: bytes live at the peak (self, then inclusive), then bytes allocated. */
 export function topLines(device: Pick<DeviceAnalysis, 'lines'>, count: number): LineFigures[] {
-  return [...device.lines]
-    .sort(
-      (a, b) =>
-        b.liveAtPeakBytes - a.liveAtPeakBytes ||
-        b.inclusiveLiveAtPeakBytes - a.inclusiveLiveAtPeakBytes ||
-        b.allocBytes - a.allocBytes,
-    )
-    .slice(0, count);
+  return [...device.lines].sort(byRanking).slice(0, count);
+}
+
+/** Larger first by each figure of `LINE_RANKING` in turn. */
+export function byRanking(a: FigureValues, b: FigureValues): number {
+  for (const key of LINE_RANKING) if (a[key] !== b[key]) return b[key] - a[key];
+  return 0;
 }
 
 export interface DeviceSummary {

@@ -9,6 +9,7 @@
  * `media/heat/` and checked byte for byte by the same test.
  */
 import type { LineFigures } from '../analysis/lines';
+import { FIGURE } from '../analysis/lineFigures';
 
 /** Number of heat steps; the extension creates exactly one decoration type per step. */
 export const HEAT_STEPS = 10;
@@ -30,7 +31,7 @@ export function heatStep(liveBytes: number, peakBytes: number): number {
 
 /** Heat step of a line: the share of the peak it holds itself at the peak. */
 export function lineHeat(f: LineFigures, peakBytes: number): number {
-  return heatStep(f.liveAtPeakBytes, peakBytes);
+  return heatStep(f[FIGURE.heldAtPeak], peakBytes);
 }
 
 /** "0.5-1% of the peak", for colour descriptions and docs. */

@@ -1,56 +1,35 @@
 /**
  * The quiet text after an annotated line, short and first things first: by default only what the line
  * holds at the peak and its share, `3.2 GiB at peak (14%)`. The figures a user may choose are the
- * per-line figures of the registry (`LINE_FIGURES`); each has a short inline form here, and a figure the
- * registry gains later shows with its registry label until it gets one. Text never exceeds its budget:
- * figures that do not fit are dropped whole (the hover has them all), never cut.
+ * per-line figures of the registry (`LINE_FIGURES`), each in its short inline form (`inlineForm`).
+ * Text never exceeds its budget: figures that do not fit are dropped whole (the hover has them all),
+ * never cut.
  */
 import type { LineFigures } from '../analysis/lines';
-import type { LineFigureKey, LineFigureSpec } from '../analysis/lineFigures';
-import { LINE_FIGURES, LINE_FIGURE_KEYS } from '../analysis/lineFigures';
-import { formatBytes, formatPercent } from '../text/format';
+import type { FigureRegistry, LineFigureKey } from '../analysis/lineFigures';
+import { FIGURE, LINE_FIGURES, inlineForm, lineFigure } from '../analysis/lineFigures';
 
-export const DEFAULT_INLINE_FIGURES: readonly LineFigureKey[] = ['liveAtPeakBytes'];
+export const DEFAULT_INLINE_FIGURES: readonly LineFigureKey[] = [FIGURE.heldAtPeak];
 
 /** The default budget of the inline text, in characters. */
 export const DEFAULT_INLINE_MAX_LENGTH = 30;
 
 const SEPARATOR = ' · ';
 
-type Short = (value: number, peakBytes: number) => string;
-
-/** Short inline forms of the registry's figures (figures without one read `<value> <label>`). */
-const SHORT: Partial<Record<LineFigureKey, Short>> = {
-  liveAtPeakBytes: (v, peak) => `${formatBytes(v)} at peak (${formatPercent(v, peak)})`,
-  inclusiveLiveAtPeakBytes: (v, peak) => `${formatBytes(v)} at peak in calls (${formatPercent(v, peak)})`,
-  allocBytes: (v) => `+${formatBytes(v)}`,
-  inclusiveAllocBytes: (v) => `+${formatBytes(v)} in calls`,
-  allocCount: (v) => `x${v}`,
-  peakBytes: (v) => `peak ${formatBytes(v)}`,
-  inclusivePeakBytes: (v) => `peak ${formatBytes(v)} in calls`,
-  freedBytes: (v) => `-${formatBytes(v)} freed`,
-};
-
-function generic(spec: LineFigureSpec): Short {
-  return (v) => `${spec.unit === 'bytes' ? formatBytes(v) : String(v)} ${spec.label}`;
-}
-
 /** The registry's figures named in `chosen` (unknown names dropped), in the user's order, each once. */
-export function inlineFigureChoice(chosen: unknown): LineFigureKey[] {
+export function inlineFigureChoice(chosen: unknown, figures: FigureRegistry = LINE_FIGURES): LineFigureKey[] {
   if (!Array.isArray(chosen)) return [...DEFAULT_INLINE_FIGURES];
+  const known = new Set<string>(figures.map((f) => f.key));
   const out: LineFigureKey[] = [];
-  for (const c of chosen) if (typeof c === 'string' && (LINE_FIGURE_KEYS as readonly string[]).includes(c) && !out.includes(c as LineFigureKey)) out.push(c as LineFigureKey);
+  for (const c of chosen) if (typeof c === 'string' && known.has(c) && !out.includes(c as LineFigureKey)) out.push(c as LineFigureKey);
   return out;
 }
 
 export type InlineTextBuilder = (f: LineFigures, peakBytes: number, maxLength: number) => string;
 
 /** The inline text function for one choice of figures (the choice is looked at once, not per line). */
-export function inlineTextBuilder(figures: readonly LineFigureKey[]): InlineTextBuilder {
-  const parts = figures.map((key) => {
-    const spec = LINE_FIGURES.find((s) => s.key === key)!;
-    return { key, short: SHORT[key] ?? generic(spec) };
-  });
+export function inlineTextBuilder(chosen: readonly LineFigureKey[], figures: FigureRegistry = LINE_FIGURES): InlineTextBuilder {
+  const parts = chosen.map((key) => ({ key, short: inlineForm(lineFigure(key, figures)) }));
   return (f, peakBytes, maxLength) => {
     let text = '';
     for (const { key, short } of parts) {

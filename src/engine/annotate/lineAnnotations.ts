@@ -6,6 +6,7 @@
  */
 import type { LineFigures } from '../analysis/lines';
 import type { LineFigureKey } from '../analysis/lineFigures';
+import { FIGURE } from '../analysis/lineFigures';
 import { HEAT_STEPS, lineHeat } from './heat';
 import { DEFAULT_INLINE_FIGURES, DEFAULT_INLINE_MAX_LENGTH, inlineTextBuilder } from './inlineFigures';
 import type { Relocation, RelocationKind } from './relocation';
@@ -58,7 +59,7 @@ export interface FileAnnotations {
 
 /** How much memory the line stands for: what it (and its callees) allocated, or held at the peak. */
 export function lineWeight(f: LineFigures): number {
-  return Math.max(f.inclusiveAllocBytes, f.inclusiveLiveAtPeakBytes);
+  return Math.max(f[FIGURE.allocatedWithCalls], f[FIGURE.heldAtPeakWithCalls]);
 }
 
 const STALE_MARK = ' (stale)';
@@ -136,7 +137,7 @@ export function buildFileAnnotations(
 /** Ranks by memory held at the peak, then by weight: the `count` heaviest, without sorting them all. */
 function heaviestLines(lines: readonly LineAnnotation[], count: number): Set<LineAnnotation> {
   const heavier = (a: LineAnnotation, b: LineAnnotation) =>
-    a.figures.inclusiveLiveAtPeakBytes - b.figures.inclusiveLiveAtPeakBytes || lineWeight(a.figures) - lineWeight(b.figures);
+    a.figures[FIGURE.heldAtPeakWithCalls] - b.figures[FIGURE.heldAtPeakWithCalls] || lineWeight(a.figures) - lineWeight(b.figures);
   const top: LineAnnotation[] = [];
   if (count <= 0) return new Set();
   for (const l of lines) {

@@ -56,3 +56,46 @@ function firstCodeLine(lines: readonly string[], from: number, to: number): numb
   }
   return to;
 }
+
+/** Longer cells than this (lines, either side) are aligned line by line without a diff. */
+const MAX_DIFF_LINES = 2000;
+
+/**
+ * Relocates lines of a notebook cell's code as it ran (0-based lines of `ranLines`) onto the cell's
+ * text now, by a line diff (longest common subsequence of trimmed lines): a line the diff keeps goes
+ * where it is now (`inside` when that is where it was, else `relocated`); a line edited since it ran
+ * (`notFound`) goes where the lines around it went (after the kept line above it).
+ */
+export function ranTextRelocator(ranLines: readonly string[], currentLines: readonly string[]): (ranLine: number) => Relocation {
+  const a = ranLines.map((l) => l.trim());
+  const b = currentLines.map((l) => l.trim());
+  /** For each line of the code that ran: its line now, or -1 when the diff did not keep it. */
+  const kept = new Int32Array(a.length).fill(-1);
+  if (a.length <= MAX_DIFF_LINES && b.length <= MAX_DIFF_LINES) {
+    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+    const width = b.length + 1;
+    const lcs = new Uint16Array((a.length + 1) * width);
+    for (let i = a.length - 1; i >= 0; i--) {
+      for (let j = b.length - 1; j >= 0; j--) {
+        lcs[i * width + j] = a[i] === b[j] ? lcs[(i + 1) * width + j + 1] + 1 : Math.max(lcs[(i + 1) * width + j], lcs[i * width + j + 1]);
+      }
+    }
+    for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+      if (a[i] === b[j]) kept[i++] = j++;
+      else if (lcs[(i + 1) * width + j] >= lcs[i * width + j + 1]) i++;
+      else j++;
+    }
+  } else {
+    for (let i = 0; i < a.length; i++) if (a[i] === b[i]) kept[i] = i;
+  }
+  return (ranLine) => {
+    if (ranLine >= 0 && ranLine < a.length && kept[ranLine] >= 0) {
+      return { line: kept[ranLine], kind: kept[ranLine] === ranLine ? 'inside' : 'relocated' };
+    }
+    // Edited (or past the end): after the nearest kept line above it, as far below it as it was.
+    let above = Math.min(ranLine, a.length) - 1;
+    while (above >= 0 && kept[above] < 0) above--;
+    const line = above < 0 ? ranLine : kept[above] + (ranLine - above);
+    return { line, kind: 'notFound' };
+  };
+}

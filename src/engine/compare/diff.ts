@@ -4,10 +4,12 @@
  * the peak. Works on the plain data a worker returns, so both sides may live in different workers.
  */
 import type { LineFigures } from '../analysis/lines';
-import type { LineFigureKey } from '../analysis/lineFigures';
-import { LINE_FIGURE_KEYS } from '../analysis/lineFigures';
+import type { FigureRegistry, FigureValues, LineFigureKey } from '../analysis/lineFigures';
+import { LINE_FIGURES, LINE_RANKING, figureValues, zeroFigures } from '../analysis/lineFigures';
 import type { LineNumber } from '../snapshot/model';
 import { matchFiles } from './fileMatch';
+import type { CellPlaces } from '../paths/places';
+import { placeOf } from '../paths/places';
 import type { LineTextProvider, MatchKind } from './lineMatch';
 import { matchLines } from './lineMatch';
 
@@ -27,11 +29,13 @@ export interface ComparisonSide {
   readonly lines: readonly LineFigures[];
   /** Source text of a line as it was for this run (moved lines are matched by it). */
   readonly lineText?: LineTextProvider;
+  /** The notebook cells of this run's recorded cell files: a cell is the same cell in both runs, whatever name it ran under. */
+  readonly places?: CellPlaces;
 }
 
 /** The per-line figures that are compared: every figure of the registry, so none is silently left out. */
 export type LineFigureName = LineFigureKey;
-export type FigureValues = Readonly<Record<LineFigureName, number>>;
+export type { FigureValues };
 
 export interface LineDelta {
   /** Where the line is in the current run, or in the baseline when it only ran there. */
@@ -55,14 +59,10 @@ export interface Comparison {
   readonly files: ReadonlyMap<string, string>;
 }
 
-const ZERO: FigureValues = Object.fromEntries(LINE_FIGURE_KEYS.map((k) => [k, 0])) as FigureValues;
-
-function figuresOf(l: LineFigures): FigureValues {
-  return Object.fromEntries(LINE_FIGURE_KEYS.map((k) => [k, l[k]])) as FigureValues;
-}
-
-function subtract(current: FigureValues, baseline: FigureValues): FigureValues {
-  return Object.fromEntries(LINE_FIGURE_KEYS.map((k) => [k, current[k] - baseline[k]])) as FigureValues;
+function subtract(current: FigureValues, baseline: FigureValues, figures: FigureRegistry): FigureValues {
+  const values: Partial<Record<LineFigureKey, number>> = {};
+  for (const { key } of figures) values[key] = current[key] - baseline[key];
+  return values as FigureValues;
 }
 
 function totalsDelta(b: DeviceTotals, c: DeviceTotals): DeviceTotals {
@@ -85,25 +85,60 @@ function groupByFile(lines: readonly LineFigures[]): Map<string, LineFigures[]> 
   return byFile;
 }
 
-function side(l: LineFigures) {
-  return { file: l.file, line: l.line, figures: figuresOf(l) };
-}
-
-/** Largest absolute change in live-at-peak bytes first, then in bytes allocated, then by place. */
+/** Largest absolute change by each figure of `LINE_RANKING` in turn (live at the peak first), then by place. */
 export function compareByChange(x: LineDelta, y: LineDelta): number {
-  return (
-    Math.abs(y.delta.liveAtPeakBytes) - Math.abs(x.delta.liveAtPeakBytes) ||
-    Math.abs(y.delta.inclusiveLiveAtPeakBytes) - Math.abs(x.delta.inclusiveLiveAtPeakBytes) ||
-    Math.abs(y.delta.allocBytes) - Math.abs(x.delta.allocBytes) ||
-    (x.file < y.file ? -1 : x.file > y.file ? 1 : 0) ||
-    Number(x.line) - Number(y.line)
-  );
+  for (const key of LINE_RANKING) {
+    const d = Math.abs(y.delta[key]) - Math.abs(x.delta[key]);
+    if (d !== 0) return d;
+  }
+  return (x.file < y.file ? -1 : x.file > y.file ? 1 : 0) || Number(x.line) - Number(y.line);
 }
 
-export function compareRuns(baseline: ComparisonSide, current: ComparisonSide): Comparison {
+/**
+ * Baseline file -> current file: the code of one notebook cell in both runs (each run names it by its
+ * own kernel and text), then the rest by path (`matchFiles`).
+ */
+function pairFiles(baseline: ComparisonSide, b: readonly string[], current: ComparisonSide, c: readonly string[]): Map<string, string> {
+  const cellKey = (file: string, places: CellPlaces | undefined) => {
+    const place = placeOf(file, places);
+    return place ? `${place.notebook}\u0000${place.cell}` : undefined;
+  };
+  const currentByCell = new Map<string, string[]>();
+  for (const file of c) {
+    const key = cellKey(file, current.places);
+    if (key !== undefined) currentByCell.set(key, [...(currentByCell.get(key) ?? []), file]);
+  }
+  const paired = new Map<string, string>();
+  const restB: string[] = [];
+  const taken = new Set<string>();
+  const baselineByCell = new Map<string, string[]>();
+  for (const file of b) {
+    const key = cellKey(file, baseline.places);
+    if (key === undefined) restB.push(file);
+    else baselineByCell.set(key, [...(baselineByCell.get(key) ?? []), file]);
+  }
+  for (const [key, files] of baselineByCell) {
+    const counterparts = currentByCell.get(key) ?? [];
+    // One name per cell on each side pairs; a cell that ran under several names is paired by name below.
+    if (files.length === 1 && counterparts.length === 1) {
+      paired.set(files[0], counterparts[0]);
+      taken.add(counterparts[0]);
+    } else {
+      restB.push(...files);
+    }
+  }
+  for (const [x, y] of matchFiles(restB, c.filter((f) => !taken.has(f)))) paired.set(x, y);
+  return paired;
+}
+
+/** `figures`: the per-line figures compared (the registry's; tests plant more). */
+export function compareRuns(baseline: ComparisonSide, current: ComparisonSide, figures: FigureRegistry = LINE_FIGURES): Comparison {
+  const figuresOf = (l: LineFigures) => figureValues(l, figures);
+  const side = (l: LineFigures) => ({ file: l.file, line: l.line, figures: figuresOf(l) });
+  const zero = zeroFigures(figures);
   const baselineFiles = groupByFile(baseline.lines);
   const currentFiles = groupByFile(current.lines);
-  const files = matchFiles(baselineFiles.keys(), currentFiles.keys());
+  const files = pairFiles(baseline, [...baselineFiles.keys()], current, [...currentFiles.keys()]);
   const deltas: LineDelta[] = [];
   const pairedCurrentFiles = new Set(files.values());
 
@@ -119,10 +154,10 @@ export function compareRuns(baseline: ComparisonSide, current: ComparisonSide): 
         baseline: side(p.baseline),
         current: side(p.current),
         match: p.match,
-        delta: subtract(c, b),
+        delta: subtract(c, b, figures),
       });
     }
-    for (const b of matching.baselineOnly) deltas.push({ file: b.file, line: b.line, baseline: side(b), delta: subtract(ZERO, figuresOf(b)) });
+    for (const b of matching.baselineOnly) deltas.push({ file: b.file, line: b.line, baseline: side(b), delta: subtract(zero, figuresOf(b), figures) });
     for (const c of matching.currentOnly) deltas.push({ file: c.file, line: c.line, current: side(c), delta: figuresOf(c) });
   }
   for (const [file, lines] of currentFiles) {
@@ -141,5 +176,5 @@ export function compareRuns(baseline: ComparisonSide, current: ComparisonSide): 
 
 /** Lines whose figures changed at all (lines with identical figures on both sides are left out). */
 export function changedLines(comparison: Comparison): LineDelta[] {
-  return comparison.lines.filter((l) => LINE_FIGURE_KEYS.some((k) => l.delta[k] !== 0));
+  return comparison.lines.filter((l) => Object.values(l.delta).some((d) => d !== 0));
 }

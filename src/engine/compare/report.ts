@@ -3,16 +3,17 @@ import type { Comparison, FigureValues, LineDelta } from './diff';
 import type { LineNumber } from '../snapshot/model';
 import type { MatchKind } from './lineMatch';
 import type { Overlay } from './overlay';
+import type { CellPlaces, PlacedLine } from '../paths/places';
+import { placeLine } from '../paths/places';
 
-export interface LineDeltaReport {
-  file: string;
-  line: LineNumber;
+/** Where a side's line is: a file's line, or a notebook cell's (`placeLine`). */
+export type LineDeltaReport = PlacedLine<LineNumber> & {
   /** 'line' / 'text': paired (by line number, or by moved source text); 'baseline' / 'current': on one side only. */
   match: MatchKind | 'baseline' | 'current';
-  baseline: { file: string; line: LineNumber; figures: FigureValues } | null;
-  current: { file: string; line: LineNumber; figures: FigureValues } | null;
+  baseline: (PlacedLine<LineNumber> & { figures: FigureValues }) | null;
+  current: (PlacedLine<LineNumber> & { figures: FigureValues }) | null;
   delta: FigureValues;
-}
+};
 
 export interface ComparisonReport {
   baseline: Comparison['baseline'];
@@ -27,23 +28,25 @@ export interface ComparisonReport {
   overlay?: Overlay;
 }
 
-export function lineDeltaReport(l: LineDelta): LineDeltaReport {
+/** `places`: the notebook cells of both runs' recorded cell files (a cell name stands for the same text, whichever run). */
+export function lineDeltaReport(l: LineDelta, places?: CellPlaces): LineDeltaReport {
+  const side = (s: { file: string; line: LineNumber; figures: FigureValues } | undefined) =>
+    s ? { ...placeLine(s.file, s.line, places), figures: s.figures } : null;
   return {
-    file: l.file,
-    line: l.line,
+    ...placeLine(l.file, l.line, places),
     match: l.match ?? (l.current ? 'current' : 'baseline'),
-    baseline: l.baseline ?? null,
-    current: l.current ?? null,
+    baseline: side(l.baseline),
+    current: side(l.current),
     delta: l.delta,
   };
 }
 
-export function toComparisonReport(c: Comparison, changed: readonly LineDelta[], top?: number, overlay?: Overlay): ComparisonReport {
+export function toComparisonReport(c: Comparison, changed: readonly LineDelta[], top?: number, overlay?: Overlay, places?: CellPlaces): ComparisonReport {
   return {
     baseline: c.baseline,
     current: c.current,
     totalsDelta: c.totalsDelta,
-    lines: (top === undefined ? changed : changed.slice(0, top)).map(lineDeltaReport),
+    lines: (top === undefined ? changed : changed.slice(0, top)).map((l) => lineDeltaReport(l, places)),
     changedLineCount: changed.length,
     files: [...c.files],
     ...(overlay ? { overlay } : {}),

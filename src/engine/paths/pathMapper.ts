@@ -1,8 +1,11 @@
 /**
  * Maps the paths a snapshot recorded (on the machine that ran the program) to files on this
  * machine: a remembered root mapping first, else the local file that shares the longest path
- * suffix with the recorded one. Pure: the caller lists the local candidates.
+ * suffix with the recorded one. The temporary file a notebook cell ran as maps to that cell of a
+ * notebook (`../notebook/cellIndex.ts`), never to a file. Pure: the caller lists the local candidates.
  */
+import { isCellName } from '../notebook/cellNames';
+import type { CellTarget, NotebookCellIndex } from '../notebook/cellIndex';
 import { baseName, commonPrefixLength, commonSuffixLength, isWindowsPath, joinLocal, pathSegments } from './recordedPath';
 
 /** "Files recorded under `from` are under `to` here", remembered per workspace. */
@@ -22,6 +25,8 @@ export type PathResolution =
       /** Trailing segments shared with the recorded path (all of them for `exact`). */
       readonly matchedSegments: number;
     }
+  /** A notebook cell's code (`/tmp/ipykernel_4242/123.py`): its cell in a notebook here. */
+  | { readonly kind: 'cell'; readonly cell: CellTarget }
   | { readonly kind: 'ambiguous'; readonly candidates: readonly string[] }
   | { readonly kind: 'unmapped' };
 
@@ -65,8 +70,12 @@ export function applyRootMappings(recorded: string, mappings: readonly RootMappi
   return best ? joinLocal(best.mapping.to, segments.slice(best.length)) : undefined;
 }
 
-/** Where `recorded` is on this machine, if anywhere. */
-export function resolveRecordedPath(recorded: string, local: LocalFiles, mappings: readonly RootMapping[] = []): PathResolution {
+/** Where `recorded` is on this machine, if anywhere; `cells`: the notebooks' cells a cell name may be. */
+export function resolveRecordedPath(recorded: string, local: LocalFiles, mappings: readonly RootMapping[] = [], cells?: NotebookCellIndex): PathResolution {
+  if (isCellName(recorded)) {
+    const cell = cells?.resolve(recorded);
+    return cell ? { kind: 'cell', cell } : UNMAPPED;
+  }
   const viaRoot = applyRootMappings(recorded, mappings);
   if (viaRoot !== undefined) return { kind: 'mapped', local: viaRoot, via: 'root', matchedSegments: pathSegments(recorded).length };
 
@@ -98,9 +107,10 @@ export function resolveRecordedPaths(
   recorded: Iterable<string>,
   local: LocalFiles,
   mappings: readonly RootMapping[] = [],
+  cells?: NotebookCellIndex,
 ): Map<string, PathResolution> {
   const out = new Map<string, PathResolution>();
-  for (const path of recorded) if (!out.has(path)) out.set(path, resolveRecordedPath(path, local, mappings));
+  for (const path of recorded) if (!out.has(path)) out.set(path, resolveRecordedPath(path, local, mappings, cells));
   return out;
 }
 
@@ -114,16 +124,14 @@ export interface UnmappedRoot {
 /** Folders two recorded paths must share (drive or first folder, then one more) to be asked about together. */
 const MIN_SHARED_SEGMENTS = 2;
 
-/** Jupyter writes cells to temporary files that exist nowhere else: there is nothing to ask about them. */
-const NOTEBOOK_CELL = /\/ipykernel_\d+\/[^/]+\.py$/;
-
 /**
  * Groups unmapped recorded files by the deepest folder they share (at least two segments deep),
  * so the user is asked "where is /home/alice/proj?" once rather than once per file.
  */
 export function unmappedRoots(paths: Iterable<string>): UnmappedRoot[] {
   const groups: { windows: boolean; segments: string[]; files: string[] }[] = [];
-  const sorted = [...new Set(paths)].filter((p) => !NOTEBOOK_CELL.test(p.replace(/\\/g, '/'))).sort();
+  // A notebook cell's code has no file anywhere: there is no folder to ask about.
+  const sorted = [...new Set(paths)].filter((p) => !isCellName(p)).sort();
   for (const path of sorted) {
     const windows = isWindowsPath(path);
     const folder = pathSegments(path).slice(0, -1);

@@ -24,3 +24,40 @@ export function fileTextFromLines(lineText: LineTextProvider): FileTextProvider 
     return lines.length === 0 ? undefined : lines.join('\n');
   };
 }
+
+/**
+ * A source file's text, held once as read; its lines (split at `\n`, a `\r` just before it dropped) are
+ * found on demand from offsets worked out on first use, so nobody keeps a copy split into lines.
+ */
+export class SourceText {
+  #starts: Int32Array | undefined;
+
+  constructor(readonly text: string) {}
+
+  /** Where each line starts, and one past the end of the text. */
+  private starts(): Int32Array {
+    if (this.#starts) return this.#starts;
+    let count = 1;
+    for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) count++;
+    const starts = new Int32Array(count + 1);
+    let n = 1;
+    for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) starts[n++] = i + 1;
+    starts[count] = this.text.length + 1;
+    this.#starts = starts;
+    return starts;
+  }
+
+  get lineCount(): number {
+    return this.starts().length - 1;
+  }
+
+  /** The text of 1-based line `line` without its line break; undefined past the end. */
+  line(line: number): string | undefined {
+    const starts = this.starts();
+    if (!Number.isInteger(line) || line < 1 || line >= starts.length) return undefined;
+    // The break is at `end` (or the text ends there); a `\r` just before a `\n` belongs to the break.
+    const end = starts[line] - 1;
+    const text = this.text.slice(starts[line - 1], end);
+    return end < this.text.length && text.endsWith('\r') ? text.slice(0, -1) : text;
+  }
+}

@@ -1,8 +1,10 @@
 /**
  * Arithmetic statements that have an in-place form, read from the syntax tree: `x = x / s`
- * (-> `x.div_(s)`), `x = beta * x + g` (x is overwritten anyway, so `mul_`/`add_` can reuse it),
- * `p -= a * m / d` (-> `p.addcdiv_(m, d, value=-a)`). Matrix products (`@`, `matmul`) have no
- * in-place form and are never matched.
+ * (-> `x.div_(s)`, a mechanical edit), `x = beta * x + g` (x is overwritten anyway, so `mul_`/`add_`
+ * can reuse it), `p -= a * m / d` (-> `p.addcdiv_(m, d, value=-a)`, fused: it rounds differently, so
+ * it is a suggestion, never an edit). Matrix products (`@`, `matmul`) have no in-place form and are
+ * never matched. Whether the edit is safe (nothing else reads the old value) is `inPlaceSafety`'s
+ * question, not this module's.
  */
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonSource } from './pythonSource';
@@ -15,13 +17,25 @@ export interface SourceEdit {
 }
 
 export interface InPlaceForm {
+  /**
+   * `binary`: `x = x op y` / `x = y op x` (one in-place call computes the same);
+   * `chain`: `x = a * x + b` (x is among the operands of a longer chain);
+   * `update`: `x op= expr` (already in place; only `expr`'s temporaries could be fused away).
+   */
+  readonly kind: 'binary' | 'chain' | 'update';
+  /** The statement's node. */
+  readonly node: SyntaxNode;
+  /** The target's node (`x`, `p.data`, `state["v"]`). */
+  readonly targetNode: SyntaxNode;
+  /** For `binary`: the operand that is not the target (`y`). */
+  readonly otherNode?: SyntaxNode;
   /** The statement, as written (one line, whitespace collapsed). */
   readonly statement: string;
   /** What is overwritten (`x`, `p.data`). */
   readonly target: string;
   /** The in-place spelling to suggest. */
   readonly suggestion: string;
-  /** A mechanical rewrite, when the form is exact (`x = x op y`, `x op= a * b / c`). */
+  /** A mechanical rewrite, when one call computes exactly the same (`x = x op y`). */
   readonly edit?: SourceEdit;
 }
 
@@ -87,13 +101,13 @@ export function inPlaceFormAt(src: PythonSource, line: number): InPlaceForm | un
       const other = left === t ? b.right : (op === '+' || op === '*') && right === t ? b.left : undefined;
       if (other) {
         const suggestion = `${target}.${METHOD[op]}(${src.textOf(unparen(other))})`;
-        return { statement, target, suggestion, edit: { from: st.from, to: st.to, text: suggestion } };
+        return { kind: 'binary', node: st, targetNode: kids[0], otherNode: unparen(other), statement, target, suggestion, edit: { from: st.from, to: st.to, text: suggestion } };
       }
     }
     // `x = a * x + b`: x is among the operands of a + - * / chain, so its memory can be reused.
     const leaves: string[] = [];
     if (arithmeticLeaves(src, value, leaves) && leaves.includes(t)) {
-      return { statement, target, suggestion: `${target}.mul_(...).add_(...) (or torch.add / torch.mul with out=${target})` };
+      return { kind: 'chain', node: st, targetNode: kids[0], statement, target, suggestion: `${target}.mul_(...).add_(...) (or torch.add / torch.mul with out=${target})` };
     }
     return undefined;
   }
@@ -105,7 +119,7 @@ export function inPlaceFormAt(src: PythonSource, line: number): InPlaceForm | un
     const op = src.textOf(opNode).replace('=', '');
     if (!(op in METHOD) || !hasElementwise(src, value)) return undefined;
     const name = src.textOf(target);
-    // `t ±= a * b / c` -> t.addcdiv_(b, c, value=±a): one fused kernel, no temporaries.
+    // `t ±= a * b / c` -> t.addcdiv_(b, c, value=±a): one fused kernel, no temporaries (rounded once, not three times).
     const v = binary(unparen(value));
     if ((op === '+' || op === '-') && v && src.textOf(v.op) === '/') {
       const num = binary(unparen(v.left));
@@ -113,10 +127,10 @@ export function inPlaceFormAt(src: PythonSource, line: number): InPlaceForm | un
         const a = src.textOf(unparen(num.left));
         const valueArg = op === '-' ? (/^[\w.]+$/.test(a) ? `-${a}` : `-(${a})`) : a;
         const suggestion = `${name}.addcdiv_(${src.textOf(unparen(num.right))}, ${src.textOf(unparen(v.right))}, value=${valueArg})`;
-        return { statement, target: name, suggestion, edit: { from: st.from, to: st.to, text: suggestion } };
+        return { kind: 'update', node: st, targetNode: target, statement, target: name, suggestion };
       }
     }
-    return { statement, target: name, suggestion: `${name}.addcmul_ / addcdiv_ / add_(..., alpha=...)` };
+    return { kind: 'update', node: st, targetNode: target, statement, target: name, suggestion: `${name}.addcmul_ / addcdiv_ / add_(..., alpha=...)` };
   }
   return undefined;
 }

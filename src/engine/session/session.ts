@@ -7,7 +7,16 @@ import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { DeviceSummary } from '../analysis/summary';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot, SnapshotLayout } from '../snapshot/model';
+import type { CellPlaces } from '../paths/places';
 import { TimelineQueries } from '../timeline/queries';
+
+/** A source file's text for the advisor, at a revision the caller counts; `text: null` forgets the file. */
+export interface SourceUpdate {
+  /** The file as the snapshot names it. */
+  readonly file: string;
+  readonly revision: number;
+  readonly text: string | null;
+}
 
 export interface SnapshotInfo {
   readonly layout: SnapshotLayout;
@@ -24,8 +33,10 @@ export class SnapshotSession {
   private current: Analysis;
   /** The advisor's findings per device ('all' for every device), under the current filter. */
   private readonly findings = new Map<number | 'all', Finding[]>();
-  /** The program's source files, as sent by the caller (file as recorded -> text). */
-  private sources: ReadonlyMap<string, string> = new Map();
+  /** The program's source files, as sent by the caller (file as recorded -> text and revision). */
+  private readonly sources = new Map<string, { readonly revision: number; readonly text: string }>();
+  /** The notebook cells of recorded cell files, as sent by the caller (messages name their lines). */
+  private places: CellPlaces = {};
   /** The memory timeline's layouts and queries (built per device on first use). */
   readonly timeline: TimelineQueries;
   constructor(
@@ -53,19 +64,37 @@ export class SnapshotSession {
     if (found === undefined) {
       if (device !== undefined) this.device(device);
       const sources = this.sources;
-      found = advise(this.current, { device, fileText: (file) => sources.get(file) });
+      found = advise(this.current, { device, fileText: (file) => sources.get(file)?.text, places: this.places });
       this.findings.set(key, found);
     }
     return found;
   }
 
-  /** New source texts for the advisor (its findings are worked out again when they differ). */
-  setSources(sources: Readonly<Record<string, string>>): void {
-    const next = new Map(Object.entries(sources));
-    const same = next.size === this.sources.size && [...next].every(([f, t]) => this.sources.get(f) === t);
-    if (same) return;
-    this.sources = next;
+  /** The notebook cells of recorded cell files (the findings are worked out again when they differ). */
+  setPlaces(places: CellPlaces): void {
+    if (JSON.stringify(places) === JSON.stringify(this.places)) return;
+    this.places = places;
     this.findings.clear();
+  }
+
+  /**
+   * Sets, updates or forgets source texts for the advisor, file by file. A file at the revision already
+   * held is left alone (texts are told apart by revision, never compared); the findings are worked out
+   * again only when some file's revision changed. Returns the revisions now held.
+   */
+  setSources(updates: readonly SourceUpdate[]): Record<string, number> {
+    let changed = false;
+    for (const { file, revision, text } of updates) {
+      const held = this.sources.get(file);
+      if (text === null) {
+        if (this.sources.delete(file)) changed = true;
+      } else if (held?.revision !== revision) {
+        this.sources.set(file, { revision, text });
+        changed = true;
+      }
+    }
+    if (changed) this.findings.clear();
+    return Object.fromEntries([...this.sources].map(([file, s]) => [file, s.revision]));
   }
 
   info(): SnapshotInfo {

@@ -1,9 +1,12 @@
 /**
  * The advisor's findings as timeline markers: each finding whose evidence names trace events
  * (`firstEvent`..`lastEvent` ranges, single `...Event` indices, `...Events` lists such as the
- * `empty_cache` release bursts) becomes a marker at those events on the chosen axis.
+ * `empty_cache` release bursts) becomes a marker at those events on the chosen axis, labelled with
+ * its rule's own `label` (src/engine/advice/rule.ts).
  */
+import { RULES } from '../advice/advise';
 import type { Finding, RuleId, Severity } from '../advice/finding';
+import type { AdviceRule } from '../advice/rule';
 import type { TimelineAxis } from './axis';
 
 /** One marker: a point (x0 === x1) or a span of the axis, with the finding's words for its hover. */
@@ -20,19 +23,6 @@ export interface FindingMarker {
   readonly x0: number;
   readonly x1: number;
 }
-
-const LABELS: Readonly<Record<RuleId, string>> = {
-  'out-of-memory': 'OOM post-mortem',
-  'empty-cache-in-loop': 'empty_cache',
-  'growing-memory': 'growing memory',
-  'in-place-arithmetic': 'in-place op',
-  'inference-without-no-grad': 'no_grad?',
-  'activation-checkpointing': 'checkpointing?',
-  'optimizer-state': 'optimizer state',
-  'mixed-precision': 'mixed precision?',
-  fragmentation: 'fragmentation',
-  'before-recording': 'before recording',
-};
 
 /** The event ranges [first, last] a finding's evidence names, in the order found; none: not on the timeline. */
 export function findingEventRanges(finding: Finding): [number, number][] {
@@ -59,9 +49,11 @@ export function findingEventRanges(finding: Finding): [number, number][] {
 /**
  * Markers of `findings` on `axis` (event `i` is where state `i + 1` begins, as the OOM and peak
  * markers place it; a range ends where the state after its last event ends). Events beyond the
- * trace are left out.
+ * trace are left out. Each marker is labelled with its rule's `label`, from `rules` (the advisor's
+ * RULES; a finding of a rule not among them is labelled with its id).
  */
-export function findingMarkers(findings: readonly Finding[], axis: TimelineAxis): FindingMarker[] {
+export function findingMarkers(findings: readonly Finding[], axis: TimelineAxis, rules: readonly AdviceRule[] = RULES): FindingMarker[] {
+  const labels = new Map<RuleId, string>(rules.map((r) => [r.id, r.label]));
   const markers: FindingMarker[] = [];
   const events = axis.states - 1;
   for (const f of findings) {
@@ -70,7 +62,7 @@ export function findingMarkers(findings: readonly Finding[], axis: TimelineAxis)
       markers.push({
         rule: f.rule,
         severity: f.severity,
-        label: LABELS[f.rule],
+        label: labels.get(f.rule) ?? f.rule,
         title: f.title,
         message: f.message,
         firstEvent: first,

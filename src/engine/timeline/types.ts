@@ -11,6 +11,7 @@
 import type { WindowSummary } from '../analysis/summary';
 import type { PeakBucket, PeakBucketKind } from '../analysis/peakBreakdown';
 import type { MeasuredLine } from './measuredLine';
+import type { CellPlaces } from '../paths/places';
 
 export type AxisKind = 'event' | 'time';
 
@@ -166,6 +167,8 @@ export interface TimelineOverview {
   readonly measured?: MeasuredLine;
   /** Set when only a window of the recording was loaded: the timeline shows it (its event 0 is `firstEvent`). */
   readonly window?: WindowSummary;
+  /** The notebook cells of recorded cell files, added by the host (the page names their lines by cell). */
+  readonly places?: CellPlaces;
 }
 
 export interface StackFrameView {

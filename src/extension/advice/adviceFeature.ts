@@ -1,19 +1,19 @@
 /**
- * The advisor in the Problems panel: the active snapshot's findings as diagnostics on the lines
- * they are about (or on the snapshot file when they name no line of this workspace), with the
- * evidence in the message and quick fixes where the fix is mechanical.
+ * The advisor in the Problems panel: the active snapshot's findings as diagnostics on the lines they
+ * are about (findings that name no line of this workspace are on the snapshot's summary instead),
+ * with the evidence in the message and quick fixes where the fix is mechanical and safe; the
+ * diagnostics follow the user's edits (`AdviceDiagnostics`).
  */
 import * as vscode from 'vscode';
 import { Commands } from '../commandIds';
 import { setting } from '../config';
 import type { Feature } from '../services';
 import { errorMessage } from '../../engine/base/errors';
-import { FindingIndex, diagnosticsFor } from './diagnostics';
+import { AdviceDiagnostics } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';
 
 export const adviceFeature: Feature = ({ context, store, log, resolver: files, sources }) => {
-  const collection = vscode.languages.createDiagnosticCollection('vramLens.advice');
-  const index = new FindingIndex();
+  const diagnostics = new AdviceDiagnostics(files, log);
   /** The snapshot and attribution (`revision`) the diagnostics were made for. */
   let shown: { id: string; revision: number } | undefined;
   let generation = 0;
@@ -24,36 +24,31 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files, s
     shown = snapshot ? { id: snapshot.id, revision: snapshot.revision } : undefined;
     const mine = ++generation;
     if (!snapshot) {
-      collection.clear();
-      index.clear();
+      diagnostics.clear();
       return;
     }
     try {
+      // The texts the advisor reads: captured once, sent to the snapshot's worker once (LoadedSnapshot).
       const texts = await sources.texts(snapshot.id);
-      const findings = await snapshot.call('advice', { sources: Object.fromEntries([...texts].map(([f, lines]) => [f, lines.join('\n')])) });
-      const fresh = new FindingIndex();
-      const byFile = await diagnosticsFor(snapshot, findings, files, fresh);
+      // The notebook cells of its recorded cell files: the findings name their lines by cell.
+      const findings = await snapshot.findings(() => sources.texts(snapshot.id), await sources.cellPlaces(snapshot.id));
+      const elsewhere = await diagnostics.show(findings, texts, () => mine === generation);
       if (mine !== generation) return;
-      collection.clear();
-      index.clear();
-      for (const { uri, diagnostics } of byFile.values()) collection.set(uri, diagnostics);
-      fresh.copyInto(index);
-      log.info(`Advisor: ${findings.length} finding(s) for ${snapshot.label}`);
-      log.trace(`Advisor: diagnostics at ${index.keys().join(', ')}`);
+      log.info(`Advisor: ${findings.length} finding(s) for ${snapshot.label}, ${elsewhere.length} of them on the snapshot's summary (no line in this workspace)`);
     } catch (e) {
       log.warn(`Advisor failed for ${snapshot.label}: ${errorMessage(e)}`);
     }
   };
 
   context.subscriptions.push(
-    collection,
+    diagnostics,
     store.onDidChange(() => void refresh()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('vramLens.advice.enabled')) void refresh(true);
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void refresh(true)),
     files.onDidChange(() => void refresh(true)),
-    vscode.languages.registerCodeActionsProvider({ language: 'python' }, new AdviceQuickFixes(index, files, log), {
+    vscode.languages.registerCodeActionsProvider({ language: 'python' }, new AdviceQuickFixes(diagnostics.index, files, log), {
       providedCodeActionKinds: AdviceQuickFixes.kinds,
     }),
     vscode.commands.registerCommand(Commands.showAdvice, async () => {

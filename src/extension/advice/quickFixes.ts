@@ -26,12 +26,15 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
       const finding = this.index.get(document.uri, diagnostic.range.start.line + 1, diagnostic.code);
       this.log?.trace(`Quick fixes asked for ${document.uri.path}:${diagnostic.range.start.line + 1} [${diagnostic.code}]: finding ${finding ? `with fix ${finding.fix ?? 'none'}` : 'not found'}`);
       if (!finding?.fix || finding.file === undefined) continue;
-      // The documents the fix may touch: this one (the finding's line), and those of its related lines.
+      // The documents the fix may touch: this one (the finding's line), and those of its related lines;
+      // a notebook cell's lines are numbered as recorded, from its first non-blank line (`offsets`).
       const documents = new Map<string, vscode.TextDocument>([[finding.file, document]]);
-      for (const r of finding.related ?? []) {
-        if (documents.has(r.file)) continue;
-        const uri = await this.files.localUri(r.file);
-        if (uri) documents.set(r.file, await vscode.workspace.openTextDocument(uri));
+      const offsets = new Map<string, number>();
+      for (const file of [finding.file, ...(finding.related ?? []).map((r) => r.file)]) {
+        if (offsets.has(file)) continue;
+        const at = await this.files.localLine(file, 1);
+        offsets.set(file, at?.cell ? at.line - 1 : 0);
+        if (!documents.has(file) && at && (!at.cell || at.cell.cell)) documents.set(file, await vscode.workspace.openTextDocument(at.uri));
       }
       const parsed = new Map<string, PythonSource>();
       const sourceOf = (file: string) => {
@@ -39,7 +42,8 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
         if (!doc) return undefined;
         let src = parsed.get(file);
         if (!src) {
-          src = PythonSource.parse(doc.getText().replace(/\r\n/g, '\n'));
+          const lines = doc.getText().replace(/\r\n/g, '\n').split('\n');
+          src = PythonSource.parse(lines.slice(offsets.get(file) ?? 0).join('\n'));
           parsed.set(file, src);
         }
         return src;
@@ -47,11 +51,12 @@ export class AdviceQuickFixes implements vscode.CodeActionProvider {
       for (const edit of quickFixesFor(finding, sourceOf)) {
         const target = documents.get(edit.file);
         if (!target) continue;
+        const shift = offsets.get(edit.file) ?? 0;
         const action = new vscode.CodeAction(edit.title, vscode.CodeActionKind.QuickFix);
         action.diagnostics = [diagnostic];
         action.isPreferred = actions.length === 0;
         action.edit = new vscode.WorkspaceEdit();
-        action.edit.replace(target.uri, new vscode.Range(edit.line - 1, edit.startColumn, edit.endLine - 1, edit.endColumn), edit.newText);
+        action.edit.replace(target.uri, new vscode.Range(edit.line - 1 + shift, edit.startColumn, edit.endLine - 1 + shift, edit.endColumn), edit.newText);
         actions.push(action);
       }
     }

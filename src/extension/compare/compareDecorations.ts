@@ -19,8 +19,8 @@ export class CompareDecorations extends DisposableOwner {
     after: { color: new vscode.ThemeColor('vramLens.compare.decreaseForeground'), margin: '0 0 0 2em', fontStyle: 'italic' },
     rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
   }));
-  /** Workspace file (Uri string) -> changed lines of the current run in it. */
-  private byDocument = new Map<string, LineDelta[]>();
+  /** Workspace document (Uri string) -> changed lines of the current run in it, with their 1-based line there. */
+  private byDocument = new Map<string, { delta: LineDelta; line: number }[]>();
   private generation = 0;
 
   constructor(
@@ -37,14 +37,15 @@ export class CompareDecorations extends DisposableOwner {
   private async rebuild(): Promise<void> {
     const generation = ++this.generation;
     const active = this.mode.comparison;
-    const byDocument = new Map<string, LineDelta[]>();
+    const byDocument = new Map<string, { delta: LineDelta; line: number }[]>();
     if (active) {
       const changed = active.comparison.lines.filter((l) => l.current && typeof l.current.line === 'number' && inlineDeltaText(l) !== undefined);
-      for (const file of new Set(changed.map((l) => l.current!.file))) {
-        const uri = await this.files.localUri(file);
-        if (!uri) continue;
-        const key = uri.toString();
-        byDocument.set(key, [...(byDocument.get(key) ?? []), ...changed.filter((l) => l.current!.file === file)]);
+      for (const delta of changed) {
+        // A file's line, or a line of an open notebook cell (a closed notebook shows no editor).
+        const at = await this.files.localLine(delta.current!.file, delta.current!.line as number);
+        if (!at || (at.cell && !at.cell.cell)) continue;
+        const key = at.uri.toString();
+        byDocument.set(key, [...(byDocument.get(key) ?? []), { delta, line: at.line }]);
       }
     }
     if (generation !== this.generation) return; // a newer comparison arrived meanwhile
@@ -58,8 +59,8 @@ export class CompareDecorations extends DisposableOwner {
       const lines = active ? (this.byDocument.get(editor.document.uri.toString()) ?? []) : [];
       const up: vscode.DecorationOptions[] = [];
       const down: vscode.DecorationOptions[] = [];
-      for (const l of lines) {
-        const line = (l.current!.line as number) - 1;
+      for (const { delta: l, line: shown } of lines) {
+        const line = shown - 1;
         if (line < 0 || line >= editor.document.lineCount) continue;
         const end = editor.document.lineAt(line).range.end;
         const hover = new vscode.MarkdownString(hoverMarkdown(l, active!.comparison.baseline.label, active!.comparison.current.label));

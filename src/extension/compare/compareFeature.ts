@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { compareRuns } from '../../engine/compare/diff';
 import { sideFromSummary } from '../../engine/compare/side';
+import { cellPlacesOf } from '../paths/pathResolver';
 import { formatBytes, formatDelta } from '../../engine/text/format';
 import { Commands } from '../commandIds';
 import type { Feature, Services } from '../services';
@@ -53,11 +54,18 @@ export class Comparer {
       if (!summary) throw new Error(`${snapshot.label} has no device ${s.device}`);
       const revision = snapshot.revision;
       const [lines, text] = await Promise.all([snapshot.lines(s.device), this.texts.provider(s.snapshotId)]);
+      const places = cellPlacesOf(await this.services.resolver.resolve([...new Set(lines.map((l) => l.file))]));
       const label = snapshot.info.devices.length > 1 ? `${snapshot.label} (device ${s.device})` : snapshot.label;
-      return { run: sideFromSummary(label, summary, lines, text), revision };
+      return { run: sideFromSummary(label, summary, lines, text, places), revision, places };
     };
     const [a, b] = await Promise.all([side(baseline), side(current)]);
-    const active: ActiveComparison = { comparison: compareRuns(a.run, b.run), baseline, current, revisions: [a.revision, b.revision] };
+    const active: ActiveComparison = {
+      comparison: compareRuns(a.run, b.run),
+      baseline,
+      current,
+      revisions: [a.revision, b.revision],
+      places: { ...a.places, ...b.places },
+    };
     compareMode.enter(active);
     return active;
   }

@@ -14,6 +14,7 @@ import type { SnapshotStore } from '../snapshotStore';
 import type { ActiveComparison, CompareMode } from '../compareMode';
 import type { CompareCommand, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../protocol/compare';
 import { isCompareToHost } from '../../protocol/compare';
+import type { LineAt } from '../../protocol/openLine';
 import { describeRefused } from '../../protocol/messageGuard';
 import { commandAllowlist } from '../webviewCommands';
 import type { PathResolver } from '../paths/pathResolver';
@@ -21,7 +22,8 @@ import { DisposableOwner } from '../disposables';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
 import { errorMessage } from '../../engine/base/errors';
-import { openRecordedLine } from '../paths/openRecordedLine';
+import { openLineOfPage } from '../paths/openRecordedLine';
+import { lineLabel, placeOf } from '../../engine/paths/places';
 
 const VIEW_TYPE = 'vramLens.compareResults';
 const PAGE: PageContent = {
@@ -45,7 +47,6 @@ const COMPARE_COMMANDS = commandAllowlist<CompareCommand>(['compareSnapshots', '
 
 export class ResultsPanel extends DisposableOwner {
   private panel: vscode.WebviewPanel | undefined;
-  private rows: readonly LineDelta[] = [];
   private axis: OverlayAxis = 'normalized';
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -105,7 +106,7 @@ export class ResultsPanel extends DisposableOwner {
         await this.sendComparison();
         return;
       case 'openLine':
-        await this.openLine(message.row, message.side);
+        if (!(await openLineOfPage(this.files, message, { viewColumn: vscode.ViewColumn.One }))) this.log.warn(`compare panel: ignored a malformed openLine: ${describeRefused(message)}`);
         return;
       case 'setAxis':
         if (!AXES.includes(message.axis)) return;
@@ -125,16 +126,17 @@ export class ResultsPanel extends DisposableOwner {
   private view(active: ActiveComparison): ComparisonView {
     const c = active.comparison;
     const changed = changedLines(c);
-    this.rows = changed.slice(0, MAX_ROWS);
     const changedLineCount = changed.length;
-    const rows = this.rows.map((l): RowView => {
+    const rows = changed.slice(0, MAX_ROWS).map((l): RowView => {
       const r = lineDeltaReport(l);
       return {
-        place: `${shortPlace(l.file)}:${String(l.line)}`,
+        place: placeOf(l.file, active.places) ? lineLabel(l.file, l.line, active.places) : `${shortPlace(l.file)}:${String(l.line)}`,
         file: l.file,
         match: r.match,
         baselineLine: l.baseline ? String(l.baseline.line) : null,
         currentLine: l.current ? String(l.current.line) : null,
+        baselineAt: lineAt(l.baseline),
+        currentAt: lineAt(l.current),
         baseline: l.baseline?.figures ?? null,
         current: l.current?.figures ?? null,
         delta: l.delta,
@@ -170,11 +172,9 @@ export class ResultsPanel extends DisposableOwner {
       this.post({ type: 'error', message: errorMessage(e) });
     }
   }
+}
 
-  private async openLine(row: number, side: 'baseline' | 'current'): Promise<void> {
-    const l = Number.isInteger(row) ? this.rows[row] : undefined;
-    const at = l?.[side] ?? l?.current ?? l?.baseline;
-    if (!at || typeof at.line !== 'number') return;
-    await openRecordedLine(this.files, at.file, at.line, { viewColumn: vscode.ViewColumn.One });
-  }
+/** Where a side's line is, for the page's `openLine`; none when the side has no line, or a line number beyond any editor's. */
+function lineAt(side: LineDelta['baseline']): LineAt | null {
+  return side && typeof side.line === 'number' ? { file: side.file, line: side.line } : null;
 }

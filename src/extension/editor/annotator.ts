@@ -8,24 +8,29 @@ import type { LineFigures } from '../../engine/analysis/lines';
 import type { FileAnnotations, LineAnnotation, Placement } from '../../engine/annotate/lineAnnotations';
 import { buildFileAnnotations } from '../../engine/annotate/lineAnnotations';
 import { GONE, LineTracker, isLineStale } from '../../engine/annotate/lineTracker';
-import type { Relocator } from '../../engine/annotate/relocation';
-import { relocator } from '../../engine/annotate/relocation';
+import { lineEditsOf } from '../lineEdits';
+import type { Relocation, Relocator } from '../../engine/annotate/relocation';
+import { ranTextRelocator, relocator } from '../../engine/annotate/relocation';
+import { cellLines } from '../../engine/notebook/cellLines';
 import type { CompareMode } from '../compareMode';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { DisposableOwner } from '../disposables';
 import { AnnotationDecorations } from './decorations';
 import type { PathResolver } from '../paths/pathResolver';
-import { localKey } from '../paths/pathResolver';
+import { cellPlacesOf, documentKey, localKey } from '../paths/pathResolver';
+import type { CellPlaces } from '../../engine/paths/places';
 import type { EditorSettings } from './settings';
 import { affectsEditorSettings, readEditorSettings } from './settings';
 
 /** The files of one recorded snapshot as they map onto this machine. */
 export interface MappedFile {
-  /** Local path. */
+  /** Local path (for a notebook cell, its notebook's). */
   readonly local: string;
   /** The recorded paths that map here (usually one). */
   readonly recorded: readonly string[];
   readonly lines: readonly LineFigures[];
+  /** A notebook cell's code: the text it ran with, and the blank lines IPython dropped from its top. */
+  readonly cell?: { readonly ranLines: readonly string[]; readonly lineOffset: number };
 }
 
 /** What is being annotated: one snapshot, one device. */
@@ -33,11 +38,13 @@ export interface AnnotationState {
   readonly snapshot: LoadedSnapshot;
   readonly device: number;
   readonly peakBytes: number;
-  /** By `localKey` of the local path. */
+  /** By `documentKey` of the document the lines go on (a local file, or an open notebook cell). */
   readonly files: ReadonlyMap<string, MappedFile>;
   readonly unmapped: readonly string[];
   /** Per line id: the function its frames name ('' when none), for stale-source relocation. */
   readonly functionNames: readonly string[];
+  /** The notebook cells of recorded cell files (open or not), for naming their lines. */
+  readonly places: CellPlaces;
 }
 
 interface Tracking {
@@ -45,6 +52,8 @@ interface Tracking {
   readonly originalTexts: readonly string[];
   /** Relocates recorded lines against the text as first annotated (made on first use). */
   relocator?: Relocator;
+  /** For a notebook cell: lines of the code that ran, onto the text as first annotated. */
+  cellRelocator?: (ranLine: number) => Relocation;
 }
 
 interface CacheEntry {
@@ -54,6 +63,8 @@ interface CacheEntry {
 }
 
 const RENDER_DELAY_MS = 40;
+/** The scheme of a notebook cell's document. */
+const CELL_SCHEME = 'vscode-notebook-cell';
 const EDIT_DELAY_MS = 120;
 
 export class Annotator extends DisposableOwner {
@@ -143,11 +154,11 @@ export class Annotator extends DisposableOwner {
     }
   }
 
-  /** The mapped file `document` is, under the active snapshot. */
+  /** The mapped file `document` is (a file, or a notebook cell's code), under the active snapshot. */
   fileOf(document: vscode.TextDocument): MappedFile | undefined {
     const state = this.state;
-    if (!state || document.uri.scheme !== 'file') return undefined;
-    return state.files.get(localKey(document.uri.fsPath));
+    if (!state || (document.uri.scheme !== 'file' && document.uri.scheme !== CELL_SCHEME)) return undefined;
+    return state.files.get(documentKey(document));
   }
 
   /** What `document` shows now (cached by document version). */
@@ -201,9 +212,25 @@ export class Annotator extends DisposableOwner {
             : { local, recorded: [recorded], lines: figures },
         );
       }
+      // A notebook cell's code goes on the cell's document while its notebook is open.
+      for (const [recorded, found] of resolved.cells) {
+        const cell = found.location.cell;
+        if (!cell) continue;
+        const key = documentKey(cell.document);
+        const figures = byRecorded.get(recorded) ?? [];
+        const existing = files.get(key);
+        files.set(key, {
+          local: found.place.notebook,
+          recorded: [...(existing?.recorded ?? []), recorded],
+          lines: [...(existing?.lines ?? []), ...figures],
+          cell: existing?.cell ?? { ranLines: cellLines(found.target.ranSource), lineOffset: found.target.lineOffset },
+        });
+      }
       const peakBytes = snapshot.deviceSummary(device)?.peakBytes ?? 0;
-      next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped, functionNames };
-      this.log.info(`Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped, ${resolved.unmapped.length} not found.`);
+      next = { snapshot, device, peakBytes, files, unmapped: resolved.unmapped, functionNames, places: cellPlacesOf(resolved) };
+      this.log.info(
+        `Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped (${resolved.cells.size} notebook cells), ${resolved.unmapped.length} not found.`,
+      );
       if (resolved.unmapped.length > 0) void this.resolver.askAboutUnmapped(resolved.unmapped);
     }
     this.current = next;
@@ -236,10 +263,17 @@ export class Annotator extends DisposableOwner {
     if (cached?.key === key) return cached;
     const tracking = this.trackingOf(document);
     const names = state.functionNames;
-    const relocate = (f: LineFigures, line: number) => {
-      tracking.relocator ??= relocator(tracking.originalTexts);
-      return tracking.relocator(line, names[f.lineId] || undefined);
-    };
+    const cell = file.cell;
+    const relocate = cell
+      ? // A cell's recorded line k is line k + lineOffset of the code that ran; where is that line now?
+        (_f: LineFigures, line: number) => {
+          tracking.cellRelocator ??= ranTextRelocator(cell.ranLines, tracking.originalTexts);
+          return tracking.cellRelocator(line + cell.lineOffset);
+        }
+      : (f: LineFigures, line: number) => {
+          tracking.relocator ??= relocator(tracking.originalTexts);
+          return tracking.relocator(line, names[f.lineId] || undefined);
+        };
     const annotations = buildFileAnnotations(file.lines, state.peakBytes, document.lineCount, this.settings.annotation, this.placement(document, tracking), relocate);
     const entry: CacheEntry = { key, annotations, byLine: new Map(annotations.lines.map((l) => [l.line, l])) };
     this.cache.set(uri, entry);
@@ -271,18 +305,7 @@ export class Annotator extends DisposableOwner {
   private onEdit(event: vscode.TextDocumentChangeEvent): void {
     const tracking = this.tracking.get(event.document.uri.toString());
     if (!tracking || event.contentChanges.length === 0) return;
-    for (const change of event.contentChanges) {
-      const start = change.range.start;
-      const head = start.line < event.document.lineCount ? event.document.lineAt(start.line).text.slice(0, start.character) : '';
-      tracking.tracker.apply({
-        startLine: start.line,
-        startCharacter: start.character,
-        endLine: change.range.end.line,
-        endCharacter: change.range.end.character,
-        text: change.text,
-        headBlank: head.trim() === '',
-      });
-    }
+    for (const edit of lineEditsOf(event)) tracking.tracker.apply(edit);
     if (this.fileOf(event.document)) this.scheduleRender(EDIT_DELAY_MS);
   }
 

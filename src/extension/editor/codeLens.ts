@@ -5,7 +5,7 @@
  * an indentation scan of the file.
  */
 import * as vscode from 'vscode';
-import { lineFigure } from '../../engine/analysis/lineFigures';
+import { FIGURE, lineFigure } from '../../engine/analysis/lineFigures';
 import type { FunctionRange } from '../../engine/annotate/pythonFunctions';
 import { findPythonFunctions } from '../../engine/annotate/pythonFunctions';
 import type { LineAnnotation } from '../../engine/annotate/lineAnnotations';
@@ -88,27 +88,32 @@ export class FunctionCodeLensProvider extends DisposableOwner implements vscode.
     const minimum = this.annotator.editorSettings.annotation.thresholdFraction * state.peakBytes;
     const lenses: vscode.CodeLens[] = [];
     within.forEach(({ fn, lines }, i) => {
-      const f = figures[i];
-      if (Math.max(f.allocBytes, f.liveAtPeakBytes) < minimum || f.allocBytes + f.liveAtPeakBytes === 0) return;
+      // The function's figures (each allocation counted once), by what they mean.
+      const range = figures[i];
+      const allocated = range[FIGURE.allocated] ?? 0;
+      const held = range[FIGURE.heldAtPeak] ?? 0;
+      const peak = range[FIGURE.peakWhileAllocating] ?? 0;
+      const allocations = range[FIGURE.allocations] ?? 0;
+      if (Math.max(allocated, held) < minimum || allocated + held === 0) return;
+      const heldWithCalls = (l: LineAnnotation) => l.figures[FIGURE.heldAtPeakWithCalls];
+      const allocatedWithCalls = (l: LineAnnotation) => l.figures[FIGURE.allocatedWithCalls];
       const heaviest = lines.reduce((a: LineAnnotation, b) =>
-        b.figures.inclusiveLiveAtPeakBytes > a.figures.inclusiveLiveAtPeakBytes ||
-        (b.figures.inclusiveLiveAtPeakBytes === a.figures.inclusiveLiveAtPeakBytes && b.figures.inclusiveAllocBytes > a.figures.inclusiveAllocBytes)
-          ? b
-          : a,
+        heldWithCalls(b) > heldWithCalls(a) || (heldWithCalls(b) === heldWithCalls(a) && allocatedWithCalls(b) > allocatedWithCalls(a)) ? b : a,
       );
-      const parts = f.peakBytes > 0 ? [`VRAM peak ${formatBytes(f.peakBytes)}`] : ['VRAM'];
-      if (f.liveAtPeakBytes > 0) parts.push(`${formatBytes(f.liveAtPeakBytes)} ${lineFigure('liveAtPeakBytes').label} (${formatPercent(f.liveAtPeakBytes, state.peakBytes)})`);
-      else parts.push(`+${formatBytes(f.allocBytes)} ${lineFigure('allocBytes').label}, none ${lineFigure('liveAtPeakBytes').label}`);
-      const range = document.lineAt(fn.line).range;
+      const heldLabel = lineFigure(FIGURE.heldAtPeak).label;
+      const parts = peak > 0 ? [`VRAM peak ${formatBytes(peak)}`] : ['VRAM'];
+      if (held > 0) parts.push(`${formatBytes(held)} ${heldLabel} (${formatPercent(held, state.peakBytes)})`);
+      else parts.push(`+${formatBytes(allocated)} ${lineFigure(FIGURE.allocated).label}, none ${heldLabel}`);
+      const where = document.lineAt(fn.line).range;
       const args: OpenFrameArgs = { file: heaviest.figures.file, line: String(heaviest.figures.line) };
       lenses.push(
-        new vscode.CodeLens(range, {
+        new vscode.CodeLens(where, {
           title: `$(pulse) ${parts.join(' · ')}`,
-          tooltip: `${fn.qualifiedName}: ${f.allocCount} allocations, ${formatBytes(f.allocBytes)} in all. Go to its heaviest line.`,
+          tooltip: `${fn.qualifiedName}: ${allocations} allocations, ${formatBytes(allocated)} in all. Go to its heaviest line.`,
           command: Commands.openFrame,
           arguments: [args],
         }),
-        new vscode.CodeLens(range, { title: 'Clear', tooltip: 'Remove the VRAM Lens annotations', command: Commands.clearAnnotations }),
+        new vscode.CodeLens(where, { title: 'Clear', tooltip: 'Remove the VRAM Lens annotations', command: Commands.clearAnnotations }),
       );
     });
     return lenses;

@@ -12,8 +12,10 @@ import { peakBreakdownClause } from './peakBreakdownText';
 import { showSummary } from './summaryView';
 import { errorMessage } from '../../engine/base/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
+import { cellPlacesOf } from '../paths/pathResolver';
+import { lineLabel } from '../../engine/paths/places';
 
-export interface CommandDeps extends Omit<SummaryDeps, 'openLine'> {
+export interface CommandDeps extends SummaryDeps {
   readonly store: SnapshotStore;
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
@@ -56,14 +58,16 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const device = loaded.deviceSummary();
   const goToPeak = 'Go to Peak Line';
   const summary = 'Show Summary';
-  const where = device?.peakLine ? ` at ${notificationText(baseName(device.peakLine.file))}:${String(device.peakLine.line)}` : '';
+  const peakLine = device?.peakLine;
+  const places = peakLine ? cellPlacesOf(await deps.resolver.resolve([peakLine.file])) : undefined;
+  const where = peakLine ? ` at ${notificationText(lineLabel(peakLine.file, peakLine.line, places))}` : '';
   const actions = device?.peakLine ? [goToPeak, summary] : [summary];
   // peakBreakdownClause returns notification-safe text already.
   const besides = device ? peakBreakdownClause(device.peakBreakdown, device.peakBytes) : '';
   const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${besides}`}.`;
   void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
     if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
-    if (choice === summary) await showSummary({ ...deps, openLine: (file, line) => openFrame(deps, { file, line }) }, loaded);
+    if (choice === summary) await showSummary(deps, loaded);
   });
   return loaded;
 }

@@ -15,7 +15,6 @@ import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from '../paths/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
-import type { SummaryDeps } from './summaryView';
 import { SUMMARY_VIEW_TYPE, SnapshotSummaryEditorProvider, showSummary } from './summaryView';
 
 /** What the editor feature offers to tests (through the extension's API) and to other features. */
@@ -25,14 +24,19 @@ export interface EditorApi {
   openSnapshot(target?: vscode.Uri | string): Promise<LoadedSnapshot | undefined>;
 }
 
-const PYTHON: vscode.DocumentSelector = [{ language: 'python' }, { pattern: '**/*.py' }];
+/** Python files, and the code cells of Jupyter notebooks (their documents are `vscode-notebook-cell:` URIs). */
+const PYTHON: vscode.DocumentSelector = [
+  { language: 'python' },
+  { pattern: '**/*.py' },
+  { scheme: 'vscode-notebook-cell', language: 'python' },
+  { notebookType: 'jupyter-notebook', language: 'python' },
+];
 
 export function registerEditor(services: Services): EditorApi {
   const { context, store, log, compareMode, resolver } = services;
   const annotator = new Annotator(store, resolver, compareMode, log, context.extensionUri);
   const codeLens = new FunctionCodeLensProvider(annotator, log);
-  const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log };
-  const summaryDeps: SummaryDeps = { ...deps, openLine: (file, line) => openFrame(deps, { file, line }) };
+  const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log, sources: services.sources };
 
   const summaryOf = async (target?: string | vscode.Uri): Promise<void> => {
     const snapshot = typeof target === 'string' ? store.get(target) : store.active;
@@ -40,7 +44,7 @@ export function registerEditor(services: Services): EditorApi {
       await vscode.commands.executeCommand('vscode.openWith', target, SUMMARY_VIEW_TYPE);
       return;
     }
-    if (snapshot) await showSummary(summaryDeps, snapshot);
+    if (snapshot) await showSummary(deps, snapshot);
     else void vscode.window.showInformationMessage('VRAM Lens: open a snapshot first (VRAM Lens: Open Snapshot...).');
   };
 
@@ -50,7 +54,7 @@ export function registerEditor(services: Services): EditorApi {
     new SnapshotStatusBar(store, annotator),
     vscode.languages.registerHoverProvider(PYTHON, new AnnotationHoverProvider(annotator, log)),
     vscode.languages.registerCodeLensProvider(PYTHON, codeLens),
-    vscode.window.registerCustomEditorProvider(SUMMARY_VIEW_TYPE, new SnapshotSummaryEditorProvider(summaryDeps), {
+    vscode.window.registerCustomEditorProvider(SUMMARY_VIEW_TYPE, new SnapshotSummaryEditorProvider(deps), {
       supportsMultipleEditorsPerDocument: true,
     }),
     vscode.commands.registerCommand(Commands.openSnapshot, (target?: vscode.Uri | string) => openSnapshot(deps, target)),

@@ -4,6 +4,7 @@ import type { LineDetail } from '../../engine/analysis/lineDetail';
 import { Commands } from '../commandIds';
 import type { AnnotationState, Annotator } from './annotator';
 import { hoverMarkdown } from './hoverMarkdown';
+import { placeOf } from '../../engine/paths/places';
 
 export class AnnotationHoverProvider implements vscode.HoverProvider {
   constructor(
@@ -22,6 +23,7 @@ export class AnnotationHoverProvider implements vscode.HoverProvider {
     const functionName = state.functionNames[f.lineId] ?? '';
     const mapped = new Set<string>();
     for (const file of state.files.values()) for (const r of file.recorded) mapped.add(r);
+    for (const r of Object.keys(state.places)) mapped.add(r); // cells of notebooks that are not open open too
     const markdown = new vscode.MarkdownString(
       hoverMarkdown({
         snapshotId: state.snapshot.id,
@@ -31,10 +33,11 @@ export class AnnotationHoverProvider implements vscode.HoverProvider {
         figures: f,
         detail,
         stale: annotation.stale,
-        relocation: functionName === '' ? undefined : { kind: annotation.relocation, functionName, shownLine: annotation.line },
+        relocation: functionName === '' && !placeOf(f.file, state.places) ? undefined : { kind: annotation.relocation, functionName, shownLine: annotation.line },
         isPeakLine: peakLine !== undefined && peakLine.file === f.file && String(peakLine.line) === String(f.line),
         peakBreakdown: device?.peakBreakdown,
         isMapped: (file) => mapped.has(file),
+        places: state.places,
       }),
     );
     markdown.isTrusted = { enabledCommands: [Commands.openFrame, Commands.showLineInTimeline] };

@@ -5,13 +5,14 @@
  * Free of `vscode` so it is unit-tested in plain Node.
  */
 import type { LineDetail } from '../../engine/analysis/lineDetail';
-import type { LineFigureKey, LineFigureSpec } from '../../engine/analysis/lineFigures';
-import { LINE_FIGURES } from '../../engine/analysis/lineFigures';
+import type { FigureRegistry, LineFigureSpec } from '../../engine/analysis/lineFigures';
+import { LINE_FIGURES, inclusiveFormOf } from '../../engine/analysis/lineFigures';
 import type { LineFigures } from '../../engine/analysis/lines';
 import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
 import type { RelocationKind } from '../../engine/annotate/relocation';
 import { formatBytes, formatPercent } from '../../engine/text/format';
-import { baseName } from '../../engine/paths/recordedPath';
+import type { CellPlaces } from '../../engine/paths/places';
+import { cellLine, lineLabel, placeOf } from '../../engine/paths/places';
 import { Commands } from '../commandIds';
 import { peakBreakdownLines } from './peakBreakdownText';
 
@@ -53,6 +54,10 @@ export interface HoverInput {
   readonly isPeakLine?: boolean;
   /** Recorded files that map to a local file (their frames become links). */
   readonly isMapped: (recordedFile: string) => boolean;
+  /** The notebook cells of recorded cell files: their lines are named by cell. */
+  readonly places?: CellPlaces;
+  /** The figures the table shows (the registry's; tests plant one more). */
+  readonly figureRegistry?: FigureRegistry;
 }
 
 const MAX_USER_FRAMES = 6;
@@ -66,8 +71,8 @@ export function commandUri(command: string, args: unknown): string {
   return `command:${command}?${encodeURIComponent(JSON.stringify([args]))}`;
 }
 
-function frameLink(name: string, file: string, line: string, mapped: boolean): string {
-  const label = `${escapeMarkdown(name)} ${escapeMarkdown(baseName(file))}:${line}`;
+function frameLink(name: string, file: string, line: string, mapped: boolean, places: CellPlaces | undefined): string {
+  const label = `${escapeMarkdown(name)} ${escapeMarkdown(lineLabel(file, line, places))}`;
   if (!mapped) return label;
   const args: OpenFrameArgs = { file, line };
   return `[${label}](${commandUri(Commands.openFrame, args)} "${escapeMarkdown(file)}:${line}")`;
@@ -81,26 +86,25 @@ function figureCell(spec: LineFigureSpec | undefined, f: LineFigures, peak: numb
   if (!spec) return '';
   const value = f[spec.key];
   if (spec.unit === 'count') return value > 0 ? String(value) : '—';
-  if (spec.key === 'liveAtPeakBytes' || spec.key === 'inclusiveLiveAtPeakBytes') return bytesAndShare(value, peak);
+  if (spec.share) return bytesAndShare(value, peak);
   return value > 0 ? formatBytes(value) : '—';
 }
 
 /**
  * The figures table, rows and labels from the registry: each self figure beside its inclusive form
- * (`inclusiveX` for `x`); a figure the registry gains shows up here without an edit.
+ * (`inclusiveFormOf`); a figure the registry gains shows up here without an edit.
  */
-function figureRows(f: LineFigures, peak: number): string[] {
+function figureRows(f: LineFigures, peak: number, figures: FigureRegistry): string[] {
   const rows = ['| | this line | with its calls |', '|:--|--:|--:|'];
-  const inclusiveOf = (key: LineFigureKey) => LINE_FIGURES.find((s) => s.inclusive && s.key === `inclusive${key[0].toUpperCase()}${key.slice(1)}`);
-  const paired = new Set<LineFigureKey>();
-  for (const spec of LINE_FIGURES) {
+  const paired = new Set<LineFigureSpec>();
+  for (const spec of figures) {
     if (spec.inclusive) continue;
-    const inclusive = inclusiveOf(spec.key);
-    if (inclusive) paired.add(inclusive.key);
-    const label = spec.key === 'liveAtPeakBytes' ? `${spec.label} (share of ${formatBytes(peak)})` : spec.label;
+    const inclusive = inclusiveFormOf(spec, figures);
+    if (inclusive) paired.add(inclusive);
+    const label = spec.share ? `${spec.label} (share of ${formatBytes(peak)})` : spec.label;
     rows.push(`| ${label} | ${figureCell(spec, f, peak)} | ${figureCell(inclusive, f, peak)} |`);
   }
-  for (const spec of LINE_FIGURES) if (spec.inclusive && !paired.has(spec.key)) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
+  for (const spec of figures) if (spec.inclusive && !paired.has(spec)) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
   return rows;
 }
 
@@ -123,16 +127,24 @@ function sizesList(sizes: readonly number[], total: number): string {
 }
 
 export function hoverMarkdown(input: HoverInput): string {
-  const { figures: f, detail, peakBytes } = input;
+  const { figures: f, detail, peakBytes, places } = input;
   const line = String(f.line);
+  const cell = placeOf(f.file, places);
   const out: string[] = [];
   out.push(
-    `**VRAM Lens** · ${escapeMarkdown(baseName(f.file))}:${line} · device ${input.device} · ${escapeMarkdown(input.snapshotLabel)}` +
+    `**VRAM Lens** · ${escapeMarkdown(lineLabel(f.file, f.line, places))} · device ${input.device} · ${escapeMarkdown(input.snapshotLabel)}` +
       (input.stale ? ' · *this line changed since the snapshot*' : ''),
   );
   out.push('');
-  out.push(...figureRows(f, peakBytes));
-  if (input.relocation && input.relocation.kind !== 'inside') {
+  out.push(...figureRows(f, peakBytes, input.figureRegistry ?? LINE_FIGURES));
+  if (cell && input.relocation && input.relocation.kind !== 'inside') {
+    out.push('');
+    out.push(
+      input.relocation.kind === 'relocated'
+        ? `*The cell changed since it ran: the code of its line ${cellLine(cell, f.line)} is now on line ${input.relocation.shownLine + 1}, where these figures are shown.*`
+        : `*The cell changed since it ran: its line ${cellLine(cell, f.line)} no longer reads as it did.*`,
+    );
+  } else if (input.relocation && input.relocation.kind !== 'inside') {
     out.push('');
     const fn = `\`${escapeMarkdown(input.relocation.functionName)}\``;
     out.push(
@@ -186,7 +198,7 @@ export function hoverMarkdown(input: HoverInput): string {
             break;
           }
           flush();
-          parts.push(frameLink(frame.name, frame.filename, String(frame.line), input.isMapped(frame.filename)));
+          parts.push(frameLink(frame.name, frame.filename, String(frame.line), input.isMapped(frame.filename), places));
           users++;
         }
         flush();

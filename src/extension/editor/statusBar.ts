@@ -1,7 +1,7 @@
 /** The status bar item: the active snapshot's peak and device; a click switches snapshots. */
 import * as vscode from 'vscode';
 import { formatBytes } from '../../engine/text/format';
-import { baseName } from '../../engine/paths/recordedPath';
+import { lineLabel } from '../../engine/paths/places';
 import { Commands } from '../commandIds';
 import type { SnapshotStore } from '../snapshotStore';
 import type { Annotator } from './annotator';
@@ -44,7 +44,8 @@ export class SnapshotStatusBar extends DisposableOwner {
     tooltip.appendText(active.label);
     if (device) {
       tooltip.appendMarkdown('\n\n');
-      const where = device.peakLine ? ` at ${baseName(device.peakLine.file)}:${String(device.peakLine.line)}` : '';
+      const places = this.annotator.state?.snapshot === active ? this.annotator.state.places : undefined;
+      const where = device.peakLine ? ` at ${lineLabel(device.peakLine.file, device.peakLine.line, places)}` : '';
       tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${deviceLongName(device.device, active.ranOn)}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
       if (device.oomCount > 0) tooltip.appendText(`; ${device.oomCount} out-of-memory event${device.oomCount === 1 ? '' : 's'}`);
       const breakdown = peakBreakdownLines(device.peakBreakdown, device.peakBytes);

@@ -8,18 +8,24 @@ import * as vscode from 'vscode';
 import { errorMessage } from '../../engine/base/errors';
 import { topLines } from '../../engine/analysis/summary';
 import type { LineFigures } from '../../engine/analysis/lines';
-import type { LineFigureKey } from '../../engine/analysis/lineFigures';
-import { LINE_FIGURE_KEYS } from '../../engine/analysis/lineFigures';
+import { figureValues } from '../../engine/analysis/lineFigures';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
 import type { PathResolver } from '../paths/pathResolver';
+import { cellPlacesOf } from '../paths/pathResolver';
 import { describeRefused } from '../../protocol/messageGuard';
-import type { HostToSummary, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
+import type { HostToSummary, SummaryAdvice, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
+import type { Finding } from '../../engine/advice/finding';
+import type { SourceTexts } from '../compare/sourceTexts';
+import { setting } from '../config';
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
+import { openLineOfPage } from '../paths/openRecordedLine';
 
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
+/** The page: its script, styles and the codicons its findings' severity icons use. */
+const SUMMARY_PAGE = { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'], codicons: true } as const;
 const TOP_LINES = 15;
 
 export interface SummaryDeps {
@@ -28,22 +34,43 @@ export interface SummaryDeps {
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
   readonly log: vscode.LogOutputChannel;
-  /** Opens a recorded file at a line (the `vramLens.openFrame` command). */
-  readonly openLine: (file: string, line: string) => Promise<void>;
+  /** The snapshots' source texts as captured at load (what the advisor reads). */
+  readonly sources: SourceTexts;
 }
 
-async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<SummaryModel> {
+/** The advisor's findings, when they are ready (or undefined while they are worked out). */
+type Findings = readonly Finding[] | 'off' | undefined;
+
+async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings: Findings): Promise<SummaryModel> {
   const perDevice = await Promise.all(
     snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
   );
   const recorded = new Set<string>();
   for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);
+  if (findings !== undefined && findings !== 'off') for (const f of findings) if (f.file !== undefined) recorded.add(f.file);
   const resolved = await deps.resolver.resolve([...recorded]);
+  const mapped = (file: string) => resolved.local.has(file) || resolved.cells.has(file);
+  const advice: SummaryAdvice =
+    findings === 'off'
+      ? { state: 'off' }
+      : findings === undefined
+        ? { state: 'pending' }
+        : {
+            state: 'ready',
+            findings: findings.map((f) => ({
+              device: f.device,
+              rule: f.rule,
+              severity: f.severity,
+              title: f.title,
+              message: f.message,
+              ...(f.file !== undefined && f.line !== undefined ? { at: { file: f.file, line: String(f.line), mapped: mapped(f.file) } } : {}),
+            })),
+          };
   const line = (l: LineFigures): SummaryLine => ({
     file: l.file,
     line: String(l.line),
-    mapped: resolved.local.has(l.file),
-    figures: Object.fromEntries(LINE_FIGURE_KEYS.map((key) => [key, l[key]])) as Record<LineFigureKey, number>,
+    mapped: mapped(l.file),
+    figures: figureValues(l),
   });
   return {
     label: snapshot.label,
@@ -59,7 +86,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       allocations: d.allocations,
       peakBytes: d.peakBytes,
       peakEventIndex: d.peakEventIndex,
-      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: resolved.local.has(d.peakLine.file) },
+      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: mapped(d.peakLine.file) },
       peakReservedBytes: d.peakReservedBytes,
       finalReservedBytes: d.finalReservedBytes,
       initialActiveBytes: d.initialActiveBytes,
@@ -71,6 +98,8 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<
       ...(d.window === undefined ? {} : { window: d.window }),
     })),
     unmappedFiles: resolved.unmapped,
+    advice,
+    places: cellPlacesOf(resolved),
   };
 }
 
@@ -87,8 +116,8 @@ class SummaryView extends DisposableOwner {
     private readonly source: { readonly uri: vscode.Uri } | { readonly snapshot: LoadedSnapshot },
   ) {
     super();
-    panel.webview.options = webviewOptions(deps.extensionUri);
-    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'] });
+    panel.webview.options = webviewOptions(deps.extensionUri, SUMMARY_PAGE);
+    panel.webview.html = webviewPage(panel.webview, deps.extensionUri, SUMMARY_PAGE);
     this.own(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
@@ -119,7 +148,7 @@ class SummaryView extends DisposableOwner {
         if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
         break;
       case 'openLine':
-        if (typeof message.file === 'string' && typeof message.line === 'string') await this.deps.openLine(message.file, message.line);
+        if (!(await openLineOfPage(this.deps.resolver, message))) this.deps.log.warn(`Summary view: ignored a malformed openLine: ${describeRefused(message)}`);
         break;
     }
   }
@@ -142,9 +171,23 @@ class SummaryView extends DisposableOwner {
   }
 
   private async post(): Promise<void> {
-    if (!this.ready || !this.snapshot || !this.deps.store.get(this.snapshot.id)) return;
+    const snapshot = this.snapshot;
+    if (!this.ready || !snapshot || !this.deps.store.get(snapshot.id)) return;
     try {
-      await this.send({ type: 'summary', model: await buildModel(this.deps, this.snapshot) });
+      if (!setting('advice.enabled', true)) {
+        await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, 'off') });
+        return;
+      }
+      // The figures at once; the advisor's findings when they are worked out (cached by the snapshot).
+      const asked = this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places));
+      const ready = await Promise.race([asked, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50))]);
+      if (ready === undefined) await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, undefined) });
+      const findings = await asked.catch((e: unknown) => {
+        this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
+        return [] as readonly Finding[];
+      });
+      if (this.snapshot !== snapshot || !this.deps.store.get(snapshot.id)) return;
+      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings) });
     } catch (e) {
       this.deps.log.warn('Summary view: could not build the summary:', e);
     }
@@ -181,6 +224,6 @@ export async function showSummary(deps: SummaryDeps, snapshot: LoadedSnapshot): 
     await vscode.commands.executeCommand('vscode.openWith', snapshot.uri, SUMMARY_VIEW_TYPE);
     return;
   }
-  const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri));
+  const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri, SUMMARY_PAGE));
   new SummaryView(panel, deps, { snapshot });
 }

@@ -1,12 +1,19 @@
 /**
  * Finds the files a snapshot recorded (paths of the machine that ran the program) in this
  * workspace: remembered root mappings, then the longest matching path suffix among the workspace's
- * files, then the same path on this machine. Unmapped folders are asked about once each, one
- * question per folder at a time, and a chosen folder must hold at least one of the recorded files.
+ * files, then the same path on this machine. The temporary file a notebook cell ran as is found as
+ * that cell of a notebook (`NotebookCells`), with the line offset of its code. Unmapped folders are
+ * asked about once each, one question per folder at a time, and a chosen folder must hold at least
+ * one of the recorded files.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RootMapping } from '../../engine/paths/pathMapper';
+import type { CellTarget } from '../../engine/notebook/cellIndex';
+import { isCellName } from '../../engine/notebook/cellNames';
+import type { CellPlace, CellPlaces } from '../../engine/paths/places';
+import { cellLine, cellPlace } from '../../engine/paths/places';
+import type { CellLocation, NotebookCells } from '../notebook/notebookCells';
 import { LocalFiles, applyRootMappings, resolveRecordedPaths, unmappedRoots } from '../../engine/paths/pathMapper';
 import { baseName, isWindowsPath, normaliseRecordedPath } from '../../engine/paths/recordedPath';
 import { filesUnderRoot } from '../../engine/paths/recordedLines';
@@ -24,11 +31,42 @@ export function localKey(fsPath: string): string {
   return process.platform === 'win32' || process.platform === 'darwin' ? normal.toLowerCase() : normal;
 }
 
+/** A recorded cell file found as a notebook cell. */
+export interface ResolvedCell {
+  readonly target: CellTarget;
+  readonly location: CellLocation;
+  /** For naming its lines (the notebook as a local path). */
+  readonly place: CellPlace;
+}
+
 export interface ResolvedPaths {
   /** Recorded path -> local file path. */
   readonly local: ReadonlyMap<string, string>;
+  /** Recorded cell file -> its notebook cell. */
+  readonly cells: ReadonlyMap<string, ResolvedCell>;
   /** Recorded paths found nowhere (or in several places). */
   readonly unmapped: readonly string[];
+}
+
+/** The cells of resolved paths, for naming lines (`lineLabel`) in views and messages. */
+export function cellPlacesOf(resolved: Pick<ResolvedPaths, 'cells'>): CellPlaces {
+  const places: Record<string, CellPlace> = {};
+  for (const [file, cell] of resolved.cells) places[file] = cell.place;
+  return places;
+}
+
+/** Where a recorded line is here: a file's line, or a line of a notebook cell. */
+export interface LocalLine {
+  readonly uri: vscode.Uri;
+  /** 1-based line in the document `uri` names (a cell's own document when its notebook is open). */
+  readonly line: number;
+  /** The notebook cell, for a cell's code. */
+  readonly cell?: CellLocation;
+}
+
+/** The key of the document a recorded file's lines go on: a file's path, or an open notebook cell's document. */
+export function documentKey(document: { readonly uri: vscode.Uri }): string {
+  return document.uri.scheme === 'file' ? localKey(document.uri.fsPath) : document.uri.toString();
 }
 
 export class PathResolver extends DisposableOwner {
@@ -36,19 +74,22 @@ export class PathResolver extends DisposableOwner {
   /** Fires when a root mapping is added or forgotten. */
   readonly onDidChange = this.changed.event;
   private readonly askedThisSession = new Set<string>();
-  /** `localUri` answers, dropped when a mapping or the workspace folders change. */
-  private readonly uris = new Map<string, Promise<vscode.Uri | undefined>>();
+  /** One recorded path's resolution (`localLine`, `localUri`), dropped when a mapping, the workspace folders or the notebooks change. */
+  private readonly one = new Map<string, Promise<ResolvedPaths>>();
   /** The question being asked about each recorded folder: a second caller waits for the same answer. */
   private readonly asking = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly state: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
+    /** The notebooks a recorded cell file may be a cell of. */
+    readonly notebooks: NotebookCells,
   ) {
     super();
     this.own(
-      this.changed.event(() => this.uris.clear()),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.uris.clear()),
+      this.changed.event(() => this.one.clear()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.one.clear()),
+      notebooks.onDidChange(() => this.changed.fire()),
     );
   }
 
@@ -73,28 +114,59 @@ export class PathResolver extends DisposableOwner {
   /** Maps every recorded path it can. */
   async resolve(recorded: readonly string[]): Promise<ResolvedPaths> {
     const candidates = await this.localCandidates(recorded);
-    const resolutions = resolveRecordedPaths(recorded, new LocalFiles(candidates), this.mappings);
+    const cellIndex = await this.notebooks.index(recorded);
+    const resolutions = resolveRecordedPaths(recorded, new LocalFiles(candidates), this.mappings, cellIndex);
     const local = new Map<string, string>();
+    const cells = new Map<string, ResolvedCell>();
     const unmapped: string[] = [];
     for (const [file, resolution] of resolutions) {
       if (resolution.kind === 'mapped') local.set(file, resolution.local);
-      else if (await this.existsHere(file)) local.set(file, normaliseRecordedPath(file));
+      else if (resolution.kind === 'cell') cells.set(file, this.cellOf(resolution.cell));
+      // A cell's temporary file may exist here (ipykernel's debugger writes them): it is not the user's source.
+      else if (!isCellName(file) && (await this.existsHere(file))) local.set(file, normaliseRecordedPath(file));
       else unmapped.push(file);
     }
-    return { local, unmapped };
+    return { local, cells, unmapped };
   }
 
-  /** The local file of one recorded path (remembered until the mappings or workspace folders change). */
-  localUri(recorded: string): Promise<vscode.Uri | undefined> {
-    let found = this.uris.get(recorded);
+  private cellOf(target: CellTarget): ResolvedCell {
+    const location = this.notebooks.locate(target.notebook, target.cell);
+    const notebook = location.notebookUri.scheme === 'file' ? location.notebookUri.fsPath : location.notebookUri.path;
+    return { target, location, place: cellPlace(target, notebook) };
+  }
+
+  /**
+   * Where recorded `file`'s 1-based `line` is here: the same line of its local file, or the line of its
+   * notebook cell (the cell's document when the notebook is open, else the notebook file).
+   */
+  async localLine(file: string, line: number): Promise<LocalLine | undefined> {
+    const resolved = await this.resolvedOne(file);
+    const cell = resolved.cells.get(file);
+    if (cell) {
+      const uri = cell.location.cell?.document.uri ?? cell.location.notebookUri;
+      return { uri, line: cellLine(cell.place, line), cell: cell.location };
+    }
+    const local = resolved.local.get(file);
+    return local === undefined ? undefined : { uri: vscode.Uri.file(local), line };
+  }
+
+  /** One recorded path resolved (remembered until the mappings, the workspace folders or the notebooks change). */
+  private resolvedOne(recorded: string): Promise<ResolvedPaths> {
+    let found = this.one.get(recorded);
     if (!found) {
-      found = this.resolve([recorded]).then((r) => {
-        const local = r.local.get(recorded);
-        return local === undefined ? undefined : vscode.Uri.file(local);
-      });
-      this.uris.set(recorded, found);
+      found = this.resolve([recorded]);
+      this.one.set(recorded, found);
+      found.catch(() => this.one.delete(recorded));
     }
     return found;
+  }
+
+  /**
+   * The local file of one recorded path (remembered until the mappings, the workspace folders or the
+   * notebooks change); a cell's document when it is a cell of an open notebook, else its notebook.
+   */
+  async localUri(recorded: string): Promise<vscode.Uri | undefined> {
+    return (await this.localLine(recorded, 1))?.uri;
   }
 
   /**

@@ -56,5 +56,5 @@ export function readConfigurations(file: vscode.Uri | undefined): ConfigurationL
 /** A configuration that runs exactly this file, if there is one (the first wins). */
 export function configurationForFile(list: readonly ProfileConfiguration[], file: vscode.Uri): ProfileConfiguration | undefined {
   const wanted = path.normalize(file.fsPath);
-  return list.find((c) => c.target.kind === 'script' && path.normalize(c.target.path) === wanted);
+  return list.find((c) => c.target.kind !== 'module' && path.normalize(c.target.path) === wanted);
 }

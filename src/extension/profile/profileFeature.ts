@@ -4,8 +4,9 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { BOOTSTRAP_ENTRY } from '../../runtime/profile/command';
 import type { ProfileConfiguration } from '../../runtime/profile/configuration';
-import { describeTarget, fileConfiguration } from '../../runtime/profile/configuration';
+import { describeTarget, fileConfiguration, targetFile } from '../../runtime/profile/configuration';
 import type { RunRecord } from '../../runtime/profile/history';
 import { Commands } from '../commandIds';
 import { profileSettings } from '../config';
@@ -25,7 +26,7 @@ export function profileFeature(services: Services): void {
   const { context, log } = services;
   const history = new RunHistory(context.globalState, vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath);
   const output = vscode.window.createOutputChannel('VRAM Lens: Program');
-  const bootstrap = vscode.Uri.joinPath(context.extensionUri, 'src', 'python', 'vram_lens_bootstrap.py').fsPath;
+  const bootstrap = vscode.Uri.joinPath(context.extensionUri, ...BOOTSTRAP_ENTRY).fsPath;
   const profiler = new Profiler(services, history, output, bootstrap);
   const runs = new RunsTreeProvider(history, services.store);
   const lenses = new ProfileCodeLensProvider();
@@ -69,7 +70,8 @@ export function profileFeature(services: Services): void {
       const run = runOf(arg);
       if (!run) return undefined;
       const c = run.configuration;
-      return profiler.profile(c, c.target.kind === 'script' ? vscode.Uri.file(c.target.path) : undefined);
+      const file = targetFile(c);
+      return profiler.profile(c, file !== undefined ? vscode.Uri.file(file) : undefined);
     }),
     vscode.commands.registerCommand(Commands.deleteRun, async (arg?: RunNode | string) => {
       const run = runOf(arg);
@@ -95,7 +97,14 @@ interface Target {
  */
 async function chooseConfiguration(file: vscode.Uri | undefined, log: vscode.LogOutputChannel): Promise<Target | undefined> {
   const editor = vscode.window.activeTextEditor?.document;
-  const activeFile = editor?.languageId === 'python' && editor.uri.scheme === 'file' ? editor.uri : undefined;
+  // The active Python file, or the active notebook (its cells' editors are not files: the notebook is).
+  const notebook = vscode.window.activeNotebookEditor?.notebook.uri;
+  const activeFile =
+    editor?.languageId === 'python' && editor.uri.scheme === 'file'
+      ? editor.uri
+      : notebook?.scheme === 'file' && notebook.path.toLowerCase().endsWith('.ipynb')
+        ? notebook
+        : undefined;
   const list = readConfigurations(file ?? activeFile);
   for (const problem of list.problems) log.warn(`Profile configuration skipped: ${problem}`);
   if (file) {
@@ -122,7 +131,8 @@ async function chooseConfiguration(file: vscode.Uri | undefined, log: vscode.Log
     });
   }
   for (const configuration of list.configurations) {
-    const resource = configuration.target.kind === 'script' ? vscode.Uri.file(configuration.target.path) : activeFile;
+    const file = targetFile(configuration);
+    const resource = file !== undefined ? vscode.Uri.file(file) : activeFile;
     items.push({
       label: `$(gear) ${configuration.name}`,
       description: configuration.source,

@@ -123,6 +123,8 @@ export class Profiler extends DisposableOwner {
       return false;
     }
     if (configuration.target.kind === 'script') await saveIfDirty(configuration.target.path);
+    // A notebook runs as saved: its cells as the editor has them now.
+    if (configuration.target.kind === 'notebook') await saveNotebookIfDirty(configuration.target.path);
     return true;
   }
 
@@ -343,7 +345,14 @@ async function saveIfDirty(file: string): Promise<void> {
   if (document?.isDirty) await document.save();
 }
 
+async function saveNotebookIfDirty(file: string): Promise<void> {
+  const notebook = vscode.workspace.notebookDocuments.find((d) => d.uri.scheme === 'file' && path.normalize(d.uri.fsPath) === path.normalize(file));
+  if (notebook?.isDirty) await notebook.save();
+}
+
 function defaultCwd(configuration: ProfileConfiguration, resource: vscode.Uri | undefined): string {
+  // A notebook runs in its own folder, as Jupyter starts its kernel there.
+  if (configuration.target.kind === 'notebook') return path.dirname(configuration.target.path);
   const folder = resource ? vscode.workspace.getWorkspaceFolder(resource) : vscode.workspace.workspaceFolders?.[0];
   if (folder) return folder.uri.fsPath;
   if (configuration.target.kind === 'script') return path.dirname(configuration.target.path);

@@ -38,15 +38,23 @@ export function timelineFeature(services: Services): void {
   const view = new TimelineView(services);
   const { context, log, resolver } = services;
 
-  /** The snapshot's recorded file that `file` (recorded, or a workspace file) stands for, as the editor maps it. */
-  const recordedFile = async (file: string, recorded: readonly string[]): Promise<string | undefined> => {
-    if (recorded.includes(file)) return file;
+  /**
+   * The snapshot's recorded file and line that `file`'s `line` stands for, as the editor maps it: `file`
+   * is recorded, a workspace file's path, or an open notebook cell's document URI (its lines are the
+   * cell's; recorded lines count from its first non-blank line).
+   */
+  const recordedLine = async (file: string, line: number, recorded: readonly string[]): Promise<{ file: string; line: number } | undefined> => {
+    if (recorded.includes(file)) return { file, line };
+    const { local, cells } = await resolver.resolve(recorded);
+    for (const [r, cell] of cells) {
+      if (cell.location.cell?.document.uri.toString() === file) return { file: r, line: line - cell.place.lineOffset };
+    }
     const wanted = localKey(file);
-    const { local } = await resolver.resolve(recorded);
-    return recorded.find((r) => {
+    const found = recorded.find((r) => {
       const here = local.get(r);
       return here !== undefined && localKey(here) === wanted;
     });
+    return found === undefined ? undefined : { file: found, line };
   };
   context.subscriptions.push(
     view,
@@ -61,7 +69,8 @@ export function timelineFeature(services: Services): void {
           void vscode.window.showInformationMessage('VRAM Lens: put the cursor on a line of a Python file first.');
           return;
         }
-        wanted = { file: editor.document.uri.fsPath, line: editor.selection.active.line + 1 };
+        const document = editor.document;
+        wanted = { file: document.uri.scheme === 'file' ? document.uri.fsPath : document.uri.toString(), line: editor.selection.active.line + 1 };
       }
       // A link built for a snapshot shows that snapshot (and device), whatever the timeline shows now.
       let target: { snapshot: LoadedSnapshot; device: number } | undefined;
@@ -83,10 +92,10 @@ export function timelineFeature(services: Services): void {
       const { snapshot, device } = target;
       const lines = await snapshot.lines(device);
       const files = [...new Set(lines.map((l) => l.file))];
-      const file = await recordedFile(wanted.file, files);
-      const shown = file !== undefined && (await view.showLine(snapshot, device, file, wanted.line, wanted.record));
+      const at = await recordedLine(wanted.file, wanted.line, files);
+      const shown = at !== undefined && (await view.showLine(snapshot, device, at.file, at.line, wanted.record));
       if (!shown) {
-        log.info(`Show Line in Timeline: no blocks for ${wanted.file}:${wanted.line} (matched ${file ?? 'no file'}) in ${snapshot.label}`);
+        log.info(`Show Line in Timeline: no blocks for ${wanted.file}:${wanted.line} (matched ${at ? `${at.file}:${at.line}` : 'no file'}) in ${snapshot.label}`);
         void vscode.window.showInformationMessage(
           `VRAM Lens: ${notificationText(snapshot.label)} (device ${device}) has no allocations made by line ${wanted.line} of ${notificationText(wanted.file)}.`,
         );

@@ -9,6 +9,7 @@ import type { HostToTimeline, TimelineCommand, TimelineRequest } from '../../pro
 import { isTarget } from '../../protocol/timeline';
 import { commandAllowlist } from '../webviewCommands';
 import { lineRow } from './rows';
+import type { CellPlaces } from '../../engine/paths/places';
 
 /** What the empty state's buttons may run. */
 export const TIMELINE_COMMANDS = commandAllowlist<TimelineCommand>(['openSnapshot', 'openSample', 'profile']);
@@ -28,6 +29,8 @@ export interface TimelineBackend {
   worker(snapshotId: string): WorkerCall | undefined;
   /** Whether the advisor's findings are shown (the `vramLens.advice.enabled` setting). */
   adviceEnabled(): boolean;
+  /** The notebook cells of the snapshot's recorded cell files (none: every file is a file). */
+  places?(snapshotId: string, device: number): Promise<CellPlaces>;
 }
 
 function isFiniteOrUndefined(value: unknown): boolean {
@@ -86,7 +89,8 @@ export async function answerTimelineRequest(message: TimelineRequest, backend: T
     case 'overview': {
       if (!isAxis(message.axis)) return undefined;
       const columns = Math.max(1, Math.min(8192, Math.round(Number(message.columns)) || 1));
-      return { type: 'overview', requestId, overview: await call('timelineOverview', { device, axis: message.axis, columns }) };
+      const [overview, places] = await Promise.all([call('timelineOverview', { device, axis: message.axis, columns }), backend.places?.(target.snapshotId, device)]);
+      return { type: 'overview', requestId, overview: places && Object.keys(places).length > 0 ? { ...overview, places } : overview };
     }
     case 'findings': {
       if (!isAxis(message.axis)) return undefined;
@@ -105,7 +109,7 @@ export async function answerTimelineRequest(message: TimelineRequest, backend: T
     }
     case 'lines': {
       const lines = await call('lines', { device });
-      return { type: 'lines', requestId, rows: lines.map(lineRow) };
+      return { type: 'lines', requestId, rows: lines.map((l) => lineRow(l)) };
     }
     case 'stackFilter': {
       if (typeof message.text !== 'string') return undefined;

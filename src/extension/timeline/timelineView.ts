@@ -18,7 +18,8 @@ import { TIMELINE_PAGE } from './html';
 import { snapshotChoice } from './rows';
 import type { TimelineBackend } from './timelineRequests';
 import { answerTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
-import { openRecordedLine } from '../paths/openRecordedLine';
+import { openLineOfPage } from '../paths/openRecordedLine';
+import { cellPlacesOf } from '../paths/pathResolver';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 
@@ -40,6 +41,12 @@ export class TimelineView extends DisposableOwner implements vscode.WebviewViewP
         return snapshot ? (method, params) => snapshot.call(method, params) : undefined;
       },
       adviceEnabled: () => setting('advice.enabled', true),
+      places: async (snapshotId, device) => {
+        const snapshot = services.store.get(snapshotId);
+        if (!snapshot) return {};
+        const files = [...new Set((await snapshot.lines(device)).map((l) => l.file))];
+        return cellPlacesOf(await services.resolver.resolve(files));
+      },
     };
   }
 
@@ -156,10 +163,8 @@ export class TimelineView extends DisposableOwner implements vscode.WebviewViewP
         if (!isTarget(message.target) || !this.services.store.get(message.target.snapshotId)) return false;
         this.target = message.target;
         return true;
-      case 'openSource':
-        if (typeof message.file !== 'string' || !Number.isInteger(message.line)) return false;
-        await this.openSource(message.file, message.line);
-        return true;
+      case 'openLine':
+        return openLineOfPage(this.services.resolver, message, { viewColumn: vscode.ViewColumn.One });
       case 'runCommand': {
         const command = TIMELINE_COMMANDS.commandFor(message.command);
         if (!command) return false;
@@ -175,9 +180,5 @@ export class TimelineView extends DisposableOwner implements vscode.WebviewViewP
       }
     }
     return false;
-  }
-
-  private async openSource(file: string, line: number): Promise<void> {
-    await openRecordedLine(this.services.resolver, file, line, { viewColumn: vscode.ViewColumn.One });
   }
 }

@@ -18,6 +18,12 @@ export interface RecordingOptions {
   readonly backwardLines?: boolean;
 }
 
+/**
+ * The bootstrap's entry, relative to the extension's (or this checkout's) root: the package
+ * src/python/vram_lens, started as a file so that Python needs nothing on its path to find it.
+ */
+export const BOOTSTRAP_ENTRY: readonly string[] = ['src', 'python', 'vram_lens', '__main__.py'];
+
 export interface RunPaths {
   /** The interpreter command: an executable and any arguments that must precede the script (e.g. `conda run ...`). */
   readonly interpreter: readonly string[];
@@ -68,7 +74,8 @@ export function buildProfileCommand(
     ...(recording.backwardLines === false ? ['--backward-lines', 'off'] : []),
     ...(distributed ? ['--per-rank'] : []),
   ];
-  const target = config.target.kind === 'script' ? ['--script', config.target.path] : ['--module', config.target.name];
+  const target =
+    config.target.kind === 'module' ? ['--module', config.target.name] : [config.target.kind === 'notebook' ? '--notebook' : '--script', config.target.path];
   const args = [
     ...prefix,
     ...(distributed ? torchrunArgs(nproc) : []),

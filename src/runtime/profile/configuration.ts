@@ -1,10 +1,20 @@
 /**
- * What to run under the profiler: a script or a module with arguments, working folder and environment.
+ * What to run under the profiler: a script, a module or a notebook (its code cells top to bottom) with
+ * arguments, working folder and environment.
  * Read from the `vramLens.profile.configurations` setting or from Python entries of launch.json, with
  * VS Code's `${...}` variables resolved here (pure, so it is tested without VS Code).
  */
 
-export type ProfileTarget = { readonly kind: 'script'; readonly path: string } | { readonly kind: 'module'; readonly name: string };
+export type ProfileTarget =
+  | { readonly kind: 'script'; readonly path: string }
+  | { readonly kind: 'module'; readonly name: string }
+  /** A Jupyter notebook (`.ipynb`): its code cells run top to bottom in an IPython shell. */
+  | { readonly kind: 'notebook'; readonly path: string };
+
+/** Whether a file is a Jupyter notebook (profiled cell by cell). */
+export function isNotebookFile(file: string): boolean {
+  return file.toLowerCase().endsWith('.ipynb');
+}
 
 export interface ProfileConfiguration {
   readonly name: string;
@@ -167,20 +177,25 @@ function readNproc(raw: unknown): number | undefined {
 
 /**
  * One entry of `vramLens.profile.configurations`:
- * `{ name, script | module, args?, cwd?, env?, nprocPerNode?, python? }`.
+ * `{ name, script | module | notebook, args?, cwd?, env?, nprocPerNode?, python? }`.
  */
 export function fromSettingsEntry(raw: unknown, values: VariableValues): ProfileConfiguration {
   if (!isObject(raw)) throw new ConfigurationError('a configuration must be an object');
   const name = typeof raw.name === 'string' && raw.name !== '' ? raw.name : undefined;
   const script = typeof raw.script === 'string' ? raw.script : undefined;
   const module = typeof raw.module === 'string' ? raw.module : undefined;
-  if ((script === undefined) === (module === undefined)) {
-    throw new ConfigurationError(`configuration ${name ?? '(unnamed)'} needs exactly one of "script" and "module"`);
+  const notebook = typeof raw.notebook === 'string' ? raw.notebook : undefined;
+  if ([script, module, notebook].filter((t) => t !== undefined).length !== 1) {
+    throw new ConfigurationError(`configuration ${name ?? '(unnamed)'} needs exactly one of "script", "module" and "notebook"`);
   }
   const target: ProfileTarget =
-    script !== undefined ? { kind: 'script', path: substituteVariables(script, values) } : { kind: 'module', name: module! };
+    script !== undefined
+      ? { kind: 'script', path: substituteVariables(script, values) }
+      : notebook !== undefined
+        ? { kind: 'notebook', path: substituteVariables(notebook, values) }
+        : { kind: 'module', name: module! };
   return {
-    name: name ?? (script ?? module)!,
+    name: name ?? (script ?? notebook ?? module)!,
     target,
     args: readArgs(raw.args, values),
     cwd: typeof raw.cwd === 'string' ? substituteVariables(raw.cwd, values) : undefined,
@@ -210,13 +225,19 @@ export function fromLaunchEntry(raw: unknown, values: VariableValues): ProfileCo
   };
 }
 
-/** The plain "run this file" configuration. */
+/** The plain "run this file" configuration (a notebook's cells, for an `.ipynb`). */
 export function fileConfiguration(file: string, cwd?: string): ProfileConfiguration {
-  return { name: fileParts(file).basename, target: { kind: 'script', path: file }, args: [], cwd, env: {}, source: 'file' };
+  const target: ProfileTarget = isNotebookFile(file) ? { kind: 'notebook', path: file } : { kind: 'script', path: file };
+  return { name: fileParts(file).basename, target, args: [], cwd, env: {}, source: 'file' };
+}
+
+/** The file a configuration runs (a script or a notebook), if it runs one. */
+export function targetFile(config: ProfileConfiguration): string | undefined {
+  return config.target.kind === 'module' ? undefined : config.target.path;
 }
 
 /** A short description of the target and its arguments, for lists and tooltips. */
 export function describeTarget(config: ProfileConfiguration): string {
-  const target = config.target.kind === 'script' ? fileParts(config.target.path).basename : `-m ${config.target.name}`;
+  const target = config.target.kind === 'module' ? `-m ${config.target.name}` : fileParts(config.target.path).basename;
   return [target, ...config.args].join(' ');
 }

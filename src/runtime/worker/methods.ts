@@ -103,9 +103,12 @@ export const methods: Implementations = {
     const session = requireSession(ctx);
     return downsampleTotals(session.device(device), traceOf(session.snapshot, device).timeUs, axis, points);
   },
-  advice({ device, sources }, ctx) {
+  setSources({ files }, ctx) {
+    return requireSession(ctx).setSources(files);
+  },
+  advice({ device, places }, ctx) {
     const session = requireSession(ctx);
-    if (sources) session.setSources(sources);
+    if (places) session.setPlaces(places);
     return session.advice(device);
   },
 };

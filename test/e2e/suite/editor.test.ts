@@ -228,7 +228,7 @@ describe('editor annotations in VS Code', () => {
     assert.ok(held.lineDevices > 0 && held.sources, `the annotator and the source capture asked the snapshot: ${JSON.stringify(held)}`);
     await api.services.store.remove(second.id);
     assert.ok(second.isDisposed);
-    assert.deepEqual(second.held(), { lineDevices: 0, lineDetails: 0, lineFunctions: false, sources: false }, 'closing it leaves none of its state behind');
+    assert.deepEqual(second.held(), { lineDevices: 0, lineDetails: 0, lineFunctions: false, sources: false, findings: false }, 'closing it leaves none of its state behind');
     api.services.store.setActive(first.id);
     await api.editor.annotator.settled();
     assert.ok(api.editor.annotator.annotationsFor(editor.document));

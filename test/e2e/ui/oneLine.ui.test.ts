@@ -202,4 +202,30 @@ describe('one line\'s bytes in hover, advice, summary and timeline (code-server 
       assert.ok(legend.find((e) => e.kind === kind)!.text.endsWith(`${binary(total)} at the peak`), `${kind}: ${JSON.stringify(legend)}`);
     }
   }));
+
+  it('the summary\'s links open adapters.py at their lines: the one openLine every page sends', withScreenshot('one-line-open', () => page, async () => {
+    await page.mouse.move(5, 5);
+    const cursor = page.locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ }).first();
+    // Two links in turn, so that the cursor is moved by each (the first test left it on line 887).
+    for (const line of [115, LINE]) {
+      // The summary, still open from the test before: its tab.
+      await page.locator('.tab', { hasText: path.basename(SNAPSHOT) }).first().click();
+      // The summary's frame (the timeline's webview is open beside it).
+      const summary = await eventually(
+        'the summary webview',
+        async () => {
+          for (const frame of page.frames()) if (await frame.locator('table.lines a.line-link').count().catch(() => 0)) return frame;
+          return undefined;
+        },
+        30_000,
+      );
+      await summary.locator('table.lines tbody tr a.line-link', { hasText: new RegExp(`^adapters\\.py:${line}$`) }).first().click();
+      await page.locator('.tab.active', { hasText: path.basename(FILE) }).waitFor({ timeout: 20_000 });
+      const position = await eventually(`the cursor on line ${line}`, async () => {
+        const t = (await cursor.innerText()).trim();
+        return t.startsWith(`Ln ${line},`) ? t : undefined;
+      }).catch(async () => (await cursor.innerText()).trim());
+      assert.ok(position.startsWith(`Ln ${line},`), `${position} (expected line ${line})`);
+    }
+  }));
 });

@@ -82,19 +82,33 @@ describe('vram-lens analyze', () => {
     assert.match(r.out, /OUT OF MEMORY {3}event \d+: [\d.]+ GiB requested, [\d.]+ (MiB|GiB) free on the device/);
   });
 
-  it('the Profile VRAM bootstrap is never a line of the user (as in the extension)', async () => {
-    // Two allocations under the bootstrap: one from the user's train.py:5, one from library code only.
-    const bootstrap: PlainValue = { filename: '/home/me/.vscode-server/extensions/vram-lens/src/python/vram_lens_bootstrap.py', line: 210, name: '_run_program' };
+  /** Two allocations under the bootstrap's frames: one from the user's train.py:5, one from library code only. */
+  async function bootstrapIsNeverALine(bootstrapFrames: PlainValue[]): Promise<void> {
     const train = { filename: '/home/me/proj/train.py', line: 5, name: '<module>' };
     const lib: PlainValue = { filename: '/usr/lib/python3/dist-packages/torch/nn/modules/module.py', line: 10, name: 'forward' };
     const alloc = (addr: number, size: number, frames: PlainValue[]): PlainValue => ({ action: 'alloc', addr, size, stream: 0, time_us: addr, frames });
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'vram-cli-')), 'profiled.pickle');
-    writeFileSync(file, encodePickle({ segments: [], device_traces: [[alloc(1, 4096, [train, bootstrap]), alloc(2, 1024, [lib, bootstrap])]] }));
+    writeFileSync(file, encodePickle({ segments: [], device_traces: [[alloc(1, 4096, [train, ...bootstrapFrames]), alloc(2, 1024, [lib, ...bootstrapFrames])]] }));
     const r = await run(['analyze', file, '--json']);
     assert.equal(r.code, 0, r.err);
     const device = (parseExactJson(r.out) as { devices: { peakBytes: number; lines: { file: string; line: number; liveAtPeakBytes: number }[] }[] }).devices[0];
     assert.equal(device.peakBytes, 4096 + 1024);
     assert.deepEqual(device.lines.map((l) => [l.file, l.line, l.liveAtPeakBytes]), [[train.filename, 5, 4096]]);
+  }
+
+  it('the Profile VRAM bootstrap is never a line of the user (as in the extension)', async () => {
+    // The one-file bootstrap that snapshots recorded before the package name.
+    await bootstrapIsNeverALine([{ filename: '/home/me/.vscode-server/extensions/vram-lens/src/python/vram_lens_bootstrap.py', line: 210, name: '_run_program' }]);
+  });
+
+  it('the frames of the bootstrap package (src/python/vram_lens/) are never lines of the user either', async () => {
+    // As a run's stacks hold them: the entry, run and exit, then runpy (standard library) above the program.
+    const extension = 'C:\\Users\\me\\.vscode\\extensions\\vram-lens\\src\\python\\vram_lens';
+    await bootstrapIsNeverALine([
+      { filename: '/home/me/.vscode-server/extensions/vram-lens/src/python/vram_lens/run.py', line: 97, name: '_run_target' },
+      { filename: '/home/me/.vscode-server/extensions/vram-lens/src/python/vram_lens/run.py', line: 66, name: 'main' },
+      { filename: `${extension}\\__main__.py`, line: 35, name: '_launch' },
+    ]);
   });
 
   it('errors go to stderr with a non-zero exit and no stack trace', async () => {

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SourceLines } from '../../../src/extension/loadedSnapshot';
+import type { SourceReading } from '../../../src/extension/loadedSnapshot';
 import { LINE_DETAIL_CACHE_SIZE, LoadedSnapshot } from '../../../src/extension/loadedSnapshot';
 import { InProcessWorker } from '../../helpers/inProcessWorker';
 import { GiB, MiB, TraceBuilder, torch, user, userPath } from '../../helpers/traceBuilder';
 
-const NOTHING_HELD = { lineDevices: 0, lineDetails: 0, lineFunctions: false, sources: false };
+const NOTHING_HELD = { lineDevices: 0, lineDetails: 0, lineFunctions: false, sources: false, findings: false };
 
 /** Two user lines and one torch-library line, each allocating once. */
 function loaded(): { snapshot: LoadedSnapshot; worker: InProcessWorker } {
@@ -26,7 +26,9 @@ async function fill(snapshot: LoadedSnapshot): Promise<void> {
   await snapshot.lines();
   await snapshot.lineDetail({ device: 0, file: userPath('train.py'), line: 5, maxSizes: 6, maxStacks: 3 });
   await snapshot.lineFunctions();
-  await snapshot.sourceTexts(() => Promise.resolve(new Map([[userPath('train.py'), ['a', 'b']]])));
+  const capture = () => snapshot.sourceTexts(() => Promise.resolve(new Map([[userPath('train.py'), 'a\nb']])));
+  await capture();
+  await snapshot.findings(capture);
 }
 
 describe('LoadedSnapshot', () => {
@@ -49,7 +51,22 @@ describe('LoadedSnapshot', () => {
     await snapshot.lineFunctions();
     assert.deepEqual(await snapshot.call('lineFunctions', {}), await snapshot.lineFunctions());
     assert.deepEqual([worker.count('lines'), worker.count('lineDetail'), worker.count('lineFunctions')], [1, 2, 1]);
-    assert.deepEqual(snapshot.held(), { lineDevices: 1, lineDetails: 2, lineFunctions: true, sources: false });
+    assert.deepEqual(snapshot.held(), { lineDevices: 1, lineDetails: 2, lineFunctions: true, sources: false, findings: false });
+  });
+
+  it('asks for the advisor\'s findings once, with the sources it is given, for the Problems panel and the summary alike', async () => {
+    const { snapshot, worker } = loaded();
+    let read = 0;
+    const sources = () =>
+      snapshot.sourceTexts(() => {
+        read++;
+        return Promise.resolve(new Map([[userPath('train.py'), 'x = 1']]));
+      });
+    const [a, b] = await Promise.all([snapshot.findings(sources), snapshot.findings(sources)]);
+    assert.equal(a, b, 'one answer');
+    assert.equal(worker.count('advice'), 1);
+    assert.equal(read, 1);
+    assert.equal(snapshot.held().findings, true);
   });
 
   it('does not keep a failed answer: the next caller asks again', async () => {
@@ -74,14 +91,14 @@ describe('LoadedSnapshot', () => {
   it('captures the source texts once, with the first caller\'s reader', async () => {
     const { snapshot } = loaded();
     let reads = 0;
-    const capture = (): Promise<SourceLines> => {
+    const capture = (): Promise<SourceReading> => {
       reads++;
-      return Promise.resolve(new Map([['f.py', [`read ${reads}`]]]));
+      return Promise.resolve(new Map([['f.py', `read ${reads}`]]));
     };
     const [a, b] = await Promise.all([snapshot.sourceTexts(capture), snapshot.sourceTexts(capture)]);
     assert.equal(a, b);
     assert.equal(reads, 1);
-    assert.deepEqual(a.get('f.py'), ['read 1']);
+    assert.equal(a.get('f.py')?.text, 'read 1');
   });
 
   it('a re-attribution drops the answers of the old attribution, keeps the captured sources and bumps the revision', async () => {
@@ -102,7 +119,7 @@ describe('LoadedSnapshot', () => {
   it('closing it ends the worker and leaves none of its state behind; later questions are refused', async () => {
     const { snapshot, worker } = loaded();
     await fill(snapshot);
-    assert.deepEqual(snapshot.held(), { lineDevices: 1, lineDetails: 1, lineFunctions: true, sources: true });
+    assert.deepEqual(snapshot.held(), { lineDevices: 1, lineDetails: 1, lineFunctions: true, sources: true, findings: true });
     await snapshot.dispose();
     assert.ok(worker.disposed && snapshot.isDisposed);
     assert.deepEqual(snapshot.held(), NOTHING_HELD);
@@ -110,7 +127,7 @@ describe('LoadedSnapshot', () => {
     await assert.rejects(snapshot.lines(), /train was closed/);
     await assert.rejects(snapshot.lineDetail({ device: 0, file: userPath('train.py'), line: 5 }), /closed/);
     await assert.rejects(snapshot.lineFunctions(), /closed/);
-    assert.equal((await snapshot.sourceTexts(() => Promise.resolve(new Map([['f.py', ['x']]])))).size, 0, 'nothing captured after closing');
+    assert.equal((await snapshot.sourceTexts(() => Promise.resolve(new Map([['f.py', 'x']])))).size, 0, 'nothing captured after closing');
     assert.equal(worker.asked.length, asked, 'the closed worker was not asked');
     assert.deepEqual(snapshot.held(), NOTHING_HELD);
   });

@@ -13,10 +13,11 @@ import { commandAllowlist } from '../../../src/extension/webviewCommands';
 import { isCompareToHost, isHostToCompare } from '../../../src/protocol/compare';
 import { describeRefused, messageGuard } from '../../../src/protocol/messageGuard';
 import { isHostToSummary, isSummaryToHost } from '../../../src/protocol/summary';
+import { isOpenLine, openLine } from '../../../src/protocol/openLine';
 import type { TimelineRequest } from '../../../src/protocol/timeline';
 import { isHostToTimeline, isTarget, isTimelineRequest, isTimelineToHost } from '../../../src/protocol/timeline';
-import type { TimelineAnswer } from '../../../webview/timeline/requests';
-import { Requests } from '../../../webview/timeline/requests';
+import type { TimelineAnswer } from '../../../webview/timeline/requests/requests';
+import { Requests } from '../../../webview/timeline/requests/requests';
 
 describe('webview protocols: the message guard', () => {
   it('accepts the listed types and nothing else', () => {
@@ -33,7 +34,7 @@ describe('webview protocols: the message guard', () => {
     assert.equal(isTimelineToHost({ type: 'eval', code: '1' }), false);
     assert.equal(isHostToTimeline({ type: 'window', requestId: 1 }), true);
     assert.equal(isHostToTimeline({ type: 'ready' }), false);
-    assert.equal(isSummaryToHost({ type: 'openLine', file: 'a.py', line: '3' }), true);
+    assert.equal(isSummaryToHost({ type: 'openLine', file: 'a.py', line: 3 }), true);
     assert.equal(isSummaryToHost({ type: 'summary' }), false);
     assert.equal(isHostToSummary({ type: 'summary' }), true);
     assert.equal(isHostToSummary({ type: 'annotate' }), false);
@@ -53,6 +54,35 @@ describe('webview protocols: the message guard', () => {
     assert.equal(isTarget({ snapshotId: 's', device: 0 }), true);
     assert.equal(isTarget({ snapshotId: 's', device: 0.5 }), false);
     assert.equal(isTarget({ snapshotId: 1, device: 0 }), false);
+  });
+});
+
+describe('webview protocols: opening a line', () => {
+  it('is one message, `openLine`, that every page may send and no page receives', () => {
+    const m = openLine({ file: '/w/model.py', line: 39 });
+    assert.deepEqual(m, { type: 'openLine', file: '/w/model.py', line: 39 });
+    for (const [page, guard] of [['timeline', isTimelineToHost], ['summary', isSummaryToHost], ['compare', isCompareToHost]] as const) assert.equal(guard(m), true, page);
+    for (const [page, guard] of [['timeline', isHostToTimeline], ['summary', isHostToSummary], ['compare', isHostToCompare]] as const) assert.equal(guard(m), false, page);
+    // The shapes it replaced are gone.
+    assert.equal(isTimelineToHost({ type: 'openSource', file: 'a.py', line: 3 }), false);
+  });
+  it('checks its fields: a non-empty path and a whole line number', () => {
+    assert.equal(isOpenLine({ type: 'openLine', file: 'a.py', line: 3 }), true);
+    // A recorded line beyond 2^53 arrives as a (rounded) whole number: accepted, the host clamps it.
+    assert.equal(isOpenLine({ type: 'openLine', file: 'a.py', line: 2 ** 64 }), true);
+    const bad = [
+      { type: 'openLine', file: 'a.py', line: '3' },
+      { type: 'openLine', file: 'a.py', line: 3.5 },
+      { type: 'openLine', file: 'a.py', line: Number.NaN },
+      { type: 'openLine', file: 'a.py' },
+      { type: 'openLine', file: '', line: 3 },
+      { type: 'openLine', file: ['a.py'], line: 3 },
+      { type: 'openLine', row: 0, side: 'current' },
+      { type: 'openSource', file: 'a.py', line: 3 },
+      null,
+      'openLine',
+    ];
+    for (const m of bad) assert.equal(isOpenLine(m), false, JSON.stringify(m));
   });
 });
 
@@ -133,7 +163,7 @@ describe('timeline host: request routing', () => {
   });
   it('tells requests from other messages', () => {
     assert.equal(isTimelineRequest({ type: 'window' }), true);
-    assert.equal(isTimelineRequest({ type: 'openSource' }), false);
+    assert.equal(isTimelineRequest({ type: 'openLine' }), false);
     assert.equal(isTimelineRequest({ type: 'toString' }), false);
     assert.equal(isTimelineRequest({ type: 'hasOwnProperty' }), false);
     // Each request travels both ways: the page asks, the host answers under the same type.
@@ -142,7 +172,7 @@ describe('timeline host: request routing', () => {
       assert.equal(isTimelineToHost({ type }), true, type);
       assert.equal(isHostToTimeline({ type }), true, type);
     }
-    for (const type of ['ready', 'openSource', 'runCommand', 'showing', 'log', 'snapshots', 'error', 'showLine']) assert.equal(isTimelineRequest({ type }), false, type);
+    for (const type of ['ready', 'openLine', 'runCommand', 'showing', 'log', 'snapshots', 'error', 'showLine']) assert.equal(isTimelineRequest({ type }), false, type);
     assert.equal(requestIdOf({ requestId: 3 }), 3);
     assert.equal(requestIdOf({ requestId: '3' }), -1);
   });

@@ -8,6 +8,7 @@ import { moduleCallKey, peakComposition, rankModuleCalls } from '../activations'
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
 import { counted, where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 /** Activations must be at least this share of the peak to "dominate" it. */
 export const DOMINANT_SHARE = 0.5;
@@ -18,6 +19,7 @@ const MAX_CANDIDATES = 3;
 
 export const activationCheckpointing: AdviceRule = {
   id: 'activation-checkpointing',
+  label: 'checkpointing?',
   run(ctx) {
     const d = ctx.device;
     if (!ctx.runFacts.hasBackward || d.peakEventIndex < 0) return [];
@@ -33,10 +35,10 @@ export const activationCheckpointing: AdviceRule = {
     const outerOf = (c: (typeof top)[number]) => top.slice(0, top.indexOf(c)).reverse().find((o) => c.inside.has(moduleCallKey(o)));
     const chain = [first, ...top.slice(1).filter((c) => outerOf(c) !== undefined)];
     const separate = top.filter((c) => !chain.includes(c));
-    const describe = (c: (typeof top)[number]) => `${formatBytes(c.bytes)} (${counted(c.records, 'block')}) under the module call at ${where(c)}`;
+    const describe = (c: (typeof top)[number]) => `${formatBytes(c.bytes)} (${counted(c.records, 'block')}) under the module call at ${where(c, ctx.places)}`;
     const nested = chain
       .slice(1)
-      .map((c) => `; inside ${where(outerOf(c)!)}, ${describe(c)}`)
+      .map((c) => `; inside ${where(outerOf(c)!, ctx.places)}, ${describe(c)}`)
       .join('');
     const finding: Finding = {
       rule: 'activation-checkpointing',
@@ -44,7 +46,7 @@ export const activationCheckpointing: AdviceRule = {
       device: d.device,
       file: first.file,
       line: first.line,
-      title: `Checkpointing candidate: ${formatBytes(first.bytes)} of activations under ${where(first)}`,
+      title: `Checkpointing candidate: ${formatBytes(first.bytes)} of activations under ${where(first, ctx.places)}`,
       message:
         `Activations made up ${formatBytes(bytes)} (${formatPercent(bytes, d.peakBytes)}) of the ${formatBytes(d.peakBytes)} peak (event ${d.peakEventIndex}): ` +
         `${describe(first)}${nested}` +
@@ -61,10 +63,12 @@ export const activationCheckpointing: AdviceRule = {
         peakBytes: d.peakBytes,
         peakEvent: d.peakEventIndex,
       },
+      // Each candidate's activations are part of what its call line holds at the peak (with callees).
+      lineFigures: top.map((c) => ({ file: c.file, line: c.line, figure: FIGURE.heldAtPeakWithCalls, relation: 'atMost' as const, value: c.bytes })),
       related: top.map((c) => ({
         file: c.file,
         line: c.line,
-        message: `${formatBytes(c.bytes)} of activations made inside this module call${outerOf(c) ? ` (inside ${where(outerOf(c)!)})` : ''}`,
+        message: `${formatBytes(c.bytes)} of activations made inside this module call${outerOf(c) ? ` (inside ${where(outerOf(c)!, ctx.places)})` : ''}`,
       })),
     };
     return [finding];

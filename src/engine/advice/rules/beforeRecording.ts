@@ -11,6 +11,7 @@ export const MIN_BYTES = 64 * 1024 * 1024;
 
 export const beforeRecording: AdviceRule = {
   id: 'before-recording',
+  label: 'before recording',
   run(ctx) {
     const d = ctx.device;
     const bytes = d.peakBreakdown.filter((b) => b.kind === 'beforeRecording').reduce((sum, b) => sum + b.bytes, 0);

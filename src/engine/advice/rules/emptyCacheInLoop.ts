@@ -17,6 +17,7 @@ const SHOWN_BURSTS = 5;
 
 export const emptyCacheInLoop: AdviceRule = {
   id: 'empty-cache-in-loop',
+  label: 'empty_cache',
   run(ctx) {
     const t = ctx.trace;
     const pending = new Map<number, number>();
@@ -85,7 +86,7 @@ export const emptyCacheInLoop: AdviceRule = {
           ...(caller ? { file: caller.file, line: caller.line } : {}),
           title: `torch.cuda.empty_cache() released and re-reserved ${formatBytes(reReservedBytes)}`,
           message:
-            `${caller ? `torch.cuda.empty_cache() at ${where(caller)}` : 'torch.cuda.empty_cache()'} appears to run in a loop: ${sawtooth} ` +
+            `${caller ? `torch.cuda.empty_cache() at ${where(caller, ctx.places)}` : 'torch.cuda.empty_cache()'} appears to run in a loop: ${sawtooth} ` +
             'Each release synchronises the device and each re-reservation calls cudaMalloc again, so this costs time and makes reserved memory rise and fall (a sawtooth) without lowering the peak. ' +
             'Consider calling it once, outside the loop, or not at all.',
           evidence,

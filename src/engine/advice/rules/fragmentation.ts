@@ -44,6 +44,7 @@ function suggestion(cache: CacheState): string {
 
 export const fragmentation: AdviceRule = {
   id: 'fragmentation',
+  label: 'fragmentation',
   run(ctx) {
     const d = ctx.device;
     const cache = cacheAtEnd(ctx);

@@ -18,6 +18,7 @@ import type { Finding } from '../finding';
 import { isBackwardFrame, isOptimizerFrame, isSetupFrame } from '../frames';
 import type { AdviceRule } from '../rule';
 import { where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 /** Fewer iterations than this is not a trend. */
 export const MIN_ITERATIONS = 3;
@@ -42,6 +43,7 @@ function spineOf(ctx: AdviceContext): Set<number> {
 
 export const growingMemory: AdviceRule = {
   id: 'growing-memory',
+  label: 'growing memory',
   run(ctx) {
     const d = ctx.device;
     const r = d.allocations;
@@ -127,9 +129,9 @@ export const growingMemory: AdviceRule = {
         severity: 'warning',
         device: d.device,
         ...at,
-        title: `Memory from ${where(at)} grows every iteration and is never freed`,
+        title: `Memory from ${where(at, ctx.places)} grows every iteration and is never freed`,
         message:
-          `${where(at)} allocated ${records.length} blocks (${formatBytes(bytes)}) in ${iterations} separate iterations, from event ${first} to event ${last}, ` +
+          `${where(at, ctx.places)} allocated ${records.length} blocks (${formatBytes(bytes)}) in ${iterations} separate iterations, from event ${first} to event ${last}, ` +
           `and none was freed by the end of the trace, while the rest of each iteration's memory was. This looks like a leak: ` +
           'if the line keeps a tensor that is still attached to the autograd graph (e.g. `total += loss`, `losses.append(out)`), ' +
           'accumulate `loss.item()` (a Python number) or `loss.detach()` instead; if it is a cache meant to grow, this is expected.',
@@ -141,6 +143,10 @@ export const growingMemory: AdviceRule = {
           firstEvent: first,
           lastEvent: last,
         },
+        lineFigures: [
+          { ...at, figure: FIGURE.allocated, relation: 'atMost', value: bytes },
+          { ...at, figure: FIGURE.allocations, relation: 'atMost', value: records.length },
+        ],
         ...(loop && typeof loop.line === 'number'
           ? { related: [{ file: loop.file, line: loop.line, message: `the loop body line these blocks were made under (${iterations} iterations)` }] }
           : {}),

@@ -3,46 +3,70 @@
  * silent when either is missing:
  * - the snapshot: the line allocated blocks of the size of a tensor already live (its operand)
  *   that were freed within the line or the next (temporaries), or while the line ran a block of
- *   that size made earlier was freed (the old value of `x` in `x = x / s`);
+ *   that size made earlier was freed (the old value of `x` in `x = x / s`: a replacement);
  * - the source: the statement is + - * / arithmetic with an in-place form (`x = x op y`,
  *   `x = a * x + b`, `x op= a * b / c`), read from its syntax tree; never a matrix product.
- * One pass over the trace; memory is bounded by the live blocks and the lines, not the events.
+ *
+ * What the in-place form avoids depends on the form: `x.op_(y)` writes into the old `x` instead of
+ * a new block, so of `x = x op y` it avoids the replacement only (whatever `y` allocates, it still
+ * does); `x.mul_(a).add_(b)` avoids every operand-sized block of `x = a * x + b`; a fused
+ * `x.addcdiv_(...)` avoids the temporaries of `x -= a * m / d`. What the peak would lose is
+ * computed on the trace: the device's active bytes replayed with those blocks' lifetimes cut as the
+ * in-place form would (a replacement is not held from its allocation until the old value's free; a
+ * temporary not at all), and the new highest point compared with the peak. Every figure about the
+ * line comes from the same analysis as its table (live at the peak: `DeviceAnalysis.lines`).
+ *
+ * The quick fix (`x = x op y` -> `x.op_(y)`) is offered only where `inPlaceSafety` proves the tensor
+ * belongs to the function and nothing else reads its old value, and the trace shows the result the
+ * size of the old value (so the in-place call keeps shape and element type); otherwise the finding
+ * says why no fix is offered.
+ *
+ * One pass over the trace; memory is bounded by the live blocks, the lines and the avoided blocks of
+ * the lines with a form, not the events.
  */
 import { NO_LINE } from '../../analysis/lineIndex';
+import { HeldSpans } from '../../analysis/peakWithout';
 import { BEFORE_TRACE, NEVER_FREED } from '../../analysis/replay';
 import { isSourceFrame } from '../../analysis/frameFilter';
 import { formatBytes } from '../../text/format';
 import { inPlaceFormAt } from '../../python/inPlaceForm';
 import type { InPlaceForm } from '../../python/inPlaceForm';
+import type { InPlaceVerdict } from '../../python/inPlaceSafety';
+import { inPlaceSafety } from '../../python/inPlaceSafety';
 import { Action } from '../../snapshot/model';
 import type { AdviceContext } from '../context';
 import type { Finding } from '../finding';
 import { isBackwardFrame } from '../frames';
 import type { AdviceRule } from '../rule';
 import { counted, where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 /** Blocks smaller than this are not "large tensors". */
 export const MIN_TEMPORARY_BYTES = 1024 * 1024;
-/** A finding needs at least this much memory in one execution of the line to be worth the reader's time... */
+/** A finding needs at least this much avoided memory in one execution of the line to be worth the reader's time... */
 export const MIN_SAVING_BYTES = 32 * 1024 * 1024;
 /** ...or this share of the device's peak. */
 export const MIN_SAVING_SHARE = 0.01;
 
 interface Group {
   readonly lineId: number;
-  /** Blocks an in-place form would not have allocated. */
-  avoidable: number;
-  avoidableBytes: number;
-  largest: number;
+  readonly form: InPlaceForm;
+  /** A stack of the line's allocations (where grad mode is read). */
+  readonly stack: number;
+  /** Operand-sized blocks the line allocated, by how they went. */
   temporaries: number;
   replacements: number;
-  /** Most avoidable bytes in one execution of the line. */
+  /** Blocks the in-place form would not allocate, and their bytes. */
+  avoided: number;
+  avoidedBytes: number;
+  largest: number;
+  /** Most avoided bytes in one execution of the line. */
   maxInOneExecutionBytes: number;
   tallyExecution: number;
   tallyBytes: number;
-  atPeakBytes: number;
-  atPeakCount: number;
   firstEvent: number;
+  /** The avoided blocks' lifetimes, as the in-place form would cut them. */
+  readonly spans: HeldSpans;
 }
 
 /** A live block made by a candidate line, operand-sized. */
@@ -52,6 +76,8 @@ interface Made {
   readonly event: number;
   readonly size: number;
   counted: boolean;
+  /** The last operand-sized block its execution made so far: for `x = x op y`, the result. */
+  last: boolean;
 }
 
 /** Allocated by the user line itself, not by library Python code it called (torch's own operators excepted). */
@@ -63,20 +89,38 @@ function allocatesDirectly(ctx: AdviceContext, stack: number): boolean {
   return false;
 }
 
+/**
+ * Whether the form avoids a block that went this way: `x.op_(y)` avoids only the result of
+ * `x op y` (made last in its execution; a replacement, or a temporary when the old value lives on
+ * elsewhere), not what `y` allocates; a fused update avoids the temporaries; a chain, all of them.
+ */
+function avoids(form: InPlaceForm, m: Made, as: 'temporary' | 'replacement'): boolean {
+  if (form.kind === 'binary') return as === 'replacement' || m.last;
+  if (form.kind === 'update') return as === 'temporary';
+  return true;
+}
+
+function avoidedWords(form: InPlaceForm): string {
+  if (form.kind === 'binary') return `the result of \`${form.statement.replace(/^[^=]*=\s*/, '')}\`, which \`${form.suggestion}\` would write into the old block of ${form.target} instead`;
+  if (form.kind === 'update') return 'temporaries of the right-hand side freed within the line or the next, which one fused call would not make';
+  return 'temporaries freed within the line or the next and the result that replaced the old value, which in-place calls on the old block would not make';
+}
+
 export const inPlaceArithmetic: AdviceRule = {
   id: 'in-place-arithmetic',
+  label: 'in-place op',
   run(ctx) {
     const t = ctx.trace;
     const d = ctx.device;
     const r = d.allocations;
-    const peak = d.peakEventIndex;
 
     // The source side first: lines whose statement has an in-place form (memoised per line id).
     const forms = new Map<number, InPlaceForm | undefined>();
     const formOf = (lineId: number): InPlaceForm | undefined => {
       if (forms.has(lineId)) return forms.get(lineId);
       const l = ctx.analysis.lineIndex.lines[lineId];
-      const form = typeof l.line === 'number' ? (() => { const src = ctx.source(l.file); return src && inPlaceFormAt(src, l.line); })() : undefined;
+      const src = typeof l.line === 'number' ? ctx.source(l.file) : undefined;
+      const form = src && typeof l.line === 'number' ? inPlaceFormAt(src, l.line) : undefined;
       forms.set(lineId, form);
       return form;
     };
@@ -109,27 +153,27 @@ export const inPlaceArithmetic: AdviceRule = {
     let current = NO_LINE;
     // Operand-sized blocks this execution made and not yet counted, by size.
     let waiting = new Map<number, Made[]>();
+    let lastMade: Made | undefined;
     const groups = new Map<number, Group>();
 
-    const count = (m: Made, as: 'temporary' | 'replacement', freeEvent: number) => {
+    /** Counts a block the line made; `until` is where the in-place form would stop holding it (exclusive). */
+    const count = (m: Made, as: 'temporary' | 'replacement', until: number) => {
       if (m.counted) return;
       m.counted = true;
       const g = m.group;
-      g.avoidable++;
-      g.avoidableBytes += m.size;
-      g.largest = Math.max(g.largest, m.size);
       if (as === 'temporary') g.temporaries++;
       else g.replacements++;
+      if (!avoids(g.form, m, as)) return;
+      g.avoided++;
+      g.avoidedBytes += m.size;
+      g.largest = Math.max(g.largest, m.size);
+      g.spans.add(m.event, until, m.size);
       if (g.tallyExecution !== m.execution) {
         g.tallyExecution = m.execution;
         g.tallyBytes = 0;
       }
       g.tallyBytes += m.size;
       g.maxInOneExecutionBytes = Math.max(g.maxInOneExecutionBytes, g.tallyBytes);
-      if (peak >= 0 && m.event <= peak && (freeEvent < 0 || freeEvent > peak)) {
-        g.atPeakBytes += m.size;
-        g.atPeakCount++;
-      }
     };
 
     for (let i = 0; i < t.length; i++) {
@@ -148,13 +192,17 @@ export const inPlaceArithmetic: AdviceRule = {
         const operands = (liveBySize.get(size) ?? 0) - (waiting.get(size)?.length ?? 0);
         liveSize.set(addr, size);
         bump(size, 1);
-        if (line === NO_LINE || size < MIN_TEMPORARY_BYTES || operands <= 0 || !isCandidateStack(stack) || !formOf(line)) continue;
+        if (line === NO_LINE || size < MIN_TEMPORARY_BYTES || operands <= 0 || !isCandidateStack(stack)) continue;
+        const form = formOf(line);
+        if (!form) continue;
         let g = groups.get(line);
         if (!g) {
-          g = { lineId: line, avoidable: 0, avoidableBytes: 0, largest: 0, temporaries: 0, replacements: 0, maxInOneExecutionBytes: 0, tallyExecution: -1, tallyBytes: 0, atPeakBytes: 0, atPeakCount: 0, firstEvent: i };
+          g = { lineId: line, form, stack, temporaries: 0, replacements: 0, avoided: 0, avoidedBytes: 0, largest: 0, maxInOneExecutionBytes: 0, tallyExecution: -1, tallyBytes: 0, firstEvent: i, spans: new HeldSpans() };
           groups.set(line, g);
         }
-        const m: Made = { group: g, execution, event: i, size, counted: false };
+        const m: Made = { group: g, execution, event: i, size, counted: false, last: true };
+        if (lastMade && lastMade.execution === execution) lastMade.last = false;
+        lastMade = m;
         made.set(addr, m);
         const list = waiting.get(size);
         if (list) list.push(m);
@@ -169,14 +217,15 @@ export const inPlaceArithmetic: AdviceRule = {
       const mine = made.get(addr);
       if (mine) made.delete(addr);
       // An older block of a size this execution just made, freed while it runs: the old value was
-      // replaced (`x = x / s` frees the old x). Checked first: the old value may itself have been
-      // made by the line before.
+      // replaced (`x = x / s` frees the old x) by the latest such block (the result is made last).
+      // Checked first: the old value may itself have been made by the line before. In place, the
+      // old block would have been written instead, so the new one is not held until now.
       const list = waiting.get(freedSize);
       if (list && list.length > 0 && (!mine || mine.execution !== execution)) {
-        count(list.shift()!, 'replacement', -1);
+        count(list.pop()!, 'replacement', i);
         continue;
       }
-      // Freed within its own execution or the next line's: a temporary.
+      // Freed within its own execution or the next line's: a temporary, not held at all in place.
       if (mine && execution - mine.execution <= 1) {
         count(mine, 'temporary', i);
         const at = list ? list.indexOf(mine) : -1;
@@ -189,42 +238,82 @@ export const inPlaceArithmetic: AdviceRule = {
     for (const g of groups.values()) {
       if (g.maxInOneExecutionBytes < minSaving) continue;
       const source = ctx.analysis.lineIndex.lines[g.lineId];
-      const form = formOf(g.lineId);
-      if (typeof source.line !== 'number' || !form) continue;
-      const at = { file: source.file, line: source.line };
-      const how = [
-        g.temporaries > 0 ? `${counted(g.temporaries, 'temporary', 'temporaries')} freed within the line or the next` : '',
-        g.replacements > 0 ? `${counted(g.replacements, 'new block')} that replaced an old one of the same size while the line ran` : '',
-      ].filter((s) => s !== '').join(' and ');
-      const peakNote =
-        g.atPeakCount > 0
-          ? ` ${counted(g.atPeakCount, 'of them was', 'of them were')} live at the device's peak (event ${d.peakEventIndex}, ${formatBytes(g.atPeakBytes)}), so the peak may drop by about that much.`
-          : '';
-      findings.push({
-        rule: 'in-place-arithmetic',
-        severity: g.atPeakCount > 0 ? 'warning' : 'information',
-        device: d.device,
-        ...at,
-        title: `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} per run in blocks an in-place form may avoid`,
-        message:
-          `${where(at)} (\`${form.statement}\`) allocated ${counted(g.avoidable, 'block')} of the size of a tensor already live (${formatBytes(g.avoidableBytes)} in all, the largest ${formatBytes(g.largest)}): ${how}; ` +
-          `up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution.${peakNote} ` +
-          `${form.target} is overwritten by this statement, so its memory can be reused: consider ${form.suggestion}. ` +
-          'In-place updates are unsafe where autograd (or other code) still needs the old value.',
-        evidence: {
-          avoidableCount: g.avoidable,
-          avoidableBytes: g.avoidableBytes,
-          largestBlockBytes: g.largest,
-          temporaryCount: g.temporaries,
-          replacedCount: g.replacements,
-          savedInOneExecutionBytes: g.maxInOneExecutionBytes,
-          liveAtPeakCount: g.atPeakCount,
-          liveAtPeakBytes: g.atPeakBytes,
-          firstEvent: g.firstEvent,
-        },
-        fix: 'in-place-operator',
-      });
+      if (typeof source.line !== 'number') continue;
+      findings.push(finding(ctx, g, { file: source.file, line: source.line }));
     }
-    return findings.sort((a, b) => Number(b.evidence.savedInOneExecutionBytes) - Number(a.evidence.savedInOneExecutionBytes));
+    return findings.sort((a, b) => Number(b.evidence.peakSavingBytes) - Number(a.evidence.peakSavingBytes) || Number(b.evidence.savedInOneExecutionBytes) - Number(a.evidence.savedInOneExecutionBytes));
   },
 };
+
+function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number }): Finding {
+  const d = ctx.device;
+  const form = g.form;
+  // The line's own figures, from its table.
+  const table = d.lines.find((l) => l.lineId === g.lineId);
+  const lineLive = table?.[FIGURE.heldAtPeak] ?? 0;
+  const lineLiveBlocks = d.liveAtPeak.filter((b) => ctx.lineIdOf(b.stack) === g.lineId).length;
+  // What the peak would lose: the trace replayed with the avoided blocks' lifetimes cut.
+  const peakAfter = g.spans.peakWithout(d);
+  const saving = Math.max(0, d.peakBytes - peakAfter);
+
+  const gradSwitch = ctx.gradSwitchOf(g.stack) ?? ctx.source(at.file)?.gradModeAt(at.line);
+  const gradDisabled = gradSwitch?.enabled === false;
+  const src = ctx.source(at.file);
+  const verdict: InPlaceVerdict = src ? inPlaceSafety(src, form, { gradDisabled }) : { safe: false, reason: 'the source of the line could not be read' };
+  const sameSize = g.replacements > 0;
+  const offered = form.kind === 'binary' && form.edit !== undefined && verdict.safe && sameSize;
+
+  const peakWords =
+    d.peakEventIndex < 0
+      ? 'The device\'s peak is its state before the first recorded event, which no line changes.'
+      : saving > 0
+        ? `Replaying the trace without them lowers the device's peak by ${formatBytes(saving)} (from ${formatBytes(d.peakBytes)} to ${formatBytes(peakAfter)}); the line holds ${formatBytes(lineLive)} at the peak (event ${d.peakEventIndex}), ${counted(lineLiveBlocks, 'block')}.`
+        : `The line holds ${formatBytes(lineLive)} at the device's peak (event ${d.peakEventIndex}), and replaying the trace without them leaves the peak where it is (${formatBytes(d.peakBytes)}): the saving is while the line runs, not at the peak.`;
+  const advice = offered
+    ? `${form.target} belongs to this function and nothing else reads its old value, so its memory can be reused: consider \`${form.suggestion}\`.`
+    : `Consider \`${form.suggestion}\` where nothing else needs the old value of ${form.target}. No quick fix is offered: ${verdict.safe ? 'the trace shows no result of the size of the old value, so the in-place call might change its shape or element type' : verdict.reason}.`;
+  const made = [
+    g.temporaries > 0 ? counted(g.temporaries, 'temporary', 'temporaries') : '',
+    g.replacements > 0 ? `${counted(g.replacements, 'block')} replacing an old one of the same size` : '',
+  ].filter((s) => s !== '').join(' and ');
+
+  return {
+    rule: 'in-place-arithmetic',
+    severity: saving > 0 ? 'warning' : 'information',
+    device: d.device,
+    ...at,
+    title:
+      saving > 0
+        ? `\`${form.statement}\`: an in-place form may lower the peak by ${formatBytes(saving)}`
+        : `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} per run that an in-place form would not`,
+    message:
+      `${where(at, ctx.places)} (\`${form.statement}\`) allocated blocks the size of a tensor already live (${made}). ` +
+      `${counted(g.avoided, 'of them is', 'of them are')} ${avoidedWords(form)}: ${formatBytes(g.avoidedBytes)} in all, the largest ${formatBytes(g.largest)}, up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution. ` +
+      `${peakWords} ${advice}`,
+    evidence: {
+      avoidableCount: g.avoided,
+      avoidableBytes: g.avoidedBytes,
+      largestBlockBytes: g.largest,
+      temporaryCount: g.temporaries,
+      replacedCount: g.replacements,
+      savedInOneExecutionBytes: g.maxInOneExecutionBytes,
+      peakSavingBytes: saving,
+      peakAfterBytes: peakAfter,
+      peakBytes: d.peakBytes,
+      // The timeline marks the peak for this finding only where the in-place form lowers it.
+      ...(d.peakEventIndex < 0 || saving <= 0 ? {} : { peakEvent: d.peakEventIndex }),
+      lineLiveAtPeakBytes: lineLive,
+      lineLiveAtPeakBlockCount: lineLiveBlocks,
+      firstEvent: g.firstEvent,
+    },
+    lineFigures: [
+      { ...at, figure: FIGURE.heldAtPeak, relation: 'equals', value: lineLive },
+      // Cutting the line's own blocks cannot lower the peak by more than the line holds there.
+      { ...at, figure: FIGURE.heldAtPeak, relation: 'atMost', value: saving },
+      { ...at, figure: FIGURE.allocated, relation: 'atMost', value: g.avoidedBytes },
+      { ...at, figure: FIGURE.allocations, relation: 'atMost', value: g.avoided },
+    ],
+    ...(offered ? { fix: 'in-place-operator' as const } : {}),
+    ...(gradDisabled ? { gradDisabled } : {}),
+  };
+}

@@ -17,6 +17,7 @@ import { peakComposition, rankModuleCalls } from '../activations';
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
 import { counted, where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 export const MIN_ACTIVATION_BYTES = 64 * 1024 * 1024;
 export const MIN_ACTIVATION_SHARE = 0.2;
@@ -34,6 +35,7 @@ function graphReleaseCount(ctx: AdviceContext): number {
 
 export const inferenceWithoutNoGrad: AdviceRule = {
   id: 'inference-without-no-grad',
+  label: 'no_grad?',
   run(ctx) {
     const facts = ctx.runFacts;
     const d = ctx.device;
@@ -77,10 +79,12 @@ export const inferenceWithoutNoGrad: AdviceRule = {
       title: `Forward-only run keeps ${formatBytes(bytes)} of activations at the peak`,
       message:
         `This run has forward passes but no backward pass and no optimizer step, yet ${formatBytes(bytes)} (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak) ` +
-        `was live at the peak (event ${d.peakEventIndex}) in blocks made under a module's forward, ${counted(repeatedLines, 'line')} holding the outputs of ${MIN_CALLS_KEPT} or more separate calls at once.${gradEvidence} ` +
-        (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor)}. ` : '') +
+        `was live at the peak (event ${d.peakEventIndex}) in blocks made under a module's forward` +
+        (anchor ? ` (${formatBytes(anchor.bytes)} of them under the call at ${where(anchor, ctx.places)})` : '') +
+        `, ${counted(repeatedLines, 'line')} holding the outputs of ${MIN_CALLS_KEPT} or more separate calls at once.${gradEvidence} ` +
+        (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor, ctx.places)}. ` : '') +
         `If this is inference, autograd keeps these for a backward that never comes: ` +
-        `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor)}` : ''}.`,
+        `consider running it under torch.inference_mode() (or torch.no_grad())${anchor ? `, e.g. around ${where(anchor, ctx.places)}` : ''}.`,
       evidence: {
         activationLiveAtPeakBytes: bytes,
         peakBytes: d.peakBytes,
@@ -89,7 +93,9 @@ export const inferenceWithoutNoGrad: AdviceRule = {
         linesWithSeveralCallsLiveCount: repeatedLines,
         graphReleaseFreeCount: releases,
         gradDisabledLiveAtPeakBytes: peak.gradDisabledBytes,
+        ...(anchor ? { anchorActivationBytes: anchor.bytes } : {}),
       },
+      ...(anchor ? { lineFigures: [{ file: anchor.file, line: anchor.line, figure: FIGURE.heldAtPeakWithCalls, relation: 'atMost' as const, value: anchor.bytes }] } : {}),
       ...(sourceRead ? { fix: 'inference-mode' as const } : {}),
     };
     return [finding];

@@ -6,12 +6,15 @@ import { formatBytes, formatPercent } from '../../text/format';
 import { peakComposition, rankModuleCalls } from '../activations';
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
+import { where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 export const MIN_ACTIVATION_SHARE = 0.3;
 export const MIN_ACTIVATION_BYTES = 256 * 1024 * 1024;
 
 export const mixedPrecision: AdviceRule = {
   id: 'mixed-precision',
+  label: 'mixed precision?',
   run(ctx) {
     const d = ctx.device;
     if (ctx.runFacts.hasAutocast || d.peakEventIndex < 0) return [];
@@ -28,7 +31,9 @@ export const mixedPrecision: AdviceRule = {
       ...(entry ? { file: entry.file, line: entry.line } : {}),
       title: `Activations are ${formatPercent(bytes, d.peakBytes)} of the peak; autocast may halve them`,
       message:
-        `${formatBytes(bytes)} of activations (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak, event ${d.peakEventIndex}) were live at the peak, ` +
+        `${formatBytes(bytes)} of activations (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak, event ${d.peakEventIndex}) were live at the peak` +
+        (entry ? ` (${formatBytes(entry.bytes)} of them made under the call at ${where(entry, ctx.places)})` : '') +
+        ', ' +
         'and no frame shows torch.autocast at work (a snapshot does not record dtypes, so this is a guess). ' +
         `If they are float32, running the forward under torch.autocast("cuda", dtype=torch.bfloat16) stores most of them in half the bytes, about ${formatBytes(bytes / 2)} less.`,
       evidence: {
@@ -36,7 +41,9 @@ export const mixedPrecision: AdviceRule = {
         peakBytes: d.peakBytes,
         peakEvent: d.peakEventIndex,
         estimatedSavingBytes: Math.round(bytes / 2),
+        ...(entry ? { anchorActivationBytes: entry.bytes } : {}),
       },
+      ...(entry ? { lineFigures: [{ file: entry.file, line: entry.line, figure: FIGURE.heldAtPeakWithCalls, relation: 'atMost' as const, value: entry.bytes }] } : {}),
     };
     return [finding];
   },

@@ -13,6 +13,7 @@ import type { Finding } from '../finding';
 import { isOptimizerFrame } from '../frames';
 import type { AdviceRule } from '../rule';
 import { counted, where } from '../rule';
+import { FIGURE } from '../../analysis/lineFigures';
 
 export const MIN_STATE_SHARE = 0.25;
 export const MIN_STATE_BYTES = 256 * 1024 * 1024;
@@ -30,6 +31,7 @@ function nextOutsideOptimizer(ctx: AdviceContext): Int32Array {
 
 export const optimizerState: AdviceRule = {
   id: 'optimizer-state',
+  label: 'optimizer state',
   run(ctx) {
     const d = ctx.device;
     const r = d.allocations;
@@ -58,7 +60,7 @@ export const optimizerState: AdviceRule = {
       message:
         `${formatBytes(bytes)} live at the peak (${formatPercent(bytes, d.peakBytes)} of ${formatBytes(d.peakBytes)}, event ${d.peakEventIndex}) is optimizer state: ` +
         `${counted(state.length, 'block')} ${madeBy} that outlive the step that made them` +
-        (lines.length > 0 ? ` (${lines.slice(0, 3).map((l) => `${where(l)} ${formatBytes(l.bytes)}`).join(', ')})` : '') +
+        (lines.length > 0 ? ` (${lines.slice(0, 3).map((l) => `${where(l, ctx.places)} ${formatBytes(l.bytes)}`).join(', ')})` : '') +
         '. An 8-bit optimizer (e.g. bitsandbytes AdamW8bit) keeps Adam-style state in about a quarter of the bytes, ' +
         `which may save about ${formatBytes(bytes * 0.75)}; sharding it across ranks (ZeRO / FSDP) is the other common remedy.`,
       evidence: {
@@ -68,6 +70,8 @@ export const optimizerState: AdviceRule = {
         peakEvent: d.peakEventIndex,
         estimatedSavingBytes: Math.round(bytes * 0.75),
       },
+      // The state each line made is part of what that line holds at the peak.
+      lineFigures: lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, figure: FIGURE.heldAtPeak, relation: 'atMost' as const, value: l.bytes })),
       related: lines.slice(0, 5).map((l) => ({ file: l.file, line: l.line, message: `${formatBytes(l.bytes)} of optimizer state (${counted(l.count, 'block')})` })),
     };
     return [finding];

@@ -11,8 +11,14 @@ import { counted, where } from '../rule';
 
 const TOP_LINES = 5;
 
+/** What neither PyTorch's cache nor the device had free of the request. */
+function shortfall(requested: number, cachedFree: number, deviceFree: number | undefined): number {
+  return requested - cachedFree - (deviceFree ?? 0);
+}
+
 export const outOfMemory: AdviceRule = {
   id: 'out-of-memory',
+  label: 'OOM post-mortem',
   run(ctx) {
     const d = ctx.device;
     return d.ooms.map((oom): Finding => {
@@ -24,12 +30,12 @@ export const outOfMemory: AdviceRule = {
       const failing = ctx.lineOf(oom.stack);
       const free = oom.deviceFreeBytes;
       const parts = [
-        `Out of memory at event ${at}: ${failing ? `${where(failing)} ` : 'an allocation '}asked for ${formatBytes(oom.requestedBytes)} ` +
+        `Out of memory at event ${at}: ${failing ? `${where(failing, ctx.places)} ` : 'an allocation '}asked for ${formatBytes(oom.requestedBytes)} ` +
           `while ${formatBytes(allocated)} was allocated and ${formatBytes(reserved)} reserved by PyTorch` +
           (free === undefined ? '.' : `; the device reported ${formatBytes(free)} free.`),
       ];
       if (top.length > 0) {
-        parts.push(`Most live memory then: ${top.map((t) => `${where(t)} ${formatBytes(t.bytes)}`).join(', ')}.`);
+        parts.push(`Most live memory then: ${top.map((t) => `${where(t, ctx.places)} ${formatBytes(t.bytes)}`).join(', ')}.`);
       }
       if (cachedFree >= oom.requestedBytes) {
         parts.push(
@@ -37,7 +43,7 @@ export const outOfMemory: AdviceRule = {
             'fragmentation may have caused this (see the fragmentation finding).',
         );
       } else {
-        const short = oom.requestedBytes - cachedFree - (free ?? 0);
+        const short = shortfall(oom.requestedBytes, cachedFree, free);
         parts.push(
           (short > 0 ? `About ${formatBytes(short)} more than the cache and the device had free would have been needed: ` : '') +
             'consider a smaller batch or sequence, activation checkpointing, mixed precision, or freeing what the lines above hold.',
@@ -57,6 +63,8 @@ export const outOfMemory: AdviceRule = {
           reservedBytes: reserved,
           cachedUnusedBytes: cachedFree,
           ...(free === undefined ? {} : { deviceFreeBytes: free }),
+          ...(cachedFree < oom.requestedBytes && shortfall(oom.requestedBytes, cachedFree, free) > 0 ? { shortfallBytes: shortfall(oom.requestedBytes, cachedFree, free) } : {}),
+          liveAtOomTopLineBytes: top.map((t) => t.bytes),
         },
         related: top.map((t) => ({ file: t.file, line: t.line, message: `${formatBytes(t.bytes)} live at the OOM (${counted(t.count, 'block')})` })),
       };

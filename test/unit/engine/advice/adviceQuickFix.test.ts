@@ -17,7 +17,7 @@ function applyEdit(text: string, e: LineEdit): string {
   return text.slice(0, offset(e.line, e.startColumn)) + e.newText + text.slice(offset(e.endLine, e.endColumn));
 }
 
-function fixes(text: string, line: number, fix: FixKind, related?: { line: number }[]): LineEdit[] {
+function fixes(text: string, line: number, fix: FixKind, related?: { line: number }[], gradDisabled?: boolean): LineEdit[] {
   const src = PythonSource.parse(text);
   const finding: Finding = {
     rule: fix === 'in-place-operator' ? 'in-place-arithmetic' : fix === 'inference-mode' ? 'inference-without-no-grad' : 'growing-memory',
@@ -29,6 +29,7 @@ function fixes(text: string, line: number, fix: FixKind, related?: { line: numbe
     message: '',
     evidence: {},
     fix,
+    ...(gradDisabled ? { gradDisabled } : {}),
     ...(related ? { related: related.map((r) => ({ file: FILE, line: r.line, message: '' })) } : {}),
   };
   return quickFixesFor(finding, (file) => (file === FILE ? src : undefined));
@@ -44,26 +45,36 @@ function fixed(text: string, line: number, fix: FixKind, related?: { line: numbe
 }
 
 describe('quick fix: in-place arithmetic', () => {
-  const cases: [string, string][] = [
-    ['x = x / s', 'x.div_(s)'],
-    ['attention_scores = attention_scores / math.sqrt(d)', 'attention_scores.div_(math.sqrt(d))'],
-    ['attention_scores = attention_scores + attention_mask', 'attention_scores.add_(attention_mask)'],
-    ['h = x + h', 'h.add_(x)'],
-    ['p.data = p.data - step_size * update', 'p.data.sub_(step_size * update)'],
-    ['state["v"] = state["v"] * beta2', 'state["v"].mul_(beta2)'],
-    ['x = (x * (a + b))', 'x.mul_(a + b)'],
-    ['p.data -= alpha_t * m_t / (v_t.sqrt() + eps)', 'p.data.addcdiv_(m_t, v_t.sqrt() + eps, value=-alpha_t)'],
+  // Each target is made in the function (so the rewrite is safe: test/unit/engine/python/inPlaceSafety.test.ts).
+  const cases: [string, string, string][] = [
+    ['x', 'x = x / s', 'x.div_(s)'],
+    ['attention_scores', 'attention_scores = attention_scores / math.sqrt(d)', 'attention_scores.div_(math.sqrt(d))'],
+    ['attention_scores', 'attention_scores = attention_scores + attention_mask', 'attention_scores.add_(attention_mask)'],
+    ['h', 'h = x + h', 'h.add_(x)'],
+    ['x', 'x = (x * (a + b))', 'x.mul_(a + b)'],
   ];
-  for (const [before, after] of cases) {
+  for (const [name, before, after] of cases) {
     it(`rewrites ${before}`, () => {
-      const text = `def f(x, s):\n    ${before}  # note\n    return x\n`;
-      assert.equal(fixed(text, 2, 'in-place-operator'), `def f(x, s):\n    ${after}  # note\n    return x\n`);
+      const text = (statement: string) => `import math\nimport torch\n\ndef f(a, b, s, d, attention_mask, n):\n    ${name} = torch.zeros(n)\n    ${statement}  # note\n    return ${name}\n`;
+      assert.equal(fixed(text(before), 6, 'in-place-operator'), text(after));
     });
   }
 
   it('a statement over several lines is rewritten whole', () => {
-    const text = 'x = x * (\n    a + b\n)\ny = 1\n';
-    assert.equal(fixed(text, 2, 'in-place-operator'), 'x.mul_(a + b)\ny = 1\n');
+    const text = 'import torch\ndef f(a, b):\n    x = torch.ones(2)\n    x = x * (\n        a + b\n    )\n    return x\n';
+    assert.equal(fixed(text, 5, 'in-place-operator'), 'import torch\ndef f(a, b):\n    x = torch.ones(2)\n    x.mul_(a + b)\n    return x\n');
+  });
+
+  it('offers nothing where the rewrite is not provably safe: attributes, elements, parameters, fused updates', () => {
+    for (const statement of ['p.data = p.data - step_size * update', 'state["v"] = state["v"] * beta2', 'x = x / s', 'p.data -= alpha_t * m_t / (v_t.sqrt() + eps)']) {
+      assert.deepEqual(fixes(`def f(p, state, x, s, step_size, update, beta2, alpha_t, m_t, v_t, eps):\n    ${statement}\n`, 2, 'in-place-operator'), [], statement);
+    }
+  });
+
+  it('reads grad mode from the finding: the output of exp is rewritten only where gradients were off', () => {
+    const text = 'import torch\ndef f(a):\n    x = torch.exp(a)\n    x = x * 2\n    return x\n';
+    assert.deepEqual(fixes(text, 4, 'in-place-operator'), []);
+    assert.deepEqual(fixes(text, 4, 'in-place-operator', undefined, true).map((e) => e.newText), ['x.mul_(2)']);
   });
 
   const refused = [

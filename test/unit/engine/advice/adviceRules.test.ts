@@ -79,6 +79,9 @@ describe('rule: out-of-memory', () => {
       reservedBytes: 2 * GiB,
       cachedUnusedBytes: 512 * MiB,
       deviceFreeBytes: 256 * MiB,
+      // 1 GiB asked, 512 MiB cached and 256 MiB free on the device: 256 MiB short.
+      shortfallBytes: 256 * MiB,
+      liveAtOomTopLineBytes: [1 * GiB, 512 * MiB],
     });
     assert.deepEqual(
       f.related?.map((r) => [r.line, r.message]),
@@ -204,23 +207,26 @@ describe('rule: in-place-arithmetic', () => {
 
   const OPT = (statement: string) => source({ [userPath('opt.py')]: [...new Array<string>(9).fill(''), `        ${statement}`] });
 
-  it('finds operand-sized temporaries freed within the line or the next, with the bytes and the fix', () => {
+  it('counts what the line made, avoids only the result of `p - lr * g`, and replays the trace for the peak', () => {
     const [f, ...rest] = run(inPlaceArithmetic, optimizerStep(64 * MiB), OPT('p = p - lr * g'));
     assert.equal(rest.length, 0);
     assert.equal(f.line, 10);
-    assert.equal(f.severity, 'warning', 'two temporaries were live at the peak');
-    // Per step: lr * g, p - (...) and the result, each the size of p and g, all freed by line 11.
-    assert.equal(f.evidence.avoidableCount, 6);
+    // Per step, three operand-sized blocks, all freed by line 11: made by the line, but `p.sub_(lr * g)`
+    // would still make the first two; it avoids the result (the last one made).
     assert.equal(f.evidence.temporaryCount, 6);
     assert.equal(f.evidence.replacedCount, 0);
-    assert.equal(f.evidence.savedInOneExecutionBytes, 3 * 64 * MiB);
-    assert.equal(f.evidence.liveAtPeakCount, 2);
-    assert.equal(f.evidence.liveAtPeakBytes, 128 * MiB);
+    assert.equal(f.evidence.avoidableCount, 2);
+    assert.equal(f.evidence.savedInOneExecutionBytes, 64 * MiB);
+    // The peak (256 MiB) is first reached when the second block is made, before the result: the
+    // line holds 128 MiB there (its table's figure), yet without the result the peak stays.
+    assert.equal(f.evidence.peakBytes, 256 * MiB);
+    assert.equal(f.evidence.lineLiveAtPeakBytes, 128 * MiB);
+    assert.equal(f.evidence.peakSavingBytes, 0);
+    assert.equal(f.severity, 'information', 'the peak would not drop');
     assert.match(f.message, /`p = p - lr \* g`/);
-    assert.deepEqual(
-      f.quickFixes?.map((q) => [q.line, q.newText]),
-      [[10, 'p.sub_(lr * g)']],
-    );
+    // Old p is never freed (something else holds it), and the statement is not in a function.
+    assert.equal(f.quickFixes, undefined);
+    assert.match(f.message, /No quick fix is offered: `p` is a module-level \(global\) name/);
   });
 
   /** `x = x / s` three times: each execution makes the new x while the old one is live, then frees the old one. */
@@ -235,7 +241,9 @@ describe('rule: in-place-arithmetic', () => {
     }
     return b.analysis();
   }
-  const ATTN = (statement: string) => source({ [userPath('attn.py')]: ['import math', ...new Array<string>(8).fill(''), `        ${statement}`] });
+  /** attn.py: the first x is `q @ k` on line 5, the statement on line 10. */
+  const ATTN = (statement: string) =>
+    source({ [userPath('attn.py')]: ['import math', 'import torch', '', 'def forward(q, k, d, w):', '    attention_scores = q @ k', '', '', '', '', `    ${statement}`, '    return attention_scores'] });
 
   it('finds `x = x / s`: one new block per execution replacing the old one of the same size', () => {
     const [f, ...rest] = run(inPlaceArithmetic, rebinding(64 * MiB), ATTN('attention_scores = attention_scores / math.sqrt(d)'));
@@ -243,7 +251,13 @@ describe('rule: in-place-arithmetic', () => {
     assert.equal(f.line, 10);
     assert.equal(f.evidence.replacedCount, 3);
     assert.equal(f.evidence.temporaryCount, 0);
+    assert.equal(f.evidence.avoidableCount, 3);
     assert.equal(f.evidence.savedInOneExecutionBytes, 64 * MiB);
+    // The peak (128 MiB) is each new block next to the old one; in place, never more than 65 MiB.
+    assert.equal(f.evidence.peakBytes, 128 * MiB);
+    assert.equal(f.evidence.peakAfterBytes, 65 * MiB);
+    assert.equal(f.evidence.peakSavingBytes, 63 * MiB);
+    assert.equal(f.severity, 'warning');
     assert.deepEqual(f.quickFixes?.map((q) => q.newText), ['attention_scores.div_(math.sqrt(d))']);
   });
 

@@ -17,7 +17,7 @@ import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { NO_STACK } from '../../../../src/engine/snapshot/model';
 import { TimelineQueries } from '../../../../src/engine/timeline/queries';
 import { MAX_BLOCK_BUDGET } from '../../../../src/engine/timeline/window';
-import { bucketLegend, kindsDrawn } from '../../../../webview/timeline/bucketLegend';
+import { bucketLegend, kindsDrawn } from '../../../../webview/timeline/controls/bucketLegend';
 import { corpusFiles, corpusMissing, referenceAnalysis } from '../../../helpers/corpus';
 
 interface RefBucket {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Evidence, Finding } from '../../../../src/engine/advice/finding';
 import { eventAxis, timeAxis } from '../../../../src/engine/timeline/axis';
+import { RULES } from '../../../../src/engine/advice/advise';
+import type { AdviceRule } from '../../../../src/engine/advice/rule';
 import { findingEventRanges, findingMarkers } from '../../../../src/engine/timeline/findingMarkers';
 
 function finding(evidence: Evidence, rule: Finding['rule'] = 'out-of-memory'): Finding {
@@ -36,5 +38,38 @@ describe('advisor findings on the timeline', () => {
     const markers = findingMarkers([finding({ releaseBurstEvents: [1, 3] }, 'empty-cache-in-loop')], axis);
     assert.equal(markers.length, 1, 'event 3 does not exist in a 3-event trace');
     assert.equal(markers[0].x0, 200);
+  });
+
+  it('labels each marker with its rule\'s own label, for every rule of the advisor', () => {
+    const axis = eventAxis(11);
+    // Written out by hand: what the timeline's markers said before the labels moved into the rules.
+    const expected: Record<Finding['rule'], string> = {
+      'out-of-memory': 'OOM post-mortem',
+      'empty-cache-in-loop': 'empty_cache',
+      'growing-memory': 'growing memory',
+      'in-place-arithmetic': 'in-place op',
+      'inference-without-no-grad': 'no_grad?',
+      'activation-checkpointing': 'checkpointing?',
+      'optimizer-state': 'optimizer state',
+      'mixed-precision': 'mixed precision?',
+      fragmentation: 'fragmentation',
+      'before-recording': 'before recording',
+    };
+    assert.deepEqual(RULES.map((r) => r.id).sort(), Object.keys(expected).sort(), 'every rule is listed here once');
+    for (const rule of RULES) {
+      const [marker] = findingMarkers([finding({ oomEvent: 2 }, rule.id)], axis);
+      assert.equal(marker.label, expected[rule.id], rule.id);
+    }
+    assert.equal(new Set(RULES.map((r) => r.label)).size, RULES.length, 'no two rules share a label');
+  });
+
+  it('takes a new rule\'s label from the rule itself, with no list to edit', () => {
+    const axis = eventAxis(11);
+    // A planted rule (reusing an id, since RuleId is a closed union): its label, not the advisor's, names its marker.
+    const planted: AdviceRule = { id: 'growing-memory', label: 'planted label', run: () => [] };
+    const [marker] = findingMarkers([finding({ firstEvent: 1, lastEvent: 3 }, 'growing-memory')], axis, [...RULES.filter((r) => r.id !== planted.id), planted]);
+    assert.equal(marker.label, 'planted label');
+    // A finding of a rule the list does not have is named by its id.
+    assert.equal(findingMarkers([finding({ oomEvent: 2 }, 'fragmentation')], axis, [planted])[0].label, 'fragmentation');
   });
 });

@@ -45,4 +45,15 @@ describe('compare mode text', () => {
     assert.match(md, /\| allocations \| 3 \| 5 \| \+2 \|/);
     assert.match(md, /was line 4 in the baseline/);
   });
+
+  it("labels the hover's rows as the registry does, and ranks the note's figure as the registry does", () => {
+    const md = hoverMarkdown(delta({ inclusiveLiveAtPeakBytes: 1 * GiB }, { inclusiveLiveAtPeakBytes: 3 * GiB }, 'line'), 'a', 'b');
+    assert.match(md, /\| live at peak \(incl\. callees\) \| 1\.0 GiB \| 3\.0 GiB \| \+2\.0 GiB \|/);
+    assert.match(md, /\| allocated \(incl\. callees\) \|/);
+    assert.doesNotMatch(md, /with calls/);
+    // Held at the peak by the code it called ranks before bytes the line allocated (LINE_RANKING, as compare sorts lines).
+    const both = delta({ inclusiveLiveAtPeakBytes: 1 * GiB, allocBytes: 0 }, { inclusiveLiveAtPeakBytes: 3 * GiB, allocBytes: 5 * MiB }, 'line');
+    assert.equal(inlineDeltaText(both), '+2.0 GiB at peak in calls vs baseline');
+    assert.equal(grew(both), true);
+  });
 });

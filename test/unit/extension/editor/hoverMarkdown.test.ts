@@ -165,3 +165,31 @@ describe('peakBreakdownClause', () => {
     assert.equal(peakBreakdownClause([], 1), '');
   });
 });
+
+describe('hoverMarkdown on a notebook cell', () => {
+  const cellFile = '/tmp/ipykernel_4242/3105878423.py';
+  const places = { [cellFile]: { notebook: '/ws/nb/train.ipynb', cell: 6, lineOffset: 2, changed: true } };
+  const cellFigures: LineFigures = { ...figures, file: cellFile, line: 3 };
+  const cellDetail: LineDetail = {
+    ...detail,
+    file: cellFile,
+    line: 3,
+    stacks: [{ bytes: 48 * MiB, count: 3, frames: [{ filename: cellFile, line: 3, name: '<module>', user: true }] }],
+  };
+  const base = { snapshotId: 's1', snapshotLabel: 'cell.pickle', device: 0, peakBytes: 1024 * MiB, figures: cellFigures, detail: cellDetail, stale: false, isMapped: () => true, places };
+
+  it('names the cell and the line within it (the blank lines IPython dropped counted), never the temporary file', () => {
+    const md = hoverMarkdown(base);
+    // Recorded line 3 of code that ran with two blank lines on top: line 5 of the 7th cell.
+    assert.ok(md.startsWith(`**VRAM Lens** · train\\.ipynb, cell 7, line 5 · device 0`), md.split('\n')[0]);
+    assert.match(md, /\\<module\\> train\\.ipynb, cell 7, line 5\]\(command:vramLens\.openFrame\?/, 'the frame links to the cell');
+    assert.doesNotMatch(md.replace(/\(command:[^)]*\)/g, ''), /ipykernel_|3105878423/, 'the temporary name only inside the link target');
+  });
+
+  it('says when the cell changed since it ran', () => {
+    const moved = hoverMarkdown({ ...base, relocation: { kind: 'relocated', functionName: '<module>', shownLine: 8 } });
+    assert.match(moved, /The cell changed since it ran: the code of its line 5 is now on line 9/);
+    const lost = hoverMarkdown({ ...base, relocation: { kind: 'notFound', functionName: '<module>', shownLine: 4 } });
+    assert.match(lost, /The cell changed since it ran: its line 5 no longer reads as it did/);
+  });
+});

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { answerTimelineRequest, ALL_FRAMES_LIMIT, MAX_FRAMES } from '../../../../src/extension/timeline/timelineRequests';
 import type { BlockDetail } from '../../../../src/engine/timeline/types';
-import { allocatorFramesSkipped, moreFrames } from '../../../../webview/timeline/stackFrames';
+import { allocatorFramesSkipped, moreFrames } from '../../../../webview/timeline/controls/stackFrames';
 
 const detail = (frames: number, totalFrames: number, extra: object = {}): BlockDetail => ({ frames: Array.from({ length: frames }, () => ({ file: 'a.py', line: 1, name: 'f', user: true })), totalFrames, ...extra }) as unknown as BlockDetail;
 

@@ -17,13 +17,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
+import { PROFILER_LIBRARY_PATHS } from '../../../../src/engine/analysis/frameFilter';
 import type { BucketName } from '../../../../src/engine/analysis/peakBucketClassifier';
 import { NO_LINE } from '../../../../src/engine/analysis/lineIndex';
 import { traceOf } from '../../../../src/engine/analysis/replay';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
+import { BOOTSTRAP_ENTRY } from '../../../../src/runtime/profile/command';
 import { repoRoot } from '../../../helpers/corpus';
 
-const bootstrap = path.join(repoRoot, 'src', 'python', 'vram_lens_bootstrap.py');
+const bootstrap = path.join(repoRoot, ...BOOTSTRAP_ENTRY);
 const fakeTorch = path.join(repoRoot, 'test', 'fixtures', 'fake-torch');
 const program = path.join(repoRoot, 'test', 'fixtures', 'profile', 'train_step.py');
 const programLines = readFileSync(program, 'utf8').split('\n');
@@ -66,7 +68,7 @@ function trainStep(options: { backwardLines: 'on' | 'off'; stacks?: 'python' | '
   );
   const windows = JSON.parse(readFileSync(windowsFile, 'utf8')) as [number, number][];
   // As the extension reads a profiled run: the bootstrap's own frames are library code (src/extension/config.ts).
-  const analysis = analyzeSnapshot(snapshotFromBytes(readFileSync(snapshot)), { extraLibraryPaths: ['/src/python/vram_lens_bootstrap.py'] });
+  const analysis = analyzeSnapshot(snapshotFromBytes(readFileSync(snapshot)), { extraLibraryPaths: PROFILER_LIBRARY_PATHS });
   assert.equal(analysis.devices.length, 1);
   const device = analysis.devices[0];
   const times = traceOf(analysis.snapshot, device.device).timeUs;

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { buildProfileCommand } from '../../../../src/runtime/profile/command';
+import { BOOTSTRAP_ENTRY, buildProfileCommand } from '../../../../src/runtime/profile/command';
 import type { ProfileConfiguration } from '../../../../src/runtime/profile/configuration';
 import { classifyOutcome } from '../../../../src/runtime/profile/outcome';
 import type { ProfileRecord } from '../../../../src/protocol/profile';
@@ -17,7 +17,9 @@ import type { RunResult } from '../../../../src/runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../../../src/runtime/profile/runner';
 import { referenceAnalysis, repoRoot } from '../../../helpers/corpus';
 
-const bootstrap = path.join(repoRoot, 'src', 'python', 'vram_lens_bootstrap.py');
+const bootstrap = path.join(repoRoot, ...BOOTSTRAP_ENTRY);
+/** A file of the bootstrap's package (src/python/vram_lens/), or the one-file bootstrap it replaced. */
+const OWN_FRAMES = /vram_lens[\\/]|vram_lens_bootstrap/;
 const fakeTorch = path.join(repoRoot, 'test', 'fixtures', 'fake-torch');
 const workload = path.join(repoRoot, 'test', 'fixtures', 'profile', 'workload.py');
 const workloadLines = readFileSync(workload, 'utf8').split('\n');
@@ -167,7 +169,8 @@ describe('profile bootstrap (python3 + stand-in torch)', () => {
     assert.match(r.stderr, /Traceback \(most recent call last\)/);
     assert.match(r.stderr, /workload\.py", line \d+, in main/);
     assert.match(r.stderr, /ValueError: the workload failed on purpose/);
-    assert.doesNotMatch(r.stderr, /vram_lens_bootstrap|runpy/, 'no bootstrap frames in the traceback');
+    assert.doesNotMatch(r.stderr, OWN_FRAMES, 'no bootstrap frames in the traceback');
+    assert.doesNotMatch(r.stderr, /runpy/, 'no runpy frames in the traceback');
     assert.equal(oracle(r.snapshot).peakBytes, (64 + 256) * MiB);
   });
 
@@ -250,7 +253,8 @@ describe('profile bootstrap (python3 + stand-in torch)', () => {
       assert.equal(outcome.problem, problem);
       assert.match(outcome.headline, message);
       assert.match(r.stderr, message);
-      assert.doesNotMatch(r.stderr, /vram_lens_bootstrap|runpy|frozen importlib/, 'no bootstrap frames');
+      assert.doesNotMatch(r.stderr, OWN_FRAMES, 'no bootstrap frames');
+      assert.doesNotMatch(r.stderr, /runpy|frozen importlib/, 'no runpy or importlib frames');
       assert.equal(/workload starting/.test(r.stdout), ran, 'the program ran as far as it would without us');
       assert.equal(existsSync(r.snapshot), false);
       const end = endOf(r);

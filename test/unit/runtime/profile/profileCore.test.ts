@@ -94,7 +94,7 @@ describe('profile configurations', () => {
 describe('profile command line', () => {
   const paths = {
     interpreter: ['/venv/bin/python'],
-    bootstrap: '/ext/src/python/vram_lens_bootstrap.py',
+    bootstrap: '/ext/src/python/vram_lens/__main__.py',
     snapshot: '/store/runs/r1/snapshot.pickle',
     channel: '/tmp/vram-lens-r1.sock',
     cancelFile: '/store/runs/r1/cancel',
@@ -106,7 +106,7 @@ describe('profile command line', () => {
     const c = buildProfileCommand(config, '/p', recording, paths, { PATH: '/bin' });
     assert.equal(c.command, '/venv/bin/python');
     assert.deepEqual(c.args, [
-      '/ext/src/python/vram_lens_bootstrap.py',
+      '/ext/src/python/vram_lens/__main__.py',
       '--snapshot', '/store/runs/r1/snapshot.pickle',
       '--channel', '/tmp/vram-lens-r1.sock',
       '--cancel-file', '/store/runs/r1/cancel',

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildProfileCommand } from '../../../../src/runtime/profile/command';
+import { BOOTSTRAP_ENTRY, buildProfileCommand } from '../../../../src/runtime/profile/command';
 import { ProfileRun, channelAddress } from '../../../../src/runtime/profile/runner';
 import { repoRoot } from '../../../helpers/corpus';
 
@@ -46,7 +46,7 @@ describe('torchrun Cancel with a real PyTorch (gloo, 2 CPU ranks)', { skip: pyth
         { maxEntries: 1000, stacks: 'python', sampleIntervalMs: 100 },
         {
           interpreter,
-          bootstrap: path.join(repoRoot, 'src', 'python', 'vram_lens_bootstrap.py'),
+          bootstrap: path.join(repoRoot, ...BOOTSTRAP_ENTRY),
           snapshot: path.join(dir, 'snapshot.pickle'),
           channel: channelAddress(id),
           cancelFile: path.join(dir, 'cancel'),

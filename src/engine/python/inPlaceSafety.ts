@@ -1,0 +1,534 @@
+/**
+ * Whether rewriting `x = x op y` as `x.op_(y)` leaves what the program computes unchanged: a scope
+ * and alias analysis on the syntax tree. The in-place form writes into the tensor `x` held before the
+ * statement, so it is offered only where that tensor provably belongs to this function and nothing
+ * else can read it afterwards:
+ * - `x` is a local name of the enclosing function (not a parameter, not global or nonlocal, not an
+ *   attribute `p.data`, not an element `state["v"]`, not a module-level name);
+ * - every assignment of `x` in the function makes a new tensor by an operation VRAM Lens knows
+ *   (arithmetic, `torch.zeros`, `a.clone()`, ...): not another name, a view or a slice of something
+ *   (`x_in.transpose(1, 4)`, `h[0]`, `h.view(...)`, `h.to(...)`, ...), a loop variable, or the result
+ *   of a call it cannot see into (a module, a user function: it may return its input);
+ * - no use of `x` that can run before the statement (earlier in the function, or anywhere in a loop
+ *   around it) lets the tensor escape: another name, a container, an attribute, a call it cannot see
+ *   into, a nested function, `return`/`yield`; and the right-hand side does not read `x` through a view;
+ * - where gradient recording may be on, autograd has not kept the tensor for the backward pass: it
+ *   is not the output of an operation whose backward reads its output (`exp`, `sigmoid`, `tanh`,
+ *   `relu`, `softmax`, `**`, ...) and not the input of one whose backward reads its inputs (`*`, `/`,
+ *   `@`, `matmul`, `linear`, ...). Modifying such a tensor in place makes `backward()` fail.
+ * Anything not recognised is refused: the verdict errs towards explaining instead of fixing.
+ *
+ * One module: the walk over the function, the reading of each use and the reading of each
+ * assignment answer one question together, and every refusal is worded here for the user.
+ */
+import type { SyntaxNode } from '@lezer/common';
+import type { InPlaceForm } from './inPlaceForm';
+import type { PythonSource } from './pythonSource';
+import type { OperandUse } from './torchOps';
+import { isReadingBuiltin, isViewAttribute, operandUse, resultKind } from './torchOps';
+
+export type InPlaceVerdict = { readonly safe: true } | { readonly safe: false; readonly reason: string };
+
+export interface SafetyOptions {
+  /** Gradient recording is known to be off where the statement runs (a switch in this file or a caller's). */
+  readonly gradDisabled?: boolean;
+}
+
+const NESTED_SCOPES = new Set([
+  'FunctionDefinition',
+  'LambdaExpression',
+  'ClassDefinition',
+  'ArrayComprehensionExpression',
+  'DictionaryComprehensionExpression',
+  'SetComprehensionExpression',
+  'ComprehensionExpression',
+]);
+const LITERALS = new Set(['Number', 'String', 'FormatString', 'Boolean', 'None', 'Ellipsis', 'ContinuedString']);
+const CONTAINERS = new Set(['TupleExpression', 'ArrayExpression', 'DictionaryExpression', 'SetExpression']);
+
+function children(node: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let c = node.firstChild; c; c = c.nextSibling) out.push(c);
+  return out;
+}
+
+function unparen(node: SyntaxNode): SyntaxNode {
+  let n = node;
+  while (n.name === 'ParenthesizedExpression') {
+    const inner = children(n).filter((c) => c.name !== '(' && c.name !== ')');
+    if (inner.length !== 1) break;
+    n = inner[0];
+  }
+  return n;
+}
+
+function contains(outer: SyntaxNode, inner: SyntaxNode): boolean {
+  return inner.from >= outer.from && inner.to <= outer.to;
+}
+
+/** `a.b` (`.`) or `a[i]` (`[`). */
+function memberKind(node: SyntaxNode): '.' | '[' | undefined {
+  if (node.name !== 'MemberExpression') return undefined;
+  for (const c of children(node)) {
+    if (c.name === '.') return '.';
+    if (c.name === '[') return '[';
+  }
+  return undefined;
+}
+
+/** The modules bound by imports (`torch`, `torch as T`, `torch.nn.functional as F`, `from torch.nn import functional as F`). */
+function importedModules(src: PythonSource): Map<string, string> {
+  const modules = new Map<string, string>();
+  src.tree.iterate({
+    enter: (n) => {
+      if (n.name !== 'ImportStatement') return;
+      const text = src.text.slice(n.from, n.to).replace(/\s+/g, ' ').trim();
+      const plain = /^import (.+)$/.exec(text);
+      const from = /^from ([\w.]+) import \(?(.+?)\)?$/.exec(text);
+      if (plain) {
+        for (const part of plain[1].split(',')) {
+          const m = /^\s*([\w.]+)(?:\s+as\s+(\w+))?\s*$/.exec(part);
+          if (!m) continue;
+          if (m[2]) modules.set(m[2], m[1]);
+          else modules.set(m[1].split('.')[0], m[1].split('.')[0]);
+        }
+      } else if (from) {
+        for (const part of from[2].split(',')) {
+          const m = /^\s*(\w+)(?:\s+as\s+(\w+))?\s*$/.exec(part);
+          if (m) modules.set(m[2] ?? m[1], `${from[1]}.${m[1]}`);
+        }
+      }
+      return false;
+    },
+  });
+  return modules;
+}
+
+/** The torch modules whose functions the tables describe. */
+const TORCH_NAMESPACES = new Set(['torch', 'torch.nn.functional', 'torch.special', 'torch.linalg', 'torch.fft', 'torch.Tensor']);
+
+/** What a call is: a torch function, a method of a tensor-like receiver, a Python built-in, or something unknown. */
+type Callee =
+  | { readonly kind: 'torch'; readonly name: string }
+  | { readonly kind: 'method'; readonly name: string; readonly receiver: SyntaxNode }
+  | { readonly kind: 'builtin'; readonly name: string }
+  | { readonly kind: 'unknown'; readonly text: string };
+
+class Analysis {
+  private readonly modules: Map<string, string>;
+  /** The enclosing function's parameters. */
+  params: ReadonlySet<string> = new Set();
+  constructor(private readonly src: PythonSource) {
+    this.modules = importedModules(src);
+  }
+
+  /** The expression, and `the caller's tensor` when its leftmost name is a parameter. */
+  base(node: SyntaxNode): string {
+    let n = node;
+    while (n.firstChild && (n.name === 'MemberExpression' || n.name === 'CallExpression' || n.name === 'ParenthesizedExpression')) n = n.name === 'ParenthesizedExpression' ? (n.firstChild.nextSibling ?? n.firstChild) : n.firstChild;
+    const root = n.name === 'VariableName' ? this.text(n) : undefined;
+    return root !== undefined && this.params.has(root) ? `\`${this.text(node)}\`, the caller's tensor (\`${root}\` is a parameter)` : `\`${this.text(node)}\``;
+  }
+
+  text(node: SyntaxNode): string {
+    const t = this.src.textOf(node).replace(/\s+/g, ' ');
+    return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+  }
+
+  line(node: SyntaxNode): number {
+    return this.src.lineOf(node.from);
+  }
+
+  callee(call: SyntaxNode): Callee {
+    const fn = call.firstChild!;
+    const text = this.src.textOf(fn).replace(/\s+/g, '');
+    if (fn.name === 'VariableName') {
+      if (isReadingBuiltin(text) && !this.modules.has(text)) return { kind: 'builtin', name: text };
+      return { kind: 'unknown', text };
+    }
+    if (memberKind(fn) !== '.') return { kind: 'unknown', text };
+    const parts = text.split('.');
+    const name = parts[parts.length - 1];
+    const head = this.modules.get(parts[0]);
+    if (head !== undefined) {
+      const namespace = [head, ...parts.slice(1, -1)].join('.');
+      return TORCH_NAMESPACES.has(namespace) ? { kind: 'torch', name } : { kind: 'unknown', text };
+    }
+    // A method: of a tensor, unless the receiver is the module itself (`self.norm(x)` calls a layer).
+    const receiver = fn.firstChild!;
+    if (/^self(\.|$)/.test(this.src.textOf(receiver).replace(/\s+/g, ''))) return { kind: 'unknown', text };
+    return { kind: 'method', name, receiver };
+  }
+}
+
+/** Why a tensor bound by `value` is not provably this function's own, or how it was made. */
+type Source = { readonly owned: true; readonly saved?: string } | { readonly owned: false; readonly reason: string };
+
+function sourceOf(a: Analysis, name: string, valueNode: SyntaxNode): Source {
+  const value = unparen(valueNode);
+  const shown = `\`${name} = ${a.text(value)}\` (line ${a.line(value)})`;
+  if (LITERALS.has(value.name)) return { owned: false, reason: `${shown} binds it to a Python value, not a tensor` };
+  if (value.name === 'VariableName') return { owned: false, reason: `${shown} makes it another name for the tensor of \`${a.text(value)}\`` };
+  const member = memberKind(value);
+  if (member === '[') return { owned: false, reason: `${shown} makes it a slice or element of ${a.base(value.firstChild!)}, sharing its memory` };
+  if (member === '.') {
+    const prop = value.lastChild ? a.text(value.lastChild) : '';
+    return isViewAttribute(prop)
+      ? { owned: false, reason: `${shown} makes it a view of ${a.base(value.firstChild!)}, sharing its memory` }
+      : { owned: false, reason: `${shown} makes it the attribute \`${a.text(value)}\`, which other code may hold` };
+  }
+  if (value.name === 'BinaryExpression') {
+    const op = value.firstChild?.nextSibling;
+    const opText = op ? a.text(op) : '';
+    if (op?.name === 'ArithOp') return opText === '**' ? { owned: true, saved: shown } : { owned: true };
+    if (op?.name === 'CompareOp' || op?.name === 'BitOp') return { owned: true };
+    return { owned: false, reason: `${shown} may give it one of the operands of \`${opText}\`` };
+  }
+  if (value.name === 'UnaryExpression') {
+    const op = value.firstChild ? a.text(value.firstChild) : '';
+    if (op === '-' || op === '~') return { owned: true };
+    return { owned: false, reason: `${shown} is not known to make a new tensor` };
+  }
+  if (value.name === 'ConditionalExpression') {
+    const branches = children(value).filter((c) => c.name !== 'if' && c.name !== 'else');
+    const [then, , otherwise] = branches;
+    if (!then || !otherwise) return { owned: false, reason: `${shown} is not known to make a new tensor` };
+    const x = sourceOf(a, name, then);
+    const y = sourceOf(a, name, otherwise);
+    if (!x.owned) return x;
+    if (!y.owned) return y;
+    return x.saved !== undefined ? x : y;
+  }
+  if (value.name === 'CallExpression') {
+    const callee = a.callee(value);
+    const call = `\`${a.text(value)}\``;
+    const given = returnsAnArgument(a, value);
+    if (given !== undefined) return { owned: false, reason: `${shown}: with ${given} the call returns a tensor it was given` };
+    if (callee.kind === 'torch' || callee.kind === 'method') {
+      const kind = resultKind(callee.name);
+      if (kind === 'new') return { owned: true };
+      if (kind === 'newSaved') return { owned: true, saved: shown };
+      if (kind === 'alias') {
+        return callee.kind === 'method'
+          ? { owned: false, reason: `${shown} makes it a view of ${a.base(callee.receiver)}: \`${callee.name}\` may return its input or share its memory` }
+          : { owned: false, reason: `${shown}: \`${callee.name}\` may return its input or a view of it` };
+      }
+      if (kind === 'notTensor') return { owned: false, reason: `${shown} binds it to a Python value, not a tensor` };
+    }
+    return { owned: false, reason: `${shown} takes the result of ${call}, a call VRAM Lens cannot see into: it may return its argument or a tensor the callee keeps` };
+  }
+  return { owned: false, reason: `${shown} is not known to make a new tensor` };
+}
+
+/** `out=t` or `inplace=True` among a call's arguments: the call returns (a view of) a tensor it was given. */
+function returnsAnArgument(a: Analysis, call: SyntaxNode): string | undefined {
+  const args = call.getChild('ArgList');
+  if (!args) return undefined;
+  for (let c = args.firstChild; c; c = c.nextSibling) {
+    if (c.name !== 'AssignOp') continue;
+    const key = c.prevSibling ? a.text(c.prevSibling) : '';
+    const value = c.nextSibling ? a.text(c.nextSibling) : '';
+    if (key === 'out') return `\`out=${value}\``;
+    if (key === 'inplace' && value !== 'False') return `\`inplace=${value}\``;
+  }
+  return undefined;
+}
+
+/** What a read of the name does with its tensor. */
+type Use = { readonly kind: 'harmless' } | { readonly kind: 'saved'; readonly reason: string } | { readonly kind: 'escapes'; readonly reason: string };
+
+const HARMLESS: Use = { kind: 'harmless' };
+
+/** The keyword of an argument in an ArgList (`out` in `out=x`), if it is one. */
+function keywordOf(arg: SyntaxNode, a: Analysis): string | undefined {
+  const eq = arg.prevSibling;
+  if (eq?.name !== 'AssignOp') return undefined;
+  const key = eq.prevSibling;
+  return key ? a.text(key) : undefined;
+}
+
+/**
+ * Follows a read of `name` outward through what may return the same tensor or a view of it (`x.T`,
+ * `x[0]`, `x.view(...)`, parentheses), to the operation that decides: harmless, keeps it for backward,
+ * or lets it escape. `through` is the statement's right-hand side, which must not see `x` through a view.
+ */
+function useOf(a: Analysis, name: string, node: SyntaxNode, statementValue: SyntaxNode | undefined): Use {
+  const at = `line ${a.line(node)}`;
+  let cur = node;
+  for (let step = 0; step < 64; step++) {
+    const p = cur.parent;
+    if (!p) return { kind: 'escapes', reason: `\`${name}\` is used at ${at} in a way VRAM Lens does not follow` };
+    if (statementValue && p.from === statementValue.from && p.to === statementValue.to && p.name === statementValue.name) {
+      const through = cur === node ? '' : ` through \`${a.text(cur)}\`, which shares its memory`;
+      return { kind: 'escapes', reason: `the right-hand side reads \`${name}\` again${through}: the in-place form would overwrite what it is still reading` };
+    }
+    switch (p.name) {
+      case 'ParenthesizedExpression':
+        cur = p;
+        continue;
+      case 'MemberExpression': {
+        if (p.firstChild?.from !== cur.from || p.firstChild.to !== cur.to) return HARMLESS; // used as an index: `y[x]` copies
+        if (memberKind(p) === '[') {
+          cur = p;
+          continue;
+        }
+        const prop = p.lastChild ? a.text(p.lastChild) : '';
+        const called = p.parent?.name === 'CallExpression' && p.parent.firstChild?.from === p.from && p.parent.firstChild.to === p.to;
+        if (!called) {
+          if (isViewAttribute(prop)) {
+            cur = p;
+            continue;
+          }
+          return HARMLESS; // metadata or another attribute read: no tensor shares its memory
+        }
+        const use = operandUse(prop);
+        if (use === 'alias') {
+          cur = p.parent!;
+          continue;
+        }
+        return decided(use, name, `\`${a.text(p.parent!)}\` at ${at}`);
+      }
+      case 'ArgList': {
+        const call = p.parent!;
+        const callee = a.callee(call);
+        const keyword = keywordOf(cur, a);
+        const shown = `\`${a.text(call)}\` at ${at}`;
+        if (keyword === 'out' || (returnsAnArgument(a, call) !== undefined && cur.prevSibling?.name === '(')) {
+          // `out=x` returns x; `f(x, inplace=True)` writes into x and returns it.
+          cur = call;
+          continue;
+        }
+        if (callee.kind === 'builtin') return HARMLESS;
+        if (callee.kind === 'torch') {
+          const use = operandUse(callee.name);
+          if (use === 'alias') {
+            cur = call;
+            continue;
+          }
+          return decided(use, name, shown);
+        }
+        if (callee.kind === 'method') {
+          const use = operandUse(callee.name);
+          return decided(use === 'alias' ? 'reads' : use, name, shown);
+        }
+        return { kind: 'escapes', reason: `\`${name}\` is passed to ${shown}, a call VRAM Lens cannot see into: it may keep the tensor (autograd saves the inputs of most layers)` };
+      }
+      case 'BinaryExpression': {
+        const op = p.firstChild?.nextSibling;
+        const opText = op ? a.text(op) : '';
+        if (op?.name === 'ArithOp') {
+          if (opText === '+' || opText === '-') return HARMLESS;
+          return { kind: 'saved', reason: `\`${name}\` is an operand of \`${a.text(p)}\` at ${at}, and autograd keeps the operands of \`${opText}\` for the backward pass` };
+        }
+        if (op?.name === 'CompareOp' || op?.name === 'BitOp') return HARMLESS;
+        if (opText === 'and' || opText === 'or') {
+          cur = p;
+          continue;
+        }
+        return HARMLESS; // `in`, `is`, `not in`, `is not`: a bool
+      }
+      case 'UnaryExpression': {
+        const op = p.firstChild ? a.text(p.firstChild) : '';
+        if (op === '+') {
+          cur = p;
+          continue;
+        }
+        return HARMLESS;
+      }
+      case 'ConditionalExpression': {
+        const condition = children(p).find((_c, i, all) => i > 0 && all[i - 1].name === 'if');
+        if (condition && condition.from === cur.from) return HARMLESS;
+        cur = p;
+        continue;
+      }
+      case 'ExpressionStatement':
+      case 'IfStatement':
+      case 'WhileStatement':
+      case 'AssertStatement':
+      case 'DeleteStatement':
+      case 'FormatReplacement':
+      case 'FormatString':
+        return HARMLESS;
+      case 'UpdateStatement':
+        if (p.firstChild?.from === cur.from) return HARMLESS; // `x += ...` writes into x itself
+        return { kind: 'escapes', reason: `\`${a.text(p)}\` at ${at} may keep \`${name}\` (if the target is a list, it holds its rows)` };
+      case 'AssignStatement':
+        if (cur.nextSibling?.name === 'AssignOp' || cur.nextSibling?.name === 'TypeDef') return HARMLESS; // `x[i] = v` writes into x
+        return { kind: 'escapes', reason: `\`${a.text(p)}\` at ${at} gives the tensor of \`${name}\` another name` };
+      case 'ReturnStatement':
+      case 'YieldStatement':
+      case 'YieldExpression':
+        return { kind: 'escapes', reason: `\`${a.text(p)}\` at ${at} hands the tensor of \`${name}\` to the caller` };
+      case 'ForStatement':
+        return { kind: 'escapes', reason: `\`${a.text(cur)}\` is iterated at ${at}: the loop variable holds views of it` };
+      default:
+        if (CONTAINERS.has(p.name) && p.parent?.name === 'ArgList' && p.name !== 'DictionaryExpression') {
+          // `torch.cat([x, y])`: the list is only the call's argument; the call decides.
+          cur = p;
+          continue;
+        }
+        if (CONTAINERS.has(p.name)) return { kind: 'escapes', reason: `\`${a.text(p)}\` at ${at} puts the tensor of \`${name}\` in a container` };
+        return { kind: 'escapes', reason: `\`${name}\` is used in \`${a.text(p)}\` at ${at}, which VRAM Lens does not follow` };
+    }
+  }
+  return { kind: 'escapes', reason: `\`${name}\` is used at ${at} in an expression too deep to follow` };
+}
+
+function decided(use: OperandUse, name: string, shown: string): Use {
+  if (use === 'reads') return HARMLESS;
+  if (use === 'saves') return { kind: 'saved', reason: `\`${name}\` is read by ${shown}, and autograd keeps that operation's inputs for the backward pass` };
+  return { kind: 'escapes', reason: `\`${name}\` is used by ${shown}, which VRAM Lens does not know: it may keep the tensor` };
+}
+
+/** The names a function's parameter list binds (not default values or annotations). */
+function parameterNames(a: Analysis, fn: SyntaxNode): string[] {
+  const list = fn.getChild('ParamList');
+  if (!list) return [];
+  const names: string[] = [];
+  for (const c of children(list)) {
+    if (c.name !== 'VariableName') continue;
+    const prev = c.prevSibling?.name;
+    if (prev === '(' || prev === ',' || prev === '*' || prev === '**' || prev === '/') names.push(a.text(c));
+  }
+  return names;
+}
+
+/** How a VariableName occurrence of the name is used by its statement. */
+type Occurrence = { readonly kind: 'bind'; readonly value?: SyntaxNode; readonly reason?: string } | { readonly kind: 'write' } | { readonly kind: 'read' } | { readonly kind: 'declare'; readonly reason: string };
+
+function occurrenceOf(a: Analysis, name: string, node: SyntaxNode): Occurrence {
+  // A keyword in a call (`f(x=1)`) names a parameter of the callee, not this variable.
+  if (node.parent?.name === 'ArgList' && node.nextSibling?.name === 'AssignOp') return { kind: 'write' };
+  let target = node;
+  let unpacked = false;
+  while (target.parent && (target.parent.name === 'TupleExpression' || target.parent.name === 'ArrayExpression' || target.parent.name === 'ParenthesizedExpression')) {
+    unpacked ||= target.parent.name !== 'ParenthesizedExpression';
+    target = target.parent;
+  }
+  const p = target.parent;
+  if (!p) return { kind: 'read' };
+  const at = `line ${a.line(node)}`;
+  if (p.name === 'AssignStatement') {
+    // `a = b = value`, `x, y = value`: the nodes before the last `=` are targets, grouped by `=`.
+    const kids = children(p);
+    const lastEq = kids.map((c) => c.name).lastIndexOf('AssignOp');
+    const index = kids.findIndex((c) => c.from === target.from && c.to === target.to);
+    if (index >= 0 && index < lastEq) {
+      const value = kids[kids.length - 1];
+      const groups = kids.slice(0, lastEq).filter((c) => c.name === 'AssignOp').length;
+      const commas = kids.slice(0, lastEq).some((c) => c.name === ',');
+      if (unpacked || commas) return { kind: 'bind', reason: `\`${a.text(p)}\` (${at}) unpacks it from \`${a.text(value)}\`` };
+      if (groups > 1) return { kind: 'bind', reason: `\`${a.text(p)}\` (${at}) gives its tensor several names` };
+      return { kind: 'bind', value };
+    }
+  }
+  if (p.name === 'ForStatement') {
+    const inNode = children(p).find((c) => c.name === 'in');
+    if (inNode && target.to <= inNode.from) return { kind: 'bind', reason: `\`${name}\` is the loop variable of the \`for\` at ${at}: it holds elements of another object` };
+  }
+  if ((p.name === 'WithStatement' || p.name === 'TryStatement') && target.prevSibling?.name === 'as') {
+    return { kind: 'bind', reason: `\`${name}\` is bound by \`as\` at ${at}` };
+  }
+  if (p.name === 'ImportStatement') return { kind: 'bind', reason: `\`${name}\` is imported at ${at}` };
+  if (p.name === 'NamedExpression' && p.firstChild?.from === target.from) return { kind: 'bind', value: p.lastChild! };
+  if (p.name === 'ScopeStatement') return { kind: 'declare', reason: `\`${name}\` is declared \`${a.text(p).split(/\s/)[0]}\` at ${at}: other code may read the tensor it holds` };
+  if (p.name === 'UpdateStatement' && p.firstChild?.from === target.from) return { kind: 'write' };
+  if (p.name === 'DeleteStatement') return { kind: 'write' };
+  return { kind: 'read' };
+}
+
+/** The verdict on rewriting `form` (a `binary` form) in place. */
+export function inPlaceSafety(src: PythonSource, form: InPlaceForm, options: SafetyOptions = {}): InPlaceVerdict {
+  const refuse = (reason: string): InPlaceVerdict => ({ safe: false, reason });
+  if (form.kind === 'chain') return refuse('the statement is a longer chain with no single in-place call');
+  if (form.kind === 'update') return refuse('the statement already updates in place; fusing its right-hand side into one call (e.g. `addcdiv_`) rounds differently');
+  const a = new Analysis(src);
+  const target = form.targetNode;
+  const name = a.text(target);
+  const member = memberKind(target);
+  if (member === '.') return refuse(`\`${name}\` is an attribute: other code may hold the tensor it refers to and would see it change`);
+  if (member === '[') return refuse(`\`${name}\` is an element of \`${a.text(target.firstChild!)}\`: other code may hold the same tensor and would see it change`);
+  if (target.name !== 'VariableName') return refuse(`\`${name}\` is not a plain name`);
+
+  // The scope: the innermost function around the statement, with no class body in between.
+  let fn: SyntaxNode | undefined;
+  for (let n = form.node.parent; n; n = n.parent) {
+    if (n.name === 'ClassDefinition') return refuse(`\`${name}\` is a class attribute: other code may read the tensor it holds`);
+    if (n.name === 'FunctionDefinition') {
+      fn = n;
+      break;
+    }
+  }
+  if (!fn) return refuse(`\`${name}\` is a module-level (global) name: other functions and modules may read the tensor it holds`);
+  const fnName = fn.getChild('VariableName');
+  a.params = new Set(parameterNames(a, fn));
+  if (a.params.has(name)) {
+    return refuse(`\`${name}\` is a parameter of \`${fnName ? a.text(fnName) : 'the function'}\`: the caller may still use the tensor it passed, and would see it change`);
+  }
+  const body = fn.getChild('Body');
+  if (!body) return refuse(`the body of \`${fnName ? a.text(fnName) : 'the function'}\` could not be read`);
+
+  // Uses that can run before the statement: earlier in the function, or anywhere in a loop around it.
+  let loop: SyntaxNode | undefined;
+  for (let n = form.node.parent; n && n !== fn; n = n.parent) if (n.name === 'ForStatement' || n.name === 'WhileStatement') loop = n;
+  const relevant = (n: SyntaxNode) => n.from < form.node.from || (loop !== undefined && contains(loop, n));
+
+  const value = form.node.lastChild!;
+  const sources: Source[] = [];
+  let saved: string | undefined;
+  let nested: SyntaxNode | undefined;
+  const reads: SyntaxNode[] = [];
+  const cursor = body.cursor();
+  const visit = (): string | undefined => {
+    do {
+      const n = cursor.node;
+      if (NESTED_SCOPES.has(n.name)) {
+        if (nested === undefined && relevant(n) && new RegExp(`\\b${name}\\b`).test(src.textOf(n))) nested = n;
+        continue;
+      }
+      if (n.name === 'VariableName' && a.text(n) === name) {
+        if (n.from === target.from) continue; // the statement's own target
+        const occurrence = occurrenceOf(a, name, n);
+        if (occurrence.kind === 'declare') return occurrence.reason;
+        if (occurrence.kind === 'bind') {
+          if (!relevant(n)) continue; // after the statement, outside any loop around it: it cannot reach it
+          if (occurrence.reason !== undefined) return occurrence.reason;
+          if (occurrence.value && occurrence.value.from !== value.from) sources.push(sourceOf(a, name, occurrence.value));
+        } else if (occurrence.kind === 'read' && contains(form.node, n) && !(form.otherNode && contains(form.otherNode, n))) {
+          // The statement's own operand `x` in `x op y`.
+        } else if (occurrence.kind === 'read' && (relevant(n) || (form.otherNode && contains(form.otherNode, n)))) {
+          reads.push(n);
+        }
+        continue;
+      }
+      if (cursor.firstChild()) {
+        const found = visit();
+        cursor.parent();
+        if (found !== undefined) return found;
+      }
+    } while (cursor.nextSibling());
+    return undefined;
+  };
+  if (cursor.firstChild()) {
+    const found = visit();
+    if (found !== undefined) return refuse(found);
+  }
+  if (nested) return refuse(`\`${name}\` may be used inside \`${a.text(nested)}\` (line ${a.line(nested)}), a nested function, lambda or comprehension that may keep it`);
+  if (sources.length === 0) return refuse(`no assignment in \`${fnName ? a.text(fnName) : 'the function'}\` before this line gives \`${name}\` a tensor of its own`);
+  for (const s of sources) {
+    if (!s.owned) return refuse(s.reason);
+    saved ??= s.saved;
+  }
+  const gradReasons: string[] = [];
+  for (const r of reads) {
+    const use = useOf(a, name, r, form.otherNode && contains(form.otherNode, r) ? value : undefined);
+    if (use.kind === 'escapes') return refuse(use.reason);
+    if (use.kind === 'saved') gradReasons.push(use.reason);
+  }
+  if (!options.gradDisabled) {
+    const note = ' (gradient recording may be on here: no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) is in force), so `backward()` would fail after the in-place change';
+    if (saved !== undefined) return refuse(`${saved} makes it an output that autograd keeps for the backward pass${note}`);
+    if (gradReasons.length > 0) return refuse(`${gradReasons[0]}${note}`);
+  }
+  return { safe: true };
+}

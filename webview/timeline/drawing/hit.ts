@@ -1,0 +1,12 @@
+/** What the pointer is on in the chart (indices into the window the chart drew last). */
+import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
+
+export type Hit =
+  | { readonly kind: 'block'; readonly index: number; readonly record: number; readonly step: number }
+  | { readonly kind: 'rest'; readonly step: number }
+  | { readonly kind: 'reserved'; readonly step: number }
+  | { readonly kind: 'annotation'; readonly index: number }
+  | { readonly kind: 'peak' }
+  | { readonly kind: 'oom'; readonly index: number }
+  | { readonly kind: 'finding'; readonly marker: FindingMarker }
+  | { readonly kind: 'release'; readonly index: number };
