@@ -74,6 +74,8 @@ export class BlockLayout {
   readonly initialReserved: number;
   /** Records that are alive in some state, largest first (ties: earlier born first). */
   readonly bySize: Int32Array;
+  /** Each record's index in `bySize` (-1 for a record alive in no state). */
+  readonly rank: Int32Array;
   /** States where the sum of the live blocks differs from the replay's active bytes (0 for consistent traces). */
   readonly inconsistentStates: number;
   /**
@@ -87,8 +89,9 @@ export class BlockLayout {
   readonly releaseState: Int32Array;
   readonly releaseBytes: Float64Array;
 
-  private readonly birthStart: Int32Array;
-  private readonly birthIds: Int32Array;
+  /** The records born in state s are `birthIds[birthStart[s] .. birthStart[s + 1])`. */
+  readonly birthStart: Int32Array;
+  readonly birthIds: Int32Array;
   private readonly deathStart: Int32Array;
   private readonly deathIds: Int32Array;
   private readonly checkpointState: Int32Array;
@@ -222,6 +225,8 @@ export class BlockLayout {
     }
 
     this.bySize = largestFirst(this.size, born, died);
+    this.rank = new Int32Array(count).fill(-1);
+    for (let i = 0; i < this.bySize.length; i++) this.rank[this.bySize[i]] = i;
     this.mark = new Int32Array(count).fill(-1);
   }
 
