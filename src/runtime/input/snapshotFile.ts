@@ -134,7 +134,7 @@ async function readOnce(handle: FileHandle, path: string, size: number, gzip: bo
   // A gzip'd file: its content read the same way, through a streaming inflater.
   const reader = new SnapshotReader({ fastPath, window: options.window });
   const gunzip = createGunzip({ chunkSize: chunkBytes });
-  const limit = MAX_GZIP_RATIO * Math.max(size, 1 << 20);
+  const limit = MAX_GZIP_RATIO * Math.max(size, 1 << 16);
   let inflated = 0;
   let head: Uint8Array = new Uint8Array(0);
   let failure: Error | undefined;
