@@ -76,6 +76,9 @@ export class BlockLayout {
   readonly bySize: Int32Array;
   /** Each record's index in `bySize` (-1 for a record alive in no state). */
   readonly rank: Int32Array;
+  /** `bornState` and `diedState` in `bySize` order: a walk by size reads them in sequence. */
+  readonly bornByRank: Int32Array;
+  readonly diedByRank: Int32Array;
   /** States where the sum of the live blocks differs from the replay's active bytes (0 for consistent traces). */
   readonly inconsistentStates: number;
   /**
@@ -226,7 +229,14 @@ export class BlockLayout {
 
     this.bySize = largestFirst(this.size, born, died);
     this.rank = new Int32Array(count).fill(-1);
-    for (let i = 0; i < this.bySize.length; i++) this.rank[this.bySize[i]] = i;
+    this.bornByRank = new Int32Array(this.bySize.length);
+    this.diedByRank = new Int32Array(this.bySize.length);
+    for (let i = 0; i < this.bySize.length; i++) {
+      const r = this.bySize[i];
+      this.rank[r] = i;
+      this.bornByRank[i] = born[r];
+      this.diedByRank[i] = died[r];
+    }
     this.mark = new Int32Array(count).fill(-1);
   }
 

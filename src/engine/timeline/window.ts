@@ -190,17 +190,6 @@ function chooseBlocks(layout: BlockLayout, stepState: Int32Array, budget: number
   chooseAmongCandidates(layout, stepState, budget, chosen, recordLine, line);
 }
 
-/** Whether record r (not chosen yet, of `line` when it is >= 0) is alive at some representative; the first such step, or -1. */
-function firstStepAlive(layout: BlockLayout, stepState: Int32Array, r: number, recordLine: Int32Array, line: number): number {
-  if (layout.mark[r] >= 0 || (line >= 0 && recordLine[r] !== line)) return -1;
-  const born = layout.bornState[r];
-  const died = layout.diedState[r];
-  const m = stepState.length;
-  if (born > stepState[m - 1] || died <= stepState[0]) return -1;
-  const k = lowerBound(stepState, born);
-  return k >= m || stepState[k] >= died ? -1 : k;
-}
-
 function take(layout: BlockLayout, chosen: Chosen, r: number, step: number): void {
   layout.mark[r] = chosen.records.length;
   chosen.records.push(r);
@@ -209,12 +198,20 @@ function take(layout: BlockLayout, chosen: Chosen, r: number, step: number): voi
 
 /** The walk by size; false when it stopped after visiting `limit` blocks without being done. */
 export function chooseBySize(layout: BlockLayout, stepState: Int32Array, budget: number, chosen: Chosen, recordLine: Int32Array, line: number, limit = Infinity): boolean {
-  const { bySize } = layout;
+  const { bySize, bornByRank, diedByRank, mark } = layout;
   const end = Math.min(bySize.length, limit);
+  const m = stepState.length;
+  const repMin = stepState[0];
+  const repMax = stepState[m - 1];
   for (let i = 0; i < end; i++) {
+    // Lifetimes read in sequence; the record's own arrays only for the few alive at a representative.
+    const born = bornByRank[i];
+    const died = diedByRank[i];
+    if (born > repMax || died <= repMin) continue;
+    const k = lowerBound(stepState, born);
+    if (k >= m || stepState[k] >= died) continue;
     const r = bySize[i];
-    const k = firstStepAlive(layout, stepState, r, recordLine, line);
-    if (k < 0) continue;
+    if (mark[r] >= 0 || (line >= 0 && recordLine[r] !== line)) continue;
     if (chosen.records.length >= budget) {
       chosen.more = true;
       return true;
