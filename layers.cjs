@@ -71,6 +71,7 @@ const ENGINE_RANKS = {
   snapshot: 2,
   decode: 3,
   analysis: 3,
+  allocator: 4,
   workloads: 4,
   annotate: 5,
   compare: 5,

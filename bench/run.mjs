@@ -1,18 +1,19 @@
 // `npm run bench`: large snapshots built from a real corpus trace, analysed end to end by the CLI,
 // against CPython merely unpickling the same file, in the same run.
 //
-//   node bench/run.mjs [--sizes 100,500] [--runs N] [--source FILE[,FILE]] [--no-phases]
+//   node bench/run.mjs [--sizes 100,500] [--runs N] [--source FILE[,FILE]] [--no-phases] [--no-whatif]
 //
 // For each file: `node bin/vram-lens.js analyze FILE --json > /dev/null` and
 // `python3 -c "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))" FILE`, alternately, N times
 // each; the best wall time and the highest peak RSS (GNU time's %M) of each. Then the phases inside
-// Node (bench/phases.mjs). Writes bench/.data/results.json; prints a table, then the same as Markdown.
+// Node (bench/phases.mjs), and the allocator replay (`whatif`, bench/whatif.mjs). Writes bench/.data/results.json; prints a table, then the same as Markdown.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MB, corpusDir, dataDir, pythonExecutable, repoRoot } from './common.mjs';
+import { TARGET_WHATIF_RATIO, benchWhatIf, whatIfTables } from './whatif.mjs';
 
 // Issue 23: the whole analysis in a quarter of the time CPython takes to unpickle, in no more memory than the file.
 const TARGET_RATIO = 0.25;
@@ -21,7 +22,7 @@ const DEFAULT_SOURCE = 'nothanmin-cs336.pickle';
 const TIME = '/usr/bin/time';
 
 function parseArgs(argv) {
-  const options = { sizes: [100, 500], runs: undefined, sources: [DEFAULT_SOURCE], phases: true };
+  const options = { sizes: [100, 500], runs: undefined, sources: [DEFAULT_SOURCE], phases: true, whatif: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -33,7 +34,8 @@ function parseArgs(argv) {
     else if (arg === '--runs') options.runs = Number(value());
     else if (arg === '--source') options.sources = value().split(',');
     else if (arg === '--no-phases') options.phases = false;
-    else throw new Error(`unknown argument ${arg}\nusage: node bench/run.mjs [--sizes 100,500] [--runs N] [--source FILE[,FILE]] [--no-phases]`);
+    else if (arg === '--no-whatif') options.whatif = false;
+    else throw new Error(`unknown argument ${arg}\nusage: node bench/run.mjs [--sizes 100,500] [--runs N] [--source FILE[,FILE]] [--no-phases] [--no-whatif]`);
   }
   if (options.sizes.some((s) => !(s > 0))) throw new Error('--sizes takes positive sizes in MB, e.g. 100,500');
   if (options.runs !== undefined && !(options.runs >= 1)) throw new Error('--runs takes a count >= 1');
@@ -232,6 +234,19 @@ async function main() {
     }
   }
 
+  let whatif;
+  if (options.whatif) {
+    process.stdout.write('\nwhatif (the allocator replay) on the corpus\'s largest snapshot, against analyze:\n');
+    whatif = await benchWhatIf({
+      measure,
+      cli: path.join(repoRoot, 'bin', 'vram-lens.js'),
+      corpus,
+      runs: options.runs ?? 5,
+      generated: results.map((r) => ({ path: path.join(dataDir, r.file), bytes: r.bytes, analyzePeakRssBytes: r.node.peakRssBytes })),
+      log: (text) => process.stdout.write(text),
+    });
+  }
+
   const body = rows(results);
   info.loadAverageAtEnd = loadAverage();
   process.stdout.write(`\nload average at end: ${info.loadAverageAtEnd}\n`);
@@ -244,12 +259,22 @@ async function main() {
   const phases = phasesTable(results);
   if (phases.body.length > 0) process.stdout.write('\nphases inside node (one run of bench/phases.mjs):\n' + textTable(phases.header, phases.body) + '\n');
 
+  const w = whatif ? whatIfTables(whatif, fmt) : undefined;
+  if (w) {
+    process.stdout.write(`\nwhatif on the largest corpus snapshot (target: whatif/analyze < ${TARGET_WHATIF_RATIO.toFixed(1)}):\n` + textTable(w.corpusHeader, w.corpusBody) + '\n');
+    if (w.largeBody.length > 0) process.stdout.write('\nwhatif on the large snapshots (target: RSS/size <= 3, as analyze):\n' + textTable(w.largeHeader, w.largeBody) + '\n');
+  }
+
   process.stdout.write(`\nMarkdown (${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB; node ${info.node}, python ${info.python}):\n\n`);
   process.stdout.write(markdownTable(HEADER, body) + '\n');
   if (phases.body.length > 0) process.stdout.write('\n' + markdownTable(phases.header, phases.body) + '\n');
+  if (w) {
+    process.stdout.write('\n' + markdownTable(w.corpusHeader, w.corpusBody) + '\n');
+    if (w.largeBody.length > 0) process.stdout.write('\n' + markdownTable(w.largeHeader, w.largeBody) + '\n');
+  }
 
   const resultsFile = path.join(dataDir, 'results.json');
-  writeFileSync(resultsFile, JSON.stringify({ date: new Date().toISOString(), machine: info, targets: { ratio: TARGET_RATIO, rssPerFileByte: TARGET_RSS_PER_FILE_BYTE }, results }, null, 1) + '\n');
+  writeFileSync(resultsFile, JSON.stringify({ date: new Date().toISOString(), machine: info, targets: { ratio: TARGET_RATIO, rssPerFileByte: TARGET_RSS_PER_FILE_BYTE, whatifRatio: TARGET_WHATIF_RATIO }, results, whatif }, null, 1) + '\n');
   process.stdout.write(`\nresults: ${path.relative(repoRoot, resultsFile)}\n`);
 }
 

@@ -5,6 +5,8 @@
 //   npm run bench:timeline                       in-memory 100 and 500 MB-equivalent traces
 //   node bench/timeline.mjs --sizes 20,100       other sizes (MB-equivalent)
 //   node bench/timeline.mjs --file big.pickle    also through the real worker (dist/analysisWorker.js)
+//   node bench/timeline.mjs --allocator          also the allocator view: the replay's first series, an
+//                                                `allocatorWindow` per step, segment maps at three moments
 //
 // In memory: a corpus trace repeated (test/helpers/repeatTrace.ts) to the number of events a snapshot
 // of that many MB holds. Events per MB come from bench/.data/*.meta.json (the synthetic snapshots
@@ -38,6 +40,7 @@ function option(name, fallback) {
 }
 const files = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--file' ? [path.resolve(a)] : []));
 const sizes = option('sizes', '100,500').split(',').map(Number).filter((n) => n > 0);
+const allocatorView = process.argv.includes('--allocator');
 
 function corpusDir() {
   if (process.env.VRAM_LENS_CORPUS) return process.env.VRAM_LENS_CORPUS;
@@ -144,6 +147,48 @@ async function runSteps(label, overviewOf, windowOf) {
   return result;
 }
 
+/**
+ * The allocator view over the same steps: the first window (which replays the allocator with its series),
+ * then one `allocatorWindow` per step at the block window's range, and the segment map at the start, the
+ * middle and the end of the trace (each replays up to its moment), with what a reply weighs.
+ */
+async function runAllocatorSteps(label, overviewOf, allocatorWindowOf, segmentMapOf) {
+  const result = { label, axes: {} };
+  for (const axis of ['event', 'time']) {
+    const overview = await overviewOf(axis);
+    if (overview.axis.kind !== axis) continue;
+    const times = [];
+    const payload = [];
+    const pieces = [];
+    let firstMs = 0;
+    for (const step of userSteps(overview.axis)) {
+      const started = performance.now();
+      const w = await allocatorWindowOf({ axis, x0: step.x0, x1: step.x1, columns: COLUMNS, budget: 2000, offsetQuantum: quantum(overview, step.x0, step.x1) });
+      const ms = performance.now() - started;
+      if (firstMs === 0) firstMs = ms;
+      else times.push(ms);
+      payload.push(payloadBytes(w) / 1024);
+      pieces.push(w.pieceSize.length);
+    }
+    const t = stats(times);
+    result.axes[axis] = { firstMs, steps: times.length, wallMs: t, payloadKiB: stats(payload), segments: stats(pieces) };
+    console.log(
+      `  allocator ${axis.padEnd(5)} first window (replays the allocator) ${firstMs.toFixed(0)} ms | ${times.length} steps, wall: median ${t.median.toFixed(1)}, p90 ${t.p90.toFixed(1)}, max ${t.max.toFixed(1)} ms | ` +
+        `segments median ${stats(pieces).median}, reply median ${stats(payload).median.toFixed(0)} KiB, max ${stats(payload).max.toFixed(0)} KiB`,
+    );
+    if (axis !== 'event') continue;
+    const maps = [];
+    for (const state of [1, Math.floor(overview.axis.states / 2), overview.axis.states - 1]) {
+      const started = performance.now();
+      const map = await segmentMapOf(state);
+      maps.push({ state, ms: performance.now() - started, segments: map.segments.length, blocks: map.segments.reduce((n, seg) => n + seg.blocks.length, 0), replyKiB: JSON.stringify(map).length / 1024 });
+    }
+    result.maps = maps;
+    console.log(`  segment maps: ${maps.map((m) => `state ${m.state}: ${m.ms.toFixed(0)} ms, ${m.segments} segments, ${m.blocks} blocks, ~${m.replyKiB.toFixed(0)} KiB`).join('; ')}`);
+  }
+  return result;
+}
+
 function eventsPerMB(sourceName, sourceBytes, sourceEvents) {
   const stem = sourceName.replace(/\.pickle$/, '');
   const metas = existsSync(dataDir) ? readdirSync(dataDir).filter((f) => f.startsWith(stem) && f.endsWith('.meta.json')) : [];
@@ -182,7 +227,15 @@ async function main() {
       async (axis) => structuredClone(session.timeline.overview(0, axis, COLUMNS)),
       async (request) => structuredClone(session.timeline.window(0, request)),
     );
-    results.memory.push({ sizeMB: size, events: snapshot.traces[0].length, blocks: timeline.layout.bySize.length, analyseMs, layoutMs, rssMiB, ...r });
+    const allocator = allocatorView
+      ? await runAllocatorSteps(
+          `${size}MB`,
+          async (axis) => structuredClone(session.timeline.overview(0, axis, COLUMNS)),
+          async (request) => structuredClone(session.allocatorWindow(0, request)),
+          async (state) => structuredClone(session.allocator(0).segmentMap(state - 1, session.analysis.lineIndex, 5000)),
+        )
+      : undefined;
+    results.memory.push({ sizeMB: size, events: snapshot.traces[0].length, blocks: timeline.layout.bySize.length, analyseMs, layoutMs, rssMiB, ...r, allocator });
   }
 
   const pickles = files.length > 0 ? files : existsSync(dataDir) ? readdirSync(dataDir).filter((f) => /-(100|500)MB\.pickle$/.test(f)).map((f) => path.join(dataDir, f)) : [];
@@ -208,7 +261,15 @@ async function main() {
         (axis) => worker.call('timelineOverview', { device, axis, columns: COLUMNS }),
         (request) => worker.call('timelineWindow', { device, request }),
       );
-      results.files.push({ file: path.basename(file), bytes, loadMs, firstOverviewMs, ...r });
+      const allocator = allocatorView
+        ? await runAllocatorSteps(
+            path.basename(file),
+            (axis) => worker.call('timelineOverview', { device, axis, columns: COLUMNS }),
+            (request) => worker.call('allocatorWindow', { device, request }),
+            (state) => worker.call('allocatorSegmentMap', { device, event: state - 1, maxBlocks: 5000 }),
+          )
+        : undefined;
+      results.files.push({ file: path.basename(file), bytes, loadMs, firstOverviewMs, ...r, allocator });
     } finally {
       await worker.dispose();
     }

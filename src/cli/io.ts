@@ -1,6 +1,6 @@
 /** How CLI commands talk to the terminal and the disk, injectable for tests. */
 import { WorkLimitError } from '../engine/base/errors';
-import { SnapshotFileError } from '../engine/decode/errors';
+import { SnapshotFileError, snapshotAdvice } from '../engine/decode/errors';
 import { PickleError } from '../engine/pickle/errors';
 import { SnapshotFormatError } from '../engine/snapshot/errors';
 import type { Snapshot } from '../engine/snapshot/model';
@@ -38,7 +38,8 @@ export async function loadSnapshotFile(path: string, options: FileLoadOptions = 
     return (await readSnapshotFile(path, { ...options, onProgress: bar?.onProgress ?? options.onProgress })).snapshot;
   } catch (e) {
     if (e instanceof SnapshotFileError) throw new InputError(e.message);
-    if (e instanceof PickleError || e instanceof SnapshotFormatError || e instanceof WorkLimitError) throw new InputError(`${path}: ${e.message}`);
+    if (e instanceof PickleError || e instanceof SnapshotFormatError) throw new InputError(`${path}: ${e.message}. ${snapshotAdvice(e.name, e.message) ?? ''}`.trimEnd());
+    if (e instanceof WorkLimitError) throw new InputError(`${path}: ${e.message}`);
     throw e;
   } finally {
     bar?.done();

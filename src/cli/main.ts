@@ -8,8 +8,10 @@ import { adviseCommand, adviseOptions, adviseUsage } from './commands/advise';
 import { analyzeCommand, analyzeOptions, analyzeUsage } from './commands/analyze';
 import { diffCommand, diffOptions, diffUsage } from './commands/diff';
 import { runCommand, runOptions, runUsage } from './commands/run';
+import { whatifCommand, whatifOptions, whatifUsage } from './commands/whatif';
 import type { CliIO } from './io';
 import { InputError, processIO } from './io';
+import { isOutOfMemory, userMessage } from '../engine/base/errors';
 
 interface CommandSpec {
   readonly usage: string;
@@ -22,6 +24,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   diff: { usage: diffUsage, options: diffOptions, run: diffCommand },
   advise: { usage: adviseUsage, options: adviseOptions, run: adviseCommand },
   run: { usage: runUsage, options: runOptions, run: runCommand },
+  whatif: { usage: whatifUsage, options: whatifOptions, run: whatifCommand },
 };
 
 function help(): string {
@@ -57,6 +60,9 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
       io.err(`vram-lens: ${e.message}\n`);
       return 1;
     }
-    throw e;
+    // Anything else, in words (memory that ran out, a file system error, or a fault of ours); the stack only on request.
+    io.err(`vram-lens: ${userMessage(e)}\n`);
+    if (process.env.VRAM_LENS_DEBUG) io.err(`${e instanceof Error && e.stack ? e.stack : String(e)}\n`);
+    return isOutOfMemory(e) ? 1 : 70;
   }
 }

@@ -54,9 +54,14 @@ export function placeText(file: string, line: number | bigint, places?: CellPlac
 
 /**
  * `figures`: the registry whose `cli` figures make the table's columns (tests plant one more); `places`: the
- * notebook cells of recorded cell files (`--notebook`), whose lines are named by cell.
+ * notebook cells of recorded cell files (`--notebook`), whose lines are named by cell; `allocator`: a line
+ * about the allocator replay's self-check of a device.
  */
-export function renderAnalysis(name: string, analysis: Analysis, options: { device?: number; top: number; figures?: FigureRegistry; places?: CellPlaces }): string {
+export function renderAnalysis(
+  name: string,
+  analysis: Analysis,
+  options: { device?: number; top: number; figures?: FigureRegistry; places?: CellPlaces; allocator?: (device: number) => string | undefined },
+): string {
   const { places } = options;
   const out: string[] = [];
   const columns = figuresOn('cli', options.figures ?? LINE_FIGURES).map((spec) => ({ spec, width: spec.unit === 'count' ? 7 : 11 }));
@@ -78,6 +83,8 @@ export function renderAnalysis(name: string, analysis: Analysis, options: { devi
     const when = s.peakEventIndex < 0 ? (s.window ? 'when the window opens' : 'before the first event') : `event ${first + s.peakEventIndex}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
+    const replay = options.allocator?.(s.device);
+    if (replay !== undefined) out.push(`  replayed        ${replay}`);
     out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);
     out.push(...renderPeakBreakdown(s.peakBreakdown, s.peakBytes));
     if (s.oomCount > 0) {

@@ -19,6 +19,8 @@ export const Commands = {
   exitCompareMode: 'vramLens.exitCompareMode',
   showComparison: 'vramLens.showComparison',
   showAdvice: 'vramLens.showAdvice',
+  /** The caching allocator replayed with other settings or GPU sizes (the what-if panel). */
+  whatIf: 'vramLens.whatIf',
   cancelProfile: 'vramLens.cancelProfile',
   showProfileOutput: 'vramLens.showProfileOutput',
   loadRun: 'vramLens.runs.load',

@@ -2,6 +2,8 @@
 import * as vscode from 'vscode';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import { PROFILER_LIBRARY_PATHS } from '../engine/analysis/frameFilter';
+import type { WorkerOptions } from '../runtime/worker/client';
+import { DEFAULT_WORKER_HEAP_MB, MIN_WORKER_HEAP_MB } from '../runtime/worker/client';
 import type { ProfileSettings } from './profile/profileSettings';
 import { readProfileSettings } from './profile/profileSettings';
 
@@ -32,4 +34,14 @@ export function setting<T>(key: string, fallback: T): T {
 export function profileSettings(): ProfileSettings {
   const c = vscode.workspace.getConfiguration(`${SECTION}.profile`);
   return readProfileSettings((key) => c.get(key));
+}
+
+/** How much memory a snapshot's analysis may use (`vramLens.analysis.memoryLimitMb`), and what to do when it is not enough. */
+export function analysisWorkerOptions(): WorkerOptions {
+  const value = Math.floor(Number(setting<number>('analysis.memoryLimitMb', DEFAULT_WORKER_HEAP_MB)));
+  const maxHeapMb = Number.isFinite(value) ? Math.max(MIN_WORKER_HEAP_MB, value) : DEFAULT_WORKER_HEAP_MB;
+  return {
+    maxHeapMb,
+    memoryAdvice: `Close other snapshots, or raise the setting vramLens.analysis.memoryLimitMb (now ${maxHeapMb}) if this machine has memory to spare, and open it again.`,
+  };
 }

@@ -4,10 +4,11 @@
  */
 import * as vscode from 'vscode';
 import { adviceFeature } from './advice/adviceFeature';
+import { allocatorFeature } from './allocator/allocatorFeature';
 import { CompareMode } from './compareMode';
 import { compareFeature } from './compare/compareFeature';
 import { SourceTexts } from './compare/sourceTexts';
-import { affects, frameFilter } from './config';
+import { affects, analysisWorkerOptions, frameFilter } from './config';
 import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
 import { PathResolver } from './paths/pathResolver';
@@ -19,7 +20,7 @@ import { SnapshotStore } from './snapshotStore';
 import { timelineFeature } from './timeline';
 import { workloadsFeature } from './workloads/workloadsFeature';
 
-const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature];
+const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature, allocatorFeature];
 
 export interface ExtensionApi {
   readonly services: Services;
@@ -28,7 +29,7 @@ export interface ExtensionApi {
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const log = vscode.window.createOutputChannel('VRAM Lens', { log: true });
-  const store = new SnapshotStore(vscode.Uri.joinPath(context.extensionUri, 'dist', 'analysisWorker.js').fsPath, frameFilter);
+  const store = new SnapshotStore(vscode.Uri.joinPath(context.extensionUri, 'dist', 'analysisWorker.js').fsPath, frameFilter, analysisWorkerOptions);
   context.subscriptions.push(log, store);
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

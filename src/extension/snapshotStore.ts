@@ -15,6 +15,7 @@ import { notificationText } from '../engine/text/plainText';
 import type { ExecutionProvider } from '../runtime/ort/providers';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineFigures } from '../engine/analysis/lines';
+import type { WorkerOptions } from '../runtime/worker/client';
 import { CancelledError, SnapshotWorker } from '../runtime/worker/client';
 import type { SnapshotOrigin } from './loadedSnapshot';
 import { LoadedSnapshot } from './loadedSnapshot';
@@ -49,6 +50,8 @@ export class SnapshotStore implements vscode.Disposable {
   constructor(
     private readonly workerScript: string,
     private readonly filter: () => FrameFilterOptions,
+    /** The analysis worker's memory limit and what to say when it is reached (read at each load). */
+    private readonly workerOptions: () => WorkerOptions = () => ({}),
   ) {}
 
   get active(): LoadedSnapshot | undefined {
@@ -83,12 +86,15 @@ export class SnapshotStore implements vscode.Disposable {
       async (progress, token) => {
         const abort = new AbortController();
         const subscription = token.onCancellationRequested(() => abort.abort());
-        const worker = new SnapshotWorker(this.workerScript);
+        const worker = new SnapshotWorker(this.workerScript, this.workerOptions());
         try {
           progress.report({ message: 'reading the file' });
           const source: SnapshotSource = request.bytes ? { kind: 'bytes', bytes: request.bytes } : await snapshotSource(uri!);
           if (abort.signal.aborted) throw new CancelledError();
-          // The bar fills as the worker reads the file (`fraction`); the messages say what it does.
+          // The bar fills as the worker reads the file (`fraction`); the messages say what it does. Bytes
+          // read here (another file system) are handed to the worker, not copied: the host keeps no second copy.
+          const bytes = source.kind === 'bytes' ? source.bytes : undefined;
+          const own = request.bytes === undefined && bytes !== undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
           let shown = 0;
           const info = await worker.call(
             'load',
@@ -100,6 +106,7 @@ export class SnapshotStore implements vscode.Disposable {
                 if (increment !== undefined) shown += increment;
                 progress.report({ message, increment });
               },
+              transfer: own ? [bytes.buffer] : undefined,
             },
           );
           const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn);

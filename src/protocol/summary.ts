@@ -3,6 +3,8 @@
  * (`HostToSummary`, `SummaryToHost`). Types and guards only: both sides import it. Every string in a
  * model is untrusted snapshot text; the page renders it with textContent only.
  */
+import type { OomExplanation } from '../engine/allocator/oom';
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
 import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
@@ -73,8 +75,12 @@ export interface SummaryModel {
   readonly active: boolean;
   readonly selectedDevice: number;
   readonly devices: readonly SummaryDevice[];
-  /** Recorded files with figures that were not found on this machine. */
+  /** The first few recorded files with figures that were not found on this machine. */
   readonly unmappedFiles: readonly string[];
+  /** How many files (not notebook cells) were not found in all. */
+  readonly unmappedCount: number;
+  /** While the recorded files are being looked for on this machine: how many (no line is a link yet). */
+  readonly findingFiles?: number;
   /**
    * The advisor's findings. Those that name no line of this workspace (before recording, fragmentation,
    * an OOM without a line of yours) are shown only here, not in the Problems panel.
@@ -84,17 +90,36 @@ export interface SummaryModel {
   readonly places?: CellPlaces;
 }
 
+/**
+ * The caching allocator replayed for one device (sent after the summary: the replay can take a moment),
+ * or why it was not (`unavailable`: a window of the recording was loaded, or the replay failed).
+ */
+export type SummaryAllocator =
+  | {
+      readonly device: number;
+      readonly check: SelfCheckDetails;
+      /** The recorded OOMs explained (at most a few). */
+      readonly ooms: readonly OomExplanation[];
+      /** The OOMs' recorded files found on this machine (their lines are links). */
+      readonly mapped: readonly string[];
+    }
+  | { readonly device: number; readonly unavailable: string };
+
 export type HostToSummary =
   | { readonly type: 'loading'; readonly label: string }
   | { readonly type: 'summary'; readonly model: SummaryModel }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'allocator'; readonly allocator: SummaryAllocator }
+  | { readonly type: 'error'; readonly message: string; readonly reopen?: boolean };
 
 export type SummaryToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'annotate' }
   | { readonly type: 'selectDevice'; readonly device: number }
+  /** Open the what-if panel for this device (VRAM Lens: What If...). */
+  | { readonly type: 'whatIf'; readonly device: number }
   /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
-  | OpenLine;
+  | OpenLine
+  | { readonly type: 'reopenAsText' };
 
-export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, openLine: true });
-export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, error: true });
+export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, whatIf: true, openLine: true, reopenAsText: true });
+export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, allocator: true, error: true });

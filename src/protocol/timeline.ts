@@ -4,6 +4,10 @@
  * starts with `ready`; every request carries an id its answer echoes. A side that receives a message
  * it does not know logs it and ignores it. Types and guards only: no DOM and no `vscode` here.
  */
+import type { OomExplanation } from '../engine/allocator/oom';
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
+import type { SegmentMapView } from '../engine/session/allocatorStudy';
+import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorWindow';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type {
   AxisKind,
@@ -41,6 +45,13 @@ export interface LineRow extends FigureValues {
   readonly color: number;
 }
 
+/** What the allocator view shows besides its windows, asked once per target: the self-check and the recorded OOMs explained. */
+export interface AllocatorFacts {
+  readonly check: SelfCheckDetails;
+  /** The recorded OOMs (at most MAX_OOMS, the first ones), each explained from the replayed allocator's state. */
+  readonly ooms: readonly OomExplanation[];
+}
+
 /** Where the view points: which snapshot and device. */
 export interface Target {
   readonly snapshotId: string;
@@ -61,6 +72,12 @@ export type TimelineToHost =
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly target: Target; readonly text: string }
   /** The blocks of a line (a path as the snapshot names it), to zoom to the largest. */
   | { readonly type: 'lineBlocks'; readonly requestId: number; readonly target: Target; readonly file: string; readonly line: number }
+  /** The allocator's view of a window (asked for the x range and columns of the block window shown, so their steps agree). */
+  | { readonly type: 'allocatorWindow'; readonly requestId: number; readonly target: Target; readonly request: AllocatorWindowRequest }
+  /** The allocator's self-check and its explanation of the recorded OOMs. */
+  | { readonly type: 'allocatorFacts'; readonly requestId: number; readonly target: Target }
+  /** The segment map at a state (the memory right after event state - 1; 0: before the first event). */
+  | { readonly type: 'segmentMap'; readonly requestId: number; readonly target: Target; readonly state: number }
   /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
   | OpenLine
   | { readonly type: 'runCommand'; readonly command: TimelineCommand }
@@ -80,6 +97,9 @@ export type HostToTimeline =
   | { readonly type: 'lines'; readonly requestId: number; readonly rows: readonly LineRow[] }
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly lineIds: readonly number[] }
   | { readonly type: 'lineBlocks'; readonly requestId: number; readonly blocks: LineBlocks | undefined }
+  | { readonly type: 'allocatorWindow'; readonly requestId: number; readonly window: AllocatorWindow | undefined }
+  | { readonly type: 'allocatorFacts'; readonly requestId: number; readonly facts: AllocatorFacts }
+  | { readonly type: 'segmentMap'; readonly requestId: number; readonly map: SegmentMapView }
   | { readonly type: 'error'; readonly requestId: number; readonly message: string }
   /** Select a line and zoom to its largest block (the `Show Line in Timeline` command). */
   | { readonly type: 'showLine'; readonly target: Target; readonly blocks: LineBlocks };
@@ -100,6 +120,9 @@ const REQUEST_TYPES: Record<TimelineRequest['type'], true> & Record<Exclude<Time
   lines: true,
   stackFilter: true,
   lineBlocks: true,
+  allocatorWindow: true,
+  allocatorFacts: true,
+  segmentMap: true,
 };
 
 export const isTimelineToHost = messageGuard<TimelineToHost>({ ...REQUEST_TYPES, ready: true, openLine: true, runCommand: true, showing: true, log: true });

@@ -10,7 +10,12 @@ import type { LineDetail } from '../engine/analysis/lineDetail';
 import type { LineFigures } from '../engine/analysis/lines';
 import type { LineRange, RangeFigures } from '../engine/analysis/rangeFigures';
 import type { SeriesAxis, TotalsSeries } from '../engine/compare/totals';
+import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorWindow';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
+import type { OomExplanation } from '../engine/allocator/oom';
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
+import type { AllocatorTimeline, SegmentMapView } from '../engine/session/allocatorStudy';
+import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
 import type { LineNumber, LoadWindow } from '../engine/snapshot/model';
 import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
@@ -67,6 +72,32 @@ export interface WorkerMethods {
    * later calls (the timeline's markers).
    */
   advice: { params: { device?: number; places?: CellPlaces }; result: readonly Finding[] };
+
+  // The caching allocator replayed (src/engine/allocator): see docs/allocator.md.
+  /** The self-check: the trace replayed with the recorded settings, against the addresses and segment events PyTorch recorded. */
+  allocatorCheck: { params: { device: number }; result: SelfCheckDetails };
+  /**
+   * Reserved memory over time (max-downsampled to `points` buckets, like `totals`), with what of it is allocated, the
+   * largest cached free block, reserved-but-unallocated, and the segments' lives (at most `maxSpans`, largest first).
+   * Undefined for a device without a trace.
+   */
+  allocatorTimeline: { params: { device: number; axis: SeriesAxis; points: number; maxSpans?: number }; result: AllocatorTimeline | undefined };
+  /**
+   * The allocator's view of one timeline window, at the timeline's level of detail: reserved memory by segment
+   * (stacked), allocated, reserved-but-unallocated and the largest free block per step. Undefined without a trace.
+   */
+  allocatorWindow: { params: { device: number; request: AllocatorWindowRequest }; result: AllocatorWindow | undefined };
+  /** The segments and their blocks right after `event` (-1: before the first event), at most `maxBlocks` blocks listed. */
+  allocatorSegmentMap: { params: { device: number; event: number; maxBlocks?: number }; result: SegmentMapView };
+  /** Each recorded OOM: what was asked, what the cache held, and whether fragmentation or capacity caused it. */
+  allocatorOoms: { params: { device: number }; result: readonly OomExplanation[] };
+  /**
+   * A prediction: the trace replayed with `allocConf` (PYTORCH_CUDA_ALLOC_CONF options over the recorded settings) on a device of
+   * `capacity` bytes (default: what the recording implies, else no limit). A bad `allocConf` raises AllocConfError.
+   */
+  allocatorWhatIf: { params: { device: number; allocConf?: string; capacity?: number; memoryFraction?: number }; result: WhatIfResult };
+  /** Common GPU sizes x (as recorded, expandable segments toggled, a max_split_size_mb chosen from the trace). */
+  allocatorWhatIfTable: { params: { device: number }; result: WhatIfTable };
 }
 
 export type MethodName = keyof WorkerMethods;

@@ -16,6 +16,8 @@ import { chromiumPath, launchHeadlessChromium } from '../helpers/chromium';
 import { dispatch } from '../../src/runtime/worker/methods';
 import type { SnapshotSession } from '../../src/engine/session/session';
 import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
+import { WHAT_IF_PAGE } from '../../src/extension/allocator/whatIfHtml';
+import type { PageContent } from '../../src/extension/webviewDocument';
 import { snapshotChoice } from '../../src/extension/timeline/rows';
 import type { TimelineBackend } from '../../src/extension/timeline/timelineRequests';
 import { answerTimelineRequest, requestIdOf, TIMELINE_COMMANDS } from '../../src/extension/timeline/timelineRequests';
@@ -28,6 +30,12 @@ import { repoRoot } from '../helpers/corpus';
 export const CHROMIUM = chromiumPath;
 export const browserMissing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (run scripts/setup-browser.sh)`;
 export const bundleMissing = existsSync(path.join(repoRoot, 'dist', 'webview', 'timeline.js')) ? false : 'dist/webview/timeline.js is missing (npm run build)';
+
+/** What plays the extension host for a page: it receives what the page posts, and knows the page to post to. */
+export interface PageHost {
+  page: Page | undefined;
+  onMessage(message: never): Promise<void>;
+}
 
 export type ThemeName = 'dark' | 'light';
 
@@ -44,14 +52,15 @@ export async function startServer(): Promise<{ server: Server; origin: string }>
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname === '/') {
+      const served: PageContent | undefined = url.pathname === '/' ? TIMELINE_PAGE : url.pathname === '/whatif' ? WHAT_IF_PAGE : undefined;
+      if (served) {
         const origin = `http://${req.headers.host ?? ''}`;
         const theme: ThemeName = url.searchParams.get('theme') === 'light' ? 'light' : 'dark';
-        let html = webviewDocument(TIMELINE_PAGE, {
+        let html = webviewDocument(served, {
           cspSource: origin,
           nonce: randomBytes(16).toString('base64'),
-          scriptUri: `${origin}/dist/webview/timeline.js`,
-          styleUris: [`${origin}/media/timeline.css`],
+          scriptUri: `${origin}/dist/webview/${served.script}`,
+          styleUris: served.styles.map((style) => `${origin}/media/${style}`),
           codiconUri: `${origin}/dist/codicons/codicon.css`,
         });
         // What VS Code adds: the theme's variables and the body class naming the theme kind.
@@ -176,12 +185,12 @@ interface PageGlobals {
 export async function openPage(
   browser: Browser,
   origin: string,
-  host: HostDouble,
-  options: { theme?: ThemeName; state?: unknown; width?: number; height?: number } = {},
+  host: PageHost,
+  options: { theme?: ThemeName; state?: unknown; width?: number; height?: number; path?: string } = {},
 ): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: options.width ?? 440, height: options.height ?? 900 }, deviceScaleFactor: 2 });
   host.page = page;
-  await page.exposeFunction('__vramLensPost', (m: TimelineToHost) => host.onMessage(m));
+  await page.exposeFunction('__vramLensPost', (m: never) => host.onMessage(m));
   await page.addInitScript((saved: unknown) => {
     const g = globalThis as unknown as PageGlobals;
     g.__VRAM_LENS_TEST_HOOKS__ = true;
@@ -202,7 +211,7 @@ export async function openPage(
       };
     };
   }, options.state);
-  await page.goto(`${origin}/?theme=${options.theme ?? 'dark'}`);
+  await page.goto(`${origin}${options.path ?? '/'}?theme=${options.theme ?? 'dark'}`);
   return page;
 }
 

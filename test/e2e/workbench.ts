@@ -1,6 +1,6 @@
 /**
  * Driving the VS Code workbench (code-server) from the UI tests: the command palette, the file
- * dialog, waiting for something to appear, and screenshots of failures.
+ * dialog, waiting for something to appear, screenshots of failures, and the editor's decorations.
  */
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -68,4 +68,24 @@ export async function openSnapshotFromPalette(page: Page, file: string): Promise
     await page.waitForTimeout(700);
     return (await title.isVisible()) ? undefined : true;
   });
+}
+
+/**
+ * Generated `::after` content of the editor's text spans: where decoration text lives (the inline
+ * figures, compare mode's deltas). Strings of code run in the page, which the Node-side compiler has no
+ * DOM types for.
+ */
+export async function afterTexts(page: Page): Promise<string[]> {
+  const contents = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('.view-lines span')].map((span) => getComputedStyle(span, '::after').content)`,
+  );
+  return contents.filter((c) => c !== '' && c !== 'none' && c !== 'normal').map((c) => (c.startsWith('"') ? (JSON.parse(c) as string) : c));
+}
+
+/** The heat steps of the icons drawn in the glyph margin (`media/heat/heat-<theme kind>-<step>.svg`). */
+export async function glyphHeatSteps(page: Page): Promise<number[]> {
+  const images = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('.monaco-editor .margin div')].map((d) => getComputedStyle(d).backgroundImage).filter((b) => b.includes('heat-'))`,
+  );
+  return images.map((b) => Number(/heat-[A-Za-z]+-(\d+)\.svg/.exec(b)?.[1] ?? NaN));
 }

@@ -9,6 +9,7 @@ import type { PageActions } from '../../webview/timeline/controls/pageActions';
 import { pageActions } from '../../webview/timeline/controls/pageActions';
 import type { Hit } from '../../webview/timeline/drawing/hit';
 import type { PlotSize, Screen } from '../../webview/timeline/parts';
+import { AllocatorData } from '../../webview/timeline/requests/allocatorData';
 import { BlockDetails } from '../../webview/timeline/requests/blockDetails';
 import type { TimelineAnswer } from '../../webview/timeline/requests/requests';
 import { Requests } from '../../webview/timeline/requests/requests';
@@ -81,6 +82,7 @@ export interface PageUnderTest {
   readonly targets: TargetData;
   readonly windows: WindowFetcher;
   readonly details: BlockDetails;
+  readonly allocator: AllocatorData;
   readonly navigation: Navigation;
   readonly actions: PageActions;
   /** Every message the page posted to the host, in order. */
@@ -115,18 +117,31 @@ export function pageUnderTest(saved?: unknown, hit?: Hit): PageUnderTest {
     fillSelectors: record('fillSelectors'),
     showEmpty: record('showEmpty'),
     showDeviceless: record('showDeviceless'),
+    showMode: record('showMode'),
+    segmentMapShown: record('segmentMapShown'),
   };
   const plot: PlotSize = { resize: () => false, plotColumns: () => 300, plotHeightPixels: () => 400 };
   const store = new PageStore(saved, (s) => savedStates.push(s));
   const requests = new Requests(post, (message) => screen.setStatus(`Error: ${message}`));
   const details = new BlockDetails(requests, (t) => store.showing(t), () => screen.render());
-  const windows = new WindowFetcher({ requests, store, plot, arrived: () => screen.windowShown(), failed: (m) => screen.setStatus(`Error: ${m}`) });
+  const allocator = new AllocatorData({ requests, store, plot, screen });
+  const windows = new WindowFetcher({
+    requests,
+    store,
+    plot,
+    arrived: () => {
+      screen.windowShown();
+      allocator.windowArrived();
+    },
+    failed: (m) => screen.setStatus(`Error: ${m}`),
+  });
   const navigation = new Navigation({ store, screen, requestWindow: (refresh) => (refresh ? windows.refresh() : windows.request()), drawnYRange: () => ({ min: 0, max: 8 * MiB * 1.06 }) });
-  const targets = new TargetData({ requests, store, windows, details, screen, overviewColumns: () => 280, paletteSize: () => 12, showing: (target) => post({ type: 'showing', target }) });
+  const targets = new TargetData({ requests, store, windows, details, allocator, screen, overviewColumns: () => 280, paletteSize: () => 12, showing: (target) => post({ type: 'showing', target }) });
   const actions = pageActions({
     store,
     navigation,
     targets,
+    allocator,
     screen,
     hoverAt: () => hit,
     leave: () => undefined,
@@ -141,6 +156,7 @@ export function pageUnderTest(saved?: unknown, hit?: Hit): PageUnderTest {
     targets,
     windows,
     details,
+    allocator,
     navigation,
     actions,
     posted,

@@ -26,6 +26,14 @@ function readmeImages(): string[] {
   return [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((link) => !/^[a-z]+:/i.test(link));
 }
 
+/** The walkthrough's media (markdown and images), as package.json names them. */
+function walkthroughMedia(): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    contributes: { walkthroughs: { steps: { media: { image?: string; markdown?: string; svg?: string } }[] }[] };
+  };
+  return manifest.contributes.walkthroughs.flatMap((w) => w.steps.flatMap((s) => [s.media.image, s.media.markdown, s.media.svg])).filter((m): m is string => m !== undefined);
+}
+
 /** Every module of the bootstrap package (src/python/vram_lens), read from this checkout. */
 const bootstrapModules = readdirSync(path.join(root, 'src', 'python', 'vram_lens'))
   .filter((f) => f.endsWith('.py'))
@@ -42,6 +50,7 @@ const required = [
   'extension/dist/webview/summary.js',
   'extension/dist/webview/timeline.js',
   'extension/dist/webview/compare.js',
+  'extension/dist/webview/whatif.js',
   'extension/dist/codicons/codicon.css',
   'extension/dist/codicons/codicon.ttf',
   'extension/media/icon.png',
@@ -55,13 +64,19 @@ const required = [
   `extension/node_modules/@koromix/koffi-${os}-${arch}/package.json`,
   `extension/node_modules/@koromix/koffi-${os}-${arch}/${os}_${arch}/koffi.node`,
   ...readmeImages().map((image) => `extension/${image}`),
+  // Open Sample annotates the samples with these; the Welcome page's walkthrough shows its media.
+  'extension/media/samples/similarity-eager.pickle',
+  'extension/media/samples/train-step.pickle',
+  ...walkthroughMedia().map((file) => `extension/${file}`),
 ];
 
 /** Everything else the VSIX may hold; a file none of these match fails the test. */
 const allowed: RegExp[] = [
   /^extension\/media\/[^/]+\.(css|svg|png)$/,
   /^extension\/media\/heat\/heat-[A-Za-z]+-\d\.svg$/,
-  /^extension\/media\/samples\/[^/]+\.(py|md)$/,
+  /^extension\/media\/samples\/[^/]+\.(py|md|pickle)$/,
+  /^extension\/media\/walkthrough\/[^/]+\.(md|png|svg)$/,
+  /^extension\/LICENSE(\.txt)?$/,
   /^extension\/node_modules\/(onnxruntime-node|onnxruntime-common|koffi)\/package\.json$/,
   /^extension\/node_modules\/onnxruntime-node\/dist\/[^/]+\.js$/,
   new RegExp(`^extension/node_modules/onnxruntime-node/bin/napi-v6/${escape(os)}/${escape(arch)}/[^/]+$`),

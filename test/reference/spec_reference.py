@@ -218,6 +218,15 @@ LINE_FIGURES = (
     "inclusiveLiveAtPeakBytes",
 )
 
+# Beyond the contract: VRAM Lens's own per-line figures of the allocator's segment events
+# (docs/numbers.md). Each line object carries them too, but a line is a row of "lines" only when one of
+# the contract's figures is non-zero (spec: "one row per (file, line) that has any non-zero figure");
+# a line with only these (an empty_cache() call) is a row of "segmentOnlyLines".
+EXTRA_FIGURES = (
+    "reservedGrowthBytes",
+    "deviceCallCount",
+)
+
 
 class LineTable:
     def __init__(self) -> None:
@@ -226,18 +235,20 @@ class LineTable:
     def row(self, key: LineKey) -> dict[str, int]:
         row = self.rows.get(key)
         if row is None:
-            row = {name: 0 for name in LINE_FIGURES}
+            row = {name: 0 for name in LINE_FIGURES + EXTRA_FIGURES}
             self.rows[key] = row
         return row
 
-    def to_json(self) -> list[dict[str, Any]]:
+    def to_json(self, contract: bool = True) -> list[dict[str, Any]]:
+        """The rows with a non-zero contract figure (contract=True), or those with only extra figures."""
         out = []
         for (filename, line) in sorted(self.rows.keys()):
             row = self.rows[(filename, line)]
-            if not any(row[name] != 0 for name in LINE_FIGURES):
+            in_contract = any(row[name] != 0 for name in LINE_FIGURES)
+            if in_contract != contract or not any(row[name] != 0 for name in LINE_FIGURES + EXTRA_FIGURES):
                 continue
             entry: dict[str, Any] = {"file": filename, "line": line}
-            for name in LINE_FIGURES:
+            for name in LINE_FIGURES + EXTRA_FIGURES:
                 entry[name] = row[name]
             out.append(entry)
         return out
@@ -423,6 +434,13 @@ def analyze_device(device: int, segments: list[Entry], trace: list[Entry], annot
             own = self_line(event_frames(event))
             if own is not None:
                 lines.row(own)["freedBytes"] += size
+        if action in ("segment_alloc", "segment_map", "segment_free", "segment_unmap"):
+            own = self_line(event_frames(event))
+            if own is not None:
+                row = lines.row(own)
+                row["deviceCallCount"] += 1
+                if action in ("segment_alloc", "segment_map"):
+                    row["reservedGrowthBytes"] += size
     final_active = active
 
     # --- Pass 3: live at peak. ----------------------------------------------
@@ -489,6 +507,7 @@ def analyze_device(device: int, segments: list[Entry], trace: list[Entry], annot
         "peakReservedBytes": peak_reserved,
         "finalReservedBytes": final_reserved,
         "lines": lines.to_json(),
+        "segmentOnlyLines": lines.to_json(contract=False),
         "peakBreakdown": peak_breakdown,
         "oomCount": oom_count,
         "liveBlocksAtEnd": len(live_at_end_blocks),

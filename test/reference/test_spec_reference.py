@@ -213,7 +213,31 @@ class PerLine(unittest.TestCase):
         self.assertEqual(list(d["lines"][0].keys()), [
             "file", "line", "allocCount", "allocBytes", "freedBytes", "peakBytes",
             "liveAtPeakBytes", "inclusiveAllocBytes", "inclusivePeakBytes",
-            "inclusiveLiveAtPeakBytes"])
+            "inclusiveLiveAtPeakBytes", "reservedGrowthBytes", "deviceCallCount"])
+
+    def test_reserved_growth_and_device_calls_from_segment_events(self) -> None:
+        snap = snapshot([], [[
+            ev("segment_alloc", 0x100, 2048, [fr(U, 5)]),
+            ev("alloc", 0x100, 100, [fr(U, 5)]),
+            ev("segment_map", 0x900, 4096, [fr(U, 5), fr(M, 1)]),
+            ev("alloc", 0x900, 300, [fr(U, 5), fr(M, 1)]),
+            ev("segment_free", 0x100, 2048, [fr(U, 7)]),
+            ev("segment_unmap", 0x900, 4096, [fr(U, 7)]),
+            ev("segment_alloc", 0x200, 512, []),
+        ]])
+        (d,) = analyze(snap)["devices"]
+        rows = lines_by_key(d)
+        # U:7 made no allocation: it is not a row of the contract's "lines" but of "segmentOnlyLines".
+        self.assertNotIn((U, 7), rows)
+        self.assertEqual([(r["file"], r["line"]) for r in d["segmentOnlyLines"]], [(U, 7)])
+        rows.update({(r["file"], r["line"]): r for r in d["segmentOnlyLines"]})
+        # Self line only: U:5 made 2048 + 4096 bytes of segments (two calls); U:7 released both (two calls).
+        self.assertEqual((rows[(U, 5)]["reservedGrowthBytes"], rows[(U, 5)]["deviceCallCount"]), (6144, 2))
+        self.assertEqual((rows[(U, 7)]["reservedGrowthBytes"], rows[(U, 7)]["deviceCallCount"]), (0, 2))
+        self.assertEqual((rows[(M, 1)]["reservedGrowthBytes"], rows[(M, 1)]["deviceCallCount"]), (0, 0))
+        # U:7 has a row for its calls alone; a segment event with no frames credits no line.
+        self.assertEqual(rows[(U, 7)]["allocCount"], 0)
+        self.assertEqual(sum(r["deviceCallCount"] for r in d["lines"] + d["segmentOnlyLines"]), 4)
 
     def test_freed_bytes_from_free_requested_only(self) -> None:
         snap = snapshot([], [[

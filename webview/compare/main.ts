@@ -48,9 +48,9 @@ function renderTotals(v: ComparisonView): HTMLElement {
     const f = bytes ? formatBytes : String;
     // Bytes and OOMs: more is worse (coloured); event and allocation counts are neutral.
     const change = bytes || label === 'Out of memory' ? changeCell(c - b, bytes ? formatDelta(c - b) : signedCount(c - b)) : el('td', { className: 'num', text: signedCount(c - b) });
-    body.appendChild(el('tr', {}, el('th', { text: label }), el('td', { className: 'num', text: f(b) }), el('td', { className: 'num', text: f(c) }), change));
+    body.appendChild(el('tr', {}, el('th', { className: 'lead', text: label }), el('td', { className: 'num', text: f(b) }), el('td', { className: 'num', text: f(c) }), change));
   }
-  const head = el('thead', {}, el('tr', {}, el('th'), el('th', { className: 'num', text: 'Baseline' }), el('th', { className: 'num', text: 'Current' }), el('th', { className: 'num', text: 'Change' })));
+  const head = el('thead', {}, el('tr', {}, el('th', 'lead'), el('th', { className: 'num', text: 'Baseline' }), el('th', { className: 'num', text: 'Current' }), el('th', { className: 'num', text: 'Change' })));
   return el('table', { className: 'totals' }, head, body);
 }
 
@@ -76,23 +76,38 @@ function renderOverlaySection(v: ComparisonView): HTMLElement {
   canvas = el('canvas', { className: 'overlay' });
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', 'Memory allocated over the run: baseline and current');
-  const legend = el(
-    'div',
-    { className: 'legend' },
-    el('span', { className: 'swatch baseline' }),
-    el('span', { text: `baseline ${v.baseline.label}` }),
-    el('span', { className: 'swatch current' }),
-    el('span', { text: `current ${v.current.label}` }),
-  );
+  // Each entry keeps its swatch and word; a long run label ends in an ellipsis (the full label on hover), and
+  // entries go onto lines of their own when the panel is narrow.
+  const entry = (side: 'baseline' | 'current', label: string) =>
+    el('span', { className: 'entry', title: `${side}: ${label}` }, el('span', { className: `swatch ${side}` }), el('span', { className: 'side', text: side }), el('span', { className: 'label', text: label }));
+  const legend = el('div', { className: 'legend' }, entry('baseline', v.baseline.label), entry('current', v.current.label));
   return el('section', {}, el('div', { className: 'bar' }, el('h2', { text: 'Memory allocated over the run' }), select), canvas, legend);
 }
 
 /** A button that opens the recorded line `at`; plain text when it cannot be opened. */
-function lineLink(at: LineAt | null, text: string): HTMLElement {
-  if (!at) return el('span', { text });
-  const b = el('button', { className: 'link', text });
+function lineLink(at: LineAt | null, content: string | HTMLElement): HTMLElement {
+  if (!at) return el('span', {}, content);
+  const b = el('button', { className: typeof content === 'string' ? 'link' : 'link place-link' }, content);
   b.addEventListener('click', () => vscode.post(openLine(at)));
   return b;
+}
+
+/**
+ * `folder/file.py:12` in a cell of any width: the folder gives way first (an ellipsis in the middle of
+ * the path), then the file name (an ellipsis at its end); `:12` always shows. Never broken over lines.
+ */
+function placeText(place: string): HTMLElement {
+  const colon = place.lastIndexOf(':');
+  const path = colon > 0 ? place.slice(0, colon) : place;
+  const line = colon > 0 ? place.slice(colon) : '';
+  const slash = path.lastIndexOf('/');
+  return el(
+    'span',
+    'path',
+    el('span', { className: 'dir', text: slash >= 0 ? path.slice(0, slash + 1) : '' }),
+    el('span', { className: 'name', text: path.slice(slash + 1) }),
+    el('span', { className: 'line', text: line }),
+  );
 }
 
 function note(r: RowView): string {
@@ -122,10 +137,14 @@ function renderLines(v: ComparisonView): HTMLElement {
   const body = el('tbody');
   v.rows.forEach((r) => {
     // Line first: beside the editor the table is narrow, and the line is what a row is about.
-    const place = el('td', { className: 'place', title: r.file }, lineLink(r.currentAt ?? r.baselineAt, r.place));
-    if (r.match === 'text' && r.baselineAt !== null) place.appendChild(lineLink(r.baselineAt, ' (baseline)'));
+    const line = r.currentLine ?? r.baselineLine;
+    const place = el('td', { className: 'lead place', title: line === null ? r.file : `${r.file}:${line}` }, lineLink(r.currentAt ?? r.baselineAt, placeText(r.place)));
     const remark = note(r);
-    if (remark) place.append(el('span', 'muted note', remark));
+    if (remark || (r.match === 'text' && r.baselineAt !== null)) {
+      const extra = el('span', 'muted note', remark);
+      if (r.match === 'text' && r.baselineAt !== null) extra.append(' ', lineLink(r.baselineAt, 'open baseline'));
+      place.append(extra);
+    }
     body.appendChild(
       el(
         'tr',
@@ -145,7 +164,7 @@ function renderLines(v: ComparisonView): HTMLElement {
     el(
       'tr',
       {},
-      el('th', { text: 'Line' }),
+      el('th', { className: 'lead place', text: 'Line' }),
       el('th', { className: 'num', text: `Δ ${lineFigure(FIGURE.heldAtPeak).label}` }),
       el('th', { className: 'num', text: 'Baseline' }),
       el('th', { className: 'num', text: 'Current' }),
@@ -164,7 +183,7 @@ function render(): void {
       'header',
       {},
       el('h1', { text: 'Compare runs' }),
-      el('p', { text: `Baseline: ${view.baseline.label} · Current: ${view.current.label}` }),
+      el('p', { className: 'runs' }, el('span', { text: `Baseline: ${view.baseline.label}`, title: `Baseline: ${view.baseline.label}` }), el('span', { text: `Current: ${view.current.label}`, title: `Current: ${view.current.label}` })),
       el('div', { className: 'actions' }, commandButton('Compare Other Snapshots…', 'compareSnapshots'), commandButton('Leave Compare Mode', 'exitCompareMode')),
     ),
     renderTotals(view),

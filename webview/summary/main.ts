@@ -7,7 +7,7 @@ import type { LineFigureSpec } from '../../src/engine/analysis/lineFigures';
 import { FIGURE } from '../../src/engine/analysis/lineFigures';
 import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
-import type { HostToSummary, SummaryAdvice, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import type { HostToSummary, SummaryAdvice, SummaryAllocator, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
 import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
 import { openLine } from '../../src/protocol/openLine';
 import type { CellPlaces } from '../../src/engine/paths/places';
@@ -16,11 +16,16 @@ import { isCellName } from '../../src/engine/notebook/cellNames';
 import { WINDOW_NOTE, windowInWords } from '../../src/engine/analysis/summary';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
+import { selfCheckLines } from '../shared/selfCheckWords';
 
 const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
 /** The registry's figures the table shows, in order. */
 const SUMMARY_FIGURES = summaryFigures();
+/** The allocator replayed for the device shown, once the host sent it (kept across re-renders of the summary). */
+let allocator: SummaryAllocator | undefined;
+/** The summary shown. */
+let model: SummaryModel | undefined;
 /** The notebook cells of the summary shown (its lines are named by cell). */
 let places: CellPlaces = {};
 
@@ -67,6 +72,7 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   stat(grid, 'Trace', `${d.events.toLocaleString('en-US')} events, ${d.allocations.toLocaleString('en-US')} allocations, ${d.linesWithFigures} source lines`);
   stat(grid, 'Out of memory', d.oomCount === 0 ? 'none' : `${d.oomCount} OOM event${d.oomCount === 1 ? '' : 's'}`, undefined, d.oomCount > 0);
   section.append(grid);
+  section.append(renderAllocator(d));
 
   const heading = el('h2', undefined, 'Top lines');
   section.append(heading);
@@ -88,6 +94,45 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   table.append(body);
   section.append(table);
   if (d.peakBreakdown && d.peakBreakdown.length > 0) section.append(renderBreakdown(d));
+  return section;
+}
+
+/**
+ * The caching allocator replayed for this device: whether the replay can be trusted (the self-check),
+ * each recorded OOM explained, and the button that opens the what-if panel. Filled in when the host
+ * sends it (`allocator`); until then it says it is replaying.
+ */
+function renderAllocator(d: SummaryDevice): HTMLElement {
+  const section = el('section', 'allocator');
+  section.id = 'allocator';
+  section.append(el('h2', undefined, 'The caching allocator'));
+  const mine = allocator && allocator.device === d.device ? allocator : undefined;
+  if (!mine) {
+    section.append(el('p', 'muted', 'Replaying the allocator…'));
+  } else if ('unavailable' in mine) {
+    // No replay (a window of the recording was loaded): the section says why, and offers no prediction.
+    section.append(el('p', 'muted', mine.unavailable));
+    return section;
+  } else {
+    const verdict = selfCheckLines(mine.check);
+    const check = el('div', verdict.ok ? 'check' : 'check warn');
+    for (const text of verdict.lines) check.append(el('p', undefined, text));
+    section.append(check);
+    const mapped = new Set(mine.mapped);
+    for (const o of mine.ooms) {
+      const p = el('p', 'oom');
+      p.append(`Out of memory at event ${o.event.toLocaleString('en-US')}`);
+      if (o.file !== null && o.line !== null) p.append(' (', lineRef(o.file, String(o.line), mapped.has(o.file)), ')');
+      p.append(`: ${o.summary}.`);
+      section.append(p);
+    }
+  }
+  const actions = el('div', 'actions');
+  const whatIf = el('button', { text: 'What If...', title: 'Predict peak reserved memory and OOMs with other allocator settings or on another GPU size' });
+  whatIf.id = 'what-if';
+  whatIf.addEventListener('click', () => vscode.post({ type: 'whatIf', device: d.device }));
+  actions.append(whatIf);
+  section.append(actions);
   return section;
 }
 
@@ -210,12 +255,18 @@ function render(model: SummaryModel): void {
   }
   const cells = model.unmappedFiles.filter(isCellName);
   const files = model.unmappedFiles.filter((f) => !isCellName(f));
-  if (files.length > 0) {
+  if (model.findingFiles !== undefined) {
+    const finding = el('p', 'muted finding', `Finding the ${model.findingFiles.toLocaleString('en-US')} recorded files on this machine…`);
+    finding.setAttribute('role', 'status');
+    parts.push(finding);
+  } else if (files.length > 0) {
     const note = el('section', 'unmapped-files');
     note.append(el('h2', undefined, 'Not found on this machine'));
     const list = el('ul');
-    for (const f of files.slice(0, 10)) list.append(el('li', 'path', f));
-    if (files.length > 10) list.append(el('li', 'muted', `… and ${files.length - 10} more`));
+    const shown = files.slice(0, 10);
+    for (const f of shown) list.append(el('li', 'path', f));
+    const more = Math.max(model.unmappedCount, files.length) - shown.length;
+    if (more > 0) list.append(el('li', 'muted', `… and ${more.toLocaleString('en-US')} more`));
     note.append(list);
     parts.push(note);
   }
@@ -241,11 +292,24 @@ onHostMessage('summary', isHostToSummary, (message: HostToSummary) => {
       root.replaceChildren(el('p', 'muted', `Reading ${message.label}…`));
       break;
     case 'summary':
+      model = message.model;
       render(message.model);
       break;
-    case 'error':
-      root.replaceChildren(el('p', 'error', message.message));
+    case 'allocator':
+      allocator = message.allocator;
+      if (model) render(model);
       break;
+    case 'error': {
+      const parts: HTMLElement[] = [el('p', 'error', message.message)];
+      if (message.reopen) {
+        const reopen = el('button', undefined, 'Reopen in Text Editor');
+        reopen.id = 'reopen';
+        reopen.addEventListener('click', () => vscode.post({ type: 'reopenAsText' }));
+        parts.push(el('div', 'actions', reopen));
+      }
+      root.replaceChildren(...parts);
+      break;
+    }
     default:
       break;
   }

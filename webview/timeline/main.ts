@@ -3,7 +3,7 @@
  * it finds the page's elements, builds the parts and wires them by their interfaces (parts.ts).
  *
  * - state/: the store (the UI state and the host's data), its pure transitions, navigation;
- * - requests/: request ids, the target's data, window summaries, block details;
+ * - requests/: request ids, the target's data, window summaries, block details, the allocator view's data;
  * - drawing/: the chart in layers, the minimap, one frame of the page (pageView.ts);
  * - controls/: the toolbar, the lines table, the chart's input, and what each input does (pageActions.ts).
  *
@@ -29,6 +29,9 @@ import { Minimap } from './drawing/minimap';
 import { PageView } from './drawing/pageView';
 import { watchTheme } from './drawing/theme';
 import type { Screen } from './parts';
+import { AllocatorPanel } from './controls/allocatorPanel';
+import { SegmentMapCanvas } from './drawing/segmentMap';
+import { AllocatorData } from './requests/allocatorData';
 import { BlockDetails } from './requests/blockDetails';
 import { Requests } from './requests/requests';
 import { TargetData } from './requests/targetData';
@@ -57,6 +60,7 @@ const el = {
   snapshot: byId<SelectElement>('snapshot'),
   device: byId<SelectElement>('device'),
   axis: byId<SelectElement>('axis'),
+  mode: byId<SelectElement>('mode'),
   status: byId('status'),
   filterFile: byId<SelectElement>('filter-file'),
   filterStack: byId<SelectElement>('filter-stack'),
@@ -69,7 +73,21 @@ const requests = new Requests(post, (message) => screen.setStatus(`Error: ${mess
 const details = new BlockDetails(requests, (target) => store.showing(target), () => view.render());
 const chart = new Chart(el.chart);
 const minimap = new Minimap(el.minimap, (v) => navigation.setViewport(v));
-const view = new PageView(chart, minimap, el, store, (record) => details.get(record));
+const segmentMap = new SegmentMapCanvas(byId<HTMLCanvasElement>('segment-map'));
+const allocatorPanel = new AllocatorPanel(
+  {
+    panel: byId('allocator-panel'),
+    check: byId('alloc-check'),
+    ooms: byId('alloc-ooms'),
+    title: byId('map-title'),
+    figures: byId('map-figures'),
+    oom: byId('map-oom'),
+    box: byId('map-box'),
+    tooltip: byId('map-tooltip'),
+  },
+  segmentMap,
+);
+const view = new PageView(chart, minimap, el, store, (record) => details.get(record), allocatorPanel);
 const toolbar = new Toolbar(el);
 const table = new LinesTable(byId<HTMLTableElement>('lines'), byId('lines-more'));
 const screen: Screen = {
@@ -87,10 +105,22 @@ const screen: Screen = {
     el.app.hidden = empty;
   },
   showDeviceless: (deviceless) => el.app.classList.toggle('no-devices', deviceless),
+  showMode: () => el.app.classList.toggle('mode-allocator', store.state.mode === 'allocator'),
+  segmentMapShown: () => view.render(),
 };
 
 // What changes it: requests for data, navigation, and the user's input.
-const windows = new WindowFetcher({ requests, store, plot: chart, arrived: () => screen.windowShown(), failed: (message) => screen.setStatus(`Error: ${message}`) });
+const allocator = new AllocatorData({ requests, store, plot: chart, screen });
+const windows = new WindowFetcher({
+  requests,
+  store,
+  plot: chart,
+  arrived: () => {
+    screen.windowShown();
+    allocator.windowArrived();
+  },
+  failed: (message) => screen.setStatus(`Error: ${message}`),
+});
 const navigation = new Navigation({
   store,
   screen,
@@ -102,6 +132,7 @@ const targets = new TargetData({
   store,
   windows,
   details,
+  allocator,
   screen,
   overviewColumns: () => {
     minimap.resize();
@@ -114,6 +145,7 @@ const actions = pageActions({
   store,
   navigation,
   targets,
+  allocator,
   screen,
   hoverAt: (x, y) => view.hoverAt(x, y),
   leave: () => view.leave(),
@@ -124,7 +156,9 @@ const actions = pageActions({
 wireChartInput(chart, actions);
 toolbar.wire(actions);
 table.wire(actions);
+allocatorPanel.wire(actions);
 toolbar.restore(store.state);
+screen.showMode();
 // In a narrow side bar the chart gets the height: the lines table starts collapsed below it.
 if (window.innerWidth <= NARROW_WIDTH) byId<HTMLDetailsElement>('lines-section').open = false;
 const resized = new ResizeObserver(() => {
@@ -135,6 +169,8 @@ const resized = new ResizeObserver(() => {
 });
 resized.observe(el.chartBox);
 resized.observe(el.minimap);
+// The segment map is laid out for the panel's width.
+new ResizeObserver(() => view.render()).observe(byId('map-box'));
 watchTheme((theme) => view.setTheme(theme));
 
 // The host's messages, through the one listener of every page; what it refuses is logged to the host.
@@ -151,6 +187,16 @@ onHostMessage(
 installTestHooks({
   draw: () => view.draw(),
   inspect: () => ({ state: store.state, status: toolbar.status, window: store.data.window, viewport: store.data.viewport }),
+  inspectAllocator: () => ({
+    window: store.data.allocatorWindow,
+    facts: store.data.allocatorFacts,
+    map: store.data.segmentMap,
+    drawnMap: segmentMap.drawn,
+    check: byId('alloc-check').textContent ?? '',
+    figures: byId('map-figures').textContent ?? '',
+    oom: byId('map-oom').hidden ? '' : (byId('map-oom').textContent ?? ''),
+  }),
+  segmentMapPoint: (segment, block) => segmentMap.pointOf(segment, block),
   pointOf: (record) => chart.pointOf(record),
 });
 post({ type: 'ready' });

@@ -19,6 +19,10 @@ export interface Screen {
   showEmpty(empty: boolean): void;
   /** Whether the snapshot shown holds no device (nothing to draw). */
   showDeviceless(deviceless: boolean): void;
+  /** The chart shows the blocks or the allocator (state.mode): the legend and the panels that go with it. */
+  showMode(): void;
+  /** The allocator panel from the store: the segment map at the chosen moment, the OOMs, the self-check. */
+  segmentMapShown(): void;
 }
 
 /** The chart's size, which the window requests read. */

@@ -7,6 +7,26 @@ import { intOption } from '../args';
 import type { CliIO } from '../io';
 import { NOTEBOOK_OPTION, notebookUsage } from '../notebooks';
 import { renderAnalysis } from '../render';
+import { AllocatorStudy } from '../../engine/session/allocatorStudy';
+import type { SelfCheckDetails } from '../../engine/allocator/selfCheck';
+import { plainText } from '../../engine/text/plainText';
+import { allocatorOutOfWindow } from '../../engine/allocator/window';
+import type { Snapshot } from '../../engine/snapshot/model';
+
+/** The allocator replay's self-check in one line (none for a device whose trace allocates nothing). */
+function selfCheckLine(d: SelfCheckDetails): string | undefined {
+  const c = d.check;
+  if (c.allocations === 0) return undefined;
+  const counts = `${c.atRecordedAddress}/${c.allocations} allocations at PyTorch's addresses, ${c.segmentEventsReproduced}/${c.segmentEvents} segment events`;
+  const departure = c.firstDeparture === null ? '' : `; departs at event ${c.firstDeparture.event}: ${plainText(c.firstDeparture.reason)}`;
+  return `${counts} (allocator self-check; \`vram-lens whatif\` predicts)${departure}`;
+}
+
+/** The replay's line for a device: its self-check, or why it does not apply to a window. */
+function allocatorLine(snapshot: Snapshot, device: number): string | undefined {
+  if (allocatorOutOfWindow(snapshot, device) !== undefined) return 'no: the caching allocator replay needs the whole recording (run without --from/--to)';
+  return selfCheckLine(new AllocatorStudy(snapshot, device).check());
+}
 
 export const analyzeUsage = `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library] [--library-path P] ${notebookUsage} ${WINDOW_USAGE}`;
 export const analyzeOptions = { valued: ['device', 'top', 'library-path', NOTEBOOK_OPTION, 'from', 'to'], flags: ['json', 'include-library'], repeatable: [NOTEBOOK_OPTION] };
@@ -19,7 +39,7 @@ export async function analyzeCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   if (args.options.has('json')) {
     io.out(stringifyExact(toReport(analysis, device, LINE_FIGURES, cells?.places)) + '\n');
   } else {
-    io.out(renderAnalysis(file, analysis, { device, top, places: cells?.places }));
+    io.out(renderAnalysis(file, analysis, { device, top, places: cells?.places, allocator: (d) => allocatorLine(analysis.snapshot, d) }));
   }
   return 0;
 }

@@ -11,7 +11,7 @@ import { stringifyExact, toReport } from '../../engine/analysis/report';
 import { formatBytes } from '../../engine/text/format';
 import { snapshotFromBytes } from '../../engine/decode/load';
 import { isProviderChoice } from '../../runtime/ort/providers';
-import { DEFAULT_SESSION_SETTINGS, ProviderUnavailableError, RuntimeUnavailableError } from '../../runtime/ort/session';
+import { DEFAULT_SESSION_SETTINGS, ProviderUnavailableError, RuntimeUnavailableError, SessionRunError } from '../../runtime/ort/session';
 import type { SessionSettings } from '../../runtime/ort/session';
 import type { JobRequest, ModelJob, RunSummary } from '../../runtime/ort/workloadJob';
 import { JobError } from '../../runtime/ort/workloadJob';
@@ -32,20 +32,25 @@ export const runUsage =
   'vram-lens run similarity|train-step [--variant V] [--size tiny|small|medium|large] | MODEL.onnx [--input NAME=SHAPE[:VALUE|:[V1,V2,...]]]... [--dim NAME=N]...\n' +
   '                 [--ep auto|cuda|webgpu|cpu] [--json] [--save FILE] [--top N] [--optimization LEVEL] [--no-arena] [--memory-pattern]\n' +
   '  (inputs of a model not given by --input come from MODEL.onnx.inputs.json when it exists: {"NAME": "SHAPE[:VALUE]"};\n' +
-  '   integer scalars given nowhere get 16000 when named like a sample rate (sr), else 1)';
+  '   integer scalars given nowhere get 16000 when named like a sample rate (sr), else 1; open dimensions given by no\n' +
+  '   --dim get 1, and the header says which)';
 export const runOptions = {
   valued: ['variant', 'size', 'ep', 'save', 'top', 'optimization', 'input', 'dim'],
   flags: ['json', 'no-arena', 'memory-pattern'],
   repeatable: ['input', 'dim'],
 };
 
-const USER_ERRORS: ReadonlySet<string> = new Set([RuntimeUnavailableError.name, ProviderUnavailableError.name, JobError.name, OnnxFormatError.name]);
+const USER_ERRORS: ReadonlySet<string> = new Set([RuntimeUnavailableError.name, ProviderUnavailableError.name, JobError.name, OnnxFormatError.name, SessionRunError.name]);
+
+/** What a user can change when a model does not run: the options that give sizes and inputs. */
+export const MODEL_INPUT_HINT =
+  "give a dimension's size with --dim NAME=N, or an input's shape (and values) with --input NAME=SHAPE[:VALUE] (or in MODEL.onnx.inputs.json)";
 
 /**
  * `--input NAME=SHAPE[:VALUE]` and `--dim NAME=N`, each repeatable, for a user's model; inputs the
  * command line does not give come from `MODEL.onnx.inputs.json` when it exists (as in the extension).
  */
-function modelRequest(args: ParsedArgs, modelPath: string): Pick<ModelJob, 'kind' | 'modelPath' | 'dimensions' | 'inputs'> {
+function modelRequest(args: ParsedArgs, modelPath: string): Pick<ModelJob, 'kind' | 'modelPath' | 'dimensions' | 'inputs' | 'defaultDimensions'> {
   const inputs: Record<string, InputSpec> = {};
   const file = inputsFilePath(modelPath);
   if (existsSync(file)) {
@@ -69,7 +74,8 @@ function modelRequest(args: ParsedArgs, modelPath: string): Pick<ModelJob, 'kind
     if (!m) throw new UsageError(`--dim '${text}': expected NAME=N`);
     dimensions[m[1]] = Number(m[2]);
   }
-  return { kind: 'model', modelPath, dimensions, inputs };
+  // Open dimensions no --dim sizes run at 1 (the header says which).
+  return { kind: 'model', modelPath, dimensions, inputs, defaultDimensions: true };
 }
 
 const OPTIMIZATION_LEVELS: readonly SessionSettings['optimization'][] = ['disabled', 'basic', 'extended', 'all'];
@@ -100,6 +106,10 @@ function header(summary: RunSummary): string {
   const defaults = Object.entries(summary.scalarDefaults ?? {});
   if (defaults.length > 0) {
     out.push(`  integer scalars ${defaults.map(([name, v]) => `${name} = ${v}`).join(', ')} (defaults; --input NAME=:N to change)`);
+  }
+  const dims = Object.entries(summary.dimensionDefaults ?? {});
+  if (dims.length > 0) {
+    out.push(`  dimensions      ${dims.map(([name, v]) => `${name} = ${v}`).join(', ')} (defaults; --dim NAME=N to change)`);
   }
   if (summary.deviceMemoryPeakBytes !== undefined) out.push(`  device memory   ${formatBytes(summary.deviceMemoryPeakBytes)} peak for this process (NVML)`);
   out.push(`  run time        ${summary.runMs.toFixed(1)} ms`);
@@ -155,8 +165,11 @@ export async function runCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   try {
     result = await runWorkload(request, { workerScript: existsSync(workerScript) ? workerScript : undefined });
   } catch (e) {
-    // Errors the user can act on, whether raised here or (by name) inside the worker.
-    if (e instanceof Error && USER_ERRORS.has(e.name)) throw new InputError(e.message);
+    // Errors the user can act on, whether raised here or (by name) inside the worker; a model that does not
+    // run also names the options that change what it is given.
+    const aboutInputs = e instanceof Error && (e.name === SessionRunError.name || (e.name === JobError.name && /onnxruntime could not run|input|dimension/.test(e.message)));
+    const hint = isModel && aboutInputs ? `\n  ${MODEL_INPUT_HINT}` : '';
+    if (e instanceof Error && USER_ERRORS.has(e.name)) throw new InputError(`${e.message}${hint}`);
     throw e;
   }
   const save = args.options.get('save');

@@ -2,6 +2,7 @@
  * The advisor: runs every rule over every device (or one) of an analysis and returns the findings,
  * errors, then warnings first, each with its quick fixes when the caller can supply source text.
  */
+import type { WhatIfBasis } from '../allocator/whatIf';
 import type { Analysis } from '../analysis/analyze';
 import type { FileTextProvider, LineTextProvider } from '../paths/sourceText';
 import { fileTextFromLines } from '../paths/sourceText';
@@ -11,6 +12,7 @@ import type { Finding } from './finding';
 import { quickFixesFor } from './quickFix';
 import type { AdviceRule } from './rule';
 import { activationCheckpointing } from './rules/activationCheckpointing';
+import { allocatorSettings } from './rules/allocatorSettings';
 import { beforeRecording } from './rules/beforeRecording';
 import { emptyCacheInLoop } from './rules/emptyCacheInLoop';
 import { fragmentation } from './rules/fragmentation';
@@ -25,6 +27,7 @@ import { outOfMemory } from './rules/outOfMemory';
 export const RULES: readonly AdviceRule[] = [
   outOfMemory,
   fragmentation,
+  allocatorSettings,
   growingMemory,
   emptyCacheInLoop,
   inPlaceArithmetic,
@@ -46,6 +49,8 @@ export interface AdviceOptions {
   readonly rules?: readonly AdviceRule[];
   /** The notebook cells of recorded cell files: messages name their lines by cell. */
   readonly places?: CellPlaces;
+  /** The allocator replay of a device, when the caller already holds it (else the rules that need it replay the trace). */
+  readonly allocator?: (device: number) => WhatIfBasis;
 }
 
 export function advise(analysis: Analysis, options: AdviceOptions = {}): Finding[] {
@@ -56,7 +61,7 @@ export function advise(analysis: Analysis, options: AdviceOptions = {}): Finding
   const sources = new SourceCache(fileText);
   for (const device of analysis.devices) {
     if (options.device !== undefined && device.device !== options.device) continue;
-    const ctx = new AdviceContext(analysis, device, options.lineText, sources, options.places);
+    const ctx = new AdviceContext(analysis, device, options.lineText, sources, options.places, options.allocator);
     for (const rule of rules) {
       for (const found of rule.run(ctx)) {
         const f = several ? { ...found, title: `${found.title} (device ${found.device})` } : found;

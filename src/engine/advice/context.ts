@@ -2,6 +2,8 @@
  * What every advice rule reads: one device's replay and per-line figures, plus cached questions
  * about stacks (their user line, whether a frame of some kind is in them) and about the whole run.
  */
+import type { WhatIfBasis } from '../allocator/whatIf';
+import { whatIfBasis } from '../allocator/whatIf';
 import type { Analysis, DeviceAnalysis } from '../analysis/analyze';
 import type { SourceLine } from '../analysis/lineIndex';
 import { NO_LINE } from '../analysis/lineIndex';
@@ -38,6 +40,8 @@ export class AdviceContext {
   private readonly sources: SourceCache;
   private readonly gradSwitches = new Map<number, GradModeSwitch | undefined>();
 
+  private basis: WhatIfBasis | undefined;
+
   constructor(
     readonly analysis: Analysis,
     readonly device: DeviceAnalysis,
@@ -47,10 +51,18 @@ export class AdviceContext {
     sources?: SourceCache,
     /** The notebook cells of recorded cell files, for naming their lines (`where`). */
     readonly places?: CellPlaces,
+    /** The allocator replay's basis of a device, when the caller already holds it (a worker session does). */
+    private readonly allocatorBasis?: (device: number) => WhatIfBasis,
   ) {
     this.snapshot = analysis.snapshot;
     this.trace = traceOf(analysis.snapshot, device.device);
     this.sources = sources ?? new SourceCache(lineText ? fileTextFromLines(lineText) : undefined);
+  }
+
+  /** The caching allocator replayed over this device's trace (its self-check, and what predictions need); worked out on first use. */
+  allocator(): WhatIfBasis {
+    this.basis ??= this.allocatorBasis?.(this.device.device) ?? whatIfBasis(this.snapshot, this.device.device, this.analysis.lineIndex);
+    return this.basis;
   }
 
   /** The parsed source of a file named in the snapshot, when its text is known. */

@@ -13,6 +13,7 @@ export type RuleId =
   | 'optimizer-state'
   | 'mixed-precision'
   | 'fragmentation'
+  | 'allocator-settings'
   | 'out-of-memory'
   | 'before-recording';
 

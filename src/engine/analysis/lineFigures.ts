@@ -17,7 +17,7 @@ import { formatBytes, formatPercent } from '../text/format';
  * How the analysis computes a figure: every event of `from` whose stack has a user line credits that
  * line (the innermost one, or every one on the stack for an inclusive figure) with its `value`, and a
  * line's values combine by `fold`. A figure needing another kind of event or value adds it here and in
- * `foldFigures` (lines.ts): that is its computation.
+ * `FigureFold` (lines.ts): that is its computation.
  */
 export interface FigureRule {
   /** Trace events with one of these actions, or the blocks live at the device peak (spec: "Live at peak"). */
@@ -54,6 +54,11 @@ interface FigureEntry<K extends string> extends Surfaces {
   readonly share?: boolean;
   /** Its short form in the inline text after a line (default: `<value> <label>`, with the share if `share`). */
   readonly inline?: (value: number, peakBytes: number) => string;
+  /**
+   * Not one of the contract's figures (../shared/spec/analysis.md) but VRAM Lens's own (docs/numbers.md): the
+   * line objects of `analyze --json` carry it, but it does not make a line a row of `lines` (`toReport`).
+   */
+  readonly beyondContract?: boolean;
 }
 
 const ALLOCS = { from: [Action.Alloc], value: 'size', fold: 'sum' } as const;
@@ -61,6 +66,9 @@ const ALLOC_COUNT = { from: [Action.Alloc], value: 'one', fold: 'sum' } as const
 const PEAK_WHILE_ALLOCATING = { from: [Action.Alloc], value: 'activeAfter', fold: 'max' } as const;
 const FREES = { from: [Action.FreeRequested], value: 'size', fold: 'sum' } as const;
 const LIVE_AT_PEAK = { from: 'liveAtPeak', value: 'size', fold: 'sum' } as const;
+/** PyTorch records a new segment (or mapped pages) with the stack of the allocation that needed it. */
+const RESERVED_GROWTH = { from: [Action.SegmentAlloc, Action.SegmentMap], value: 'size', fold: 'sum' } as const;
+const DEVICE_CALLS = { from: [Action.SegmentAlloc, Action.SegmentMap, Action.SegmentFree, Action.SegmentUnmap], value: 'one', fold: 'sum' } as const;
 
 /** In this order in the JSON line objects (a contract: append new figures at the end), the hover and the setting. */
 const FIGURES = [
@@ -158,6 +166,31 @@ const FIGURES = [
     rule: PEAK_WHILE_ALLOCATING,
     inline: (v) => `peak ${formatBytes(v)} in calls`,
     summary: true,
+  },
+  {
+    key: 'reservedGrowthBytes',
+    label: 'reserved grown',
+    unit: 'bytes',
+    inclusive: false,
+    description: "Bytes of segments the caching allocator cudaMalloc'd (or pages it mapped) for this line's allocations.",
+    words: 'reserved grown',
+    rule: RESERVED_GROWTH,
+    inline: (v) => `grew reserved by ${formatBytes(v)}`,
+    compare: true,
+    beyondContract: true,
+  },
+  {
+    key: 'deviceCallCount',
+    label: 'cudaMalloc/cudaFree calls',
+    unit: 'count',
+    inclusive: false,
+    description:
+      "cudaMalloc and cudaFree calls recorded under this line (segments made or released, pages mapped or unmapped): its allocations' new segments and the releases they forced, and the releases of empty_cache() called here (recorded with context='all').",
+    words: 'cudaMalloc/cudaFree calls',
+    rule: DEVICE_CALLS,
+    inline: (v) => `${v} cudaMalloc/cudaFree`,
+    compare: true,
+    beyondContract: true,
   },
 ] as const satisfies readonly FigureEntry<string>[];
 

@@ -29,7 +29,13 @@ export interface DeviceReport {
   peakReservedBytes: number;
   finalReservedBytes: number;
   oomCount: number;
+  /** The lines with a non-zero figure of the contract (spec: "one row per (file, line) that has any non-zero figure"). */
   lines: LineReport[];
+  /**
+   * Lines whose only non-zero figures are beyond the contract (`beyondContract`): e.g. an `empty_cache()` call
+   * whose segment releases were recorded with its stack.
+   */
+  segmentOnlyLines: LineReport[];
   /** The live-at-peak bytes no self line holds, by bucket: lines + breakdown = peakBytes. */
   peakBreakdown: PeakBucket[];
   /**
@@ -51,6 +57,7 @@ export interface AnalysisReport {
  * cells of recorded cell files (`vram-lens analyze --notebook`).
  */
 export function toReport(analysis: Analysis, onlyDevice?: number, figures: FigureRegistry = LINE_FIGURES, places?: CellPlaces): AnalysisReport {
+  const inContract = (l: LineFigures) => figures.some((f) => !f.beyondContract && l[f.key] !== 0);
   const devices = analysis.devices
     .filter((d) => onlyDevice === undefined || d.device === onlyDevice)
     .map(
@@ -65,7 +72,8 @@ export function toReport(analysis: Analysis, onlyDevice?: number, figures: Figur
         peakReservedBytes: d.peakReservedBytes,
         finalReservedBytes: d.finalReservedBytes,
         oomCount: d.ooms.length,
-        lines: d.lines.map((l) => lineReport(l, figures, places)),
+        lines: d.lines.filter(inContract).map((l) => lineReport(l, figures, places)),
+        segmentOnlyLines: d.lines.filter((l) => !inContract(l)).map((l) => lineReport(l, figures, places)),
         peakBreakdown: d.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
         ...deviceWindow(analysis, d.device, d.events),
       }),

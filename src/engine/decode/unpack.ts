@@ -5,7 +5,6 @@
  * runtime passes in (the engine itself has no zlib: `src/runtime/input/gunzip.ts`; files are streamed
  * through zlib there).
  */
-import { errorMessage } from '../base/errors';
 import { sizeInWords } from '../base/workBudget';
 import { SnapshotFileError } from './errors';
 
@@ -73,7 +72,7 @@ export function pickleBytesOf(bytes: Uint8Array, gunzip: Gunzip | undefined, max
     if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
       throw new SnapshotFileError(`this gzip file holds more than ${sizeInWords(maxBytes)}, larger than VRAM Lens reads`);
     }
-    throw new SnapshotFileError(`this gzip file cannot be decompressed (${errorMessage(e)})`);
+    throw new SnapshotFileError('this gzip file cannot be decompressed: it is damaged or was cut short; copy it again');
   }
   if (startsWith(inner, GZIP)) throw new SnapshotFileError(NESTED_GZIP);
   return pickleBytesOf(inner, gunzip, maxBytes);

@@ -6,7 +6,7 @@
  */
 import { isCellName } from '../notebook/cellNames';
 import type { CellTarget, NotebookCellIndex } from '../notebook/cellIndex';
-import { baseName, commonPrefixLength, commonSuffixLength, isWindowsPath, joinLocal, pathSegments } from './recordedPath';
+import { commonPrefixLength, commonSuffixLength, isWindowsPath, joinLocal, pathSegments } from './recordedPath';
 
 /** "Files recorded under `from` are under `to` here", remembered per workspace. */
 export interface RootMapping {
@@ -57,6 +57,7 @@ export class LocalFiles {
 
 /** The mapping whose `from` is the longest folder prefix of `recorded`, and what it maps the path to. */
 export function applyRootMappings(recorded: string, mappings: readonly RootMapping[]): string | undefined {
+  if (mappings.length === 0) return undefined;
   const segments = pathSegments(recorded);
   const caseInsensitive = isWindowsPath(recorded);
   let best: { mapping: RootMapping; length: number } | undefined;
@@ -80,7 +81,7 @@ export function resolveRecordedPath(recorded: string, local: LocalFiles, mapping
   if (viaRoot !== undefined) return { kind: 'mapped', local: viaRoot, via: 'root', matchedSegments: pathSegments(recorded).length };
 
   const segments = pathSegments(recorded);
-  const name = baseName(recorded);
+  const name = segments.length > 0 ? segments[segments.length - 1] : '';
   if (name === '') return UNMAPPED;
   const recordedWindows = isWindowsPath(recorded);
   let bestScore = 0;
@@ -126,28 +127,90 @@ const MIN_SHARED_SEGMENTS = 2;
 
 /**
  * Groups unmapped recorded files by the deepest folder they share (at least two segments deep),
- * so the user is asked "where is /home/alice/proj?" once rather than once per file.
+ * so the user is asked "where is /home/alice/proj?" once rather than once per file. Each file joins
+ * the oldest group it shares enough leading folders with (a file directly under a first-level folder,
+ * `/w/x.py`, joins any group under `/w`); groups are indexed by their leading segments, so 100,000
+ * recorded folders group in one pass.
  */
 export function unmappedRoots(paths: Iterable<string>): UnmappedRoot[] {
-  const groups: { windows: boolean; segments: string[]; files: string[] }[] = [];
+  interface Group {
+    readonly order: number;
+    readonly windows: boolean;
+    segments: string[];
+    readonly files: string[];
+  }
+  const groups: Group[] = [];
+  /** Groups by their first segment, by their first two, and those one segment deep, in creation order. */
+  const byFirst = new Map<string, Group[]>();
+  const byTwo = new Map<string, Group>();
+  const shallow = new Map<string, Group[]>();
+  const keyOf = (windows: boolean, segments: readonly string[], n: number) => {
+    let key = windows ? 'w' : 'p';
+    for (let i = 0; i < n; i++) key += `\u0000${windows ? segments[i].toLowerCase() : segments[i]}`;
+    return key;
+  };
+  const push = (map: Map<string, Group[]>, key: string, g: Group) => {
+    const list = map.get(key);
+    if (list) list.push(g);
+    else map.set(key, [g]);
+  };
+  const earliest = (...candidates: (Group | undefined)[]) =>
+    candidates.reduce<Group | undefined>((best, g) => (g && (!best || g.order < best.order) ? g : best), undefined);
   // A notebook cell's code has no file anywhere: there is no folder to ask about.
   const sorted = [...new Set(paths)].filter((p) => !isCellName(p)).sort();
   for (const path of sorted) {
     const windows = isWindowsPath(path);
     const folder = pathSegments(path).slice(0, -1);
     if (folder.length === 0) continue;
-    const group = groups.find(
-      (g) => g.windows === windows && commonPrefixLength(g.segments, folder, windows) >= Math.min(MIN_SHARED_SEGMENTS, folder.length, g.segments.length),
-    );
+    const first = keyOf(windows, folder, 1);
+    // Two-deep folders meet the groups sharing both segments, and the one-deep groups of their first;
+    // a one-deep folder meets every group under its first segment.
+    const group =
+      folder.length >= MIN_SHARED_SEGMENTS ? earliest(byTwo.get(keyOf(windows, folder, MIN_SHARED_SEGMENTS)), shallow.get(first)?.[0]) : byFirst.get(first)?.[0];
     if (group) {
-      group.segments = group.segments.slice(0, commonPrefixLength(group.segments, folder, windows));
+      const shared = commonPrefixLength(group.segments, folder, windows);
+      if (shared < group.segments.length) {
+        if (group.segments.length >= MIN_SHARED_SEGMENTS && shared < MIN_SHARED_SEGMENTS) push(shallow, first, group);
+        group.segments = group.segments.slice(0, shared);
+      }
       group.files.push(path);
-    } else {
-      groups.push({ windows, segments: folder, files: [path] });
+      continue;
     }
+    const created: Group = { order: groups.length, windows, segments: folder, files: [path] };
+    groups.push(created);
+    push(byFirst, first, created);
+    if (folder.length >= MIN_SHARED_SEGMENTS) byTwo.set(keyOf(windows, folder, MIN_SHARED_SEGMENTS), created);
+    else push(shallow, first, created);
   }
   return groups.map((g) => ({
     root: g.windows ? (g.segments.length === 1 ? `${g.segments[0]}\\` : g.segments.join('\\')) : `/${g.segments.join('/')}`,
     files: g.files,
   }));
+}
+
+/**
+ * The recorded folders whose place on this machine a resolved file shows: for `/w/pkg/model.py` found
+ * at `/home/me/proj/pkg/model.py`, `/w` (the folder above the segments the two paths share). A
+ * question about one of them, or a folder inside one, has its answer already.
+ */
+export function mappedFolders(local: ReadonlyMap<string, string>): string[] {
+  const out = new Set<string>();
+  for (const [recorded, here] of local) {
+    const segments = pathSegments(recorded);
+    const shared = commonSuffixLength(segments, pathSegments(here), isWindowsPath(recorded) || isWindowsPath(here));
+    const folder = segments.slice(0, segments.length - Math.max(1, shared));
+    if (folder.length > 0) out.add(isWindowsPath(recorded) ? (folder.length === 1 ? `${folder[0]}\\` : folder.join('\\')) : `/${folder.join('/')}`);
+  }
+  return [...out];
+}
+
+/** Whether recorded folder `root` is one of `folders` or inside one. */
+export function isInsideAny(root: string, folders: readonly string[]): boolean {
+  const segments = pathSegments(root);
+  const windows = isWindowsPath(root);
+  return folders.some((f) => {
+    if (isWindowsPath(f) !== windows) return false;
+    const prefix = pathSegments(f);
+    return prefix.length <= segments.length && commonPrefixLength(prefix, segments, windows) === prefix.length;
+  });
 }

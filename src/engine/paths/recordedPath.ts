@@ -14,18 +14,30 @@ export function isWindowsPath(path: string): boolean {
  * The first segment of a Windows path is its drive (`D:`); a POSIX root has no segment of its own.
  */
 export function pathSegments(path: string): string[] {
+  // One pass over the characters (snapshots name 100,000 files and more: no regex, no intermediate arrays).
   const out: string[] = [];
-  for (const part of path.replace(/\\/g, '/').split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (out.length > 0 && out[out.length - 1] !== '..' && !/^[a-zA-Z]:$/.test(out[out.length - 1])) out.pop();
-      else if (out.length === 0) out.push('..');
-      continue;
+  const n = path.length;
+  let start = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? path.charCodeAt(i) : SLASH;
+    if (c !== SLASH && c !== BACKSLASH) continue;
+    if (i > start) {
+      const part = path.slice(start, i);
+      if (part === '..') {
+        const last = out[out.length - 1];
+        if (out.length > 0 && last !== '..' && !/^[a-zA-Z]:$/.test(last)) out.pop();
+        else if (out.length === 0) out.push('..');
+      } else if (part !== '.') {
+        out.push(part);
+      }
     }
-    out.push(part);
+    start = i + 1;
   }
   return out;
 }
+
+const SLASH = 47;
+const BACKSLASH = 92;
 
 /** The path rebuilt from its segments, in the separator style it was written in (`..` resolved). */
 export function normaliseRecordedPath(path: string): string {

@@ -1,13 +1,13 @@
 import { appendRange } from './arrays';
 import { readInt32, readUint16, readUint32, readUint64 } from './binary';
-import { PickleError, type PickleErrorCode } from './errors';
+import { PickleError } from './errors';
 import { corrupt, missingMark, missingMemoKey, setItem, truncated, underflow, utf8OrThrow, wrongTarget, type Machine } from './machine';
 import { Memo, MemoToken, RestartWithoutFastPath } from './memo';
 import { decodeLong } from './numbers';
 import { HIGHEST_PROTOCOL, Op } from './opcodes';
 import { decodeRareOpcode, leaveMark } from './rareOpcodes';
 import { isPyDict, type PyValue } from './values';
-import { ContentError, errorMessage } from '../base/errors';
+import { ContentError } from '../base/errors';
 
 export { isPyDict, PY_NON_STRING_KEYS, type PyDict, type PyValue } from './values';
 
@@ -538,10 +538,12 @@ export function decodePickle(data: Uint8Array, options: DecodeOptions = {}): PyV
   return decoder.finish();
 }
 
-/** Any failure as a PickleError: engine limits (RangeError) read as 'too-large'. */
+/**
+ * Any failure as a PickleError, in our words (the engine's own message is not for the user): engine
+ * limits (RangeError) read as 'too-large', anything else as a damaged file.
+ */
 function asPickleError(error: unknown, at: number): PickleError {
   if (error instanceof PickleError) return error;
-  const code: PickleErrorCode = error instanceof RangeError ? 'too-large' : 'corrupt';
-  const detail = errorMessage(error);
-  return new PickleError(code, at, `cannot decode: ${detail}`);
+  if (error instanceof RangeError) return new PickleError('too-large', at, 'cannot decode: a value in the file is larger than this program can hold in memory');
+  return new PickleError('corrupt', at, 'cannot decode: the data is damaged here');
 }

@@ -7,8 +7,11 @@ import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { DeviceSummary } from '../analysis/summary';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot, SnapshotLayout } from '../snapshot/model';
+import type { AllocatorWindow, AllocatorWindowRequest } from '../timeline/allocatorWindow';
+import { SegmentStack, summarizeAllocatorWindow } from '../timeline/allocatorWindow';
 import type { CellPlaces } from '../paths/places';
 import { TimelineQueries } from '../timeline/queries';
+import { AllocatorStudy } from './allocatorStudy';
 
 /** A source file's text for the advisor, at a revision the caller counts; `text: null` forgets the file. */
 export interface SourceUpdate {
@@ -39,6 +42,10 @@ export class SnapshotSession {
   private places: CellPlaces = {};
   /** The memory timeline's layouts and queries (built per device on first use). */
   readonly timeline: TimelineQueries;
+  /** The allocator replay of each device (built on first use; independent of the frame filter). */
+  private readonly allocators = new Map<number, AllocatorStudy>();
+  /** Each device's segments in the timeline's stacking order (built on first use). */
+  private readonly segmentStacks = new Map<number, SegmentStack>();
   constructor(
     readonly snapshot: Snapshot,
     readonly byteLength: number,
@@ -64,7 +71,13 @@ export class SnapshotSession {
     if (found === undefined) {
       if (device !== undefined) this.device(device);
       const sources = this.sources;
-      found = advise(this.current, { device, fileText: (file) => sources.get(file)?.text, places: this.places });
+      const lineIndex = this.current.lineIndex;
+      found = advise(this.current, {
+        device,
+        fileText: (file) => sources.get(file)?.text,
+        places: this.places,
+        allocator: (d) => this.allocator(d).basis(lineIndex),
+      });
       this.findings.set(key, found);
     }
     return found;
@@ -108,6 +121,31 @@ export class SnapshotSession {
       externalAnnotations: this.snapshot.externalAnnotations.length,
       hasTimes: this.snapshot.traces.some((t) => t.length > 0 && !Number.isNaN(t.timeUs[0])),
     };
+  }
+
+  /** The caching-allocator replay of a device (its self-check, series, segment maps and predictions). */
+  allocator(device: number): AllocatorStudy {
+    this.device(device);
+    let study = this.allocators.get(device);
+    if (!study) {
+      study = new AllocatorStudy(this.snapshot, device, { series: true });
+      this.allocators.set(device, study);
+    }
+    return study;
+  }
+
+  /** The allocator's view of a timeline window (reserved memory by segment, the allocator's series); undefined without a trace. */
+  allocatorWindow(device: number, request: AllocatorWindowRequest): AllocatorWindow | undefined {
+    const data = this.allocator(device).series();
+    const trace = this.snapshot.traces[device];
+    if (!data || !trace) return undefined;
+    const axis = this.timeline.timeline(device).axis(request.axis);
+    let stack = this.segmentStacks.get(device);
+    if (!stack) {
+      stack = new SegmentStack(data.spans, axis.states);
+      this.segmentStacks.set(device, stack);
+    }
+    return summarizeAllocatorWindow(data, stack, axis, request, trace, this.current.lineIndex);
   }
 
   device(device: number) {

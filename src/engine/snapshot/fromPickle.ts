@@ -198,11 +198,17 @@ function readSegments(table: FrameTable, raw: unknown[]): { segments: Segment[];
       stream: typeof s.stream === 'number' && Number.isFinite(s.stream) ? s.stream : 0,
       segmentType: text(s.segment_type),
       isExpandable: s.is_expandable === true,
+      privatePool: isPrivatePoolId(s.segment_pool_id),
       stack: table.stackOf(s.frames),
       blocks: read.blocks,
     };
   });
   return { segments, history };
+}
+
+/** `segment_pool_id` is a tuple (a list once decoded) `(0, 0)` for the default pool. */
+function isPrivatePoolId(id: unknown): boolean {
+  return Array.isArray(id) && id.some((part) => (typeof part === 'number' || typeof part === 'bigint') && Number(part) !== 0);
 }
 
 function readAnnotations(budget: WorkBudget, raw: unknown): ExternalAnnotation[] {

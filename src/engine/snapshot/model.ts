@@ -110,6 +110,8 @@ export interface Segment {
   readonly stream: number;
   readonly segmentType: string;
   readonly isExpandable: boolean;
+  /** Whether `segment_pool_id` names a private pool (CUDA graphs, `torch.cuda.MemPool`): anything but (0, 0). */
+  readonly privatePool: boolean;
   readonly stack: number;
   readonly blocks: readonly Block[];
 }

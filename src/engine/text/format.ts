@@ -23,3 +23,32 @@ export function formatPercent(part: number, whole: number): string {
   const p = (100 * part) / whole;
   return p >= 10 || p === 0 ? `${Math.round(p)}%` : `${p.toFixed(1)}%`;
 }
+
+const PARSE_UNITS: Readonly<Record<string, number>> = {
+  b: 1,
+  k: 1024,
+  kb: 1000,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1000 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1000 ** 3,
+  gib: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1000 ** 4,
+  tib: 1024 ** 4,
+};
+
+/**
+ * A byte count as people write it: `12GiB`, `12 GB` (10^9), `12G` (binary), `1.5GiB`, `4096`.
+ * Undefined for anything else.
+ */
+export function parseBytes(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
+  if (!m) return undefined;
+  const unit = PARSE_UNITS[m[2].toLowerCase() || 'b'];
+  if (unit === undefined) return undefined;
+  const value = Math.round(Number(m[1]) * unit);
+  return Number.isSafeInteger(value) ? value : undefined;
+}

@@ -32,7 +32,7 @@ export interface LineLookup {
   line(id: number): TimelineLine;
 }
 
-interface Steps {
+export interface Steps {
   readonly x: FloatBuffer;
   readonly first: IntBuffer;
   readonly last: IntBuffer;
@@ -57,7 +57,7 @@ export function windowRange(axis: TimelineAxis, request: WindowRequest): [number
 }
 
 /** Cuts [x0, x1) into steps: one per state when states are at least a column wide, else per column. */
-function cutSteps(axis: TimelineAxis, x0: number, x1: number, columns: number): Steps {
+export function cutSteps(axis: TimelineAxis, x0: number, x1: number, columns: number): Steps {
   const info = axis.info();
   const steps: Steps = { x: new FloatBuffer(columns + 1), first: new IntBuffer(columns), last: new IntBuffer(columns) };
   const a = Math.max(x0, info.start);

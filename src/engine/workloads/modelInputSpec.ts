@@ -145,13 +145,22 @@ export function inputSpecsFromJson(value: unknown, source: string): Record<strin
   return specs;
 }
 
+/** `line L, column C` of character `offset` of `text` (both from 1). */
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${before[before.length - 1].length + 1}`;
+}
+
 /** Parses the inputs file's text; errors name the file and the input. */
 export function parseInputsFile(text: string, source: string): Record<string, InputSpec> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new InputSpecError(`${source}: not JSON (${errorMessage(e)})`);
+    // Where it stops, in lines and columns (the engine's own sentence is not for the user).
+    const at = /position (\d+)/.exec(errorMessage(e));
+    const where = at ? ` (${lineColumn(text, Number(at[1]))})` : '';
+    throw new InputSpecError(`${source}: not valid JSON${where}: write {"NAME": "SHAPE[:VALUE]", ...}`);
   }
   return inputSpecsFromJson(value, source);
 }

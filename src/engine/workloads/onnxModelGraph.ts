@@ -47,6 +47,9 @@ export function openDimensions(model: OnnxModel, given: ReadonlySet<string> = ne
   return [...keys];
 }
 
+/** The size an open dimension gets when nobody gives one (the command line says which it chose). */
+export const DEFAULT_DIMENSION_SIZE = 1;
+
 /** The input's shape with chosen sizes for its open dimensions; throws when one is missing. */
 export function concreteShape(input: ValueInfo, sizes: Readonly<Record<string, number>>): number[] {
   if (input.shape === undefined) throw new Error(`input '${input.name}' has no shape in the model`);

@@ -21,12 +21,12 @@ export const adviceFeature: Feature = ({ context, store, log, resolver: files, s
   const refresh = async (force = false) => {
     const snapshot = setting('advice.enabled', true) ? store.active : undefined;
     if (!force && shown?.id === snapshot?.id && shown?.revision === snapshot?.revision) return;
+    const another = shown?.id !== snapshot?.id;
     shown = snapshot ? { id: snapshot.id, revision: snapshot.revision } : undefined;
     const mine = ++generation;
-    if (!snapshot) {
-      diagnostics.clear();
-      return;
-    }
+    // Another snapshot: the previous one's findings go at once, not when the new ones are ready.
+    if (!snapshot || another) diagnostics.clear();
+    if (!snapshot) return;
     try {
       // The texts the advisor reads: captured once, sent to the snapshot's worker once (LoadedSnapshot).
       const texts = await sources.texts(snapshot.id);

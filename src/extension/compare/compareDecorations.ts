@@ -1,7 +1,8 @@
 /**
  * Compare mode in the editor: after each changed line of the current run, its change against the
- * baseline (`-6.1 GiB at peak vs baseline`), coloured by direction, with a hover table. Its own two
- * decoration types, separate from the normal annotations; drawn in visible editors only.
+ * baseline (`-6.1 GiB at peak vs baseline`, within `vramLens.inline.maxLength`), coloured by direction,
+ * with a hover table. Its own two decoration types, separate from the normal annotations; drawn in
+ * visible editors only.
  */
 import * as vscode from 'vscode';
 import type { LineDelta } from '../../engine/compare/diff';
@@ -9,6 +10,7 @@ import type { CompareMode } from '../compareMode';
 import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
 import type { PathResolver } from '../paths/pathResolver';
 import { DisposableOwner } from '../disposables';
+import { affectsEditorSettings, readEditorSettings } from '../editor/settings';
 
 export class CompareDecorations extends DisposableOwner {
   private readonly increase = this.own(vscode.window.createTextEditorDecorationType({
@@ -31,6 +33,9 @@ export class CompareDecorations extends DisposableOwner {
     this.own(
       mode.onDidChange(() => void this.rebuild()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.render()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (affectsEditorSettings(e)) this.render();
+      }),
     );
   }
 
@@ -55,6 +60,8 @@ export class CompareDecorations extends DisposableOwner {
 
   private render(): void {
     const active = this.mode.comparison;
+    // The same budget as the line annotations (`vramLens.inline.maxLength`): words go first, the figure never is cut.
+    const maxLength = readEditorSettings().annotation.maxLength;
     for (const editor of vscode.window.visibleTextEditors) {
       const lines = active ? (this.byDocument.get(editor.document.uri.toString()) ?? []) : [];
       const up: vscode.DecorationOptions[] = [];
@@ -64,10 +71,11 @@ export class CompareDecorations extends DisposableOwner {
         if (line < 0 || line >= editor.document.lineCount) continue;
         const end = editor.document.lineAt(line).range.end;
         const hover = new vscode.MarkdownString(hoverMarkdown(l, active!.comparison.baseline.label, active!.comparison.current.label));
+        const text = inlineDeltaText(l, maxLength);
         (grew(l) ? up : down).push({
           range: new vscode.Range(end, end),
           hoverMessage: hover,
-          renderOptions: { after: { contentText: inlineDeltaText(l) } },
+          ...(text ? { renderOptions: { after: { contentText: text } } } : {}),
         });
       }
       editor.setDecorations(this.increase, up);

@@ -16,7 +16,7 @@ import type { ActiveComparison, ComparedSide } from '../compareMode';
 import { ResultsPanel } from './resultsPanel';
 import type { SourceTexts } from './sourceTexts';
 import { notificationText } from '../../engine/text/plainText';
-import { errorMessage } from '../../engine/base/errors';
+import { errorMessage, userMessage } from '../../engine/base/errors';
 
 interface SideItem extends vscode.QuickPickItem {
   readonly side: ComparedSide;
@@ -66,6 +66,9 @@ export class Comparer {
       revisions: [a.revision, b.revision],
       places: { ...a.places, ...b.places },
     };
+    // The current run is the one the status bar and the Problems panel describe while compare mode is on.
+    store.setDevice(current.snapshotId, current.device);
+    if (store.active?.id !== current.snapshotId) store.setActive(current.snapshotId);
     compareMode.enter(active);
     return active;
   }
@@ -142,9 +145,8 @@ export const compareFeature: Feature = (services) => {
         panel.show();
         return active;
       } catch (e) {
-        const message = errorMessage(e);
-        log.error(`Compare failed: ${message}`);
-        void vscode.window.showErrorMessage(`VRAM Lens: could not compare: ${notificationText(message)}`);
+        log.error(`Compare failed: ${errorMessage(e)}`);
+        void vscode.window.showErrorMessage(`VRAM Lens: could not compare: ${notificationText(userMessage(e))}`);
         return undefined;
       }
     }),

@@ -14,21 +14,37 @@ function headline(l: LineDelta, test: (change: number) => boolean): LineFigureKe
   return LINE_RANKING.find((key) => test(l.delta[key]));
 }
 
-/** A change of one figure in words, e.g. `-6.1 GiB at peak`. */
-function change(l: LineDelta, key: LineFigureKey): string {
-  const spec = lineFigure(key);
-  return `${signed(spec, l.delta[key])} ${spec.words ?? spec.label}`;
+/**
+ * The inline text after a changed line, e.g. `-6.1 GiB at peak vs baseline`, within `maxLength`
+ * characters (`vramLens.inline.maxLength`): the longest wording of the change that fits, words left out
+ * before the figure, and the figure never cut (nothing at all when even it does not fit: the hover has
+ * it). Undefined when nothing changed.
+ */
+export function inlineDeltaText(l: LineDelta, maxLength = Number.POSITIVE_INFINITY): string | undefined {
+  const wordings = deltaWordings(l);
+  if (wordings.length === 0) return undefined;
+  return wordings.find((w) => w.length <= maxLength) ?? '';
 }
 
-/** The inline text after a changed line, e.g. `-6.1 GiB at peak vs baseline`; undefined when nothing changed. */
-export function inlineDeltaText(l: LineDelta): string | undefined {
-  if (!l.baseline) {
-    const key = headline(l, (d) => d > 0);
-    return key === undefined ? undefined : `${change(l, key)} (new vs baseline)`;
-  }
-  const moved = l.match === 'text' ? ` (was line ${String(l.baseline.line)})` : '';
-  const key = headline(l, (d) => d !== 0);
-  return key === undefined ? undefined : `${change(l, key)} vs baseline${moved}`;
+/**
+ * Every wording of the line's change, longest first, each a shortening of the one before: the figure
+ * (the first of `LINE_RANKING` that changed) in the registry's words, then `vs baseline` and where it
+ * moved from (or `(new vs baseline)`, `(new)`) left out, then a figure of the code it called keeping
+ * only `in calls`, then the figure alone.
+ */
+function deltaWordings(l: LineDelta): string[] {
+  const fresh = !l.baseline;
+  const key = headline(l, fresh ? (d) => d > 0 : (d) => d !== 0);
+  if (key === undefined) return [];
+  const spec = lineFigure(key);
+  const figure = signed(spec, l.delta[key]);
+  const words = `${figure} ${spec.words ?? spec.label}`;
+  const moved = l.match === 'text' && l.baseline ? ` (was line ${String(l.baseline.line)})` : '';
+  const tails = fresh ? [' (new vs baseline)', ' (new)'] : [` vs baseline${moved}`, ' vs baseline'];
+  const out = [...tails.map((tail) => `${words}${tail}`), words];
+  if (words.endsWith(' in calls')) out.push(`${figure} in calls`);
+  out.push(figure);
+  return [...new Set(out)];
 }
 
 /** Whether the line got heavier (for the colour): by the first figure of `LINE_RANKING` that changed. */

@@ -21,7 +21,7 @@ import type { PathResolver } from '../paths/pathResolver';
 import { DisposableOwner } from '../disposables';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { PageContent } from '../webviewDocument';
-import { errorMessage } from '../../engine/base/errors';
+import { errorMessage, userMessage } from '../../engine/base/errors';
 import { openLineOfPage } from '../paths/openRecordedLine';
 import { lineLabel, placeOf } from '../../engine/paths/places';
 
@@ -169,7 +169,8 @@ export class ResultsPanel extends DisposableOwner {
       );
       this.post({ type: 'overlay', overlay: alignTotals(series[0], series[1], this.axis, OVERLAY_POINTS) });
     } catch (e) {
-      this.post({ type: 'error', message: errorMessage(e) });
+      this.log.warn(`compare panel: ${errorMessage(e)}`);
+      this.post({ type: 'error', message: userMessage(e) });
     }
   }
 }

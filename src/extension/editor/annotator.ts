@@ -231,7 +231,7 @@ export class Annotator extends DisposableOwner {
       this.log.info(
         `Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped (${resolved.cells.size} notebook cells), ${resolved.unmapped.length} not found.`,
       );
-      if (resolved.unmapped.length > 0) void this.resolver.askAboutUnmapped(resolved.unmapped);
+      void this.resolver.askAboutUnmapped(resolved);
     }
     this.current = next;
     this.invalidate();

@@ -10,7 +10,7 @@ import type { PathResolver } from '../paths/pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { peakBreakdownClause } from './peakBreakdownText';
 import { showSummary } from './summaryView';
-import { errorMessage } from '../../engine/base/errors';
+import { snapshotLoadMessage } from '../../engine/decode/errors';
 import { openRecordedLine } from '../paths/openRecordedLine';
 import { cellPlacesOf } from '../paths/pathResolver';
 import { lineLabel } from '../../engine/paths/places';
@@ -50,7 +50,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
     loaded = snapshot;
   } catch (e) {
     deps.log.error(`Could not open ${uri.toString()}:`, e);
-    void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(baseName(uri.path))} could not be read as a PyTorch memory snapshot: ${notificationText(errorMessage(e))}`);
+    void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(snapshotLoadMessage(baseName(uri.path), e), 1000)}`);
     return undefined;
   }
   if (!loaded) return undefined;

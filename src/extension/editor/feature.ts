@@ -15,7 +15,7 @@ import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from '../paths/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
-import { SUMMARY_VIEW_TYPE, SnapshotSummaryEditorProvider, showSummary } from './summaryView';
+import { SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL, SnapshotSummaryEditorProvider, showSummary, summaryViewTypeFor } from './summaryView';
 
 /** What the editor feature offers to tests (through the extension's API) and to other features. */
 export interface EditorApi {
@@ -41,7 +41,7 @@ export function registerEditor(services: Services): EditorApi {
   const summaryOf = async (target?: string | vscode.Uri): Promise<void> => {
     const snapshot = typeof target === 'string' ? store.get(target) : store.active;
     if (target instanceof vscode.Uri) {
-      await vscode.commands.executeCommand('vscode.openWith', target, SUMMARY_VIEW_TYPE);
+      await vscode.commands.executeCommand('vscode.openWith', target, summaryViewTypeFor(target));
       return;
     }
     if (snapshot) await showSummary(deps, snapshot);
@@ -54,9 +54,9 @@ export function registerEditor(services: Services): EditorApi {
     new SnapshotStatusBar(store, annotator),
     vscode.languages.registerHoverProvider(PYTHON, new AnnotationHoverProvider(annotator, log)),
     vscode.languages.registerCodeLensProvider(PYTHON, codeLens),
-    vscode.window.registerCustomEditorProvider(SUMMARY_VIEW_TYPE, new SnapshotSummaryEditorProvider(deps), {
-      supportsMultipleEditorsPerDocument: true,
-    }),
+    ...[SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL].map((viewType) =>
+      vscode.window.registerCustomEditorProvider(viewType, new SnapshotSummaryEditorProvider(deps), { supportsMultipleEditorsPerDocument: true }),
+    ),
     vscode.commands.registerCommand(Commands.openSnapshot, (target?: vscode.Uri | string) => openSnapshot(deps, target)),
     vscode.commands.registerCommand(Commands.switchSnapshot, () => switchSnapshot(deps)),
     vscode.commands.registerCommand(Commands.closeSnapshot, () => closeSnapshot(deps)),

@@ -1,19 +1,22 @@
 /**
- * The snapshot summary: a read-only custom editor for `*.pickle` / `*.pkl` files (offered with
- * priority "option": not every pickle is a memory snapshot) and a panel for snapshots without a file.
+ * The snapshot summary: a read-only custom editor, the default one for `*.pickle` files and offered
+ * for `*.pkl` (often other pickles; a file that is not a snapshot says so and reopens in the text
+ * editor), and a panel for snapshots without a file.
  * It shows devices, events, the peak and where it was reached, reserved memory, OOMs and the top
  * lines, and offers to annotate the sources with it.
  */
 import * as vscode from 'vscode';
-import { errorMessage } from '../../engine/base/errors';
+import { userMessage } from '../../engine/base/errors';
+import { snapshotLoadMessage } from '../../engine/decode/errors';
 import { topLines } from '../../engine/analysis/summary';
 import type { LineFigures } from '../../engine/analysis/lines';
 import { figureValues } from '../../engine/analysis/lineFigures';
 import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
 import { webviewOptions, webviewPage } from '../webviewHtml';
 import type { Annotator } from './annotator';
-import type { PathResolver } from '../paths/pathResolver';
+import type { PathResolver, ResolvedPaths } from '../paths/pathResolver';
 import { cellPlacesOf } from '../paths/pathResolver';
+import { isCellName } from '../../engine/notebook/cellNames';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToSummary, SummaryAdvice, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
 import type { Finding } from '../../engine/advice/finding';
@@ -22,11 +25,31 @@ import { setting } from '../config';
 import { isSummaryToHost } from '../../protocol/summary';
 import { DisposableOwner } from '../disposables';
 import { openLineOfPage } from '../paths/openRecordedLine';
+import { Commands } from '../commandIds';
 
+/** The summary editor: the default editor of `*.pickle` files. */
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
+/** The same editor offered (Open With) for `*.pkl`, which are often other pickles. */
+export const SUMMARY_VIEW_TYPE_PKL = 'vramLens.snapshotSummaryPkl';
+
+/** The summary's view type for a snapshot file. */
+export function summaryViewTypeFor(uri: vscode.Uri): string {
+  return uri.path.toLowerCase().endsWith('.pkl') ? SUMMARY_VIEW_TYPE_PKL : SUMMARY_VIEW_TYPE;
+}
 /** The page: its script, styles and the codicons its findings' severity icons use. */
-const SUMMARY_PAGE = { title: 'VRAM Lens Snapshot', script: 'summary.js', styles: ['summary.css'], codicons: true } as const;
+const SUMMARY_PAGE = {
+  title: 'VRAM Lens Snapshot',
+  script: 'summary.js',
+  styles: ['summary.css'],
+  codicons: true,
+  // Shown until the first message: a page made anew after it was hidden is never empty.
+  body: '<main id="root" aria-live="polite"><p class="muted">Reading the snapshot…</p></main>',
+} as const;
 const TOP_LINES = 15;
+/** How long the page waits for the recorded files to be found before it shows the figures without links. */
+const FIRST_PAINT_MS = 150;
+/** Recorded OOMs the summary explains. */
+const SUMMARY_OOMS = 5;
 
 export interface SummaryDeps {
   readonly extensionUri: vscode.Uri;
@@ -38,18 +61,30 @@ export interface SummaryDeps {
   readonly sources: SourceTexts;
 }
 
+/** The recorded files with figures in any of the snapshot's devices. */
+async function recordedFiles(snapshot: LoadedSnapshot): Promise<string[]> {
+  const recorded = new Set<string>();
+  for (const d of snapshot.info.devices) for (const l of await snapshot.lines(d.device)) recorded.add(l.file);
+  return [...recorded];
+}
+
+/** How many unmapped files the page lists (it says how many more there are). */
+const UNMAPPED_SHOWN = 10;
+
 /** The advisor's findings, when they are ready (or undefined while they are worked out). */
 type Findings = readonly Finding[] | 'off' | undefined;
 
-async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings: Findings): Promise<SummaryModel> {
+/**
+ * The page's model; `resolved` undefined while the recorded files are still being looked for on this
+ * machine (the page says so, and no line is a link yet).
+ */
+async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings: Findings, resolved: ResolvedPaths | undefined, recordedCount: number): Promise<SummaryModel> {
   const perDevice = await Promise.all(
     snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
   );
-  const recorded = new Set<string>();
-  for (const { lines } of perDevice) for (const l of lines) recorded.add(l.file);
-  if (findings !== undefined && findings !== 'off') for (const f of findings) if (f.file !== undefined) recorded.add(f.file);
-  const resolved = await deps.resolver.resolve([...recorded]);
-  const mapped = (file: string) => resolved.local.has(file) || resolved.cells.has(file);
+  const mapped = (file: string) => (resolved?.local.has(file) ?? false) || (resolved?.cells.has(file) ?? false);
+  const notFound = resolved?.unmapped ?? [];
+  const filesNotFound = notFound.filter((f) => !isCellName(f));
   const advice: SummaryAdvice =
     findings === 'off'
       ? { state: 'off' }
@@ -97,9 +132,12 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
       peakBreakdown: d.peakBreakdown,
       ...(d.window === undefined ? {} : { window: d.window }),
     })),
-    unmappedFiles: resolved.unmapped,
+    // The first few files not found, and every cell not found (the page says which notebooks' cells they are).
+    unmappedFiles: [...filesNotFound.slice(0, UNMAPPED_SHOWN), ...notFound.filter(isCellName)],
+    unmappedCount: filesNotFound.length,
+    ...(resolved ? {} : { findingFiles: recordedCount }),
     advice,
-    places: cellPlacesOf(resolved),
+    places: resolved ? cellPlacesOf(resolved) : {},
   };
 }
 
@@ -147,8 +185,15 @@ class SummaryView extends DisposableOwner {
       case 'selectDevice':
         if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
         break;
+      case 'whatIf':
+        if (this.snapshot && Number.isInteger(message.device)) await vscode.commands.executeCommand(Commands.whatIf, { snapshotId: this.snapshot.id, device: message.device });
+        break;
       case 'openLine':
         if (!(await openLineOfPage(this.deps.resolver, message))) this.deps.log.warn(`Summary view: ignored a malformed openLine: ${describeRefused(message)}`);
+        break;
+      case 'reopenAsText':
+        // VS Code's own editor ('default'): text, or its notice for a binary file with a way to open it anyway.
+        if ('uri' in this.source) await vscode.commands.executeCommand('vscode.openWith', this.source.uri, 'default');
         break;
     }
   }
@@ -164,33 +209,71 @@ class SummaryView extends DisposableOwner {
       this.owned = snapshot !== undefined && !reused;
       if (!this.snapshot) void this.send({ type: 'error', message: 'Loading was cancelled. Reopen the file to try again.' });
     } catch (e) {
-      const message = errorMessage(e);
       this.deps.log.error(`Could not read ${uri.toString()}:`, e);
-      void this.send({ type: 'error', message: `This file could not be read as a PyTorch memory snapshot: ${message}` });
+      // A file that is not a snapshot (the summary is the default editor of every .pickle): say so, and offer the text editor.
+      void this.send({ type: 'error', message: snapshotLoadMessage('This file', e), reopen: true });
     }
   }
 
+  /**
+   * Sends the summary: at once, and again when the recorded files are found on this machine when that
+   * takes a while (a snapshot naming 100,000 files); on failure, says so rather than leave the page empty.
+   */
   private async post(): Promise<void> {
     const snapshot = this.snapshot;
     if (!this.ready || !snapshot || !this.deps.store.get(snapshot.id)) return;
     try {
-      if (!setting('advice.enabled', true)) {
-        await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, 'off') });
-        return;
-      }
-      // The figures at once; the advisor's findings when they are worked out (cached by the snapshot).
-      const asked = this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places));
-      const ready = await Promise.race([asked, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50))]);
-      if (ready === undefined) await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, undefined) });
-      const findings = await asked.catch((e: unknown) => {
-        this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
-        return [] as readonly Finding[];
-      });
-      if (this.snapshot !== snapshot || !this.deps.store.get(snapshot.id)) return;
-      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings) });
+      if (!(await this.postSummary(snapshot))) return;
     } catch (e) {
       this.deps.log.warn('Summary view: could not build the summary:', e);
+      if (!this.isDisposed) void this.send({ type: 'error', message: `VRAM Lens could not show this snapshot's summary: ${userMessage(e)}` });
+      return;
     }
+    // Then the allocator replayed for the device shown (its self-check, its OOMs explained).
+    const device = snapshot.device;
+    if (!snapshot.deviceSummary(device)) return;
+    try {
+      const [check, ooms] = await Promise.all([snapshot.call('allocatorCheck', { device }), snapshot.call('allocatorOoms', { device })]);
+      const shown = ooms.slice(0, SUMMARY_OOMS);
+      const files = [...new Set(shown.flatMap((o) => (o.file ? [o.file] : [])))];
+      const local = files.length > 0 ? (await this.deps.resolver.resolve(files)).local : new Map<string, string>();
+      if (this.snapshot !== snapshot) return;
+      await this.send({ type: 'allocator', allocator: { device, check, ooms: shown, mapped: files.filter((f) => local.has(f)) } });
+    } catch (e) {
+      this.deps.log.warn('Summary view: could not replay the allocator:', e);
+      // Said on the page rather than left "replaying" (a window of the recording: the replay needs all of it).
+      const why = userMessage(e);
+      if (this.snapshot === snapshot && !this.isDisposed) await this.send({ type: 'allocator', allocator: { device, unavailable: why.charAt(0).toUpperCase() + why.slice(1) } });
+    }
+  }
+
+  /**
+   * Posts the summary: the figures at once, then again with the recorded files found on this machine
+   * (that can take a while: a snapshot naming 100,000 files) and the advisor's findings when they are
+   * worked out. False when the view moved on.
+   */
+  private async postSummary(snapshot: LoadedSnapshot): Promise<boolean> {
+    const recorded = await recordedFiles(snapshot);
+    const advisor = setting('advice.enabled', true)
+      ? this.deps.sources.cellPlaces(snapshot.id).then((places) => snapshot.findings(() => this.deps.sources.texts(snapshot.id), places))
+      : undefined;
+    const soon = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+    const resolving = this.deps.resolver.resolve(recorded);
+    const [firstFindings, firstResolved] = await Promise.all([advisor ? soon(advisor, 50) : Promise.resolve('off' as const), soon(resolving, FIRST_PAINT_MS)]);
+    if (firstFindings === undefined || firstResolved === undefined) {
+      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, firstFindings, firstResolved, recorded.length) });
+    }
+    const findings: Findings = advisor
+      ? await advisor.catch((e: unknown) => {
+          this.deps.log.warn(`Summary view: the advisor failed for ${snapshot.label}:`, e);
+          return [] as readonly Finding[];
+        })
+      : 'off';
+    const named = findings === 'off' ? [] : findings.flatMap((f) => (f.file === undefined ? [] : [f.file]));
+    const resolved = await this.deps.resolver.resolve([...recorded, ...named]);
+    if (this.snapshot !== snapshot || this.isDisposed || !this.deps.store.get(snapshot.id)) return false;
+    await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings, resolved, recorded.length) });
+    return true;
   }
 
   private send(message: HostToSummary): Thenable<boolean> {
@@ -221,7 +304,7 @@ export class SnapshotSummaryEditorProvider implements vscode.CustomReadonlyEdito
 /** Shows the summary of a loaded snapshot: its file in the custom editor, else a panel. */
 export async function showSummary(deps: SummaryDeps, snapshot: LoadedSnapshot): Promise<void> {
   if (snapshot.uri) {
-    await vscode.commands.executeCommand('vscode.openWith', snapshot.uri, SUMMARY_VIEW_TYPE);
+    await vscode.commands.executeCommand('vscode.openWith', snapshot.uri, summaryViewTypeFor(snapshot.uri));
     return;
   }
   const panel = vscode.window.createWebviewPanel(SUMMARY_VIEW_TYPE, `VRAM: ${snapshot.label}`, vscode.ViewColumn.Active, webviewOptions(deps.extensionUri, SUMMARY_PAGE));

@@ -9,7 +9,7 @@ import { unmappedRoots } from '../../engine/paths/pathMapper';
 import { clampLine } from '../../engine/paths/recordedLines';
 import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath';
 import { isCellName } from '../../engine/notebook/cellNames';
-import { errorMessage } from '../../engine/base/errors';
+import { userMessage } from '../../engine/base/errors';
 import { notificationText } from '../../engine/text/plainText';
 import { isOpenLine } from '../../protocol/openLine';
 import type { LocalLine, PathResolver } from './pathResolver';
@@ -45,7 +45,7 @@ export async function openRecordedLine(resolver: PathResolver, file: string, lin
     });
     return true;
   } catch (e) {
-    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(found.uri.fsPath)}: ${notificationText(errorMessage(e))}`);
+    void vscode.window.showWarningMessage(`VRAM Lens: could not open ${notificationText(found.uri.fsPath)}: ${notificationText(userMessage(e))}`);
     return false;
   }
 }

@@ -2,10 +2,14 @@
  * Finds the files a snapshot recorded (paths of the machine that ran the program) in this
  * workspace: remembered root mappings, then the longest matching path suffix among the workspace's
  * files, then the same path on this machine. The temporary file a notebook cell ran as is found as
- * that cell of a notebook (`NotebookCells`), with the line offset of its code. Unmapped folders are
- * asked about once each, one question per folder at a time, and a chosen folder must hold at least
- * one of the recorded files.
+ * that cell of a notebook (`NotebookCells`), with the line offset of its code. Every recorded path is
+ * resolved once (all the views of a snapshot share one answer, until a mapping, the workspace
+ * folders, the notebooks or the workspace's files change), in batches: one workspace search for all
+ * the names, and folders listed from the top down to find files recorded on this machine. Unmapped
+ * folders are asked about once each, one question per folder at a time, never about a folder a
+ * resolved file already places; a chosen folder must hold at least one of the recorded files.
  */
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RootMapping } from '../../engine/paths/pathMapper';
@@ -14,8 +18,10 @@ import { isCellName } from '../../engine/notebook/cellNames';
 import type { CellPlace, CellPlaces } from '../../engine/paths/places';
 import { cellLine, cellPlace } from '../../engine/paths/places';
 import type { CellLocation, NotebookCells } from '../notebook/notebookCells';
-import { LocalFiles, applyRootMappings, resolveRecordedPaths, unmappedRoots } from '../../engine/paths/pathMapper';
-import { baseName, isWindowsPath, normaliseRecordedPath } from '../../engine/paths/recordedPath';
+import type { ListFolder } from '../../engine/paths/existingFiles';
+import { existingFiles } from '../../engine/paths/existingFiles';
+import { LocalFiles, applyRootMappings, isInsideAny, mappedFolders, resolveRecordedPaths, unmappedRoots } from '../../engine/paths/pathMapper';
+import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath';
 import { filesUnderRoot } from '../../engine/paths/recordedLines';
 import { notificationText, plainText } from '../../engine/text/plainText';
 import { DisposableOwner } from '../disposables';
@@ -24,6 +30,16 @@ const MAPPINGS_KEY = 'vramLens.pathMappings';
 const IGNORED_KEY = 'vramLens.ignoredRoots';
 const EXCLUDE = '**/{node_modules,.git,.venv,venv,.tox,site-packages,dist-packages,__pycache__}/**';
 const MAX_CANDIDATES = 20000;
+/** Names searched for in one brace glob; more names than a few globs hold list the files by extension instead. */
+const NAMES_PER_GLOB = 200;
+const MAX_NAME_GLOBS = 2;
+/** Workspace files listed (by extension) when a snapshot names more files than the name globs hold. */
+const MAX_LISTED = 200_000;
+/** Batches of more recorded paths than this show a progress indicator in the status bar. */
+const PROGRESS_FROM = 500;
+
+/** One recorded path's answer: a local file, a notebook cell, or not found. */
+type Answer = { readonly local: string } | { readonly cell: ResolvedCell } | undefined;
 
 /** A comparable form of a local file path (case-folded where the file system is). */
 export function localKey(fsPath: string): string {
@@ -74,8 +90,12 @@ export class PathResolver extends DisposableOwner {
   /** Fires when a root mapping is added or forgotten. */
   readonly onDidChange = this.changed.event;
   private readonly askedThisSession = new Set<string>();
-  /** One recorded path's resolution (`localLine`, `localUri`), dropped when a mapping, the workspace folders or the notebooks change. */
-  private readonly one = new Map<string, Promise<ResolvedPaths>>();
+  /** Each recorded path's answer, asked once; dropped when a mapping, the workspace folders, the notebooks or the files change. */
+  private readonly answers = new Map<string, Promise<Answer>>();
+  /** The answers that arrived (read without waiting: a snapshot's views ask about the same 100,000 paths). */
+  private readonly settled = new Map<string, Answer>();
+  /** Bumped when the answers are dropped: a batch that was running then keeps its answers to itself. */
+  private generation = 0;
   /** The question being asked about each recorded folder: a second caller waits for the same answer. */
   private readonly asking = new Map<string, Promise<boolean>>();
 
@@ -86,10 +106,23 @@ export class PathResolver extends DisposableOwner {
     readonly notebooks: NotebookCells,
   ) {
     super();
+    const forget = () => {
+      this.generation++;
+      this.answers.clear();
+      this.settled.clear();
+    };
+    const watcher = this.own(vscode.workspace.createFileSystemWatcher('**/*', false, true, false));
     this.own(
-      this.changed.event(() => this.one.clear()),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.one.clear()),
+      this.changed.event(forget),
+      vscode.workspace.onDidChangeWorkspaceFolders(forget),
       notebooks.onDidChange(() => this.changed.fire()),
+      // A file created or deleted may be the one a recorded path names.
+      watcher.onDidCreate(forget),
+      watcher.onDidDelete(forget),
+      // A file opened from outside the workspace (a shipped sample) is a candidate from now on.
+      vscode.workspace.onDidOpenTextDocument((d) => {
+        if (d.uri.scheme === 'file' && !vscode.workspace.getWorkspaceFolder(d.uri)) forget();
+      }),
     );
   }
 
@@ -111,22 +144,72 @@ export class PathResolver extends DisposableOwner {
     this.changed.fire();
   }
 
-  /** Maps every recorded path it can. */
+  /** Maps every recorded path it can (each path resolved once, the new ones in one batch). */
   async resolve(recorded: readonly string[]): Promise<ResolvedPaths> {
-    const candidates = await this.localCandidates(recorded);
-    const cellIndex = await this.notebooks.index(recorded);
-    const resolutions = resolveRecordedPaths(recorded, new LocalFiles(candidates), this.mappings, cellIndex);
+    const unique = [...new Set(recorded)];
+    const missing = unique.filter((f) => !this.answers.has(f));
+    if (missing.length > 0) {
+      const generation = this.generation;
+      const batch = this.resolveBatch(missing).then((found) => {
+        // Kept only while these answers are still the current ones (no mapping or file changed meanwhile).
+        if (this.generation === generation) for (const [f, answer] of found) this.settled.set(f, answer);
+        return found;
+      });
+      // A failed batch is asked again by the next caller.
+      void batch.catch(() => {
+        for (const f of missing) this.answers.delete(f);
+      });
+      for (const f of missing) this.answers.set(f, batch.then((found) => found.get(f)));
+    }
+    const pending = unique.filter((f) => !this.settled.has(f));
+    const waited = new Map<string, Answer>();
+    if (pending.length > 0) {
+      const answers = await Promise.all(pending.map((f) => this.answers.get(f)!));
+      pending.forEach((f, i) => waited.set(f, answers[i]));
+    }
     const local = new Map<string, string>();
     const cells = new Map<string, ResolvedCell>();
     const unmapped: string[] = [];
-    for (const [file, resolution] of resolutions) {
-      if (resolution.kind === 'mapped') local.set(file, resolution.local);
-      else if (resolution.kind === 'cell') cells.set(file, this.cellOf(resolution.cell));
-      // A cell's temporary file may exist here (ipykernel's debugger writes them): it is not the user's source.
-      else if (!isCellName(file) && (await this.existsHere(file))) local.set(file, normaliseRecordedPath(file));
-      else unmapped.push(file);
+    for (const file of unique) {
+      const answer = this.settled.has(file) ? this.settled.get(file) : waited.get(file);
+      if (answer === undefined) unmapped.push(file);
+      else if ('local' in answer) local.set(file, answer.local);
+      else cells.set(file, answer.cell);
     }
     return { local, cells, unmapped };
+  }
+
+  /** Resolves `recorded` (none resolved before): the workspace's files and notebooks, then this machine's, with progress for large batches. */
+  private resolveBatch(recorded: readonly string[]): Promise<Map<string, Answer>> {
+    const work = async () => {
+      const started = Date.now();
+      const candidates = await this.localCandidates(recorded);
+      const cellIndex = await this.notebooks.index(recorded);
+      const resolutions = resolveRecordedPaths(recorded, new LocalFiles(candidates), this.mappings, cellIndex);
+      const found = new Map<string, Answer>();
+      const rest: string[] = [];
+      for (const [file, resolution] of resolutions) {
+        if (resolution.kind === 'mapped') found.set(file, { local: resolution.local });
+        else if (resolution.kind === 'cell') found.set(file, { cell: this.cellOf(resolution.cell) });
+        // A cell's temporary file may exist here (ipykernel's debugger writes them): it is not the user's source.
+        else if (!isCellName(file)) rest.push(file);
+        else found.set(file, undefined);
+      }
+      const here = await existingFiles(rest, listFolder, process.platform === 'win32');
+      for (const file of rest) found.set(file, here.has(file) ? { local: normaliseRecordedPath(file) } : undefined);
+      if (recorded.length >= PROGRESS_FROM) {
+        const mapped = [...found.values()].filter((v) => v !== undefined).length;
+        this.log.info(`Resolved ${recorded.length} recorded files in ${Date.now() - started} ms: ${mapped} found.`);
+      }
+      return found;
+    };
+    if (recorded.length < PROGRESS_FROM) return work();
+    return Promise.resolve(
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `VRAM Lens: finding ${recorded.length.toLocaleString('en-US')} recorded files` },
+        work,
+      ),
+    );
   }
 
   private cellOf(target: CellTarget): ResolvedCell {
@@ -140,7 +223,7 @@ export class PathResolver extends DisposableOwner {
    * notebook cell (the cell's document when the notebook is open, else the notebook file).
    */
   async localLine(file: string, line: number): Promise<LocalLine | undefined> {
-    const resolved = await this.resolvedOne(file);
+    const resolved = await this.resolve([file]);
     const cell = resolved.cells.get(file);
     if (cell) {
       const uri = cell.location.cell?.document.uri ?? cell.location.notebookUri;
@@ -148,17 +231,6 @@ export class PathResolver extends DisposableOwner {
     }
     const local = resolved.local.get(file);
     return local === undefined ? undefined : { uri: vscode.Uri.file(local), line };
-  }
-
-  /** One recorded path resolved (remembered until the mappings, the workspace folders or the notebooks change). */
-  private resolvedOne(recorded: string): Promise<ResolvedPaths> {
-    let found = this.one.get(recorded);
-    if (!found) {
-      found = this.resolve([recorded]);
-      this.one.set(recorded, found);
-      found.catch(() => this.one.delete(recorded));
-    }
-    return found;
   }
 
   /**
@@ -171,13 +243,16 @@ export class PathResolver extends DisposableOwner {
 
   /**
    * Asks where one unmapped recorded folder is (the one with the most files first), unless it was
-   * asked about already. Resolves true when the user chose a folder.
+   * asked about already or a resolved file places it. Resolves true when the user chose a folder.
    */
-  async askAboutUnmapped(unmapped: readonly string[]): Promise<boolean> {
-    if (this.asking.size > 0) return false;
+  async askAboutUnmapped(resolved: Pick<ResolvedPaths, 'local' | 'unmapped'>): Promise<boolean> {
+    if (this.asking.size > 0 || resolved.unmapped.length === 0) return false;
     const ignored = new Set(this.state.get<string[]>(IGNORED_KEY, []));
-    const roots = unmappedRoots(unmapped)
-      .filter((r) => !ignored.has(r.root) && !this.askedThisSession.has(r.root))
+    // A folder a found file places (its file found by suffix, or under a remembered mapping) is not asked about:
+    // the files under it that were not found are not in this workspace.
+    const placed = [...mappedFolders(resolved.local), ...this.mappings.map((m) => m.from)];
+    const roots = unmappedRoots(resolved.unmapped)
+      .filter((r) => !ignored.has(r.root) && !this.askedThisSession.has(r.root) && !isInsideAny(r.root, placed))
       .sort((a, b) => b.files.length - a.files.length);
     const next = roots[0];
     if (!next) return false;
@@ -250,29 +325,53 @@ export class PathResolver extends DisposableOwner {
     return false;
   }
 
-  /** Workspace files named like a recorded file, and open documents. */
+  /**
+   * Workspace files named like a recorded file, and open documents: the names in a brace glob or two,
+   * or, for a snapshot that names more files than that, every workspace file with their extensions in
+   * one search (filtered by name here).
+   */
   private async localCandidates(recorded: readonly string[]): Promise<string[]> {
     const names = [...new Set(recorded.map(baseName))].filter((n) => /^[\w.-]+$/.test(n));
     const found: string[] = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath);
-    if (names.length > 0 && vscode.workspace.workspaceFolders?.length) {
+    if (names.length === 0 || !vscode.workspace.workspaceFolders?.length) return found;
+    if (names.length <= NAMES_PER_GLOB * MAX_NAME_GLOBS) {
       // A brace list longer than a few hundred names is split: globs have limits of their own.
-      for (let i = 0; i < names.length; i += 200) {
-        const glob = `**/{${names.slice(i, i + 200).join(',')}}`;
+      for (let i = 0; i < names.length; i += NAMES_PER_GLOB) {
+        const glob = `**/{${names.slice(i, i + NAMES_PER_GLOB).join(',')}}`;
         const uris = await vscode.workspace.findFiles(glob, EXCLUDE, MAX_CANDIDATES);
         for (const uri of uris) found.push(uri.fsPath);
       }
+      return found;
     }
+    const wanted = new Set(names.map((n) => n.toLowerCase()));
+    const extensions = [...new Set(names.map((n) => path.extname(n).slice(1)).filter((e) => /^\w+$/.test(e)))];
+    const glob = extensions.length === 0 || names.some((n) => path.extname(n) === '') ? '**/*' : `**/*.{${extensions.join(',')}}`;
+    const uris = await vscode.workspace.findFiles(glob, EXCLUDE, MAX_LISTED);
+    if (uris.length >= MAX_LISTED) this.log.warn(`Path mapping: the workspace has more than ${MAX_LISTED} files named ${glob}; only the first are matched.`);
+    for (const uri of uris) if (wanted.has(path.basename(uri.fsPath).toLowerCase())) found.push(uri.fsPath);
     return found;
   }
-
-  /** The recorded path names a file on this machine (a snapshot recorded here). */
-  private async existsHere(recorded: string): Promise<boolean> {
-    const native = process.platform === 'win32' ? isWindowsPath(recorded) : recorded.startsWith('/');
-    if (!native) return false;
-    return isFile(vscode.Uri.file(normaliseRecordedPath(recorded)));
-  }
-
 }
+
+/** A local folder's entries for `existingFiles` (symbolic links followed); undefined when it cannot be read. */
+const listFolder: ListFolder = async (folder) => {
+  let entries;
+  try {
+    entries = await fs.readdir(folder, { withFileTypes: true });
+  } catch {
+    return undefined; // absent or unreadable: nothing under it can be opened
+  }
+  const out = new Map<string, 'file' | 'folder' | 'other'>();
+  for (const e of entries) {
+    let kind: 'file' | 'folder' | 'other' = e.isFile() ? 'file' : e.isDirectory() ? 'folder' : 'other';
+    if (e.isSymbolicLink()) {
+      const target = await fs.stat(path.join(folder, e.name)).catch(() => undefined);
+      kind = target?.isFile() ? 'file' : target?.isDirectory() ? 'folder' : 'other';
+    }
+    out.set(e.name, kind);
+  }
+  return out;
+};
 
 async function isFile(uri: vscode.Uri): Promise<boolean> {
   try {

@@ -32,7 +32,8 @@ import { outcomeSentence } from './outcomeSentence';
 import { RunProgress } from './runProgress';
 import type { RunHistory } from './runHistory';
 import { notificationText } from '../../engine/text/plainText';
-import { errorMessage } from '../../engine/base/errors';
+import { errorMessage, userMessage } from '../../engine/base/errors';
+import { snapshotLoadMessage } from '../../engine/decode/errors';
 
 /** What `vramLens.profile` resolves to (tests read it; the UI does not need it). */
 export interface ProfileResult {
@@ -147,7 +148,7 @@ export class Profiler extends DisposableOwner {
       const env = { ...settings.env, ...effective.env };
       command = buildProfileCommand({ ...effective, env }, cwd, recording, { interpreter: interpreter.command, bootstrap: this.bootstrap, snapshot, channel, cancelFile }, process.env);
     } catch (e) {
-      void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(errorMessage(e))}`);
+      void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(userMessage(e))}`);
       return undefined;
     }
     mkdirSync(folder, { recursive: true });
@@ -256,9 +257,8 @@ export class Profiler extends DisposableOwner {
     try {
       return await this.services.store.load(vscode.Uri.file(file.path), { label, origin: 'profile' });
     } catch (e) {
-      const message = errorMessage(e);
-      this.services.log.error(`loading ${file.path}: ${message}`);
-      void vscode.window.showErrorMessage(`VRAM Lens: could not read the snapshot of ${notificationText(run.configuration.name)}: ${notificationText(message)}`);
+      this.services.log.error(`loading ${file.path}: ${errorMessage(e)}`);
+      void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(snapshotLoadMessage(`the snapshot of ${run.configuration.name}`, e), 1000)}`);
       return undefined;
     }
   }

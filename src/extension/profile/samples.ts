@@ -1,6 +1,7 @@
 /**
- * The workloads shipped in media/samples/: opened read-only from the extension, with an offer to copy
- * one into the workspace (to edit it) or to profile it as it is.
+ * The workloads shipped in media/samples/: opened read-only from the extension, annotated with the
+ * sample snapshot that ships beside each (made by the built-in workloads: scripts/make-sample-snapshot.mjs),
+ * with an offer to copy one into the workspace (to edit it) or to profile it as it is.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -11,6 +12,8 @@ interface Sample {
   readonly file: string;
   readonly label: string;
   readonly detail: string;
+  /** The snapshot of it that ships beside it, loaded when it is opened. */
+  readonly snapshot: string;
 }
 
 export const SAMPLES: readonly Sample[] = [
@@ -18,11 +21,13 @@ export const SAMPLES: readonly Sample[] = [
     file: 'similarity.py',
     label: 'Tracker memory similarity',
     detail: 'Eager vs empty_cache vs in-place: three ways to compute one [B, M, Q] similarity (--variant).',
+    snapshot: 'similarity-eager.pickle',
   },
   {
     file: 'train_step.py',
     label: 'Residual MLP training step',
     detail: 'Adam training with checkpointing, autocast, zero_grad(set_to_none), inference mode and a classic leak (flags).',
+    snapshot: 'train-step.pickle',
   },
 ];
 
@@ -37,6 +42,9 @@ export async function openSample(extensionUri: vscode.Uri, which?: string): Prom
   const uri = vscode.Uri.joinPath(extensionUri, 'media', 'samples', sample.file);
   const editor = await vscode.window.showTextDocument(uri, { preview: false });
   await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession').then(undefined, () => undefined);
+  // Its snapshot, annotating it: the snapshot names the sample by its path in this project, which the open
+  // document (the extension's own copy) ends with.
+  await vscode.commands.executeCommand(Commands.openSnapshot, vscode.Uri.joinPath(extensionUri, 'media', 'samples', sample.snapshot));
   void vscode.window
     .showInformationMessage(
       `VRAM Lens: ${sample.file} is the bundled copy (read-only). Profile it as it is, or copy it to your workspace to change it.`,

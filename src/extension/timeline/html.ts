@@ -19,6 +19,10 @@ export const TIMELINE_PAGE: PageContent = {
       <vscode-option value="event">Events</vscode-option>
       <vscode-option value="time">Time</vscode-option>
     </vscode-single-select>
+    <vscode-single-select id="mode" aria-label="Show" title="Blocks: allocated memory by line. Allocator: reserved memory by segment, and the segment map at a moment">
+      <vscode-option value="blocks">Blocks</vscode-option>
+      <vscode-option value="allocator">Allocator</vscode-option>
+    </vscode-single-select>
     <span class="toolbar-buttons">
       <vscode-toolbar-button id="zoom-in" icon="zoom-in" label="Zoom in (+)" title="Zoom in (+)"></vscode-toolbar-button>
       <vscode-toolbar-button id="zoom-out" icon="zoom-out" label="Zoom out (-)" title="Zoom out (-)"></vscode-toolbar-button>
@@ -31,14 +35,34 @@ export const TIMELINE_PAGE: PageContent = {
     <div id="tooltip" class="tooltip" role="tooltip" hidden></div>
   </div>
   <div class="legend" aria-hidden="true">
-    <span id="legend-buckets" class="legend-buckets"></span>
-    <span><span class="key key-rest"></span>smaller blocks, merged</span>
+    <span id="legend-buckets" class="legend-buckets for-blocks"></span>
+    <span class="for-blocks"><span class="key key-rest"></span>smaller blocks, merged</span>
+    <span class="for-allocator"><span class="key key-segment"></span>segments, in the colour of the line that made them</span>
+    <span class="for-allocator"><span class="key key-allocated"></span>allocated</span>
+    <span class="for-allocator"><span class="key key-unallocated"></span>reserved but unallocated</span>
+    <span class="for-allocator"><span class="key key-largest-free"></span>largest free block</span>
     <span><span class="key key-reserved"></span>reserved</span>
     <span><span class="key key-peak"></span>peak</span>
     <span id="legend-oom" hidden><span class="key key-oom"></span>out of memory</span>
     <span id="legend-release" hidden><span class="key key-release"></span>segment released</span>
   </div>
   <canvas id="minimap" class="minimap" aria-label="Overview: drag to choose the window"></canvas>
+  <section id="allocator-panel" class="allocator-panel" aria-label="The allocator" hidden>
+    <div id="alloc-check" class="alloc-check" aria-live="polite"></div>
+    <div id="alloc-ooms" class="alloc-ooms"></div>
+    <div class="detail-head"><span id="map-title" class="detail-title">Segment map</span></div>
+    <div id="map-figures" class="map-figures"></div>
+    <div id="map-oom" class="map-oom" role="note" hidden></div>
+    <div id="map-box" class="map-box">
+      <canvas id="segment-map" class="segment-map" role="img" aria-label="Segment map: each segment's blocks by address"></canvas>
+      <div id="map-tooltip" class="tooltip" role="tooltip" hidden></div>
+    </div>
+    <div class="legend map-legend" aria-hidden="true">
+      <span><span class="key key-segment"></span>allocated (by line)</span>
+      <span><span class="key key-waste"></span>rounding waste</span>
+      <span><span class="key key-free"></span>free (cached)</span>
+    </div>
+  </section>
   <section id="detail" class="detail" aria-label="Selected block" hidden>
     <div class="detail-head">
       <span id="detail-title" class="detail-title"></span>

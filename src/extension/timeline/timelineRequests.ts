@@ -3,6 +3,7 @@
  * fields and asks the snapshot's worker (or anything that answers worker methods: the browser tests'
  * host double runs the core in-process through the same routing). The view posts what this returns.
  */
+import type { AllocatorWindowRequest } from '../../engine/timeline/allocatorWindow';
 import type { WindowRequest } from '../../engine/timeline/types';
 import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
 import type { HostToTimeline, TimelineCommand, TimelineRequest } from '../../protocol/timeline';
@@ -20,6 +21,10 @@ export const MAX_FRAMES = 12;
 export const ALL_FRAMES_LIMIT = 1000;
 /** Blocks of one line sent to zoom to it. */
 export const LINE_BLOCK_LIMIT = 500;
+/** Blocks listed in a segment map (the rest of each segment is counted, not listed). */
+export const SEGMENT_MAP_BLOCKS = 5_000;
+/** Recorded OOMs explained for the allocator view. */
+export const MAX_OOMS = 100;
 
 /** Calls a worker method of one loaded snapshot. */
 export type WorkerCall = <M extends MethodName>(method: M, params: ParamsOf<M>) => Promise<ResultOf<M>>;
@@ -62,6 +67,25 @@ export function sanitizeWindowRequest(value: unknown): WindowRequest | undefined
     runBudget: r.runBudget as number | undefined,
     offsetQuantum: r.offsetQuantum as number | undefined,
     focusLine: r.focusLine as number | undefined,
+  };
+}
+
+/** Only the fields an allocator window request may have, each of the right type. */
+export function sanitizeAllocatorWindowRequest(value: unknown): AllocatorWindowRequest | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Record<string, unknown>;
+  if (r.axis !== 'event' && r.axis !== 'time') return undefined;
+  if (typeof r.columns !== 'number' || !Number.isFinite(r.columns)) return undefined;
+  for (const key of ['x0', 'x1', 'budget', 'offsetQuantum'] as const) {
+    if (!isFiniteOrUndefined(r[key])) return undefined;
+  }
+  return {
+    axis: r.axis,
+    columns: r.columns,
+    x0: r.x0 as number | undefined,
+    x1: r.x1 as number | undefined,
+    budget: r.budget as number | undefined,
+    offsetQuantum: r.offsetQuantum as number | undefined,
   };
 }
 
@@ -114,6 +138,19 @@ export async function answerTimelineRequest(message: TimelineRequest, backend: T
     case 'stackFilter': {
       if (typeof message.text !== 'string') return undefined;
       return { type: 'stackFilter', requestId, lineIds: await call('linesMatchingStack', { text: message.text.slice(0, 500) }) };
+    }
+    case 'allocatorWindow': {
+      const request = sanitizeAllocatorWindowRequest(message.request);
+      if (!request) return undefined;
+      return { type: 'allocatorWindow', requestId, window: await call('allocatorWindow', { device, request }) };
+    }
+    case 'allocatorFacts': {
+      const [check, ooms] = await Promise.all([call('allocatorCheck', { device }), call('allocatorOoms', { device })]);
+      return { type: 'allocatorFacts', requestId, facts: { check, ooms: ooms.slice(0, MAX_OOMS) } };
+    }
+    case 'segmentMap': {
+      if (!Number.isInteger(message.state) || message.state < 0) return undefined;
+      return { type: 'segmentMap', requestId, map: await call('allocatorSegmentMap', { device, event: message.state - 1, maxBlocks: SEGMENT_MAP_BLOCKS }) };
     }
     case 'lineBlocks': {
       if (typeof message.file !== 'string' || !Number.isInteger(message.line)) return undefined;

@@ -4,7 +4,7 @@
  * whenever the store changes or the view is shown again (the page is not kept while hidden).
  */
 import * as vscode from 'vscode';
-import { errorMessage } from '../../engine/base/errors';
+import { errorMessage, userMessage } from '../../engine/base/errors';
 import type { LineBlock } from '../../engine/timeline/types';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToTimeline, Target, TimelineToHost } from '../../protocol/timeline';
@@ -136,9 +136,8 @@ export class TimelineView extends DisposableOwner implements vscode.WebviewViewP
     try {
       if (!(await this.handle(message))) this.services.log.warn(`Timeline: ignored a malformed '${message.type}' message from the view.`);
     } catch (e) {
-      const text = errorMessage(e);
-      this.services.log.error(`Timeline: ${message.type} failed: ${text}`);
-      if (requestId >= 0) this.post({ type: 'error', requestId, message: text });
+      this.services.log.error(`Timeline: ${message.type} failed: ${errorMessage(e)}`);
+      if (requestId >= 0) this.post({ type: 'error', requestId, message: userMessage(e) });
     }
   }
 

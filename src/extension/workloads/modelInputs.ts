@@ -8,9 +8,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { decodeModel } from '../../engine/onnx/decode';
 import type { OnnxModel } from '../../engine/onnx/model';
-import { dimensionKey, modelInputs, openDimensions } from '../../engine/workloads/onnxModelGraph';
+import { DEFAULT_DIMENSION_SIZE, dimensionKey, modelInputs, openDimensions } from '../../engine/workloads/onnxModelGraph';
 import { notificationText } from '../../engine/text/plainText';
-import { errorMessage } from '../../engine/base/errors';
+import { errorMessage, userMessage } from '../../engine/base/errors';
 import type { InputSpec } from '../../engine/workloads/modelInputSpec';
 import { checkValues, defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputsFile } from '../../engine/workloads/modelInputSpec';
 import { setting } from '../config';
@@ -23,7 +23,7 @@ export async function readModelInputs(uri: vscode.Uri): Promise<OnnxModel | unde
   try {
     return decodeModel(await vscode.workspace.fs.readFile(uri));
   } catch (e) {
-    void vscode.window.showErrorMessage(`VRAM Lens: cannot read ${notificationText(vscode.workspace.asRelativePath(uri))}: ${notificationText(errorMessage(e))}`);
+    void vscode.window.showErrorMessage(`VRAM Lens: cannot read ${notificationText(vscode.workspace.asRelativePath(uri))} as an ONNX model: ${notificationText(userMessage(e))}`);
     return undefined;
   }
 }
@@ -53,8 +53,8 @@ export async function chooseModelDimensions(
   for (const [i, key] of missing.entries()) {
     const value = await vscode.window.showInputBox({
       title: `VRAM Lens: size of '${key}' (${i + 1} of ${missing.length})`,
-      prompt: `The model leaves this dimension open (${usesOf(model, key)}). Memory is measured for the size you give; it is remembered for this model.`,
-      value: /batch/i.test(key) ? '1' : '',
+      prompt: `The model leaves this dimension open (${usesOf(model, key)}). Press Enter for ${DEFAULT_DIMENSION_SIZE}, or give another size: memory is measured for it, and it is remembered for this model.`,
+      value: String(DEFAULT_DIMENSION_SIZE),
       validateInput: (text) => (/^[1-9]\d{0,8}$/.test(text.trim()) ? undefined : 'A whole number from 1 up'),
       ignoreFocusOut: true,
     });
@@ -90,7 +90,7 @@ export async function chooseModelInputs(state: vscode.Memento, uri: vscode.Uri, 
     const text = await readInputsFile(uri);
     if (text !== undefined) Object.assign(specs, parseInputsFile(text, path.basename(inputsFilePath(uri.fsPath))));
   } catch (e) {
-    void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(errorMessage(e))}`);
+    void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(userMessage(e))}`);
     return undefined;
   }
   const all = state.get<Record<string, Record<string, number>>>(SCALARS_KEY, {});

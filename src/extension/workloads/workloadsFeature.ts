@@ -18,7 +18,7 @@ import type { LoadedSnapshot } from '../snapshotStore';
 import { chooseModelDimensions, chooseModelInputs, readModelInputs } from './modelInputs';
 import { providerSetting, sessionSettings } from './settings';
 import { notificationText } from '../../engine/text/plainText';
-import { errorMessage } from '../../engine/base/errors';
+import { errorMessage, userMessage } from '../../engine/base/errors';
 
 /** Arguments of `vramLens.runWorkload` for callers that skip the pickers (tests, walkthroughs). */
 export interface RunWorkloadArgs {
@@ -68,9 +68,11 @@ async function pickWorkload(args: RunWorkloadArgs | undefined): Promise<{ info: 
   for (const v of variants) if (!info.variants.some((x) => x.id === v)) throw new Error(`${info.id} has no variant '${v}'`);
   let size = args?.size ?? (args ? info.defaultSize : undefined);
   if (!size) {
+    // The default size first: Enter takes it (its figures are in MiB, not the few KiB of the tiny size).
+    const sizes = [...info.sizes].sort((a, b) => Number(b.id === info.defaultSize) - Number(a.id === info.defaultSize));
     size = (
       await vscode.window.showQuickPick(
-        info.sizes.map((s) => ({ label: s.id, description: s.id === info.defaultSize ? 'default' : undefined, detail: s.detail })),
+        sizes.map((s) => ({ label: s.id, description: s.id === info.defaultSize ? 'default' : undefined, detail: s.detail })),
         { title: `${info.title}: size` },
       )
     )?.label;
@@ -139,9 +141,8 @@ async function runWithProgress(services: Services, workerScript: string, title: 
         return await runWorkload(request, { workerScript, signal: abort.signal, onProgress: (message) => progress.report({ message }) });
       } catch (e) {
         if (e instanceof CancelledError) return undefined;
-        const message = errorMessage(e);
-        services.log.error(`${title}: ${message}`);
-        void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(title)} failed: ${notificationText(message)}`);
+        services.log.error(`${title}: ${errorMessage(e)}`, e);
+        void vscode.window.showErrorMessage(`VRAM Lens: ${notificationText(title)} failed: ${notificationText(userMessage(e), 1000)}`);
         return undefined;
       } finally {
         subscription.dispose();

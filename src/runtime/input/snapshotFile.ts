@@ -185,7 +185,7 @@ async function readOnce(handle: FileHandle, path: string, size: number, gzip: bo
     }
   } catch (e) {
     if (e instanceof Error && (e as NodeJS.ErrnoException).code?.startsWith('Z_')) {
-      throw new SnapshotFileError(`${path}: this gzip file cannot be decompressed (${e.message})`);
+      throw new SnapshotFileError(`${path}: this gzip file cannot be decompressed: it is damaged or was cut short; copy it again`);
     }
     throw e;
   } finally {

@@ -30,7 +30,7 @@ export interface ProviderSkip {
   readonly reason: string;
 }
 
-export const CUDA_NOT_INSTALLED = 'the CUDA provider of onnxruntime-node is not installed (ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node installs it)';
+export const CUDA_NOT_INSTALLED = 'the CUDA provider of onnxruntime-node is not installed (ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install.js installs it)';
 
 /**
  * Providers to try in order, and those left out with the reason. An explicit choice is tried even

@@ -68,6 +68,11 @@ export class RuntimeUnavailableError extends Error {
 }
 
 /** The explicitly requested execution provider could not start. */
+/** onnxruntime refused to run the model with the inputs it was given (a shape or value it does not accept). */
+export class SessionRunError extends Error {
+  override readonly name = 'SessionRunError';
+}
+
 export class ProviderUnavailableError extends Error {
   override readonly name = 'ProviderUnavailableError';
   constructor(
@@ -101,6 +106,22 @@ function firstLine(e: unknown): string {
   return line.replace(/^\S+\.(cc|cpp|h):\d+ \S+ /, '').trim();
 }
 
+/**
+ * onnxruntime's report of a node that failed, shortened to what a user reads: the node and the
+ * sentence that says why, without the C++ source position, signature and failed condition
+ * (`node 'reshape' (Reshape): The input tensor cannot be reshaped to the requested shape. Input shape:{1,8}, ...`).
+ */
+export function runFailure(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
+  const node = /running (\S+) node\. Name:'([^']*)' Status Message: (.*)$/.exec(line);
+  let why = node ? node[3] : line;
+  why = why.replace(/^\S+\.(cc|cpp|h):\d+ /, '');
+  const failed = why.lastIndexOf(' was false. ');
+  if (failed >= 0) why = why.slice(failed + ' was false. '.length);
+  else why = why.replace(/^[\w:~<>]+\([^)]*\)( const)? /, '');
+  return node ? `node '${node[2]}' (${node[1]}): ${why.trim()}` : why.trim();
+}
+
 /** The options every workload session is created with (exported for the overhead benchmark). */
 export function sessionOptions(provider: ExecutionProvider, settings: SessionSettings, profilePrefix: string | undefined): Ort.InferenceSession.SessionOptions {
   return {
@@ -109,6 +130,8 @@ export function sessionOptions(provider: ExecutionProvider, settings: SessionSet
     enableCpuMemArena: settings.memoryArena,
     enableMemPattern: settings.memoryPattern,
     executionMode: 'sequential',
+    // Failures come back as errors, in our words: onnxruntime's own log lines would only repeat them on stderr.
+    logSeverityLevel: 4,
     enableProfiling: profilePrefix !== undefined,
     profileFilePrefix: profilePrefix,
   };
@@ -149,7 +172,11 @@ export async function runSession(request: SessionRequest): Promise<SessionResult
       let runMs = 0;
       for (let i = 0; i <= (request.warmupRuns ?? 0); i++) {
         const started = performance.now();
-        result = await session.run(feeds);
+        try {
+          result = await session.run(feeds);
+        } catch (e) {
+          throw new SessionRunError(`onnxruntime could not run the model with these inputs: ${runFailure(errorMessage(e))}`);
+        }
         runMs = performance.now() - started;
       }
       let profile: ProfiledRun | undefined;

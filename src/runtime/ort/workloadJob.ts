@@ -8,8 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { errorMessage } from '../../engine/base/errors';
+import { errorMessage, userMessage } from '../../engine/base/errors';
 import { decodeModel } from '../../engine/onnx/decode';
+import type { ValueInfo } from '../../engine/onnx/model';
 import { ElemType, elemByteSize } from '../../engine/onnx/model';
 import type { PlainValue } from '../../engine/pickle/encoder';
 import { encodePickle } from '../../engine/pickle/encoder';
@@ -21,14 +22,14 @@ import type { ExecGraph, FigureOrigin, MemoryTrace, NodeRun } from '../../engine
 import { reconstructMemory } from '../../engine/workloads/liveness';
 import type { InputSpec } from '../../engine/workloads/modelInputSpec';
 import { checkValues, defaultScalarValue, isIntegerScalar, specShape } from '../../engine/workloads/modelInputSpec';
-import { concreteShape, modelInputs, modelRunGraph } from '../../engine/workloads/onnxModelGraph';
+import { DEFAULT_DIMENSION_SIZE, concreteShape, modelInputs, modelRunGraph, openDimensions } from '../../engine/workloads/onnxModelGraph';
 import type { ProfiledRun } from '../../engine/workloads/ortProfile';
 import { traceToSnapshot } from '../../engine/workloads/snapshotPickle';
 import { resolveWorkloadFrames } from '../../engine/workloads/workloadFrames';
 import type { ExecutionProvider, ProviderChoice, ProviderSkip } from './providers';
 import { PROVIDER_NAMES } from './providers';
 import type { Feed, SessionSettings } from './session';
-import { runSession } from './session';
+import { SessionRunError, runSession } from './session';
 
 export interface BuiltinJob {
   readonly kind: 'builtin';
@@ -48,6 +49,11 @@ export interface ModelJob {
   readonly dimensions: Readonly<Record<string, number>>;
   /** Shape and value per input, where the user gave them (they win over `dimensions`). */
   readonly inputs?: Readonly<Record<string, InputSpec>>;
+  /**
+   * Open dimensions `dimensions` leaves out run at `DEFAULT_DIMENSION_SIZE` (the command line; the summary
+   * says which); without it a missing size is an error (the extension asks for every one).
+   */
+  readonly defaultDimensions?: boolean;
 }
 
 export type JobRequest = (BuiltinJob | ModelJob) & {
@@ -98,6 +104,8 @@ export interface RunSummary {
   readonly nodesWithSource: number | undefined;
   /** For a user's model: integer scalars nobody gave, fed their default (16000 for a sample rate, else 1). */
   readonly scalarDefaults?: Readonly<Record<string, number>>;
+  /** For a user's model: open dimensions nobody gave a size, run at `DEFAULT_DIMENSION_SIZE`. */
+  readonly dimensionDefaults?: Readonly<Record<string, number>>;
 }
 
 export interface ExecutedJob {
@@ -166,6 +174,8 @@ interface Prepared {
   readonly graph: (profile: ProfiledRun) => { graph: ExecGraph; runs: NodeRun[]; unresolved: readonly string[]; nodesWithSource?: number };
   /** Integer scalars the request left out, fed their default (`defaultScalarValue`). */
   readonly scalarDefaults?: Readonly<Record<string, number>>;
+  /** Open dimensions the request left out, run at `DEFAULT_DIMENSION_SIZE`. */
+  readonly dimensionDefaults?: Readonly<Record<string, number>>;
 }
 
 function prepareBuiltin(job: BuiltinJob): Prepared {
@@ -196,7 +206,7 @@ function prepareModel(job: ModelJob): Prepared {
   try {
     bytes = readFileSync(job.modelPath);
   } catch (e) {
-    throw new JobError(`cannot read ${job.modelPath}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    throw new JobError(`cannot read the model: ${userMessage(e)}`);
   }
   const model = decodeModel(bytes);
   const random = seededRandom(1);
@@ -206,6 +216,15 @@ function prepareModel(job: ModelJob): Prepared {
   const unknown = Object.keys(job.inputs ?? {}).filter((name) => !inputs.some((i) => i.name === name));
   if (unknown.length > 0) throw new JobError(`the model has no input ${unknown.map((n) => `'${n}'`).join(', ')} (its inputs: ${inputs.map((i) => i.name).join(', ')})`);
   const scalarDefaults: Record<string, number> = {};
+  // Open dimensions of the inputs fed from their shape alone that the request gives no size: 1, said in the summary.
+  const specified = (i: ValueInfo) => (job.inputs !== undefined && Object.hasOwn(job.inputs, i.name)) || isIntegerScalar(i);
+  const dimensionDefaults: Record<string, number> = {};
+  if (job.defaultDimensions === true) {
+    for (const key of openDimensions(model, new Set(inputs.filter(specified).map((i) => i.name)))) {
+      if (job.dimensions[key] === undefined) dimensionDefaults[key] = DEFAULT_DIMENSION_SIZE;
+    }
+  }
+  const sizes = { ...dimensionDefaults, ...job.dimensions };
   for (const input of inputs) {
     let spec = job.inputs && Object.hasOwn(job.inputs, input.name) ? job.inputs[input.name] : undefined;
     if (!spec && isIntegerScalar(input)) {
@@ -215,7 +234,7 @@ function prepareModel(job: ModelJob): Prepared {
     }
     let dims: number[];
     try {
-      dims = spec ? specShape(input, spec) : concreteShape(input, job.dimensions);
+      dims = spec ? specShape(input, spec) : concreteShape(input, sizes);
       if (spec?.values) checkValues(input, spec.values);
       else if (spec?.value !== undefined) checkValues(input, [spec.value]);
     } catch (e) {
@@ -233,6 +252,7 @@ function prepareModel(job: ModelJob): Prepared {
       return { graph, runs, unresolved: [], nodesWithSource };
     },
     scalarDefaults,
+    dimensionDefaults,
   };
 }
 
@@ -256,7 +276,17 @@ export async function executeJob(request: JobRequest, progress: (message: string
   const prepared = request.kind === 'builtin' ? prepareBuiltin(request) : prepareModel(request);
   const settings = effectiveSettings(request);
   progress('running under the onnxruntime profiler');
-  const session = await runSession({ model: prepared.model, feeds: prepared.feeds, provider: request.provider, settings });
+  let session;
+  try {
+    session = await runSession({ model: prepared.model, feeds: prepared.feeds, provider: request.provider, settings });
+  } catch (e) {
+    // A model that fails with sizes chosen by default says which they were: the caller says how to give others.
+    const defaults = Object.entries(prepared.dimensionDefaults ?? {});
+    if (e instanceof SessionRunError && defaults.length > 0) {
+      throw new JobError(`${e.message} (it ran with ${defaults.map(([k, v]) => `'${k}' = ${v}`).join(', ')}, sizes chosen by default)`);
+    }
+    throw e;
+  }
   if (!session.profile) throw new JobError('onnxruntime wrote no profile for the run');
   progress('reconstructing memory per node');
   // Arena statistics measure the memory of the provider that ran the kernel: for a GPU session, those
@@ -303,6 +333,7 @@ export async function executeJob(request: JobRequest, progress: (message: string
     unresolvedStatements: unresolved,
     nodesWithSource,
     ...(prepared.scalarDefaults && Object.keys(prepared.scalarDefaults).length > 0 ? { scalarDefaults: prepared.scalarDefaults } : {}),
+    ...(prepared.dimensionDefaults && Object.keys(prepared.dimensionDefaults).length > 0 ? { dimensionDefaults: prepared.dimensionDefaults } : {}),
   };
   return { trace, summary, profileEpochUs: session.profileEpochUs };
 }

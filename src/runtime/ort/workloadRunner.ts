@@ -4,8 +4,8 @@
  * Free of `vscode`: the extension and the CLI both use it.
  */
 import { Worker } from 'node:worker_threads';
-import { RemoteError } from '../../engine/base/errors';
-import { CancelledError } from '../worker/client';
+import { RemoteError, UserError } from '../../engine/base/errors';
+import { CancelledError, DEFAULT_WORKER_HEAP_MB, workerStopped } from '../worker/client';
 import { DeviceMemoryRecorder, openNvml } from './nvml';
 import type { DeviceMemorySamples, JobRequest, RunSummary } from './workloadJob';
 import { executeJob, finishJob } from './workloadJob';
@@ -16,6 +16,8 @@ export interface RunOptions {
   readonly workerScript?: string;
   readonly signal?: AbortSignal;
   readonly onProgress?: (message: string) => void;
+  /** The worker's JavaScript heap limit in MiB (default `DEFAULT_WORKER_HEAP_MB`); onnxruntime's own memory is not counted. */
+  readonly maxHeapMb?: number;
 }
 
 export interface WorkloadResult {
@@ -31,7 +33,8 @@ export async function runWorkload(request: JobRequest, options: RunOptions = {})
     if (options.signal?.aborted) throw new CancelledError();
     return finishJob(executed);
   }
-  const worker = new Worker(options.workerScript);
+  const limit = options.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB;
+  const worker = new Worker(options.workerScript, { resourceLimits: { maxOldGenerationSizeMb: limit } });
   const recorder = request.provider === 'cpu' ? undefined : openNvmlRecorder();
   let samples: DeviceMemorySamples | undefined;
   try {
@@ -58,8 +61,9 @@ export async function runWorkload(request: JobRequest, options: RunOptions = {})
             break;
         }
       });
-      worker.on('error', reject);
-      worker.on('exit', (code) => reject(new Error(`the workload worker stopped (exit code ${code})`)));
+      // The engine's words ("Worker terminated due to reaching memory limit") become ours.
+      worker.on('error', (e) => reject(workerStopped(e, 'The run', limit, 'Choose a smaller size (or smaller inputs for a model) and run it again.')));
+      worker.on('exit', (code) => reject(new UserError(`the run stopped unexpectedly (exit code ${code}); please report it`)));
       recorder?.start();
       send({ kind: 'run', request });
     });

@@ -87,7 +87,12 @@ export function classifyOutcome(ending: ProcessEnding): RunOutcome {
     return {
       ...base,
       kind: 'failed-to-start',
-      headline: e.code === 'ENOENT' ? `the interpreter ${e.command} was not found` : `could not start ${e.command}: ${e.message}`,
+      headline:
+        e.code === 'ENOENT'
+          ? `the interpreter ${e.command} was not found`
+          : e.code === 'EACCES' || e.code === 'EPERM'
+            ? `the interpreter ${e.command} cannot be run (permission denied: is it an executable file?)`
+            : `could not start ${e.command}${e.code ? ` (${e.code})` : ''}`,
       advice: 'Select a Python interpreter (Python: Select Interpreter) or set vramLens.pythonPath.',
     };
   }

@@ -111,7 +111,43 @@ export const methods: Implementations = {
     if (places) session.setPlaces(places);
     return session.advice(device);
   },
+  allocatorCheck({ device }, ctx) {
+    return requireSession(ctx).allocator(device).check();
+  },
+  allocatorTimeline({ device, axis, points, maxSpans }, ctx) {
+    return requireSession(ctx).allocator(device).timeline(axis, clamp(points, 1, MAX_POINTS), clamp(maxSpans ?? DEFAULT_SPANS, 0, MAX_SPANS));
+  },
+  allocatorWindow({ device, request }, ctx) {
+    return requireSession(ctx).allocatorWindow(device, request);
+  },
+  allocatorSegmentMap({ device, event, maxBlocks }, ctx) {
+    const session = requireSession(ctx);
+    return session.allocator(device).segmentMap(event, session.analysis.lineIndex, clamp(maxBlocks ?? DEFAULT_MAP_BLOCKS, 0, MAX_MAP_BLOCKS));
+  },
+  allocatorOoms({ device }, ctx) {
+    const session = requireSession(ctx);
+    return session.allocator(device).ooms(session.analysis.lineIndex);
+  },
+  allocatorWhatIf({ device, allocConf, capacity, memoryFraction }, ctx) {
+    const session = requireSession(ctx);
+    return session.allocator(device).whatIf({ allocConf, capacity, memoryFraction }, session.analysis.lineIndex);
+  },
+  allocatorWhatIfTable({ device }, ctx) {
+    const session = requireSession(ctx);
+    return session.allocator(device).table(session.analysis.lineIndex);
+  },
 };
+
+/** Bounds on what an allocator query returns, whatever the caller asks. */
+const MAX_POINTS = 10_000;
+const DEFAULT_SPANS = 2_000;
+const MAX_SPANS = 20_000;
+const DEFAULT_MAP_BLOCKS = 20_000;
+const MAX_MAP_BLOCKS = 100_000;
+
+function clamp(n: number, lo: number, hi: number): number {
+  return Number.isFinite(n) ? Math.min(hi, Math.max(lo, Math.floor(n))) : lo;
+}
 
 /** Answers a query of the loaded snapshot (`load` is {@link load}). */
 export function dispatch<M extends QueryName>(method: M, params: ParamsOf<M>, ctx: MethodContext): ResultOf<M> {

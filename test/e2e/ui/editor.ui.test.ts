@@ -14,29 +14,10 @@ import type { UiWorkbench } from '../uiWorkbench';
 import { goToLine, openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
 import type { OracleDevice } from '../expected';
 import { binary, expectedHeatStep, expectedInline, oracle, oracleLine } from '../expected';
-import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+import { afterTexts, eventually, glyphHeatSteps, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
 
 const SNAPSHOT = path.basename(fixtureSnapshot);
 const MODEL = 'cs336_basics/model.py';
-
-/**
- * Generated `::after` content of the editor's text spans: where decoration text lives. (Strings of
- * code run in the page, which the Node-side compiler has no DOM types for.)
- */
-async function afterTexts(page: Page): Promise<string[]> {
-  const contents = await page.evaluate<string[]>(
-    `[...document.querySelectorAll('.view-lines span')].map((span) => getComputedStyle(span, '::after').content)`,
-  );
-  return contents.filter((c) => c !== '' && c !== 'none' && c !== 'normal').map((c) => (c.startsWith('"') ? (JSON.parse(c) as string) : c));
-}
-
-/** The heat steps of the icons drawn in the glyph margin (`media/heat/heat-<theme kind>-<step>.svg`). */
-async function glyphHeatSteps(page: Page): Promise<number[]> {
-  const images = await page.evaluate<string[]>(
-    `[...document.querySelectorAll('.monaco-editor .margin div')].map((d) => getComputedStyle(d).backgroundImage).filter((b) => b.includes('heat-'))`,
-  );
-  return images.map((b) => Number(/heat-[A-Za-z]+-(\d+)\.svg/.exec(b)?.[1] ?? NaN));
-}
 
 describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 180_000 }, () => {
   let workbench: UiWorkbench | undefined;

@@ -82,6 +82,7 @@ describe('Profile ONNX Model asks for an open dimension and an integer scalar (c
     await input().fill(String(K));
     await page.keyboard.press('Enter');
     await title("size of 'rows' (1 of 1)").waitFor();
+    assert.equal(await input().inputValue(), '1', 'the size offered for an open dimension (issue 24: 1, as the command line chooses)');
     await input().fill(String(ROWS));
     await page.keyboard.press('Enter');
     await waitForPeak(ROWS, K);

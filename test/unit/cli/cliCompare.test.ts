@@ -119,7 +119,8 @@ describe('vram-lens advise', () => {
   });
 
   it('says so when nothing applies, and rejects a missing file', { skip: corpusMissing }, async () => {
-    const r = await run(['advise', fixture]);
+    // A snapshot where no rule applies (the shipped example now gets an allocator-settings finding).
+    const r = await run(['advise', path.join(corpusDir, 'jaspersolt-eor-nn.pickle')]);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /No findings/);
     assert.equal((await run(['advise', path.join(repoRoot, 'no-such.pickle')])).code, 1);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MethodName, ParamsOf, ResultOf } from '../../../src/protocol/worker';
 import { Commands } from '../../../src/extension/commandIds';
-import { answerTimelineRequest, requestIdOf, sanitizeWindowRequest } from '../../../src/extension/timeline/timelineRequests';
+import { answerTimelineRequest, MAX_OOMS, requestIdOf, sanitizeAllocatorWindowRequest, sanitizeWindowRequest, SEGMENT_MAP_BLOCKS } from '../../../src/extension/timeline/timelineRequests';
 import type { TimelineBackend, WorkerCall } from '../../../src/extension/timeline/timelineRequests';
 import { commandAllowlist } from '../../../src/extension/webviewCommands';
 import { isCompareToHost, isHostToCompare } from '../../../src/protocol/compare';
@@ -38,6 +38,9 @@ describe('webview protocols: the message guard', () => {
     assert.equal(isSummaryToHost({ type: 'summary' }), false);
     assert.equal(isHostToSummary({ type: 'summary' }), true);
     assert.equal(isHostToSummary({ type: 'annotate' }), false);
+    assert.equal(isSummaryToHost({ type: 'whatIf', device: 0 }), true);
+    assert.equal(isHostToSummary({ type: 'allocator' }), true);
+    assert.equal(isSummaryToHost({ type: 'allocator' }), false);
     assert.equal(isCompareToHost({ type: 'setAxis', axis: 'time' }), true);
     assert.equal(isCompareToHost({ type: 'comparison' }), false);
     assert.equal(isHostToCompare({ type: 'overlay' }), true);
@@ -161,13 +164,39 @@ describe('timeline host: request routing', () => {
     assert.equal(sanitizeWindowRequest({ axis: 'event', columns: 3, states: [1] }), undefined);
     assert.equal(sanitizeWindowRequest({ axis: 'event', columns: Infinity }), undefined);
   });
+  it('the allocator view: its window (known fields only), its facts (the OOMs bounded), the segment map after the state\'s event', async () => {
+    const ooms = Array.from({ length: 150 }, (_, event) => ({ event }));
+    const { backend, calls } = fakeBackend({
+      allocatorWindow: undefined,
+      allocatorCheck: { device: 1 } as ResultOf<'allocatorCheck'>,
+      allocatorOoms: ooms as unknown as ResultOf<'allocatorOoms'>,
+      allocatorSegmentMap: { event: 41 } as ResultOf<'allocatorSegmentMap'>,
+    });
+    const w = await answerTimelineRequest({ type: 'allocatorWindow', requestId: 1, target, request: { axis: 'time', columns: 300, x0: 5, x1: 9, budget: 10, evil: 'x' } as never }, backend);
+    assert.deepEqual(w, { type: 'allocatorWindow', requestId: 1, window: undefined });
+    assert.deepEqual(calls[0], { method: 'allocatorWindow', params: { device: 1, request: { axis: 'time', columns: 300, x0: 5, x1: 9, budget: 10, offsetQuantum: undefined } } });
+    const facts = await answerTimelineRequest({ type: 'allocatorFacts', requestId: 2, target }, backend);
+    assert.equal(facts?.type === 'allocatorFacts' && facts.facts.ooms.length, MAX_OOMS);
+    assert.deepEqual(facts?.type === 'allocatorFacts' && facts.facts.check, { device: 1 });
+    await answerTimelineRequest({ type: 'segmentMap', requestId: 3, target, state: 42 }, backend);
+    assert.deepEqual(calls.at(-1), { method: 'allocatorSegmentMap', params: { device: 1, event: 41, maxBlocks: SEGMENT_MAP_BLOCKS } });
+    const before = calls.length;
+    for (const m of [
+      { type: 'segmentMap', requestId: 4, target, state: -1 },
+      { type: 'segmentMap', requestId: 4, target, state: 2.5 },
+      { type: 'allocatorWindow', requestId: 4, target, request: { axis: 'event', columns: 'all' } },
+      { type: 'allocatorWindow', requestId: 4, target, request: { axis: 'event', columns: 3, budget: Number.NaN } },
+    ]) assert.equal(await answerTimelineRequest(m as unknown as TimelineRequest, backend), undefined, JSON.stringify(m));
+    assert.equal(calls.length, before);
+    assert.equal(sanitizeAllocatorWindowRequest({ axis: 'sideways', columns: 3 }), undefined);
+  });
   it('tells requests from other messages', () => {
     assert.equal(isTimelineRequest({ type: 'window' }), true);
     assert.equal(isTimelineRequest({ type: 'openLine' }), false);
     assert.equal(isTimelineRequest({ type: 'toString' }), false);
     assert.equal(isTimelineRequest({ type: 'hasOwnProperty' }), false);
     // Each request travels both ways: the page asks, the host answers under the same type.
-    for (const type of ['overview', 'window', 'findings', 'block', 'lines', 'stackFilter', 'lineBlocks']) {
+    for (const type of ['overview', 'window', 'findings', 'block', 'lines', 'stackFilter', 'lineBlocks', 'allocatorWindow', 'allocatorFacts', 'segmentMap']) {
       assert.equal(isTimelineRequest({ type }), true, type);
       assert.equal(isTimelineToHost({ type }), true, type);
       assert.equal(isHostToTimeline({ type }), true, type);

@@ -6,7 +6,7 @@
 import type { AxisKind } from '../../../src/engine/timeline/types';
 import type { LineRow, TimelineCommand } from '../../../src/protocol/timeline';
 import type { Hit } from '../drawing/hit';
-import type { SortKey } from '../state/state';
+import type { SortKey, ViewMode } from '../state/state';
 import type { Viewport } from '../state/viewport';
 
 export const ZOOM_STEP = 1.5;
@@ -22,6 +22,10 @@ export interface ChartActions {
   zoomY(factor: number, anchor?: number): void;
   resetZoom(): void;
   pin(record: number | undefined): void;
+  /** A click on the chart (not a drag): pins the block under it, or in the allocator view chooses that moment. */
+  click(hit: Hit | undefined): void;
+  /** Escape: unpins the block, or forgets the allocator view's moment. */
+  dismiss(): void;
   hover(x: number, y: number): void;
   leave(): void;
   /** Opens the line of the block under a double-click. */
@@ -40,6 +44,10 @@ export interface ControlActions {
   chooseSnapshot(id: string): void;
   chooseDevice(device: number): void;
   switchAxis(axis: AxisKind): void;
+  /** Shows the blocks or the allocator. */
+  switchMode(mode: ViewMode): void;
+  /** Chooses the allocator view's moment (a state), e.g. an OOM's. */
+  chooseMoment(state: number | undefined): void;
   filterFile(text: string): void;
   /** The stack filter's text as typed; `settled` runs once typing paused. */
   filterStack(text: string): void;
@@ -78,7 +86,7 @@ export function keyAction(key: string, shift: boolean): ((a: ChartActions) => vo
     case 'Enter':
       return (a) => a.goToSource();
     case 'Escape':
-      return (a) => a.pin(undefined);
+      return (a) => a.dismiss();
     default:
       return undefined;
   }

@@ -1,6 +1,6 @@
 /**
  * The chart's pointer and keyboard input: wheel zoom and pan (Ctrl/Cmd+wheel zooms memory),
- * dragging to pan, click to pin, double-click to open a block's line, and the keys of the plot.
+ * dragging to pan, click to pin (or, in the allocator view, to choose a moment), double-click to open a block's line, and the keys of the plot.
  * The page gives the actions (controls/actions.ts, pageActions.ts); this module only reads events.
  */
 import type { Chart } from '../drawing/chart';
@@ -55,8 +55,7 @@ export function wireChartInput(chart: Chart, actions: ChartActions): void {
     drag = undefined;
     canvas.classList.remove('dragging');
     if (!d || d.moved) return;
-    const hit = chart.hit(e.offsetX, e.offsetY);
-    actions.pin(hit?.kind === 'block' ? hit.record : undefined);
+    actions.click(chart.hit(e.offsetX, e.offsetY));
   });
   canvas.addEventListener('pointerleave', () => actions.leave());
   canvas.addEventListener('dblclick', (e) => {

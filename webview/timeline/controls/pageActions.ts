@@ -9,6 +9,7 @@ import type { LineRow, TimelineToHost } from '../../../src/protocol/timeline';
 import { openLine } from '../../../src/protocol/openLine';
 import type { Hit } from '../drawing/hit';
 import type { Screen } from '../parts';
+import type { AllocatorData } from '../requests/allocatorData';
 import type { TargetData } from '../requests/targetData';
 import type { Navigation } from '../state/navigation';
 import type { PageStore } from '../state/store';
@@ -19,6 +20,7 @@ export interface ActionParts {
   readonly store: PageStore;
   readonly navigation: Navigation;
   readonly targets: TargetData;
+  readonly allocator: AllocatorData;
   readonly screen: Screen;
   /** The hit under a CSS-pixel point of the chart, now the hovered one (drawing/pageView.ts). */
   hoverAt(x: number, y: number): Hit | undefined;
@@ -40,6 +42,11 @@ export function pageActions(p: ActionParts): PageActions {
     screen.render();
   };
   const open = (file: string, line: number) => p.post(openLine({ file, line }));
+  const pin = (record: number | undefined) => {
+    store.update({ pinnedRecord: record });
+    if (record !== undefined) targets.askBlock(record);
+    screen.render();
+  };
   const selectLine = (line: number | undefined) => {
     store.update({ focusLine: line });
     redrawLines();
@@ -53,10 +60,18 @@ export function pageActions(p: ActionParts): PageActions {
     panBy: (fraction) => nav.panBy(fraction),
     zoomY: (factor: number, anchor?: number) => nav.zoomY(factor, anchor),
     resetZoom: () => nav.resetZoom(),
-    pin: (record) => {
-      store.update({ pinnedRecord: record });
-      if (record !== undefined) targets.askBlock(record);
-      screen.render();
+    pin,
+    click: (hit) => {
+      if (store.state.mode === 'allocator') {
+        const state = momentOfHit(hit, store);
+        if (state !== undefined) p.allocator.chooseMoment(state);
+        return;
+      }
+      pin(hit?.kind === 'block' ? hit.record : undefined);
+    },
+    dismiss: () => {
+      if (store.state.mode === 'allocator') p.allocator.chooseMoment(undefined);
+      else pin(undefined);
     },
     hover: (x, y) => {
       const hit = p.hoverAt(x, y);
@@ -80,6 +95,16 @@ export function pageActions(p: ActionParts): PageActions {
     chooseSnapshot: (id) => targets.chooseSnapshot(id),
     chooseDevice: (device) => targets.chooseDevice(device),
     switchAxis: (axis) => targets.switchAxis(axis),
+    switchMode: (mode) => {
+      if (mode === store.state.mode) return;
+      store.update({ mode });
+      screen.showMode();
+      // The block window is asked again (the allocator view needs no blocks one by one), then the allocator's.
+      p.refreshWindow();
+      p.allocator.show();
+      screen.render();
+    },
+    chooseMoment: (state) => p.allocator.chooseMoment(state),
     filterFile: (text) => {
       store.update({ filterFile: text });
       redrawLines();
@@ -104,4 +129,15 @@ export function pageActions(p: ActionParts): PageActions {
       screen.renderTable();
     },
   };
+}
+
+/**
+ * The moment a click in the allocator view chooses: an OOM marker's state, else the state shown at the
+ * step under the pointer (its moment of highest reserved memory); undefined off the steps.
+ */
+export function momentOfHit(hit: Hit | undefined, store: PageStore): number | undefined {
+  if (!hit) return undefined;
+  if (hit.kind === 'oom') return store.data.overview?.ooms[hit.index]?.state;
+  if (hit.kind === 'segment' || hit.kind === 'allocatorStep') return store.data.allocatorWindow?.stepState[hit.step];
+  return undefined;
 }

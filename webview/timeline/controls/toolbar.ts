@@ -1,6 +1,6 @@
 /**
  * The page's controls around the chart: zoom buttons, the pinned block's panel (frames, "N more
- * frames"), the snapshot, device and axis selectors, the table filters, the buttons that ask the
+ * frames"), the snapshot, device, axis and view (blocks or allocator) selectors, the table filters, the buttons that ask the
  * host to run a command, and the status line. The page's actions (pageActions.ts) do what they ask;
  * this module reads events and shows what it is told.
  */
@@ -17,6 +17,8 @@ export interface ControlElements {
   readonly snapshot: SelectElement;
   readonly device: SelectElement;
   readonly axis: SelectElement;
+  /** Blocks or allocator. */
+  readonly mode: SelectElement;
   readonly goToSource: HTMLElement;
   readonly detailBody: HTMLElement;
   readonly filterFile: SelectElement;
@@ -58,6 +60,7 @@ export class Toolbar {
     this.el.filterStack.value = state.filterStack;
     this.el.filterSize.value = String(state.minBytes);
     this.el.axis.value = state.axis;
+    this.el.mode.value = state.mode;
   }
 }
 
@@ -88,6 +91,7 @@ function wireControls(el: ControlElements, actions: ControlActions): void {
     if (Number.isInteger(device)) actions.chooseDevice(device);
   });
   el.axis.addEventListener('change', () => actions.switchAxis(el.axis.value === 'time' ? 'time' : 'event'));
+  el.mode.addEventListener('change', () => actions.switchMode(el.mode.value === 'allocator' ? 'allocator' : 'blocks'));
 
   let stackTimer: ReturnType<typeof setTimeout> | undefined;
   el.filterFile.addEventListener('input', () => actions.filterFile(el.filterFile.value));

@@ -135,6 +135,10 @@ export function tooltipLines(
       const a = overview.annotations[hit.index];
       return [a.name];
     }
+    case 'segment':
+    case 'allocatorStep':
+      // The allocator view's own words (allocatorText.ts).
+      return [];
   }
 }
 

@@ -17,6 +17,8 @@ import { drawLabels, FindingsLayer, peakLayer } from './layers/markersLayer';
 import type { Plot } from './plot';
 import { BOTTOM, layoutPlot, LEFT, RIGHT, scalesOf } from './plot';
 import { seriesLayer } from './layers/seriesLayer';
+import type { DrawnSegments } from './layers/segmentsLayer';
+import { allocatorLinesLayer, allocatorYMax, momentLayer, pieceAt, SegmentsLayer, stepAt } from './layers/segmentsLayer';
 import type { Theme } from './theme';
 
 /** What the last frame drew (read by the browser tests through the test hooks). */
@@ -35,6 +37,8 @@ export interface DrawStats {
   /** The text labels drawn over the plot (peak, OOMs, findings), their boxes in CSS pixels: they never intersect. */
   readonly drawnLabels: readonly DrawnLabel[];
   readonly yMax: number;
+  /** The allocator view's segments on screen. */
+  readonly segments: DrawnSegments;
 }
 
 export class Chart {
@@ -49,6 +53,19 @@ export class Chart {
     this.blocks,
     seriesLayer,
     outlinesLayer,
+    peakLayer,
+    this.findings,
+    releasesLayer,
+    lanesLayer,
+    xAxisLayer,
+  ];
+  private readonly segments = new SegmentsLayer();
+  /** The allocator view's layers, bottom to top: the segments instead of the blocks, the allocator's lines, the chosen moment. */
+  private readonly allocatorLayers: readonly ChartLayer[] = [
+    gridLayer,
+    this.segments,
+    allocatorLinesLayer,
+    momentLayer,
     peakLayer,
     this.findings,
     releasesLayer,
@@ -94,7 +111,8 @@ export class Chart {
     const dpr = window.devicePixelRatio || 1;
     const { overview, viewport } = scene;
     const w = scene.window && scene.window.axis === overview.axis.kind ? scene.window : undefined;
-    const plot = layoutPlot(canvas, dpr, overview, w, viewport, scene.yRange);
+    const allocator = scene.mode === 'allocator';
+    const plot = layoutPlot(canvas, dpr, overview, w, viewport, scene.yRange, allocator ? allocatorYMax(scene.allocator, viewport.x0, viewport.x1) : 0);
     this.plot = plot;
     const labels: Label[] = [];
     const layerFrame: LayerFrame = { ctx, scene, window: w, theme, plot, scales: scalesOf(plot), labels };
@@ -103,7 +121,7 @@ export class Chart {
     paintBackground(ctx, theme);
     ctx.font = `${11 * dpr}px ${theme.fontFamily}`;
     ctx.textBaseline = 'middle';
-    for (const layer of this.layers) {
+    for (const layer of allocator ? this.allocatorLayers : this.layers) {
       ctx.save();
       if (layer.area === 'plot') clipToPlot(ctx, plot);
       layer.draw(layerFrame);
@@ -114,10 +132,13 @@ export class Chart {
     ctx.restore();
 
     this.frame = { plot, overview, window: w, findingSpots: this.findings.spots };
+    if (allocator) this.blocks.drawn = { rects: 0, drawnRecords: [], drawnColors: [], drawnBuckets: [] };
+    else this.segments.drawn = { rects: 0, addresses: [], colors: [] };
     return {
       ms: performance.now() - started,
       steps: w?.stepState.length ?? 0,
       ...this.blocks.drawn,
+      segments: this.segments.drawn,
       drawnFindings: this.findings.drawn,
       drawnLabels,
       yMax: plot.yMax,
@@ -126,7 +147,21 @@ export class Chart {
 
   /** What is under a point given in CSS pixels relative to the canvas. */
   hit(cssX: number, cssY: number): Hit | undefined {
-    return this.frame ? hitTest(this.frame, cssX, cssY) : undefined;
+    if (!this.frame) return undefined;
+    const hit = hitTest(this.frame, cssX, cssY);
+    if (this.scene?.mode !== 'allocator') return hit;
+    // The allocator view: the marks around the plot as in the block view; in the plot, a segment or a step.
+    if (hit && hit.kind !== 'rest' && hit.kind !== 'reserved' && hit.kind !== 'peak' && hit.kind !== 'block') return hit;
+    const w = this.scene.allocator;
+    const plot = this.frame.plot;
+    const x = cssX * plot.dpr;
+    const y = cssY * plot.dpr;
+    if (!w || x < plot.left || x > plot.left + plot.width || y < plot.top || y > plot.top + plot.height) return hit;
+    const step = stepAt(w, plot.x0 + ((x - plot.left) / plot.width) * (plot.x1 - plot.x0));
+    if (step < 0) return undefined;
+    const bytes = plot.yMin + ((plot.top + plot.height - y) / plot.height) * (plot.yMax - plot.yMin);
+    const index = pieceAt(w, step, bytes);
+    return index >= 0 ? { kind: 'segment', index, step } : { kind: 'allocatorStep', step };
   }
 
   /**

@@ -9,4 +9,7 @@ export type Hit =
   | { readonly kind: 'peak' }
   | { readonly kind: 'oom'; readonly index: number }
   | { readonly kind: 'finding'; readonly marker: FindingMarker }
-  | { readonly kind: 'release'; readonly index: number };
+  | { readonly kind: 'release'; readonly index: number }
+  /** The allocator view: a segment (its index in the allocator window) at a step, or a step with no segment under the pointer. */
+  | { readonly kind: 'segment'; readonly index: number; readonly step: number }
+  | { readonly kind: 'allocatorStep'; readonly step: number };

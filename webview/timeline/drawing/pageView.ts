@@ -4,11 +4,14 @@
  * Several changes in one animation frame draw once (`render`); the test hooks draw now (`draw`).
  */
 import type { BlockDetail, TimelineOverview } from '../../../src/engine/timeline/types';
+import type { LineRow } from '../../../src/protocol/timeline';
 import { bucketLegend, kindsDrawn } from '../controls/bucketLegend';
 import { renderDetail } from '../controls/detail';
 import { showBucketLegend, showOverviewLegend } from '../controls/legend';
 import { showTooltip } from '../controls/tooltip';
 import { tooltipLines } from '../controls/tooltipText';
+import { allocatorTooltip, oomAt, oomLines } from '../controls/allocatorText';
+import type { AllocatorPanel } from '../controls/allocatorPanel';
 import { highlightedLines } from '../state/lineFilter';
 import type { PageStore } from '../state/store';
 import type { Chart, DrawStats } from './chart';
@@ -46,6 +49,8 @@ export class PageView {
     private readonly store: PageStore,
     /** The details of the blocks asked about (requests/blockDetails.ts). */
     private readonly detail: (record: number) => BlockDetail | undefined,
+    /** The allocator view's panel (the segment map); none in tests of the block view. */
+    private readonly allocatorPanel?: AllocatorPanel,
   ) {}
 
   get palette(): readonly string[] {
@@ -86,6 +91,8 @@ export class PageView {
     const state = store.state;
     chart.resize();
     minimap.resize();
+    const allocator = state.mode === 'allocator';
+    this.allocatorPanel?.show(allocator && o !== undefined, store.data.allocatorFacts, store.data.segmentMap, state.moment, theme, store.data.lineColors);
     if (!o || !viewport) {
       el.tooltip.hidden = true;
       showBucketLegend([], theme);
@@ -109,6 +116,9 @@ export class PageView {
         pinned: state.pinnedRecord,
         hovered: this.hovered?.hit.kind === 'block' ? this.hovered.hit.record : undefined,
         lineColors: store.data.lineColors,
+        mode: state.mode,
+        allocator: store.data.allocatorWindow,
+        moment: state.moment,
       },
       theme,
     );
@@ -122,10 +132,24 @@ export class PageView {
     }
     this.hovered = hover;
     const rowOf = (id: number) => rows.find((r) => r.id === id);
-    const lines = hover ? tooltipLines(hover.hit, w, o, hover.hit.kind === 'block' ? this.detail(hover.hit.record) : undefined, rowOf).filter(Boolean) : [];
+    const lines = hover ? this.tooltip(hover, rowOf).filter(Boolean) : [];
     showTooltip(el.tooltip, el.chartBox, lines, hover?.x ?? 0, hover?.y ?? 0, hover?.hit.kind === 'finding');
     this.drawDetail(o, state.pinnedRecord);
     return stats;
+  }
+
+  /** The hover card's lines: the allocator view's words for its segments and steps, and for an OOM its explanation. */
+  private tooltip(hover: Hover, rowOf: (id: number) => LineRow | undefined): string[] {
+    const { overview: o, window: w, allocatorWindow, allocatorFacts } = this.store.data;
+    if (!o) return [];
+    const hit = hover.hit;
+    if (hit.kind === 'segment' || hit.kind === 'allocatorStep') return allocatorTooltip(hit, allocatorWindow);
+    const lines = tooltipLines(hit, w, o, hit.kind === 'block' ? this.detail(hit.record) : undefined, rowOf);
+    if (hit.kind === 'oom' && this.store.state.mode === 'allocator') {
+      const explained = oomAt(allocatorFacts?.ooms, o.ooms[hit.index].state - 1);
+      return explained ? [...oomLines(explained), 'Click to see the segment map at this moment'] : lines;
+    }
+    return lines;
   }
 
   private drawDetail(o: TimelineOverview, record: number | undefined): void {

@@ -55,6 +55,8 @@ export function layoutPlot(
   w: TimelineWindow | undefined,
   viewport: Viewport,
   yRange: { readonly min: number; readonly max: number } | undefined,
+  /** Bytes the y axis must reach besides the window's (the allocator view's reserved memory). */
+  alsoMax = 0,
 ): Plot {
   const lanes = laneCount(overview);
   const lanesTop = 4 * dpr;
@@ -73,6 +75,7 @@ export function layoutPlot(
   if (measured) {
     for (let k = 0; k < measured.x.length; k++) if (measured.x[k] >= viewport.x0 && measured.x[k] <= viewport.x1) yMax = Math.max(yMax, measured.bytes[k]);
   }
+  yMax = Math.max(yMax, alsoMax);
   if (!(yMax > 0)) yMax = Math.max(overview.peakReservedBytes, overview.peak.bytes, 1);
   yMax *= 1.06;
   let yMin = 0;

@@ -16,6 +16,9 @@ export interface Theme {
   readonly allocated: string;
   readonly reserved: string;
   readonly rest: string;
+  /** The allocator view: reserved but unallocated memory, and the largest cached free block. */
+  readonly unallocated: string;
+  readonly largestFree: string;
   /** Blocks with no Python line of the user's code and no better name (the `noFrames` bucket). */
   readonly unattributed: string;
   /** Blocks no line holds, by bucket kind (spec "Explaining the peak"); `noFrames` is `unattributed`. */
@@ -60,6 +63,8 @@ export function readTheme(): Theme {
     allocated: v('vramLens-timeline-allocated', foreground),
     reserved: v('vramLens-timeline-reserved', light ? '#616161' : '#c5c5c5'),
     rest: v('vramLens-timeline-rest', light ? '#8b8b8b59' : '#8b8b8b66'),
+    unallocated: v('vramLens-timeline-unallocated', light ? '#d18616' : '#cca700'),
+    largestFree: v('vramLens-timeline-largestFree', light ? '#652d90' : '#b180d7'),
     unattributed,
     buckets: {
       backward: v('vramLens-timeline-bucketBackward', light ? '#b4a9e0' : '#5d4f9e'),

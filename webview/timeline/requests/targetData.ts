@@ -14,6 +14,7 @@ import { distinctLineColors } from '../drawing/lineColors';
 import type { Screen } from '../parts';
 import type { PageStore } from '../state/store';
 import { onFocusBlocks, onSnapshots, onTarget } from '../state/transitions';
+import type { AllocatorData } from './allocatorData';
 import type { BlockDetails } from './blockDetails';
 import type { Requests } from './requests';
 import type { WindowFetcher } from './windowFetch';
@@ -23,6 +24,7 @@ export interface TargetParts {
   readonly store: PageStore;
   readonly windows: WindowFetcher;
   readonly details: BlockDetails;
+  readonly allocator: Pick<AllocatorData, 'show'>;
   readonly screen: Screen;
   /** The overview's columns: the minimap's width, measured now. */
   overviewColumns(): number;
@@ -79,6 +81,8 @@ export class TargetData {
     screen.setStatus('Loading the timeline…');
     this.askAxis();
     this.askTarget(target);
+    this.parts.allocator.show();
+    screen.segmentMapShown();
     screen.render();
   }
 

@@ -77,7 +77,8 @@ export class WindowFetcher {
           axis: state.axis,
           ...range,
           columns: plot.plotColumns(),
-          budget: BLOCK_BUDGET,
+          // The allocator view draws no blocks one by one.
+          budget: state.mode === 'allocator' ? 0 : BLOCK_BUDGET,
           offsetQuantum: Number.isFinite(quantum) ? quantum : 0,
           focusLine: state.focusLine,
         },

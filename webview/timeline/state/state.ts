@@ -10,12 +10,18 @@ import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 
 export type SortKey = 'line' | TableFigure;
 
+/** What the chart shows: the blocks (allocated memory by line) or the allocator (reserved memory by segment). */
+export type ViewMode = 'blocks' | 'allocator';
+
 export interface ViewState {
   readonly snapshotId: string | undefined;
   readonly device: number | undefined;
   /** The host's active snapshot when the user last chose: a new active snapshot is followed. */
   readonly seenActiveId: string | undefined;
   readonly axis: AxisKind;
+  readonly mode: ViewMode;
+  /** The allocator view's chosen moment (a state: the memory right after event moment - 1), whose segment map is shown. */
+  readonly moment: number | undefined;
   /** The visible x window; undefined shows everything. */
   readonly x0: number | undefined;
   readonly x1: number | undefined;
@@ -37,6 +43,8 @@ export const INITIAL_STATE: ViewState = {
   device: undefined,
   seenActiveId: undefined,
   axis: 'event',
+  mode: 'blocks',
+  moment: undefined,
   x0: undefined,
   x1: undefined,
   y0: undefined,
@@ -58,6 +66,9 @@ function num(v: unknown): number | undefined {
 function int(v: unknown): number | undefined {
   return Number.isInteger(v) ? (v as number) : undefined;
 }
+function nonNegative(v: number | undefined): number | undefined {
+  return v !== undefined && v >= 0 ? v : undefined;
+}
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
@@ -77,6 +88,8 @@ export function restoreState(saved: unknown): ViewState {
     device: int(s.device),
     seenActiveId: str(s.seenActiveId),
     axis: s.axis === 'time' ? 'time' : 'event',
+    mode: s.mode === 'allocator' ? 'allocator' : 'blocks',
+    moment: nonNegative(int(s.moment)),
     x0: window ? x0 : undefined,
     x1: window ? x1 : undefined,
     y0: yRange ? y0 : undefined,

@@ -3,9 +3,11 @@
  * data the host sent for the target shown (`PageData`). Every part reads it here and changes it
  * through these methods (the state by the pure transitions of transitions.ts); no DOM, tested in Node.
  */
+import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
+import type { AllocatorWindow } from '../../../src/engine/timeline/allocatorWindow';
 import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
 import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
-import type { LineRow, SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import type { AllocatorFacts, LineRow, SnapshotChoice, Target } from '../../../src/protocol/timeline';
 import type { ViewState } from './state';
 import { restoreState } from './state';
 import type { Domain, Viewport } from './viewport';
@@ -30,13 +32,26 @@ export interface PageData {
   readonly lineColors: ReadonlyMap<number, number>;
   /** The lines whose stacks hold the stack filter's text; undefined: no stack filter. */
   readonly stackIds: ReadonlySet<number> | undefined;
+  /** The allocator view's latest window (for the block window's range and columns; may lag it while a new one is on its way). */
+  readonly allocatorWindow: AllocatorWindow | undefined;
+  /** The allocator's self-check and recorded OOMs explained (asked once the allocator view shows the target). */
+  readonly allocatorFacts: AllocatorFacts | undefined;
+  /** The segment map at the chosen moment (its `event` is the moment - 1). */
+  readonly segmentMap: SegmentMapView | undefined;
 }
 
 /** The data of one axis of the target: asked again when the axis changes. */
-const NO_AXIS_DATA = { overview: undefined, window: undefined, findings: [], viewport: undefined } as const satisfies Partial<PageData>;
+const NO_AXIS_DATA = { overview: undefined, window: undefined, findings: [], viewport: undefined, allocatorWindow: undefined } as const satisfies Partial<PageData>;
 
 /** The data of one target. */
-const NO_TARGET_DATA = { ...NO_AXIS_DATA, rows: [], lineColors: new Map(), stackIds: undefined } as const satisfies Partial<PageData>;
+const NO_TARGET_DATA = {
+  ...NO_AXIS_DATA,
+  rows: [],
+  lineColors: new Map(),
+  stackIds: undefined,
+  allocatorFacts: undefined,
+  segmentMap: undefined,
+} as const satisfies Partial<PageData>;
 
 const NO_DATA: PageData = { snapshots: [], target: undefined, ...NO_TARGET_DATA };
 

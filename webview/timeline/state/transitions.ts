@@ -22,10 +22,10 @@ export function onSnapshots(state: ViewState, snapshots: readonly SnapshotChoice
   return { target: { snapshotId: chosen.id, device }, state: { ...state, seenActiveId: activeId } };
 }
 
-/** The state once the view shows `target`: another snapshot or device forgets the zoom, the pin and the line. */
+/** The state once the view shows `target`: another snapshot or device forgets the zoom, the pin, the line and the chosen moment. */
 export function onTarget(state: ViewState, target: Target): ViewState {
   if (state.snapshotId === target.snapshotId && state.device === target.device) return state;
-  return { ...state, snapshotId: target.snapshotId, device: target.device, x0: undefined, x1: undefined, y0: undefined, y1: undefined, pinnedRecord: undefined, focusLine: undefined };
+  return { ...state, snapshotId: target.snapshotId, device: target.device, x0: undefined, x1: undefined, y0: undefined, y1: undefined, pinnedRecord: undefined, focusLine: undefined, moment: undefined };
 }
 
 /** The state when a line's blocks are focused: the line selected and its first (named or largest) block pinned. */

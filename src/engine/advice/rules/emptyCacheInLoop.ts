@@ -3,7 +3,11 @@
  * segment_unmap) and then reserved again with the same sizes. Each round trip costs a
  * synchronising cudaFree and a cudaMalloc, and makes reserved memory saw up and down.
  */
+import { settingsOf } from '../../allocator/selfCheck';
+import { whatIf } from '../../allocator/whatIf';
+import { isPartialWindow } from '../../allocator/window';
 import { formatBytes } from '../../text/format';
+import type { AdviceContext } from '../context';
 import { Action } from '../../snapshot/model';
 import type { Finding } from '../finding';
 import { isEmptyCacheFrame } from '../frames';
@@ -14,6 +18,39 @@ import { where } from '../rule';
 export const MIN_ROUND_TRIPS = 2;
 export const MIN_BURSTS = 2;
 const SHOWN_BURSTS = 5;
+
+/**
+ * What the program's empty_cache() calls cost, from the allocator replay: the cudaMallocs and
+ * cudaFrees of the run with them, less those of the same run replayed without them. Only when the
+ * replay reproduces the recording (the self-check) and found the calls.
+ */
+function replayedCost(
+  ctx: AdviceContext,
+): { calls: number; mallocs: number; frees: number; peakWith: number; peakWithout: number; sentence: string } | undefined {
+  // A window of the recording: the replay needs all of it (src/engine/allocator/window.ts).
+  if (ctx.trace.length === 0 || isPartialWindow(ctx.trace.window, ctx.trace.length)) return undefined;
+  const basis = ctx.allocator();
+  const calls = basis.check.emptyCacheCalls;
+  if (calls === 0 || basis.check.check.firstDeparture !== null) return undefined;
+  const settings = settingsOf(ctx.snapshot);
+  const capacity = basis.check.capacityBytes ?? undefined;
+  const withCalls = whatIf(basis, { settings, capacity });
+  const without = whatIf(basis, { settings, capacity, skipEmptyCache: true });
+  const mallocs = withCalls.cudaMallocs - without.cudaMallocs;
+  const frees = withCalls.cudaFrees - without.cudaFrees;
+  const perCall = calls > 0 ? mallocs / calls : 0;
+  return {
+    calls,
+    mallocs,
+    frees,
+    peakWith: withCalls.peakReservedBytes,
+    peakWithout: without.peakReservedBytes,
+    sentence:
+      `Replayed through PyTorch's caching allocator, its ${calls} call${calls === 1 ? '' : 's'} cost ${mallocs} cudaMalloc${mallocs === 1 ? '' : 's'} and ${frees} cudaFree${frees === 1 ? '' : 's'} ` +
+      `(${Number.isInteger(perCall) ? perCall : perCall.toFixed(1)} cudaMalloc${perCall === 1 ? '' : 's'} per call) that the run without them does not make; ` +
+      `peak reserved memory is ${formatBytes(withCalls.peakReservedBytes)} with them and ${formatBytes(without.peakReservedBytes)} without.`,
+  };
+}
 
 export const emptyCacheInLoop: AdviceRule = {
   id: 'empty-cache-in-loop',
@@ -65,6 +102,7 @@ export const emptyCacheInLoop: AdviceRule = {
 
     const caller = [...callers.values()].sort((a, b) => b.count - a.count)[0];
     const byEmptyCache = releasesByEmptyCache > 0;
+    const cost = replayedCost(ctx);
     const evidence = {
       segmentReleaseCount: releases,
       segmentReleasedBytes: releasedBytes,
@@ -73,6 +111,15 @@ export const emptyCacheInLoop: AdviceRule = {
       releaseBurstCount: burstStarts.length,
       releaseBurstEvents: burstStarts.slice(0, SHOWN_BURSTS),
       ...(byEmptyCache ? { releasesByEmptyCacheCount: releasesByEmptyCache } : {}),
+      ...(cost
+        ? {
+            emptyCacheCallCount: cost.calls,
+            cudaMallocsCausedCount: cost.mallocs,
+            cudaFreesCausedCount: cost.frees,
+            peakReservedBytes: cost.peakWith,
+            peakReservedWithoutEmptyCacheBytes: cost.peakWithout,
+          }
+        : {}),
     };
     const sawtooth =
       `${releases} cached segments (${formatBytes(releasedBytes)}) were released in ${burstStarts.length} separate bursts ` +
@@ -88,6 +135,7 @@ export const emptyCacheInLoop: AdviceRule = {
           message:
             `${caller ? `torch.cuda.empty_cache() at ${where(caller, ctx.places)}` : 'torch.cuda.empty_cache()'} appears to run in a loop: ${sawtooth} ` +
             'Each release synchronises the device and each re-reservation calls cudaMalloc again, so this costs time and makes reserved memory rise and fall (a sawtooth) without lowering the peak. ' +
+            (cost ? `${cost.sentence} ` : '') +
             'Consider calling it once, outside the loop, or not at all.',
           evidence,
         }

@@ -112,6 +112,8 @@ describe('per-line figures', () => {
       inclusiveAllocBytes: 1000,
       inclusivePeakBytes: 1000,
       inclusiveLiveAtPeakBytes: 1000,
+      reservedGrowthBytes: 0,
+      deviceCallCount: 0,
     });
     // line 30: self alloc 500 (active after 1500), inclusive 1000 + 500.
     assert.deepEqual(byLine.get(30), {
@@ -125,6 +127,8 @@ describe('per-line figures', () => {
       inclusiveAllocBytes: 1500,
       inclusivePeakBytes: 1500,
       inclusiveLiveAtPeakBytes: 1500,
+      reservedGrowthBytes: 0,
+      deviceCallCount: 0,
     });
     // line 31 only frees (free_requested carries its stack).
     assert.equal(byLine.get(31)?.freedBytes, 1000);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
+import { LINE_FIGURES } from '../../../../src/engine/analysis/lineFigures';
 import { toReport } from '../../../../src/engine/analysis/report';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { corpusFiles, corpusMissing, referenceAnalysis } from '../../../helpers/corpus';
@@ -59,6 +60,11 @@ describe('corpus: TypeScript analysis equals the Python oracle', { skip: corpusM
         assert.equal(device.liveBlocksAtEnd.length, liveBlocksAtEnd, 'blocks live at end');
         assert.equal(checksum(device.active), BigInt(activeTimelineChecksum), 'active timeline');
         assert.equal(checksum(device.reserved), BigInt(reservedTimelineChecksum), 'reserved timeline');
+        // The contract's rows: a row of `lines` has a non-zero figure of the contract, never only ours.
+        const contract = LINE_FIGURES.filter((f) => !f.beyondContract);
+        assert.equal(contract.length, 8, "the contract's eight figures");
+        for (const l of ours.lines) assert.ok(contract.some((f) => l[f.key] !== 0), `${l.file}:${String(l.line)} has only figures beyond the contract`);
+        for (const l of ours.segmentOnlyLines) assert.ok(contract.every((f) => l[f.key] === 0));
         // Every byte of the peak explained: lines' live-at-peak bytes plus the buckets are the peak.
         const held = ours.lines.reduce((sum, l) => sum + l.liveAtPeakBytes, 0);
         const explained = ours.peakBreakdown.reduce((sum, b) => sum + b.bytes, 0);

@@ -30,10 +30,11 @@ import { repoRoot } from '../../../helpers/corpus';
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
 describe('the per-line figure registry', () => {
-  it('declares each of the eight figures of the contract once', () => {
+  it('declares each of the ten figures of the contract once', () => {
     assert.deepEqual(sorted(LINE_FIGURE_KEYS), sorted([
       'allocCount', 'allocBytes', 'freedBytes', 'peakBytes', 'liveAtPeakBytes',
       'inclusiveAllocBytes', 'inclusivePeakBytes', 'inclusiveLiveAtPeakBytes',
+      'reservedGrowthBytes', 'deviceCallCount',
     ]));
     assert.equal(new Set(LINE_FIGURES.map((f) => f.label)).size, LINE_FIGURES.length, 'labels are distinct');
   });
@@ -59,12 +60,15 @@ describe('the per-line figure registry', () => {
     assert.deepEqual(Object.keys(row), [
       'file', 'line', 'liveAtPeakBytes', 'allocBytes', 'allocCount', 'freedBytes', 'peakBytes',
       'inclusiveLiveAtPeakBytes', 'inclusiveAllocBytes', 'inclusivePeakBytes',
+      // Appended (the contract lets figures be added at the end): the allocator's segments made, and its device calls.
+      'reservedGrowthBytes', 'deviceCallCount',
     ]);
   });
 
   it('orders tables self figure then its inclusive form', () => {
     assert.deepEqual(displayOrder().map((f) => f.key), [
       'liveAtPeakBytes', 'inclusiveLiveAtPeakBytes', 'allocBytes', 'inclusiveAllocBytes', 'allocCount', 'freedBytes', 'peakBytes', 'inclusivePeakBytes',
+      'reservedGrowthBytes', 'deviceCallCount',
     ]);
   });
 

@@ -23,6 +23,8 @@ function figures(line: number, f: Partial<LineFigures>): LineFigures {
     inclusiveAllocBytes: 0,
     inclusivePeakBytes: 0,
     inclusiveLiveAtPeakBytes: 0,
+    reservedGrowthBytes: 0,
+    deviceCallCount: 0,
     ...f,
   };
 }

@@ -22,6 +22,8 @@ function line(file: string, lineNo: number, liveAtPeakBytes: number, allocBytes 
     inclusiveAllocBytes: allocBytes,
     inclusivePeakBytes: 0,
     inclusiveLiveAtPeakBytes: liveAtPeakBytes,
+    reservedGrowthBytes: 0,
+    deviceCallCount: 0,
   };
 }
 

@@ -53,6 +53,7 @@ describe('advisor findings on the timeline', () => {
       'optimizer-state': 'optimizer state',
       'mixed-precision': 'mixed precision?',
       fragmentation: 'fragmentation',
+      'allocator-settings': 'allocator settings',
       'before-recording': 'before recording',
     };
     assert.deepEqual(RULES.map((r) => r.id).sort(), Object.keys(expected).sort(), 'every rule is listed here once');

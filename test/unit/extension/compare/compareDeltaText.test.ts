@@ -57,3 +57,46 @@ describe('compare mode text', () => {
     assert.equal(grew(both), true);
   });
 });
+
+describe('compare mode text within vramLens.inline.maxLength', () => {
+  /** The delta figure as formatDelta writes it, read off the text: a sign, digits, a unit. */
+  const FIGURE = /^[+-]\d+(\.\d)? (B|KiB|MiB|GiB|TiB)\b/;
+
+  it('leaves words out before the figure, and never cuts the figure', () => {
+    // The reported case: "+5.3 GiB at peak in calls vs baseline" (37 characters) under a 30-character setting.
+    const calls = delta({ inclusiveLiveAtPeakBytes: 1 * GiB }, { inclusiveLiveAtPeakBytes: 6.3 * GiB }, 'line');
+    assert.equal(inlineDeltaText(calls), '+5.3 GiB at peak in calls vs baseline');
+    assert.equal(inlineDeltaText(calls, 30), '+5.3 GiB at peak in calls');
+    assert.equal(inlineDeltaText(calls, 20), '+5.3 GiB in calls');
+    assert.equal(inlineDeltaText(calls, 8), '+5.3 GiB');
+    assert.equal(inlineDeltaText(calls, 7), '', 'a figure that does not fit is left out whole');
+    const moved = delta({ liveAtPeakBytes: 8 * GiB }, { liveAtPeakBytes: 1.9 * GiB }, 'text', 7);
+    assert.equal(inlineDeltaText(moved, 41), '-6.1 GiB at peak vs baseline (was line 7)');
+    assert.equal(inlineDeltaText(moved, 40), '-6.1 GiB at peak vs baseline');
+    assert.equal(inlineDeltaText(moved, 30), '-6.1 GiB at peak vs baseline');
+    assert.equal(inlineDeltaText(moved, 20), '-6.1 GiB at peak');
+    const added = delta(undefined, { liveAtPeakBytes: 512 * MiB });
+    assert.equal(inlineDeltaText(added, 30), '+512.0 MiB at peak (new)');
+  });
+
+  it('every budget from 1 to 60 gives text within it that starts with the whole figure (or nothing)', () => {
+    const lines = [
+      delta({ inclusiveLiveAtPeakBytes: 1 * GiB }, { inclusiveLiveAtPeakBytes: 6.3 * GiB }, 'text', 1234),
+      delta({ liveAtPeakBytes: 8 * GiB }, { liveAtPeakBytes: 1.9 * GiB }, 'line'),
+      delta({ allocBytes: 10 * MiB }, { allocBytes: 30 * MiB }, 'text', 7),
+      delta(undefined, { allocBytes: 3 * MiB }),
+      delta(undefined, { liveAtPeakBytes: 999 * MiB }),
+    ];
+    for (const l of lines) {
+      const full = inlineDeltaText(l)!;
+      const figure = FIGURE.exec(full)![0];
+      for (let budget = 1; budget <= 60; budget++) {
+        const text = inlineDeltaText(l, budget)!;
+        assert.ok(text.length <= budget, `${JSON.stringify(text)} within ${budget}`);
+        if (budget >= figure.length) assert.ok(text.startsWith(figure), `${JSON.stringify(text)} keeps ${figure} whole at ${budget}`);
+        else assert.equal(text, '', `nothing when ${figure} does not fit ${budget}`);
+        if (budget >= full.length) assert.equal(text, full);
+      }
+    }
+  });
+});

@@ -19,6 +19,8 @@ const figures: LineFigures = {
   inclusiveAllocBytes: 48 * MiB,
   inclusivePeakBytes: 900 * MiB,
   inclusiveLiveAtPeakBytes: 32 * MiB,
+  reservedGrowthBytes: 0,
+  deviceCallCount: 0,
 };
 const evilName = 'f](command:workbench.action.terminal.new)[x';
 const detail: LineDetail = {
@@ -59,6 +61,8 @@ describe('hoverMarkdown', () => {
       '| allocations | 3 |  |',
       '| freed | — |  |',
       '| peak while allocating | 900.0 MiB | 900.0 MiB |',
+      '| reserved grown | — |  |',
+      '| cudaMalloc/cudaFree calls | — |  |',
     ]);
     assert.ok(md.includes('**Allocations**, largest first: 32.0 MiB, 8.0 MiB, … and 1 more'), md);
   });

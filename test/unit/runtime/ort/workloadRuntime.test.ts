@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../../../src/cli/main';
+import { hasEngineText } from '../../../../src/engine/base/errors';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { decodeModel } from '../../../../src/engine/onnx/decode';
 import { encodeModel } from '../../../../src/engine/onnx/encode';
@@ -229,7 +230,7 @@ describe('profiling a user ONNX model', () => {
     await assert.rejects(executeJob({ kind: 'model', modelPath: file, dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }), JobError);
     await assert.rejects(
       executeJob({ kind: 'model', modelPath: path.join(tmp(), 'missing.onnx'), dimensions: {}, provider: 'cpu', settings: DEFAULT_SESSION_SETTINGS }),
-      /cannot read .*ENOENT/,
+      /cannot read the model: .*missing\.onnx: no such file/,
     );
   });
 });
@@ -354,20 +355,28 @@ describe('vram-lens run', () => {
     assert.match(r.err, /unknown workload '--help'/);
   });
 
-  it("npm start's snapshot is this project's own (the eager similarity workload) and analyze reads it as the oracle does", async () => {
-    const file = path.join(repoRoot, 'media', 'samples', 'similarity-eager.pickle');
-    const decoded = decodePickle(readFileSync(file)) as { vram_lens: { producer: string; summary: { workload: { id: string; variant: string } } } };
-    assert.equal(decoded.vram_lens.producer, 'vram-lens');
-    assert.deepEqual(decoded.vram_lens.summary.workload, { id: 'similarity', variant: 'eager', size: 'medium' });
-    const r = await cli(['analyze', file, '--json']);
-    assert.equal(r.code, 0, r.err);
-    const ours = parseExactJson(r.out) as { devices: Record<string, unknown>[] };
-    const ref = (referenceAnalysis([file])[file] as { devices: Record<string, unknown>[] }).devices;
-    const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
-    assert.deepEqual(ours.devices.map(strip), ref.map(strip));
-    // Its lines are the sample's, by a path relative to the repository.
-    const lines = (ref[0].lines as { file: string }[]).map((l) => l.file);
-    assert.ok(lines.length > 0 && lines.every((f) => f === 'media/samples/similarity.py'), lines.join());
+  it("npm start's snapshot and Open Sample's are this project's own (the built-in workloads) and analyze reads them as the oracle does", async () => {
+    const samples = [
+      { file: 'similarity-eager.pickle', workload: { id: 'similarity', variant: 'eager', size: 'medium' }, source: 'media/samples/similarity.py' },
+      { file: 'train-step.pickle', workload: { id: 'train-step', variant: 'plain', size: 'small' }, source: 'media/samples/train_step.py' },
+    ];
+    for (const sample of samples) {
+      const file = path.join(repoRoot, 'media', 'samples', sample.file);
+      const decoded = decodePickle(readFileSync(file)) as { vram_lens: { producer: string; summary: { workload: { id: string; variant: string } } } };
+      assert.equal(decoded.vram_lens.producer, 'vram-lens');
+      assert.deepEqual(decoded.vram_lens.summary.workload, sample.workload);
+      const r = await cli(['analyze', file, '--json']);
+      assert.equal(r.code, 0, r.err);
+      const ours = parseExactJson(r.out) as { devices: Record<string, unknown>[] };
+      const ref = (referenceAnalysis([file])[file] as { devices: Record<string, unknown>[] }).devices;
+      const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
+      assert.deepEqual(ours.devices.map(strip), ref.map(strip));
+      // Its lines are the sample's, by a path relative to the repository.
+      const lines = (ref[0].lines as { file: string }[]).map((l) => l.file);
+      assert.ok(lines.length > 0 && lines.every((f) => f === sample.source), lines.join());
+      // Figures in the MiB-GiB range (issue 24: the default sizes), not a few KiB.
+      assert.ok((ref[0].peakBytes as number) >= 16 * 2 ** 20, `${sample.file}: peak ${String(ref[0].peakBytes)}`);
+    }
   });
 
   it('profiles a user model with --input NAME=SHAPE[:VALUE] and --dim NAME=N, with the figures executeJob gives', async () => {
@@ -400,7 +409,6 @@ describe('vram-lens run', () => {
       [['--input', 'x=4x9'], 1, /input 'x': dimension 1 is 8 in the model, 9 in the spec/],
       [['--input', 'x=4xA'], 2, /--input input 'x': shape '4xA'/],
       [['--input', 'x=4x8:abc'], 2, /value 'abc' is not a number/],
-      [[], 1, /no size for dimension 'batch' of input 'x'/],
       [['--variant', 'eager'], 2, /--variant is for the built-in workloads/],
     ];
     for (const [options, code, message] of cases) {
@@ -408,6 +416,50 @@ describe('vram-lens run', () => {
       assert.equal(r.code, code, `${options.join(' ')}: ${r.err}`);
       assert.match(r.err, message);
     }
+  });
+
+  it('gives an open dimension nobody sized 1, and says so (issue 24 item 6)', async () => {
+    const file = path.join(tmp(), 'user.onnx');
+    writeFileSync(file, encodeModel(userModel()));
+    const text = await cli(['run', file, '--ep', 'cpu']);
+    assert.equal(text.code, 0, text.err);
+    assert.match(text.out, /\n {2}dimensions {6}batch = 1 \(defaults; --dim NAME=N to change\)\n/);
+    const json = await cli(['run', file, '--ep', 'cpu', '--json']);
+    const run = (JSON.parse(json.out) as { run: { dimensionDefaults?: Record<string, number>; inputBytes: number; nodes: { outputBytes: number }[] } }).run;
+    assert.deepEqual(run.dimensionDefaults, { batch: 1 });
+    // x [1,8] float32 (32 B) and w [8,8] (256 B); three [1,8] intermediates.
+    assert.equal(run.inputBytes, 1 * 8 * 4 + 8 * 8 * 4);
+    assert.deepEqual(run.nodes.map((n) => n.outputBytes), [32, 32, 32]);
+    // Given a size, nothing is chosen and the header says nothing of it.
+    const sized = await cli(['run', file, '--dim', 'batch=4', '--ep', 'cpu']);
+    assert.equal(sized.code, 0, sized.err);
+    assert.doesNotMatch(sized.out, /dimensions {6}/);
+  });
+
+  it('a model that fails with the size chosen by default names it, --dim NAME=N and --input, in our words', async () => {
+    // Reshape x [batch, 8] to a fixed [4, 8]: only batch = 4 runs.
+    const file = path.join(tmp(), 'fixed-batch.onnx');
+    writeFileSync(
+      file,
+      encodeModel(
+        modelOf({
+          name: 'g',
+          inputs: [{ name: 'x', elemType: 1, shape: ['p2o.DynamicDimension.0', 8] }],
+          outputs: [{ name: 'y', elemType: 1, shape: [4, 8] }],
+          initializers: [{ name: 'shape', elemType: 7, dims: [2], data: BigInt64Array.from([4n, 8n]) }],
+          nodes: [{ name: 'reshape', opType: 'Reshape', inputs: ['x', 'shape'], outputs: ['y'] }],
+        }),
+      ),
+    );
+    const r = await cli(['run', file, '--ep', 'cpu']);
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, /^vram-lens: onnxruntime could not run the model with these inputs: /);
+    assert.match(r.err, /it ran with 'p2o\.DynamicDimension\.0' = 1, sizes chosen by default/);
+    assert.match(r.err, /--dim NAME=N/);
+    assert.match(r.err, /--input NAME=SHAPE/);
+    assert.ok(!hasEngineText(r.err), r.err);
+    const fixed = await cli(['run', file, '--dim', 'p2o.DynamicDimension.0=4', '--ep', 'cpu']);
+    assert.equal(fixed.code, 0, fixed.err);
   });
 
   it('rejects unknown workloads, variants, sizes and providers with usage errors', async () => {

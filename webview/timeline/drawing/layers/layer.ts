@@ -6,6 +6,7 @@
  * A new layer: a module here exporting a `ChartLayer`, its data as a field of `ChartScene` (filled in
  * drawing/pageView.ts from the page's store), and its place in the chart's `layers` (chart.ts).
  */
+import type { AllocatorWindow } from '../../../../src/engine/timeline/allocatorWindow';
 import type { FindingMarker } from '../../../../src/engine/timeline/findingMarkers';
 import type { TimelineOverview, TimelineWindow } from '../../../../src/engine/timeline/types';
 import type { LabelRequest } from '../labelLayout';
@@ -31,6 +32,12 @@ export interface ChartScene {
   readonly hovered: number | undefined;
   /** Colours that replace the lines' own (the ten largest lines get distinct ones: lineColors). */
   readonly lineColors?: ReadonlyMap<number, number>;
+  /** 'allocator': reserved memory by segment and the allocator's lines instead of the blocks (default 'blocks'). */
+  readonly mode?: 'blocks' | 'allocator';
+  /** The allocator view's window (may cover another range than `viewport` while a new one is on its way). */
+  readonly allocator?: AllocatorWindow;
+  /** The allocator view's chosen moment (a state). */
+  readonly moment?: number;
 }
 
 /** A text label over the plot, placed with all the others once every layer drew (labelLayout). */

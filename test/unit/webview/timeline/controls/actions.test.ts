@@ -20,6 +20,8 @@ function actionsOf(key: string, shift = false): string[] {
     zoomY: record('zoomY'),
     resetZoom: record('resetZoom'),
     pin: record('pin'),
+    click: record('click'),
+    dismiss: record('dismiss'),
     hover: record('hover'),
     leave: record('leave'),
     openBlock: record('openBlock'),
@@ -40,7 +42,8 @@ describe('timeline keys', () => {
     assert.deepEqual(actionsOf('ArrowDown'), [`zoomY(${1 / ZOOM_STEP}, 1)`]);
     assert.deepEqual(actionsOf('0'), ['resetZoom()']);
     assert.deepEqual(actionsOf('Enter'), ['goToSource()']);
-    assert.deepEqual(actionsOf('Escape'), ['pin(undefined)']);
+    // Escape dismisses: unpins the block (the block view) or forgets the moment (the allocator view), see pageActions.test.ts.
+    assert.deepEqual(actionsOf('Escape'), ['dismiss()']);
     assert.equal(keyAction('a', false), undefined);
   });
 });

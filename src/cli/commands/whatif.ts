@@ -1,0 +1,87 @@
+/**
+ * `vram-lens whatif FILE [--device N] [--capacity 12GiB] [--alloc-conf expandable_segments:True,...]
+ * [--memory-fraction F] [--table] [--json]`: the caching allocator replayed over the trace. First
+ * the self-check (the recorded settings against what PyTorch recorded), then the prediction for the
+ * settings and capacity asked, then the table over common GPU sizes.
+ */
+import { AllocatorStudy } from '../../engine/session/allocatorStudy';
+import { AllocConfError } from '../../engine/allocator/settings';
+import type { LineIndex } from '../../engine/analysis/lineIndex';
+import { buildLineIndex } from '../../engine/analysis/lineIndex';
+import { userFramePredicate } from '../../engine/analysis/frameFilter';
+import { stringifyExact } from '../../engine/analysis/report';
+import { parseBytes } from '../../engine/text/format';
+import { devicesOf } from '../../engine/snapshot/model';
+import { frameFilterOptions } from '../analyzeFile';
+import type { ParsedArgs } from '../args';
+import { UsageError, intOption } from '../args';
+import type { CliIO } from '../io';
+import { loadSnapshotFile } from '../io';
+import { renderWhatIf, whatIfJson } from '../renderWhatIf';
+
+export const whatifUsage =
+  'vram-lens whatif FILE [--device N] [--capacity 12GiB] [--alloc-conf expandable_segments:True,...] [--memory-fraction F] [--table] [--json] [--include-library] [--library-path P]';
+export const whatifOptions = {
+  valued: ['device', 'capacity', 'alloc-conf', 'memory-fraction', 'library-path'],
+  flags: ['json', 'table', 'include-library'],
+};
+
+export async function whatifCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+  if (args.positionals.length !== 1) throw new UsageError(`whatif takes one snapshot file\nusage: ${whatifUsage}`);
+  const file = args.positionals[0];
+  const device = intOption(args, 'device', undefined);
+  const capacityText = args.options.get('capacity');
+  const capacity = typeof capacityText === 'string' ? parseBytes(capacityText) : undefined;
+  if (typeof capacityText === 'string' && (capacity === undefined || capacity <= 0)) throw new UsageError(`--capacity takes a size such as 12GiB, 24GB or 8589934592, not '${capacityText}'`);
+  const fractionText = args.options.get('memory-fraction');
+  const memoryFraction = typeof fractionText === 'string' ? Number(fractionText) : undefined;
+  if (memoryFraction !== undefined && !(memoryFraction > 0 && memoryFraction <= 1)) throw new UsageError('--memory-fraction takes a number in (0, 1]');
+  if (memoryFraction !== undefined && capacity === undefined) throw new UsageError('--memory-fraction needs --capacity (the GPU memory it is a fraction of)');
+  const conf = args.options.get('alloc-conf');
+  const allocConf = typeof conf === 'string' ? conf : undefined;
+
+  const snapshot = await loadSnapshotFile(file);
+  const devices = devicesOf(snapshot);
+  if (device !== undefined && !devices.includes(device)) {
+    io.err(`vram-lens: ${file}: no device ${device} in this snapshot (devices: ${devices.join(', ') || 'none'})\n`);
+    return 1;
+  }
+  const lineIndex = lazyLineIndex(() => buildLineIndex(snapshot, userFramePredicate(frameFilterOptions(args))));
+  const studies: AllocatorStudy[] = (device === undefined ? devices : [device]).map((d) => new AllocatorStudy(snapshot, d));
+  const table = args.options.has('table');
+  let results;
+  try {
+    results = studies.map((study) => ({
+      study,
+      check: study.check(),
+      result: study.whatIf({ allocConf, capacity, memoryFraction }, lineIndex),
+      table: table ? study.table(lineIndex) : undefined,
+    }));
+  } catch (e) {
+    if (e instanceof AllocConfError) throw new UsageError(`--alloc-conf: ${e.message}`);
+    throw e;
+  }
+  if (args.options.has('json')) io.out(stringifyExact(whatIfJson(results)) + '\n');
+  else io.out(renderWhatIf(file, results, { allocConf, capacity }));
+  return 0;
+}
+
+/** The line index, built the first time a line is asked for (only an OOM names one). */
+function lazyLineIndex(build: () => LineIndex): LineIndex {
+  let index: LineIndex | undefined;
+  const get = () => (index ??= build());
+  return {
+    get lines() {
+      return get().lines;
+    },
+    get selfLine() {
+      return get().selfLine;
+    },
+    get inclusiveLines() {
+      return get().inclusiveLines;
+    },
+    get frameLine() {
+      return get().frameLine;
+    },
+  };
+}

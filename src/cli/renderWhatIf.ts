@@ -1,0 +1,137 @@
+/** The `whatif` command's output: plain text for terminals, and the JSON shape of `--json`. */
+import type { AllocatorStudy } from '../engine/session/allocatorStudy';
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
+import type { WhatIfOom, WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
+import { formatBytes, formatPercent } from '../engine/text/format';
+import { plainText } from '../engine/text/plainText';
+import { shortPath } from './render';
+
+export interface DeviceWhatIf {
+  readonly study: AllocatorStudy;
+  readonly check: SelfCheckDetails;
+  readonly result: WhatIfResult;
+  readonly table: WhatIfTable | undefined;
+}
+
+/** The six keys of an OOM in the JSON (the issue's contract). */
+function oomJson(oom: WhatIfOom | null) {
+  if (oom === null) return null;
+  const { event, file, line, requestedBytes, reservedBytes, largestFreeBytes } = oom;
+  return { event, file, line, requestedBytes, reservedBytes, largestFreeBytes };
+}
+
+export function whatIfJson(results: readonly DeviceWhatIf[]) {
+  return {
+    devices: results.map(({ check, result, table }) => {
+      const { allocations, atRecordedAddress, segmentEvents, segmentEventsReproduced, firstDeparture } = check.check;
+      return {
+        device: check.device,
+        selfCheck: { allocations, atRecordedAddress, segmentEvents, segmentEventsReproduced, firstDeparture },
+        recordedSettings: check.settings,
+        settings: result.settings,
+        capacityBytes: result.capacityBytes,
+        peakReservedBytes: result.peakReservedBytes,
+        reservedFreeAtPeakBytes: result.reservedFreeAtPeakBytes,
+        cudaMallocs: result.cudaMallocs,
+        cudaFrees: result.cudaFrees,
+        oom: oomJson(result.oom),
+        oomCause: result.oom?.cause ?? null,
+        oomRecorded: result.oom?.recorded ?? null,
+        ...(table
+          ? {
+              table: {
+                gpuSizesBytes: table.gpuSizesBytes,
+                rows: table.rows.map((r) => ({
+                  kind: r.kind,
+                  label: r.label,
+                  settings: r.settings,
+                  peakReservedBytes: r.unlimited.peakReservedBytes,
+                  cudaMallocs: r.unlimited.cudaMallocs,
+                  cells: r.cells.map((c) => ({ capacityBytes: c.capacityBytes, fits: c.fits, peakReservedBytes: c.peakReservedBytes, oom: oomJson(c.oom) })),
+                })),
+              },
+            }
+          : {}),
+      };
+    }),
+  };
+}
+
+function settingsText(settings: string): string {
+  return settings === '' ? 'PyTorch defaults' : settings;
+}
+
+function where(oom: WhatIfOom): string {
+  const line = oom.file === null ? 'no line of your code' : `${shortPath(plainText(oom.file))}:${oom.line ?? '?'}`;
+  return `event ${oom.event} (${line})`;
+}
+
+function renderCheck(c: SelfCheckDetails): string[] {
+  const s = c.check;
+  const out = [
+    `  self-check with the recorded settings (${settingsText(c.settings)}${c.settingsRecorded ? '' : ', assumed: not recorded'}):`,
+    `    ${s.atRecordedAddress} of ${s.allocations} allocations at the address PyTorch recorded (${formatPercent(s.atRecordedAddress, s.allocations || 1)}),` +
+      ` ${s.segmentEventsReproduced} of ${s.segmentEvents} segment events reproduced` +
+      (c.recordedOoms > 0 ? `, ${c.oomsReproduced} of ${c.recordedOoms} OOMs` : '') +
+      `, ${c.finalBlocksMatching} of ${c.finalBlocks} blocks of the final state`,
+  ];
+  if (s.firstDeparture === null) out.push('    the replay never departs from the recording: predictions below use the same rules');
+  else out.push(`    first departure at event ${s.firstDeparture.event} (${s.firstDeparture.action}): ${plainText(s.firstDeparture.reason)}`);
+  if (c.emptyCacheCalls > 0) out.push(`    the program called empty_cache() ${c.emptyCacheCalls} time${c.emptyCacheCalls === 1 ? '' : 's'}`);
+  return out;
+}
+
+function renderResult(r: WhatIfResult, capacitySource: string): string[] {
+  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)}${capacitySource}`;
+  const out = [
+    `  prediction (${settingsText(r.settings)}; ${cap}):`,
+    `    peak reserved ${formatBytes(r.peakReservedBytes, 2)} (${formatBytes(r.reservedFreeAtPeakBytes)} of it not allocated), ${r.cudaMallocs} cudaMalloc${r.cudaMallocs === 1 ? '' : 's'}, ${r.cudaFrees} cudaFree${r.cudaFrees === 1 ? '' : 's'}`,
+  ];
+  if (r.oom === null) out.push('    no allocation runs out of memory');
+  else {
+    out.push(
+      `    out of memory at ${where(r.oom)}${r.oom.recorded ? ', as recorded' : ''}: ${formatBytes(r.oom.requestedBytes)} asked with ${formatBytes(r.oom.reservedBytes, 2)} reserved,` +
+        ` largest free block ${formatBytes(r.oom.largestFreeBytes)} (${r.oom.cause})`,
+    );
+  }
+  if (r.recordedOomsAvoided > 0) out.push(`    ${r.recordedOomsAvoided} recorded OOM${r.recordedOomsAvoided === 1 ? '' : 's'} would not happen`);
+  return out;
+}
+
+function renderTable(t: WhatIfTable): string[] {
+  const header = ['settings', 'peak (no limit)', ...t.gpuSizesBytes.map((b) => formatBytes(b, 0))];
+  const rows = t.rows.map((r) => [
+    r.label,
+    formatBytes(r.unlimited.peakReservedBytes, 2),
+    ...r.cells.map((c) => (c.fits ? 'fits' : 'OOM')),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (row: readonly string[]) => `    ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')}`;
+  const out = ['  on common GPU sizes (the memory PyTorch may use; CUDA context, NCCL and other processes take their share first):', line(header), ...rows.map(line)];
+  for (const r of t.rows) {
+    const first = r.cells.findIndex((c) => !c.fits);
+    if (first < 0) continue;
+    const largest = [...r.cells].reverse().find((c) => !c.fits)!;
+    out.push(`    ${r.label}: up to ${formatBytes(largest.capacityBytes, 0)} runs out at ${where(largest.oom!)}`);
+  }
+  return out;
+}
+
+export function renderWhatIf(name: string, results: readonly DeviceWhatIf[], asked: { allocConf?: string; capacity?: number }): string {
+  const out: string[] = [name];
+  if (results.length === 0) out.push('  The snapshot holds no segments and no trace events: nothing to replay.');
+  for (const r of results) {
+    out.push('');
+    out.push(`device ${r.check.device}:`);
+    out.push(...renderCheck(r.check));
+    const source =
+      asked.capacity !== undefined || r.result.capacityBytes === null
+        ? ''
+        : r.check.capacitySource === 'oom'
+          ? ' (from the recorded OOM)'
+          : ' (the most PyTorch reserved before cudaMalloc failed)';
+    out.push(...renderResult(r.result, source));
+    if (r.table) out.push(...renderTable(r.table));
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,97 @@
+/**
+ * A map from addresses to values with open addressing over a Float64Array of keys: a replay looks
+ * an address up on every allocation and free, and a `Map` keyed by numbers beyond 2^31 boxes each
+ * key it stores. Addresses are non-negative integers below 2^53; a deleted slot keeps a tombstone.
+ */
+const EMPTY = -1;
+const TOMBSTONE = -2;
+
+export class AddressMap<V> {
+  private keys: Float64Array;
+  private values: (V | undefined)[];
+  private used = 0;
+  private live = 0;
+
+  constructor(capacity = 1024) {
+    let n = 16;
+    while (n < capacity * 2) n *= 2;
+    this.keys = new Float64Array(n).fill(EMPTY);
+    this.values = new Array<V | undefined>(n).fill(undefined);
+  }
+
+  get size(): number {
+    return this.live;
+  }
+
+  private slot(key: number): number {
+    // Addresses are multiples of 512, large blocks of 2 MiB: every bit must reach the low bits the
+    // table uses (MurmurHash3's finaliser over the bits above 512 and those above 2^41).
+    let h = ((key / 512) >>> 0) ^ Math.imul((key / 2 ** 41) >>> 0, 0x9e3779b1);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    return h >>> 0;
+  }
+
+  get(key: number): V | undefined {
+    const mask = this.keys.length - 1;
+    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+      const k = this.keys[i];
+      if (k === key) return this.values[i];
+      if (k === EMPTY) return undefined;
+    }
+  }
+
+  has(key: number): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  set(key: number, value: V): void {
+    if ((this.used + 1) * 2 > this.keys.length) this.grow();
+    const mask = this.keys.length - 1;
+    let free = -1;
+    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+      const k = this.keys[i];
+      if (k === key) {
+        this.values[i] = value;
+        return;
+      }
+      if (k === TOMBSTONE && free < 0) free = i;
+      if (k === EMPTY) {
+        const at = free >= 0 ? free : i;
+        if (at === i) this.used++;
+        this.keys[at] = key;
+        this.values[at] = value;
+        this.live++;
+        return;
+      }
+    }
+  }
+
+  delete(key: number): boolean {
+    const mask = this.keys.length - 1;
+    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+      const k = this.keys[i];
+      if (k === key) {
+        this.keys[i] = TOMBSTONE;
+        this.values[i] = undefined;
+        this.live--;
+        return true;
+      }
+      if (k === EMPTY) return false;
+    }
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const values = this.values;
+    const n = this.live * 4 > keys.length ? keys.length * 2 : keys.length;
+    this.keys = new Float64Array(n).fill(EMPTY);
+    this.values = new Array<V | undefined>(n).fill(undefined);
+    this.used = 0;
+    this.live = 0;
+    for (let i = 0; i < keys.length; i++) if (keys[i] >= 0) this.set(keys[i], values[i] as V);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Messages between the what-if panel (webview/whatif) and the extension (`HostToWhatIf`,
+ * `WhatIfToHost`): the caching allocator replayed with other settings or on another GPU size
+ * (src/engine/allocator). Types and guards only: both sides import it. The page asks for a prediction
+ * with the capacity and PYTORCH_CUDA_ALLOC_CONF the user typed, checked on both sides; every string of
+ * a result (paths) is snapshot text that the page shows with textContent only. Lines open through the
+ * one `openLine` of every page.
+ */
+import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
+import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
+import { messageGuard } from './messageGuard';
+import type { OpenLine } from './openLine';
+
+/** The snapshot and device the panel shows, and the devices it may show. */
+export interface WhatIfTarget {
+  readonly snapshotId: string;
+  readonly label: string;
+  readonly device: number;
+  readonly devices: readonly { readonly device: number; readonly peakReservedBytes: number }[];
+}
+
+/** What the user asked: capacity in bytes (null: what the recording implies, else no limit), options over the recorded settings, a memory fraction. */
+export interface WhatIfQuestion {
+  readonly capacityBytes: number | null;
+  readonly allocConf: string;
+  readonly memoryFraction: number | null;
+}
+
+export type HostToWhatIf =
+  | { readonly type: 'target'; readonly target: WhatIfTarget }
+  /** The self-check of the device shown: how far a prediction can be trusted. */
+  | { readonly type: 'check'; readonly snapshotId: string; readonly device: number; readonly check: SelfCheckDetails }
+  /** The table over GPU sizes x settings; `mapped`: the recorded files of its OOMs found on this machine (their lines are links). */
+  | { readonly type: 'table'; readonly snapshotId: string; readonly device: number; readonly table: WhatIfTable; readonly mapped: readonly string[] }
+  /** The answer to a `predict` (`mapped` as for the table). */
+  | { readonly type: 'prediction'; readonly requestId: number; readonly question: WhatIfQuestion; readonly result: WhatIfResult; readonly mapped: readonly string[] }
+  /** A request could not be answered (`requestId` -1: the panel's own data, e.g. the table). */
+  | { readonly type: 'error'; readonly requestId: number; readonly message: string }
+  /** No snapshot is loaded, or the one shown was closed. */
+  | { readonly type: 'empty'; readonly message: string };
+
+export type WhatIfToHost =
+  | { readonly type: 'ready' }
+  | { readonly type: 'selectDevice'; readonly device: number }
+  | { readonly type: 'predict'; readonly requestId: number; readonly question: WhatIfQuestion }
+  /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
+  | OpenLine;
+
+/** What the page keeps across hide/show (VS Code `setState`): the form as typed. */
+export interface WhatIfState {
+  readonly capacity: string;
+  readonly allocConf: string;
+  readonly memoryFraction: string;
+}
+
+export const isWhatIfToHost = messageGuard<WhatIfToHost>({ ready: true, selectDevice: true, predict: true, openLine: true });
+export const isHostToWhatIf = messageGuard<HostToWhatIf>({ target: true, check: true, table: true, prediction: true, error: true, empty: true });
+
+/** Bounds on what a question may hold (the host refuses the rest). */
+export const MAX_ALLOC_CONF_LENGTH = 500;
+export const MAX_CAPACITY_BYTES = 2 ** 50;
+
+/** The question's fields when they are well-formed, else undefined (the host checks them again: the page is not trusted). */
+export function checkedQuestion(value: unknown): WhatIfQuestion | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const q = value as Record<string, unknown>;
+  const capacity = q.capacityBytes;
+  const fraction = q.memoryFraction;
+  if (capacity !== null && !(typeof capacity === 'number' && Number.isFinite(capacity) && capacity > 0 && capacity <= MAX_CAPACITY_BYTES)) return undefined;
+  if (typeof q.allocConf !== 'string' || q.allocConf.length > MAX_ALLOC_CONF_LENGTH) return undefined;
+  if (fraction !== null && !(typeof fraction === 'number' && fraction > 0 && fraction <= 1)) return undefined;
+  return { capacityBytes: capacity, allocConf: q.allocConf, memoryFraction: fraction };
+}

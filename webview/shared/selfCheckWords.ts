@@ -1,0 +1,38 @@
+/**
+ * Whether the allocator replay can be trusted, in the words every page uses (the timeline's allocator
+ * view, the what-if panel, the summary): the self-check's figures and where the replay first departs
+ * from the recording. DOM-free (tested in Node).
+ */
+import type { SelfCheckDetails } from '../../src/engine/allocator/selfCheck';
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The settings replayed, in words. */
+export function settingsWords(settings: string): string {
+  return settings === '' ? 'PyTorch\'s defaults' : settings;
+}
+
+/**
+ * The self-check in two sentences: how many allocations the replay put at the address PyTorch
+ * recorded, how many segment events it reproduced, and whether (and where, and why) it departs.
+ */
+export function selfCheckLines(c: SelfCheckDetails): { readonly ok: boolean; readonly lines: string[] } {
+  const k = c.check;
+  const settings = settingsWords(c.settings) + (c.settingsRecorded ? '' : ' (assumed: this snapshot does not record its settings)');
+  const figures =
+    `${count(k.atRecordedAddress)} of ${count(k.allocations)} allocations at the address PyTorch recorded, ` +
+    `${count(k.segmentEventsReproduced)} of ${count(k.segmentEvents)} segment events reproduced` +
+    (c.recordedOoms > 0 ? `, ${count(c.oomsReproduced)} of ${count(c.recordedOoms)} OOMs` : '') +
+    (c.finalBlocks > 0 ? `, ${count(c.finalBlocksMatching)} of ${count(c.finalBlocks)} blocks of the final state` : '');
+  const first = `The trace replayed with the recorded settings (${settings}): ${figures}.`;
+  const d = k.firstDeparture;
+  if (!d) {
+    const verdict =
+      k.allocations === 0
+        ? 'The trace holds no allocation to check the replay against: treat what it shows as rough.'
+        : 'The replay never departs from the recording: what it shows and predicts follows the rules that reproduce this very run.';
+    return { ok: k.allocations > 0, lines: [first, verdict] };
+  }
+  const at = d.event < 0 ? 'before the first event' : d.action === 'end' ? 'at the end' : `at event ${count(d.event)} (${d.action})`;
+  return { ok: false, lines: [first, `It first departs ${at}: ${d.reason}. Figures past that point may differ from what PyTorch did.`] };
+}
