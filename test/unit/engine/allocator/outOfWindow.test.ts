@@ -51,7 +51,7 @@ describe('the allocator replay on a window of the recording', { skip: corpusMiss
     })();
     assert.ok(error instanceof Error, 'the study refuses a window');
     // Written for the user: `userMessage` passes it through as it is (the summary and the panels show it).
-    assert.equal(userMessage(error), why!.charAt(0).toUpperCase() + why!.slice(1) + '.');
+    assert.equal(userMessage(error), why.charAt(0).toUpperCase() + why.slice(1) + '.');
     // A window at the end leaves the start out too.
     assert.ok(allocatorOutOfWindow(load(bytes, { axis: 'event', from: events - 10 }), 0)?.includes(`events ${(events - 10).toLocaleString('en-US')} to ${(events - 1).toLocaleString('en-US')}`));
   });
