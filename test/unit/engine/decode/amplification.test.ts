@@ -11,7 +11,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { snapshotLoadMessage } from '../../../../src/engine/decode/errors';
 import { encodePickle } from '../../../../src/engine/pickle/encoder';
+import { SnapshotWorker } from '../../../../src/runtime/worker/client';
 import { emptyListBomb, segmentBomb } from '../../../fuzz/amplification';
 import { repoRoot } from '../../../helpers/corpus';
 
@@ -94,5 +96,25 @@ describe('files that share one object through the memo end fast, small, with a c
     const run = analyzeInChild(file);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(run.maxRssMB < 300, `peak ${run.maxRssMB.toFixed(0)} MB`);
+  });
+
+  it('in the editor: the analysis worker reads the file by its path and the user reads which structure exceeded what', async () => {
+    const file = path.join(tmp, 'segments-for-the-worker.pickle');
+    writeFileSync(file, segmentBomb());
+    const worker = new SnapshotWorker(path.join(repoRoot, 'dist', 'analysisWorker.js'));
+    try {
+      const started = performance.now();
+      const error = await worker.call('load', { source: { kind: 'file', path: file }, filter: {} }).then(
+        () => assert.fail('a segment bomb loads?'),
+        (e: unknown) => e,
+      );
+      assert.ok(performance.now() - started < 5000, 'the worker ends it fast too');
+      // The message the editor shows (`userMessage` through snapshotLoadMessage): the engine's words, not a stack.
+      const shown = snapshotLoadMessage('segments.pickle', error);
+      assert.match(shown, /^segments\.pickle could not be read as a PyTorch memory snapshot: segments: 200,000 segments holding 400,000,000 blocks: more than a file of 1\.0 MB can describe/);
+      assert.doesNotMatch(shown, /unexpected error|\n\s+at /);
+    } finally {
+      await worker.dispose();
+    }
   });
 });
