@@ -523,6 +523,10 @@ export class PickleDecoder {
       return at;
     } catch (error) {
       if (error instanceof RestartWithoutFastPath || error instanceof ContentError) throw error;
+      // Entries the fast path wrote to columns are not on the stack: an opcode of their batch that
+      // needed them (a MEMOIZE after an entry's SETITEMS, a POP) fails here where the general machine
+      // would not, or not yet. Only the general machine says what is wrong with such a file.
+      if (m.staged >= 0) throw new RestartWithoutFastPath();
       throw error instanceof PickleError ? error.movedBy(base) : asPickleError(error, base + at);
     }
   }

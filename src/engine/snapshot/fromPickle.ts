@@ -206,6 +206,34 @@ function readSegments(table: FrameTable, raw: unknown[]): { segments: Segment[];
   return { segments, history };
 }
 
+/** A value of `allocator_settings` kept in the model: text, numbers and flags. */
+function isScalar(v: unknown): boolean {
+  return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';
+}
+
+/**
+ * `allocator_settings` as plain data: its scalar values, and one level of lists and dicts of scalars
+ * (`roundup_power2_divisions`); anything else, a deeper container, or one shared with the rest of the
+ * pickle (a file can make the settings hold its root), is left out, so the model never keeps a
+ * reference into the decoded tree and the readers see the same settings however the pickle was decoded.
+ */
+function plainSettings(budget: WorkBudget, raw: Dict): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (isScalar(value)) {
+      out[key] = value;
+    } else if (Array.isArray(value)) {
+      budget.spend(value.length * COST.item, () => `allocator_settings.${key}: ${count(value.length)} items`);
+      if (value.every(isScalar)) out[key] = [...value];
+    } else if (isDict(value)) {
+      const entries = Object.entries(value);
+      budget.spend(entries.length * COST.item, () => `allocator_settings.${key}: ${count(entries.length)} items`);
+      if (entries.every(([, v]) => isScalar(v))) out[key] = Object.fromEntries(entries);
+    }
+  }
+  return out;
+}
+
 /** `segment_pool_id` is a tuple (a list once decoded) `(0, 0)` for the default pool. */
 function isPrivatePoolId(id: unknown): boolean {
   return Array.isArray(id) && id.some((part) => (typeof part === 'number' || typeof part === 'bigint') && Number(part) !== 0);
@@ -249,7 +277,7 @@ export function snapshotFromPickle(root: unknown, sink: TraceSink = new TraceSin
   }
   table.budget.spend(rawTraces.length * COST.trace, () => `device_traces: ${count(rawTraces.length)} traces`);
   const traces = rawTraces.map((t, device) => readTrace(sink, device, list(t, `device_traces[${device}]`), segments));
-  const settings = isDict(root.allocator_settings) ? root.allocator_settings : undefined;
+  const settings = isDict(root.allocator_settings) ? plainSettings(table.budget, root.allocator_settings) : undefined;
   const annotations = readAnnotations(table.budget, root.external_annotations);
   const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, annotations, settings);
   const measured = readMeasuredDeviceMemory(table.budget, root.vram_lens);

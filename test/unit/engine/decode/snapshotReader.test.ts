@@ -110,4 +110,41 @@ describe('pickles the fast path gives back to the general machine', () => {
     const trace = Array.from({ length: 10 }, (_, i) => entry(i));
     assert.throws(() => read(encodePickle({ device_traces: [trace, trace.slice(0, 5)] }), 1 << 20, true), RestartWithoutFastPath);
   });
+
+  it('entries the fast path wrote that an opcode of their batch then needs: the general machine decides (fuzz input 4883)', () => {
+    // Hand-written pickles: an entry dict memoized a second time after its SETITEMS, or popped before the
+    // APPENDS. The general machine reads them (the dict memoized twice is appended; a popped one is not);
+    // the fast path, which wrote the entry to columns, has no dict on the stack for them.
+    const str = (t: string) => [0x8c, t.length, ...Buffer.from(t, 'latin1'), 0x94];
+    const entryBytes = (addr: number) => [0x7d, 0x94, 0x28, ...str('action'), ...str('alloc'), ...str('addr'), 0x4b, addr, ...str('size'), 0x4b, 64, 0x75];
+    const traceWith = (after: number[]) => new Uint8Array([
+      0x80, 4, 0x7d, 0x94, 0x28, ...str('segments'), 0x5d, 0x94, ...str('device_traces'), 0x5d, 0x94, 0x28, 0x5d, 0x94, 0x28,
+      ...entryBytes(0), ...entryBytes(64), ...after, ...entryBytes(128), 0x65, 0x65, 0x75, 0x2e,
+    ]);
+    for (const [what, after, events] of [['MEMOIZE', [0x94], 3], ['POP', [0x30], 2]] as const) {
+      const pickle = traceWith([...after]);
+      const expected = general(pickle);
+      assert.equal(expected.traces[0].length, events, what);
+      assert.deepStrictEqual(outcome(() => readWhole(pickle)), expected, what);
+      for (let chunk = 1; chunk <= 40; chunk++) assert.deepStrictEqual(outcome(() => readChunked(pickle, chunk)), expected, `${what}, chunks of ${chunk}`);
+    }
+    // A damaged one: both paths give the general machine's error.
+    const damaged = traceWith([0x94, 0x68, 0x7d]);
+    const error = outcome(() => general(damaged));
+    assert.match(String(error), /memo key 125 was never stored/);
+    assert.equal(outcome(() => readWhole(damaged)), error);
+  });
+
+  it("allocator_settings that hold the pickle's root: the model keeps plain settings, whichever path read the file (fuzz input 6242)", () => {
+    const str = (t: string) => [0x8c, t.length, ...Buffer.from(t, 'latin1'), 0x94];
+    const entry = [0x7d, 0x94, 0x28, ...str('action'), ...str('alloc'), ...str('addr'), 0x4b, 0, ...str('size'), 0x4b, 64, 0x75];
+    const pickle = new Uint8Array([
+      0x80, 4, 0x7d, 0x94, 0x28, ...str('segments'), 0x5d, 0x94, ...str('device_traces'), 0x5d, 0x94, 0x28, 0x5d, 0x94, 0x28, ...entry, 0x65, 0x65,
+      ...str('allocator_settings'), 0x7d, 0x94, 0x28, ...str('max_split_size'), 0x4b, 7, ...str('roundup_power2_divisions'), 0x7d, 0x94, 0x28,
+      ...str('8192'), 0x68, 0, 0x75, ...str('garbage_collection_threshold'), 0x68, 0, 0x75, 0x75, 0x2e,
+    ]);
+    const expected = general(pickle);
+    assert.deepStrictEqual(expected.allocatorSettings, { max_split_size: 7 });
+    assert.deepStrictEqual(readWhole(pickle), expected);
+  });
 });
