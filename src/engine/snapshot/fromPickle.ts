@@ -223,8 +223,9 @@ function plainSettings(budget: WorkBudget, raw: Dict): Record<string, unknown> {
     if (isScalar(value)) {
       out[key] = value;
     } else if (Array.isArray(value)) {
-      budget.spend(value.length * COST.item, () => `allocator_settings.${key}: ${count(value.length)} items`);
-      if (value.every(isScalar)) out[key] = [...value];
+      const items: readonly unknown[] = value;
+      budget.spend(items.length * COST.item, () => `allocator_settings.${key}: ${count(items.length)} items`);
+      if (items.every(isScalar)) out[key] = [...items];
     } else if (isDict(value)) {
       const entries = Object.entries(value);
       budget.spend(entries.length * COST.item, () => `allocator_settings.${key}: ${count(entries.length)} items`);

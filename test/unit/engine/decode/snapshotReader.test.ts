@@ -131,7 +131,7 @@ describe('pickles the fast path gives back to the general machine', () => {
     // A damaged one: both paths give the general machine's error.
     const damaged = traceWith([0x94, 0x68, 0x7d]);
     const error = outcome(() => general(damaged));
-    assert.match(String(error), /memo key 125 was never stored/);
+    assert.ok(typeof error === 'string' && /memo key 125 was never stored/.test(error), 'the general machine refuses it');
     assert.equal(outcome(() => readWhole(damaged)), error);
   });
 
