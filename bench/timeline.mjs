@@ -28,6 +28,8 @@ const { snapshotFromBytes } = require(out('src/engine/decode/load.js'));
 const { SnapshotSession } = require(out('src/engine/session/session.js'));
 const { SnapshotWorker } = require(out('src/runtime/worker/client.js'));
 const { repeatTrace } = require(out('test/helpers/repeatTrace.js'));
+const { selfCheckReplayAt } = require(out('src/engine/allocator/selfCheck.js'));
+const { segmentMapOf: replayedSegmentMap } = require(out('src/engine/allocator/segmentMap.js'));
 
 const MB = 1e6;
 const COLUMNS = 1200;
@@ -152,7 +154,7 @@ async function runSteps(label, overviewOf, windowOf) {
  * then one `allocatorWindow` per step at the block window's range, and the segment map at the start, the
  * middle and the end of the trace (each replays up to its moment), with what a reply weighs.
  */
-async function runAllocatorSteps(label, overviewOf, allocatorWindowOf, segmentMapOf) {
+async function runAllocatorSteps(label, overviewOf, allocatorWindowOf, segmentMapOf, fromStartMapOf) {
   const result = { label, axes: {} };
   for (const axis of ['event', 'time']) {
     const overview = await overviewOf(axis);
@@ -185,6 +187,22 @@ async function runAllocatorSteps(label, overviewOf, allocatorWindowOf, segmentMa
     }
     result.maps = maps;
     console.log(`  segment maps: ${maps.map((m) => `state ${m.state}: ${m.ms.toFixed(0)} ms, ${m.segments} segments, ${m.blocks} blocks, ~${m.replyKiB.toFixed(0)} KiB`).join('; ')}`);
+    // Scrubbing: 20 moments back and forth across the trace (the checkpoints laid by the maps above in place).
+    const scrub = [];
+    for (let k = 0; k < 20; k++) {
+      const state = 1 + Math.floor((((k * 7) % 20) / 20) * (overview.axis.states - 2));
+      const started = performance.now();
+      await segmentMapOf(state);
+      scrub.push(performance.now() - started);
+    }
+    result.scrubMs = stats(scrub);
+    console.log(`  scrubbing, 20 segment maps back and forth: median ${result.scrubMs.median.toFixed(0)} ms, max ${result.scrubMs.max.toFixed(0)} ms`);
+    if (fromStartMapOf) {
+      const started = performance.now();
+      await fromStartMapOf(Math.floor(overview.axis.states / 2));
+      result.midMapFromStartMs = performance.now() - started;
+      console.log(`  for comparison, the middle map replayed from the start (no checkpoint): ${result.midMapFromStartMs.toFixed(0)} ms`);
+    }
   }
   return result;
 }
@@ -233,6 +251,7 @@ async function main() {
           async (axis) => structuredClone(session.timeline.overview(0, axis, COLUMNS)),
           async (request) => structuredClone(session.allocatorWindow(0, request)),
           async (state) => structuredClone(session.allocator(0).segmentMap(state - 1, session.analysis.lineIndex, 5000)),
+          async (state) => structuredClone(replayedSegmentMap(selfCheckReplayAt(snapshot, 0).runTo(state), session.analysis.lineIndex, 5000)),
         )
       : undefined;
     results.memory.push({ sizeMB: size, events: snapshot.traces[0].length, blocks: timeline.layout.bySize.length, analyseMs, layoutMs, rssMiB, ...r, allocator });

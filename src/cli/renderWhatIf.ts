@@ -1,7 +1,8 @@
 /** The `whatif` command's output: plain text for terminals, and the JSON shape of `--json`. */
 import type { AllocatorStudy } from '../engine/session/allocatorStudy';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
-import type { WhatIfOom, WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
+import type { WhatIfCell, WhatIfOom, WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
+import { recordingStartWords } from '../engine/allocator/whatIf';
 import { formatBytes, formatPercent } from '../engine/text/format';
 import { plainText } from '../engine/text/plainText';
 import { shortPath } from './render';
@@ -30,6 +31,8 @@ export function whatIfJson(results: readonly DeviceWhatIf[]) {
         recordedSettings: check.settings,
         settings: result.settings,
         capacityBytes: result.capacityBytes,
+        fits: result.fits,
+        start: result.start,
         peakReservedBytes: result.peakReservedBytes,
         reservedFreeAtPeakBytes: result.reservedFreeAtPeakBytes,
         cudaMallocs: result.cudaMallocs,
@@ -47,7 +50,7 @@ export function whatIfJson(results: readonly DeviceWhatIf[]) {
                   settings: r.settings,
                   peakReservedBytes: r.unlimited.peakReservedBytes,
                   cudaMallocs: r.unlimited.cudaMallocs,
-                  cells: r.cells.map((c) => ({ capacityBytes: c.capacityBytes, fits: c.fits, peakReservedBytes: c.peakReservedBytes, oom: oomJson(c.oom) })),
+                  cells: r.cells.map((c) => ({ capacityBytes: c.capacityBytes, fits: c.fits, peakReservedBytes: c.peakReservedBytes, oom: oomJson(c.oom), start: c.start })),
                 })),
               },
             }
@@ -83,10 +86,12 @@ function renderCheck(c: SelfCheckDetails): string[] {
 
 function renderResult(r: WhatIfResult, capacitySource: string): string[] {
   const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)}${capacitySource}`;
-  const out = [
-    `  prediction (${settingsText(r.settings)}; ${cap}):`,
+  const out = [`  prediction (${settingsText(r.settings)}; ${cap}):`];
+  if (r.start !== null) out.push(`    ${recordingStartWords(r.start)}`);
+  if (!r.replayed) return out;
+  out.push(
     `    peak reserved ${formatBytes(r.peakReservedBytes, 2)} (${formatBytes(r.reservedFreeAtPeakBytes)} of it not allocated), ${r.cudaMallocs} cudaMalloc${r.cudaMallocs === 1 ? '' : 's'}, ${r.cudaFrees} cudaFree${r.cudaFrees === 1 ? '' : 's'}`,
-  ];
+  );
   if (r.oom === null) out.push('    no allocation runs out of memory');
   else {
     out.push(
@@ -103,16 +108,27 @@ function renderTable(t: WhatIfTable): string[] {
   const rows = t.rows.map((r) => [
     r.label,
     formatBytes(r.unlimited.peakReservedBytes, 2),
-    ...r.cells.map((c) => (c.fits ? 'fits' : 'OOM')),
+    ...r.cells.map((c) => (c.fits === null ? 'unknown' : c.fits ? 'fits' : 'OOM')),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (row: readonly string[]) => `    ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')}`;
   const out = ['  on common GPU sizes (the memory PyTorch may use; CUDA context, NCCL and other processes take their share first):', line(header), ...rows.map(line)];
+  const sizes = (cells: readonly WhatIfCell[]) => cells.map((c) => formatBytes(c.capacityBytes, 0)).join(', ');
   for (const r of t.rows) {
-    const first = r.cells.findIndex((c) => !c.fits);
-    if (first < 0) continue;
-    const largest = [...r.cells].reverse().find((c) => !c.fits)!;
-    out.push(`    ${r.label}: up to ${formatBytes(largest.capacityBytes, 0)} runs out at ${where(largest.oom!)}`);
+    // One note per reason, naming the sizes it holds for (the words of the largest of them).
+    const before = r.cells.filter((c) => c.fits === false && c.oom === null && c.start !== null);
+    if (before.length > 0) out.push(`    ${r.label} on ${sizes(before)}: ${recordingStartWords(before[before.length - 1].start!)}`);
+    const ooms = r.cells.filter((c) => c.fits === false && c.oom !== null);
+    if (ooms.length > 0) {
+      const largest = ooms[ooms.length - 1];
+      out.push(`    ${r.label} on ${sizes(ooms)}: runs out${ooms.length > 1 ? ` (on ${formatBytes(largest.capacityBytes, 0)})` : ''} at ${where(largest.oom!)}`);
+    }
+    const unknown = r.cells.filter((c) => c.fits === null && c.start !== null);
+    if (unknown.length > 0) out.push(`    ${r.label} on ${sizes(unknown)}: ${recordingStartWords(unknown[unknown.length - 1].start!)}`);
+    const released = r.cells.filter((c) => c.start?.outcome === 'released');
+    if (released.length > 0) {
+      out.push(`    ${r.label} on ${sizes(released)}: the replay begins by releasing the cached segments recording began with (${formatBytes(released[0].start!.reservedBytes, 2)} reserved then)`);
+    }
   }
   return out;
 }

@@ -14,7 +14,7 @@ import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
-import type { AllocatorTimeline, SegmentMapView } from '../engine/session/allocatorStudy';
+import type { SegmentMapView } from '../engine/session/allocatorStudy';
 import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
 import type { LineNumber, LoadWindow } from '../engine/snapshot/model';
 import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
@@ -76,12 +76,6 @@ export interface WorkerMethods {
   // The caching allocator replayed (src/engine/allocator): see docs/allocator.md.
   /** The self-check: the trace replayed with the recorded settings, against the addresses and segment events PyTorch recorded. */
   allocatorCheck: { params: { device: number }; result: SelfCheckDetails };
-  /**
-   * Reserved memory over time (max-downsampled to `points` buckets, like `totals`), with what of it is allocated, the
-   * largest cached free block, reserved-but-unallocated, and the segments' lives (at most `maxSpans`, largest first).
-   * Undefined for a device without a trace.
-   */
-  allocatorTimeline: { params: { device: number; axis: SeriesAxis; points: number; maxSpans?: number }; result: AllocatorTimeline | undefined };
   /**
    * The allocator's view of one timeline window, at the timeline's level of detail: reserved memory by segment
    * (stacked), allocated, reserved-but-unallocated and the largest free block per step. Undefined without a trace.

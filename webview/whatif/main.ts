@@ -110,6 +110,12 @@ function showPrediction(question: WhatIfQuestion, r: WhatIfResult, mapped: Reado
   const head = el('h2', undefined, 'Prediction');
   const on = el('p', 'muted', `${settingsWords(r.settings)} on ${capacityWords(r, question, check?.capacityBytes ?? null)}`);
   const list = el('ul', 'figures', ...resultLines(r).map((text) => el('li', undefined, text)));
+  if (!r.replayed) {
+    // The state recording began in does not fit this GPU: the verdict is the first line, no replay ran.
+    list.firstElementChild?.classList.add(r.fits === null ? 'unknown' : 'oom');
+    ui.result.replaceChildren(head, on, list);
+    return;
+  }
   const oom = sentence(oomSentence(r.oom), mapped);
   oom.classList.add(r.oom ? 'oom' : 'fits');
   ui.result.replaceChildren(head, on, list, oom);

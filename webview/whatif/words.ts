@@ -4,6 +4,7 @@
  * can make the recorded line a link where the file is on this machine.
  */
 import type { WhatIfCell, WhatIfOom, WhatIfResult } from '../../src/engine/allocator/whatIf';
+import { recordingStartWords } from '../../src/engine/allocator/whatIf';
 import { baseName } from '../../src/engine/paths/recordedPath';
 import { formatBytes } from '../../src/engine/text/format';
 import type { WhatIfQuestion } from '../../src/protocol/whatIf';
@@ -27,13 +28,14 @@ export function capacityWords(result: WhatIfResult, question: WhatIfQuestion | u
   return `a GPU of ${formatBytes(result.capacityBytes, 2)}${fractionText}`;
 }
 
-/** A prediction's figures, one sentence each. */
+/** A prediction's figures, one sentence each (first, why it is no plain replay from the recording's start, when it is not). */
 export function resultLines(r: WhatIfResult): string[] {
-  const lines = [
+  const lines = r.start === null ? [] : [recordingStartWords(r.start)];
+  if (!r.replayed) return lines;
+  lines.push(
     `Peak reserved: ${formatBytes(r.peakReservedBytes)} (${formatBytes(r.reservedFreeAtPeakBytes)} of it reserved but not allocated at that peak)`,
     `cudaMalloc calls: ${count(r.cudaMallocs)} (cudaFree: ${count(r.cudaFrees)})`,
-  ];
-  if (r.capacityBytes !== null && r.peakReservedBytes > r.capacityBytes) lines.push(BEGAN_ABOVE);
+  );
   if (r.recordedOomsAvoided > 0) lines.push(`The recorded out-of-memory error${r.recordedOomsAvoided === 1 ? ' does' : 's do'} not happen (${count(r.recordedOomsAvoided)})`);
   return lines;
 }
@@ -57,27 +59,21 @@ export function oomSentence(o: WhatIfOom | null): LineSentence {
   };
 }
 
-/**
- * Why a replay's reserved memory went past its capacity: it began with more memory reserved than
- * that (the segments PyTorch held when recording began are taken as they were); what the program
- * would have done from its start on that GPU is not in the trace.
- */
-export const BEGAN_ABOVE =
-  'Recording began with more memory reserved than this capacity. The replay takes the segments PyTorch held then as given; ' +
-  'whether the program would fit from its start on this GPU is not in the trace (record from the start of the program to know).';
-
-/** A cell of the table: fits, or where it runs out; 'unknown' when the recording began above its capacity. */
+/** A cell of the table: fits, where it runs out, or unknown (the engine's verdict, `WhatIfCell.fits`). */
 export function cellSentence(cell: WhatIfCell): { readonly fits: boolean | undefined; readonly text: string; readonly line: LineSentence['line']; readonly title: string } {
-  if (cell.fits && cell.peakReservedBytes > cell.capacityBytes) return { fits: undefined, text: 'unknown', line: undefined, title: BEGAN_ABOVE };
-  if (cell.fits) return { fits: true, text: 'fits', line: undefined, title: `Fits: peak reserved ${formatBytes(cell.peakReservedBytes)}` };
+  const start = cell.start === null ? '' : recordingStartWords(cell.start);
+  if (cell.fits === null) return { fits: undefined, text: 'unknown', line: undefined, title: start };
+  if (cell.fits) return { fits: true, text: 'fits', line: undefined, title: [`Fits: peak reserved ${formatBytes(cell.peakReservedBytes ?? 0)}`, start].filter((t) => t !== '').join('. ') };
   const o = cell.oom;
-  if (!o) return { fits: false, text: 'OOM', line: undefined, title: 'Runs out of memory' };
+  if (!o) return { fits: false, text: 'OOM', line: undefined, title: start || 'Runs out of memory' };
   const line = lineOf(o);
   return {
     fits: false,
     text: line ? 'OOM at' : `OOM at event ${count(o.event)}`,
     line,
-    title: `Runs out at event ${count(o.event)}: ${formatBytes(o.requestedBytes)} asked with ${formatBytes(o.reservedBytes)} reserved, largest free block ${formatBytes(o.largestFreeBytes)} (${o.cause})`,
+    title: [`Runs out at event ${count(o.event)}: ${formatBytes(o.requestedBytes)} asked with ${formatBytes(o.reservedBytes)} reserved, largest free block ${formatBytes(o.largestFreeBytes)} (${o.cause})`, start]
+      .filter((t) => t !== '')
+      .join('. '),
   };
 }
 

@@ -70,6 +70,22 @@ export class AddressMap<V> {
     }
   }
 
+  /** Removes the key; its value, or undefined when there was none. */
+  take(key: number): V | undefined {
+    const mask = this.keys.length - 1;
+    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+      const k = this.keys[i];
+      if (k === key) {
+        const value = this.values[i];
+        this.keys[i] = TOMBSTONE;
+        this.values[i] = undefined;
+        this.live--;
+        return value;
+      }
+      if (k === EMPTY) return undefined;
+    }
+  }
+
   delete(key: number): boolean {
     const mask = this.keys.length - 1;
     for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
@@ -82,6 +98,16 @@ export class AddressMap<V> {
       }
       if (k === EMPTY) return false;
     }
+  }
+
+  /** A copy whose values are `f` of these (same keys, same layout). */
+  mapValues<W>(f: (value: V) => W): AddressMap<W> {
+    const copy = new AddressMap<W>(1);
+    copy.keys = this.keys.slice();
+    copy.values = this.values.map((v) => (v === undefined ? undefined : f(v)));
+    copy.used = this.used;
+    copy.live = this.live;
+    return copy;
   }
 
   private grow(): void {

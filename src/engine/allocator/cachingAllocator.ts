@@ -29,7 +29,22 @@ export interface DeviceMemory {
   map(ptr: number, size: number, stream: number): boolean;
   /** cuMemUnmap + cuMemRelease of whole pages. */
   unmap(ptr: number, size: number, stream: number): void;
+  /**
+   * A recording's device: the trace event where PyTorch made the call the last one reproduced
+   * (-1: it reproduced none). Undefined for a device that is not a recording.
+   */
+  readonly recordedEvent?: number;
 }
+
+export type SegmentEventKind = 'alloc' | 'free' | 'map' | 'unmap';
+
+/**
+ * Told of each segment event once the allocator's books show it: a segment cudaMalloc'd (still one
+ * free block: the allocation that asked for it has not taken it yet), cudaFree'd, pages mapped (a
+ * cached free block) or unmapped. `at` is the trace event it belongs to: where the recording shows
+ * the call the device reproduced, else the event being replayed.
+ */
+export type SegmentListener = (at: number, kind: SegmentEventKind, ptr: number, size: number) => void;
 
 export interface AllocatorOptions {
   readonly settings: AllocatorSettings;
@@ -60,6 +75,8 @@ export class CachingAllocator {
   requested = 0;
   /** The event being replayed: stamped on segments this allocator creates. */
   event = BEFORE_TRACE;
+  /** Told of every segment event (see `SegmentListener`). */
+  onSegment: SegmentListener | undefined;
   private readonly settings: AllocatorSettings;
   private readonly esActive: boolean;
   /** The parameters of the malloc under way (one object, reused: a malloc never nests). */
@@ -76,6 +93,48 @@ export class CachingAllocator {
     this.esActive = options.settings.expandableSegments;
     this.gcActive = options.allowedMaximum !== undefined && options.settings.garbageCollectionThreshold > 0;
     this.plainRounding = options.settings.roundupPower2Divisions.every((d) => d <= 1);
+  }
+
+  /**
+   * Takes the state of `source` (an allocator with the same device calls and options, as a fresh one
+   * built for a fork of its replay): its segments, blocks and pools copied. Returns each block's copy.
+   */
+  copyStateOf(source: CachingAllocator): Map<Block, Block> {
+    const copies = new Map<Block, Block>();
+    const poolOf = (pool: BlockPool) => (pool === source.small ? this.small : this.large);
+    for (const segment of source.segments) {
+      const owner: SegmentOwner =
+        segment instanceof ExpandableSegment ? segment.copy() : new CudaSegment((segment as CudaSegment).base, (segment as CudaSegment).size, segment.stream, segment.small, segment.createdAt);
+      let prev: Block | undefined;
+      for (let b: Block | undefined = segment.head; b; b = b.next) {
+        const c = new Block(b.ptr, b.size, b.stream, poolOf(b.pool), owner);
+        c.allocated = b.allocated;
+        c.pendingFree = b.pendingFree;
+        c.mapped = b.mapped;
+        c.requestedSize = b.requestedSize;
+        c.gcCountBase = b.gcCountBase;
+        c.allocEvent = b.allocEvent;
+        c.splice(prev, undefined);
+        if (!prev) owner.head = c;
+        prev = c;
+        copies.set(b, c);
+      }
+      this.segments.add(owner);
+    }
+    for (const [from, to] of [
+      [source.small, this.small],
+      [source.large, this.large],
+    ] as const) {
+      to.getFreeBlocksCallCount = from.getFreeBlocksCallCount;
+      for (const s of from.streams) to.streams.add(s);
+      for (const b of from.blocks.toArray()) to.blocks.insert(copies.get(b)!);
+      for (const b of from.unmapped.toArray()) to.unmapped.insert(copies.get(b)!);
+    }
+    this.reserved = source.reserved;
+    this.allocated = source.allocated;
+    this.requested = source.requested;
+    this.event = source.event;
+    return copies;
   }
 
   poolFor(roundedSize: number): BlockPool {
@@ -237,8 +296,16 @@ export class CachingAllocator {
     const ptr = this.device.malloc(p.allocSize, p.stream, p.pool.small);
     if (ptr === undefined) return false;
     this.reserved += p.allocSize;
-    p.block = this.newSegment(ptr, p.allocSize, p.stream, p.pool, this.event);
+    const at = this.callEvent();
+    p.block = this.newSegment(ptr, p.allocSize, p.stream, p.pool, at);
+    this.onSegment?.(at, 'alloc', ptr, p.allocSize);
     return true;
+  }
+
+  /** The trace event the device call just made belongs to: the recorded one it reproduced, else the event replayed. */
+  private callEvent(): number {
+    const at = this.device.recordedEvent;
+    return at !== undefined && at >= 0 ? at : this.event;
   }
 
   /** A new cudaMalloc'd segment of one free block (not cached: the caller takes it or caches it). */
@@ -304,10 +371,11 @@ export class CachingAllocator {
   /** `release_block`: cudaFree of a whole cached segment. */
   private releaseBlock(block: Block): void {
     if (block.prev || block.next || block.segment.expandable) return; // never happens in PyTorch's own use
-    this.device.free(block.ptr, block.size, block.stream);
     this.reserved -= block.size;
     block.pool.blocks.delete(block);
     this.segments.delete(block.segment);
+    this.device.free(block.ptr, block.size, block.stream);
+    this.onSegment?.(this.callEvent(), 'free', block.ptr, block.size);
   }
 
   /** `garbage_collect_cached_blocks`: free the oldest unsplit cached segments until under the threshold. */
@@ -405,6 +473,7 @@ export class CachingAllocator {
     this.tryMergeBlocks(toMap, toMap.next);
     pool.cache(toMap);
     this.reserved += range.size;
+    this.onSegment?.(this.callEvent(), 'map', range.ptr, range.size);
     return true;
   }
 
@@ -450,6 +519,7 @@ export class CachingAllocator {
     this.tryMergeBlocks(block, block.next);
     pool.unmapped.insert(block);
     this.reserved -= unmapped.size;
+    this.onSegment?.(this.callEvent(), 'unmap', unmapped.ptr, unmapped.size);
   }
 
   /** `release_expandable_segment`: a wholly unmapped expandable segment gives back its address space. */

@@ -16,6 +16,11 @@ const SYNTHETIC_BASE = 2 ** 52;
 /** Addresses for segments whose real address cannot be known, handed out upwards. */
 export class AddressSource {
   private next = SYNTHETIC_BASE;
+  clone(): AddressSource {
+    const copy = new AddressSource();
+    copy.next = this.next;
+    return copy;
+  }
   take(size: number): number {
     const at = this.next;
     this.next += Math.ceil(Math.max(size, 1) / SMALL_BUFFER) * SMALL_BUFFER;
@@ -159,12 +164,14 @@ const NONE: number[] = [];
 export class RecordedDevice implements DeviceMemory {
   /** Recorded segment events not yet matched, in trace order. */
   private queue: number[] = [];
-  private readonly addresses = new AddressSource();
+  private addresses = new AddressSource();
   /** The allocation being replayed is the one PyTorch could not satisfy (an `oom` event). */
   expectFailure = false;
   /** The event being replayed, for the mismatches. */
   event = -1;
   reproduced = 0;
+  /** The recorded event the last call reproduced (-1: none). */
+  recordedEvent = -1;
   constructor(
     private readonly trace: DeviceTrace,
     private readonly onMismatch: (m: LazyMismatch) => void,
@@ -172,6 +179,18 @@ export class RecordedDevice implements DeviceMemory {
 
   get pending(): readonly number[] {
     return this.queue;
+  }
+
+  /** A device in the same state, reporting its mismatches to `onMismatch` (a forked replay's). */
+  clone(onMismatch: (m: LazyMismatch) => void): RecordedDevice {
+    const copy = new RecordedDevice(this.trace, onMismatch);
+    copy.queue = this.queue.slice();
+    copy.addresses = this.addresses.clone();
+    copy.expectFailure = this.expectFailure;
+    copy.event = this.event;
+    copy.reproduced = this.reproduced;
+    copy.recordedEvent = this.recordedEvent;
+    return copy;
   }
 
   push(event: number): void {
@@ -199,6 +218,7 @@ export class RecordedDevice implements DeviceMemory {
   private take(action: Action, ptr: number, size: number): boolean {
     const t = this.trace;
     const k = this.queue.findIndex((e) => t.action[e] === action && t.addr[e] === ptr && t.size[e] === size);
+    this.recordedEvent = k < 0 ? -1 : this.queue[k];
     if (k < 0) return false;
     this.queue.splice(k, 1);
     this.reproduced++;
@@ -212,6 +232,7 @@ export class RecordedDevice implements DeviceMemory {
   malloc(size: number): number | undefined {
     const e = this.head();
     const t = this.trace;
+    this.recordedEvent = -1;
     if (e === undefined) {
       if (this.expectFailure) return undefined;
       this.mismatch('extraSegment', () => `the replay made a ${bytesText(size)} segment where PyTorch reused a cached block`);
@@ -221,6 +242,7 @@ export class RecordedDevice implements DeviceMemory {
     this.queue.shift();
     if (t.action[e] === Action.SegmentAlloc && t.size[e] === size) {
       this.reproduced++;
+      this.recordedEvent = e;
       return t.addr[e];
     }
     this.mismatch('segmentSize', () => `the replay made a ${bytesText(size)} segment where PyTorch made ${bytesText(t.size[e])} (event ${e})`);
@@ -239,6 +261,7 @@ export class RecordedDevice implements DeviceMemory {
 
   map(ptr: number, size: number): boolean {
     const e = this.head();
+    this.recordedEvent = -1;
     if (e === undefined) {
       if (this.expectFailure) return false;
       this.mismatch('extraSegment', () => `the replay mapped ${bytesText(size)} at ${hex(ptr)} where PyTorch mapped nothing`);

@@ -49,16 +49,14 @@ export interface InitialLayout {
   readonly blocks: readonly InitialBlock[];
   /** Why the end state and the trace disagree, when they do (at most a few messages). */
   readonly problems: readonly string[];
+  /** How many segment events (segment_alloc, segment_free, segment_map, segment_unmap) the trace holds. */
+  readonly segmentEvents: number;
 }
 
 const MAX_PROBLEMS = 5;
 
 export function isLiveState(state: string): boolean {
   return state === 'active_allocated' || state === 'active_pending_free';
-}
-
-function isSegmentAction(a: number): boolean {
-  return a === Action.SegmentAlloc || a === Action.SegmentFree || a === Action.SegmentMap || a === Action.SegmentUnmap;
 }
 
 interface PreBlock {
@@ -128,13 +126,14 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
   // Blocks the trace frees without allocating them first were live before recording began.
   const liveInTrace = new AddressMap<true>();
   const pre = new Map<number, PreBlock>();
+  // The segment events, in trace order (the passes below read only them).
+  const segmentEvents: number[] = [];
   for (let i = 0; i < n; i++) {
     const a = action[i];
     if (a === Action.Alloc) liveInTrace.set(addr[i], true);
     else if (a === Action.FreeCompleted) {
-      if (liveInTrace.has(addr[i])) liveInTrace.delete(addr[i]);
-      else if (!pre.has(addr[i])) pre.set(addr[i], { address: addr[i], requested: size[i], stream: stream[i], stack: stack[i], size: undefined, freedAt: i });
-    }
+      if (!liveInTrace.delete(addr[i]) && !pre.has(addr[i])) pre.set(addr[i], { address: addr[i], requested: size[i], stream: stream[i], stack: stack[i], size: undefined, freedAt: i });
+    } else if (a >= Action.SegmentAlloc && a <= Action.SegmentUnmap) segmentEvents.push(i);
   }
   // Blocks live at the end that the trace did not leave live were live all along.
   for (const seg of segmentsAtEnd) {
@@ -154,7 +153,7 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
   for (const seg of [...segmentsAtEnd].sort((a, b) => a.address - b.address)) {
     if (seg.isExpandable) builder.add(seg.address, seg.totalSize, seg.stream, seg.segmentType === 'small');
   }
-  for (let i = 0; i < n; i++) {
+  for (const i of segmentEvents) {
     if (action[i] === Action.SegmentMap || action[i] === Action.SegmentUnmap) builder.add(addr[i], size[i], stream[i], undefined);
   }
   const mapped = builder.clusters.map(() => new Set<number>());
@@ -168,9 +167,9 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
     const [p0, p1] = pagesOf(k, seg.address, seg.totalSize);
     for (let p = p0; p < p1; p++) mapped[k].add(p);
   }
-  for (let i = n - 1; i >= 0; i--) {
+  for (let k = segmentEvents.length - 1; k >= 0; k--) {
+    const i = segmentEvents[k];
     const a = action[i];
-    if (!isSegmentAction(a)) continue;
     if (a === Action.SegmentAlloc) {
       if (!ordinary.delete(addr[i])) problem(`event ${i}: segment_alloc of a segment not in the final state`);
     } else if (a === Action.SegmentFree) {
@@ -228,7 +227,7 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
     if (blockSize <= 0) continue;
     blocks.push({ address: b.address, size: blockSize, requestedSize: b.requested, stream: b.stream, stack: b.stack ?? NO_STACK, inferred: b.size === undefined });
   }
-  return { segments: [...ordinary.values()].sort((a, b) => a.address - b.address), expandable, blocks, problems };
+  return { segments: [...ordinary.values()].sort((a, b) => a.address - b.address), expandable, blocks, problems, segmentEvents: segmentEvents.length };
 }
 
 /**

@@ -8,8 +8,8 @@ import type { LineIndex } from '../analysis/lineIndex';
 import { NO_LINE } from '../analysis/lineIndex';
 import type { Block } from './blocks';
 import { BEFORE_TRACE } from './blocks';
+import { Action } from '../snapshot/model';
 import type { AllocatorReplay } from './traceReplay';
-import { largestCached } from './traceReplay';
 
 export type MapBlockState = 'allocated' | 'pendingFree' | 'free';
 
@@ -55,8 +55,11 @@ export interface SegmentMap {
   readonly lineIds: readonly number[];
 }
 
-/** The segment map of a replay where it stands (build the replay with `blockStacks` so blocks have their lines). */
-export function segmentMapOf(replay: AllocatorReplay, lineIndex: LineIndex | undefined, maxBlocks: number): SegmentMap {
+/**
+ * The segment map of a replay where it stands, shown as the state right after `event` (by default the
+ * last event replayed; a map taken while the replay makes a recorded segment event names that event).
+ */
+export function segmentMapOf(replay: AllocatorReplay, lineIndex: LineIndex | undefined, maxBlocks: number, event = replay.position - 1): SegmentMap {
   const a = replay.allocator;
   const runs: { head: Block; stream: number; small: boolean; expandable: boolean; createdAt: number }[] = [];
   for (const s of a.segments) {
@@ -72,6 +75,9 @@ export function segmentMapOf(replay: AllocatorReplay, lineIndex: LineIndex | und
   const lineIds = new Set<number>();
   let budget = Math.max(0, maxBlocks);
   let roundingWaste = 0;
+  // The largest free block, walked rather than looked up in the pools: a segment just made is free and
+  // not cached yet while the allocation that asked for it is under way.
+  let largestFree = 0;
   const segments = runs.map((r): SegmentMapSegment => {
     const blocks: SegmentMapBlock[] = [];
     let size = 0;
@@ -79,6 +85,7 @@ export function segmentMapOf(replay: AllocatorReplay, lineIndex: LineIndex | und
     for (let b: Block | undefined = r.head; b && b.mapped; b = b.next) {
       size += b.size;
       if (b.allocated) roundingWaste += b.size - b.requestedSize;
+      else if (b.size > largestFree) largestFree = b.size;
       if (budget <= 0) {
         omitted++;
         continue;
@@ -109,14 +116,45 @@ export function segmentMapOf(replay: AllocatorReplay, lineIndex: LineIndex | und
   });
   return {
     device: replay.deviceIndex,
-    event: replay.position - 1,
+    event,
     reservedBytes: a.reserved,
     allocatedBytes: a.allocated,
     requestedBytes: a.requested,
     unallocatedBytes: a.reserved - a.allocated,
-    largestFreeBytes: largestCached(a),
+    largestFreeBytes: largestFree,
     roundingWasteBytes: roundingWaste,
     segments,
     lineIds: [...lineIds].sort((x, y) => x - y),
   };
+}
+
+/**
+ * The segment map right after `event`, from a replay that has replayed up to it (position `event` + 1).
+ * Where events up to `event` are recorded segment events the replay makes only while replaying what
+ * follows them (a `segment_alloc` before its `alloc`, an `empty_cache()`'s releases), the replay goes on
+ * into that and the map is taken the moment the last of them is reproduced: the state PyTorch recorded
+ * right after `event` (a new segment is one free block then). Where the replay does not reproduce them
+ * (it departs from the recording), the map is the replay's own state right after `event`. The replay
+ * is used up.
+ */
+export function segmentMapAfter(replay: AllocatorReplay, event: number, lineIndex: LineIndex | undefined, maxBlocks: number): SegmentMap {
+  const own = segmentMapOf(replay, lineIndex, maxBlocks, event);
+  const waiting = new Set(replay.pendingRecorded);
+  if (waiting.size === 0) return own;
+  let taken: SegmentMap | undefined;
+  replay.allocator.onSegment = (at) => {
+    if (!waiting.delete(at) || waiting.size > 0 || taken) return;
+    taken = segmentMapOf(replay, lineIndex, maxBlocks, event);
+  };
+  // The recorded segment events are matched while replaying the first event after them that is not one.
+  const t = replay.trace;
+  let next = event + 1;
+  while (next < t.length && isSegmentAction(t.action[next])) next++;
+  replay.runTo(next + 1);
+  replay.allocator.onSegment = undefined;
+  return taken ?? own;
+}
+
+function isSegmentAction(a: number): boolean {
+  return a === Action.SegmentAlloc || a === Action.SegmentFree || a === Action.SegmentMap || a === Action.SegmentUnmap;
 }

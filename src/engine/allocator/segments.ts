@@ -59,6 +59,13 @@ export class ExpandableSegment implements SegmentOwner {
     return { ptr: this.base + begin * this.pageSize, size: (end - begin) * this.pageSize };
   }
 
+  /** The same segment (pages mapped alike), without blocks. */
+  copy(): ExpandableSegment {
+    const s = new ExpandableSegment(this.base, this.pageSize, this.pageCount, this.stream, this.small, this.createdAt);
+    s.pages.set(this.pages);
+    return s;
+  }
+
   setMapped(begin: number, end: number, mapped: boolean): void {
     this.pages.fill(mapped ? 1 : 0, begin, end);
   }

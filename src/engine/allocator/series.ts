@@ -18,7 +18,11 @@ export interface SegmentSpan {
   readonly to: number;
 }
 
-/** Per-event arrays: index i is the state right after event i. */
+/**
+ * Per-event arrays: index i is the state right after event i. A segment event the replay reproduced
+ * counts at the event where PyTorch recorded it (the replay makes it while replaying the allocation
+ * that follows), so reserved memory here rises and falls where the recording's does.
+ */
 export interface AllocatorSeriesData {
   readonly initialReserved: number;
   readonly initialAllocated: number;
@@ -44,6 +48,10 @@ export class SeriesRecorder implements ReplayObserver {
   private readonly open: OpenSpan[] = [];
   private readonly closed: SegmentSpan[] = [];
   private initial: { reserved: number; allocated: number; largestFree: number } | undefined;
+  private replay: AllocatorReplay | undefined;
+  /** The event whose replay made the last segment event, and the latest recorded event written back for it. */
+  private replaying = -1;
+  private writtenBack = -1;
 
   constructor(trace: DeviceTrace) {
     this.reserved = new Float64Array(trace.length);
@@ -54,6 +62,7 @@ export class SeriesRecorder implements ReplayObserver {
   /** The state before the first event (call once the replay is built, before it runs). */
   start(replay: AllocatorReplay): void {
     const a = replay.allocator;
+    this.replay = replay;
     this.initial = { reserved: a.reserved, allocated: a.allocated, largestFree: largestCached(a) };
     for (const s of replay.layout.segments) this.open.push({ address: s.address, size: s.size, expandable: false, from: -1 });
     for (const c of replay.layout.expandable) {
@@ -61,7 +70,8 @@ export class SeriesRecorder implements ReplayObserver {
     }
   }
 
-  segment(event: number, kind: SegmentEventKind, ptr: number, size: number): void {
+  segment(event: number, kind: SegmentEventKind, ptr: number, size: number, replaying: number): void {
+    if (event < replaying) this.writeBack(event, kind, size, replaying);
     if (kind === 'alloc' || kind === 'map') {
       this.open.push({ address: ptr, size, expandable: kind === 'map', from: event });
       return;
@@ -77,6 +87,29 @@ export class SeriesRecorder implements ReplayObserver {
       if (s.address < cut0) this.open.push({ ...s, size: cut0 - s.address });
       if (cut1 < s.address + s.size) this.open.push({ ...s, address: cut1, size: s.address + s.size - cut1 });
     }
+  }
+
+  /**
+   * The state right after recorded event `at`, which the replay reached while replaying a later event:
+   * written over the events from `at` up to that one. Calls come in the recorded order when the replay
+   * makes PyTorch's calls in PyTorch's order; a call reproduced out of order is written from the latest
+   * recorded event already written back (the events between keep the state before it).
+   */
+  private writeBack(at: number, kind: SegmentEventKind, size: number, replaying: number): void {
+    const a = this.replay?.allocator;
+    if (!a) return;
+    if (replaying !== this.replaying) {
+      this.replaying = replaying;
+      this.writtenBack = -1;
+    }
+    // A new segment is one free block until the allocation that asked for it takes it.
+    const largest = kind === 'alloc' ? Math.max(largestCached(a), size) : largestCached(a);
+    for (let k = Math.max(at, this.writtenBack); k < replaying; k++) {
+      this.reserved[k] = a.reserved;
+      this.allocated[k] = a.allocated;
+      this.largestFree[k] = largest;
+    }
+    this.writtenBack = Math.max(this.writtenBack, at);
   }
 
   afterEvent(event: number, replay: AllocatorReplay): void {

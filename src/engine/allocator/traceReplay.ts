@@ -13,7 +13,7 @@ import { traceOf } from '../analysis/replay';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
 import { Action, NO_STACK } from '../snapshot/model';
 import { BEFORE_TRACE, Block, searchKey } from './blocks';
-import type { DeviceMemory } from './cachingAllocator';
+import type { DeviceMemory, SegmentEventKind } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
 import type { LazyMismatch, Mismatch } from './devices';
 import { AddressMap } from './addressMap';
@@ -24,12 +24,18 @@ import { CudaSegment, ExpandableSegment } from './segments';
 import type { AllocatorSettings } from './settings';
 import { roundSize } from './sizes';
 
-export type SegmentEventKind = 'alloc' | 'free' | 'map' | 'unmap';
+export type { SegmentEventKind };
 
 /** Hooks for building series while a replay runs (each optional; a replay without them keeps O(live blocks) memory). */
 export interface ReplayObserver {
-  /** The replay made a segment event (cudaMalloc, cudaFree, page map or unmap) while replaying `event`. */
-  segment?(event: number, kind: SegmentEventKind, ptr: number, size: number): void;
+  /**
+   * The replay made a segment event (cudaMalloc, cudaFree, page map or unmap) while replaying event
+   * `replaying`, and the allocator's books show it. `at` is the event it belongs to: where PyTorch
+   * recorded it when the replay reproduced a recorded segment event (its `segment_alloc` comes just
+   * before the `alloc` that needed it, an `empty_cache()`'s releases before whatever event follows
+   * them), else `replaying`.
+   */
+  segment?(at: number, kind: SegmentEventKind, ptr: number, size: number, replaying: number): void;
   /** Event `event` has been replayed. */
   afterEvent?(event: number, replay: AllocatorReplay): void;
 }
@@ -70,12 +76,34 @@ export interface ReplayOom {
 
 const MAX_MISMATCHES = 200;
 
-function isSegmentAction(a: number): boolean {
-  return a === Action.SegmentAlloc || a === Action.SegmentFree || a === Action.SegmentMap || a === Action.SegmentUnmap;
-}
-
 function isRelease(a: number): boolean {
   return a === Action.SegmentFree || a === Action.SegmentUnmap;
+}
+
+/**
+ * With a capacity, the state recording began in did not fit under it as it was. The replay keeps that
+ * state (what the program did before recording is not in the trace), so:
+ * - `allocated`: the blocks live then need more than the capacity (each request rounded as these
+ *   settings round it, the least any allocator could give): the program runs out of memory before
+ *   recording began, whatever happened then. Certain; the replay does not run.
+ * - `reserved`: they fit, but the segments holding them (after releasing every cached segment, as a
+ *   failed cudaMalloc makes PyTorch do) take more than the capacity: how a smaller GPU would have laid
+ *   them out is not in the trace. Unknown; the replay does not run.
+ * - `released`: only cached segments held the excess; the replay begins by releasing them, as PyTorch
+ *   does when cudaMalloc fails, and goes on from there.
+ */
+export interface RecordingStart {
+  readonly outcome: 'allocated' | 'reserved' | 'released';
+  /** Bytes the allocator may use: the capacity, times the memory fraction. */
+  readonly limitBytes: number;
+  /** Reserved when recording began. */
+  readonly reservedBytes: number;
+  /** Bytes of the blocks live when recording began (their sizes as recorded). */
+  readonly allocatedBytes: number;
+  /** The least those blocks need under these settings: the sum of their requests, each rounded. */
+  readonly neededBytes: number;
+  /** Reserved after releasing every cached segment (`reservedBytes` for `allocated`). */
+  readonly keptBytes: number;
 }
 
 /** A device call that failed: the device had no room for `size` more bytes with `reserved` reserved. */
@@ -85,7 +113,7 @@ export interface DeviceFailure {
   readonly size: number;
 }
 
-/** Counts the device calls the allocator makes, notes the ones that fail, and tells the observer. */
+/** Counts the device calls the allocator makes and notes the ones that fail. */
 class ObservedDevice implements DeviceMemory {
   mallocs = 0;
   frees = 0;
@@ -93,41 +121,48 @@ class ObservedDevice implements DeviceMemory {
   readonly failures: DeviceFailure[] = [];
   constructor(
     private readonly inner: DeviceMemory,
-    private readonly observer: ReplayObserver | undefined,
     private readonly reserved: () => number,
   ) {}
+  /** The same counts over another device (a forked replay's). */
+  copyOver(inner: DeviceMemory, reserved: () => number): ObservedDevice {
+    const copy = new ObservedDevice(inner, reserved);
+    copy.mallocs = this.mallocs;
+    copy.frees = this.frees;
+    copy.event = this.event;
+    copy.failures.push(...this.failures);
+    return copy;
+  }
+  get recordedEvent(): number | undefined {
+    return this.inner.recordedEvent;
+  }
   malloc(size: number, stream: number, small: boolean): number | undefined {
     const ptr = this.inner.malloc(size, stream, small);
-    if (ptr !== undefined) {
-      this.mallocs++;
-      this.observer?.segment?.(this.event, 'alloc', ptr, size);
-    } else if (this.failures.length < 1000) {
-      this.failures.push({ event: this.event, reserved: this.reserved(), size });
-    }
+    if (ptr !== undefined) this.mallocs++;
+    else if (this.failures.length < 1000) this.failures.push({ event: this.event, reserved: this.reserved(), size });
     return ptr;
   }
   free(ptr: number, size: number, stream: number): void {
     this.frees++;
     this.inner.free(ptr, size, stream);
-    this.observer?.segment?.(this.event, 'free', ptr, size);
   }
   reserve(size: number, stream: number, small: boolean): number {
     return this.inner.reserve(size, stream, small);
   }
   map(ptr: number, size: number, stream: number): boolean {
     const ok = this.inner.map(ptr, size, stream);
-    if (ok) {
-      this.mallocs++;
-      this.observer?.segment?.(this.event, 'map', ptr, size);
-    } else if (this.failures.length < 1000) {
-      this.failures.push({ event: this.event, reserved: this.reserved(), size });
-    }
+    if (ok) this.mallocs++;
+    else if (this.failures.length < 1000) this.failures.push({ event: this.event, reserved: this.reserved(), size });
     return ok;
   }
   unmap(ptr: number, size: number, stream: number): void {
     this.frees++;
     this.inner.unmap(ptr, size, stream);
-    this.observer?.segment?.(this.event, 'unmap', ptr, size);
+  }
+  /** Forgets the calls counted so far (what happened before recording is not the run's). */
+  resetCounts(): void {
+    this.mallocs = 0;
+    this.frees = 0;
+    this.failures.length = 0;
   }
 }
 
@@ -158,19 +193,61 @@ export class AllocatorReplay {
   stopped = false;
   /** Frees of blocks the replay never had (a failed allocation, a block in no segment). */
   unknownFrees = 0;
+  /** With a capacity: how the state recording began in met it; undefined when it fit as it was (or no capacity). */
+  readonly start: RecordingStart | undefined;
   private readonly recorded: RecordedDevice | undefined;
   private readonly device: ObservedDevice;
   private readonly emptyCacheAt: ReadonlySet<number>;
   private readonly afterEvent: ReplayObserver['afterEvent'];
   private readonly unplaced = new Set<number>();
+  /** Where the `runTo` under way stops. */
+  private stop = 0;
   /** Stacks of the blocks live when recording began (from `segments`, or the event that frees them). */
   private readonly initialStacks = new Map<Block, number>();
 
+  /** Builds the replay in the state recording began in; with `from`, a copy of that replay's state (see `fork`). */
   constructor(
-    snapshot: Snapshot,
+    private readonly snapshot: Snapshot,
     readonly deviceIndex: number,
     readonly options: ReplayOptions,
+    from?: AllocatorReplay,
   ) {
+    if (from) {
+      const recorded = from.recorded;
+      if (!recorded) throw new Error('only a replay against the recording forks');
+      this.trace = from.trace;
+      this.layout = from.layout;
+      this.recorded = recorded.clone((m) => this.addMismatch(m));
+      this.device = from.device.copyOver(this.recorded, () => this.allocator.reserved);
+      this.allocator = new CachingAllocator(this.device, from.allocator.options);
+      const copies = this.allocator.copyStateOf(from.allocator);
+      this.live = from.live.mapValues((b) => copies.get(b)!);
+      for (const [b, stack] of from.initialStacks) {
+        const c = copies.get(b);
+        if (c) this.initialStacks.set(c, stack);
+      }
+      for (const address of from.unplaced) this.unplaced.add(address);
+      this.emptyCacheAt = from.emptyCacheAt;
+      this.afterEvent = undefined;
+      this.start = from.start;
+      this.position = from.position;
+      this.mismatches.push(...from.mismatches);
+      this.mismatchCount = from.mismatchCount;
+      this.allocations = from.allocations;
+      this.atRecordedAddress = from.atRecordedAddress;
+      this.segmentEvents = from.segmentEvents;
+      this.recordedOoms = from.recordedOoms;
+      this.oomsReproduced = from.oomsReproduced;
+      this.emptyCacheEvents.push(...from.emptyCacheEvents);
+      this.ooms.push(...from.ooms);
+      this.peakReserved = from.peakReserved;
+      this.peakReservedEvent = from.peakReservedEvent;
+      this.allocatedAtPeak = from.allocatedAtPeak;
+      this.stopped = from.stopped;
+      this.unknownFrees = from.unknownFrees;
+      this.stop = from.stop;
+      return;
+    }
     this.trace = traceOf(snapshot, deviceIndex);
     const segmentsAtEnd = snapshot.segments.filter((s) => s.device === deviceIndex);
     const span = addressSpan(options.totalMemory);
@@ -188,20 +265,37 @@ export class AllocatorReplay {
       for (const c of this.layout.expandable) if (c.mappedAtStart.length > 0) hints.reserveHint(c.base);
       inner = new CapacityDevice(options.capacity, initialReserved, hints);
     }
-    this.device = new ObservedDevice(inner, options.observer, () => this.allocator.reserved);
+    this.device = new ObservedDevice(inner, () => this.allocator.reserved);
     const allowedMaximum =
       options.memoryFraction !== undefined && options.capacity !== undefined ? Math.floor(options.memoryFraction * options.capacity) : undefined;
     this.allocator = new CachingAllocator(this.device, { settings: options.settings, totalMemory: options.totalMemory, allowedMaximum });
     this.emptyCacheAt = new Set(options.emptyCacheAt ?? []);
     this.afterEvent = options.observer?.afterEvent?.bind(options.observer);
     this.restore();
+    if (options.capacity !== undefined) this.start = this.fitStart(Math.min(options.capacity, allowedMaximum ?? Infinity));
+    const onSegment = options.observer?.segment?.bind(options.observer);
+    if (onSegment) this.allocator.onSegment = (at, kind, ptr, size) => onSegment(at, kind, ptr, size, this.position - 1);
     this.peakReserved = this.allocator.reserved;
     this.allocatedAtPeak = this.allocator.allocated;
-    for (let i = 0; i < this.trace.length; i++) if (isSegmentAction(this.trace.action[i])) this.segmentEvents++;
+    this.segmentEvents = this.layout.segmentEvents;
+  }
+
+  /**
+   * An independent replay in this one's state, to run on from here while this one stays put (a
+   * checkpoint). Only the self-check replay (against the recording, no capacity) forks; the fork has
+   * no observer. O(segments and blocks) time and memory.
+   */
+  fork(): AllocatorReplay {
+    return new AllocatorReplay(this.snapshot, this.deviceIndex, { ...this.options, observer: undefined }, this);
   }
 
   get done(): boolean {
     return this.stopped || this.position >= this.trace.length;
+  }
+
+  /** Recorded segment events replayed but not yet matched: the replay makes them with the event after them. */
+  get pendingRecorded(): readonly number[] {
+    return this.recorded?.pending ?? [];
   }
 
   get segmentEventsReproduced(): number {
@@ -230,7 +324,20 @@ export class AllocatorReplay {
   /** Replays events up to (not including) `end`. */
   runTo(end: number = this.trace.length): this {
     const stop = Math.min(end, this.trace.length);
-    while (this.position < stop && !this.stopped) this.step();
+    this.stop = stop;
+    const { action, addr } = this.trace;
+    const quiet = this.afterEvent === undefined;
+    const rec = this.recorded;
+    while (this.position < stop && !this.stopped) {
+      const i = this.position;
+      // A free_requested completed by the next event changes nothing the replay keeps (see `step`):
+      // passed over without a step (a third of most traces' events).
+      if (quiet && action[i] === Action.FreeRequested && i + 1 < stop && action[i + 1] === Action.FreeCompleted && addr[i + 1] === addr[i] && !(rec && rec.pending.length > 0)) {
+        this.position = i + 1;
+        continue;
+      }
+      this.step();
+    }
     if (this.position >= this.trace.length && this.recorded) this.flushQueue();
     return this;
   }
@@ -266,6 +373,25 @@ export class AllocatorReplay {
       }
     }
     this.placeInitialBlocks();
+  }
+
+  /** How the state recording began in meets a device of `limit` bytes (see `RecordingStart`); stops the replay where it cannot go on. */
+  private fitStart(limit: number): RecordingStart | undefined {
+    const a = this.allocator;
+    let neededBytes = 0;
+    for (const b of this.layout.blocks) neededBytes += roundSize(b.requestedSize, this.options.settings);
+    const reservedBytes = a.reserved;
+    if (reservedBytes <= limit && neededBytes <= limit) return undefined;
+    const facts = { limitBytes: limit, reservedBytes, allocatedBytes: a.allocated, neededBytes };
+    if (neededBytes > limit) {
+      this.stopped = true;
+      return { outcome: 'allocated', ...facts, keptBytes: reservedBytes };
+    }
+    a.emptyCache();
+    this.device.resetCounts();
+    const keptBytes = a.reserved;
+    if (keptBytes > limit) this.stopped = true;
+    return { outcome: keptBytes > limit ? 'reserved' : 'released', ...facts, keptBytes };
   }
 
   /** Blocks live when recording began, carved out of the free space of their segments (one pass in address order). */
@@ -333,6 +459,8 @@ export class AllocatorReplay {
         break;
       case Action.FreeRequested: {
         if (rec && rec.pending.length > 0) this.flushQueue();
+        // Pending only shows in a segment map: a free completed by the next event replayed now is never seen pending.
+        if (i + 1 < this.stop && t.action[i + 1] === Action.FreeCompleted && t.addr[i + 1] === t.addr[i]) break;
         const b = this.live.get(t.addr[i]);
         if (b) b.pendingFree = true;
         break;
@@ -475,12 +603,11 @@ export class AllocatorReplay {
 
   private replayFree(i: number): void {
     const addr = this.trace.addr[i];
-    const block = this.live.get(addr);
+    const block = this.live.take(addr);
     if (!block) {
       if (!this.unplaced.has(addr)) this.unknownFrees++;
       return;
     }
-    this.live.delete(addr);
     this.allocator.free(block);
   }
 }

@@ -16,7 +16,8 @@ import { selfCheckOf, selfCheckReplay, settingsOf } from './selfCheck';
 import type { AllocatorSettings } from './settings';
 import { applyAllocConf, describeSettings } from './settings';
 import { GiB, MiB, roundSize } from './sizes';
-import type { ReplayOom } from './traceReplay';
+import type { RecordingStart, ReplayOom } from './traceReplay';
+import { formatBytes } from '../text/format';
 import { AllocatorReplay, addressSpan } from './traceReplay';
 import type { InitialLayout } from './initialState';
 import { initialLayout } from './initialState';
@@ -35,11 +36,24 @@ export interface WhatIfOom {
   readonly recorded: boolean;
 }
 
-export interface WhatIfResult {
+interface WhatIfCommon {
   /** The settings replayed, as a configuration string ('' for the defaults). */
   readonly settings: string;
   /** Bytes the device let the allocator have (null: no limit). */
   readonly capacityBytes: number | null;
+  /** How the state recording began in met the capacity, when it did not fit under it as it was (else null). */
+  readonly start: RecordingStart | null;
+  /** The first allocation that fails, or null (an OOM the trace also recorded is reported, and the replay goes on past it as the program did). */
+  readonly oom: WhatIfOom | null;
+  /** Recorded OOMs the prediction got past. */
+  readonly recordedOomsAvoided: number;
+}
+
+/** A prediction the replay made: it ran from the state recording began in (after releasing cached segments, for `start.outcome` 'released'). */
+export interface WhatIfReplayed extends WhatIfCommon {
+  readonly replayed: true;
+  /** Whether the program fits: no allocation fails. */
+  readonly fits: boolean;
   readonly peakReservedBytes: number;
   /** Reserved but not allocated (cached free and split remainders) when reserved memory peaked. */
   readonly reservedFreeAtPeakBytes: number;
@@ -47,11 +61,24 @@ export interface WhatIfResult {
   readonly cudaMallocs: number;
   /** Segments cudaFree'd and page ranges unmapped (num_device_free). */
   readonly cudaFrees: number;
-  /** The first allocation that fails, or null (an OOM the trace also recorded is reported, and the replay goes on past it as the program did). */
-  readonly oom: WhatIfOom | null;
-  /** Recorded OOMs the prediction got past. */
-  readonly recordedOomsAvoided: number;
 }
+
+/**
+ * No replay: the state recording began in does not fit the capacity (`start`). `fits` is false when
+ * more was allocated then than the device holds (certain), null when only the segments holding those
+ * blocks take more (unknown).
+ */
+export interface WhatIfNotReplayed extends WhatIfCommon {
+  readonly replayed: false;
+  readonly fits: false | null;
+  readonly start: RecordingStart;
+  readonly peakReservedBytes: null;
+  readonly reservedFreeAtPeakBytes: null;
+  readonly cudaMallocs: null;
+  readonly cudaFrees: null;
+}
+
+export type WhatIfResult = WhatIfReplayed | WhatIfNotReplayed;
 
 export interface WhatIfOptions {
   readonly settings: AllocatorSettings;
@@ -109,6 +136,9 @@ export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult
     return {
       settings: describeSettings(options.settings),
       capacityBytes: null,
+      replayed: true,
+      fits: true,
+      start: null,
       peakReservedBytes: check.peakReservedBytes,
       reservedFreeAtPeakBytes: check.reservedFreeAtPeakBytes,
       cudaMallocs: check.cudaMallocs,
@@ -131,16 +161,48 @@ export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult
     layout: layoutFor(basis, options.settings),
   }).runTo();
   const failed = replay.ooms[0];
+  const common = { settings: describeSettings(options.settings), capacityBytes: capacity ?? null, oom: failed ? oomOf(basis, failed, options.settings) : null };
+  const start = replay.start;
+  if (start !== undefined && start.outcome !== 'released') {
+    return { ...common, replayed: false, fits: start.outcome === 'allocated' ? false : null, start, peakReservedBytes: null, reservedFreeAtPeakBytes: null, cudaMallocs: null, cudaFrees: null, recordedOomsAvoided: 0 };
+  }
   return {
-    settings: describeSettings(options.settings),
-    capacityBytes: capacity ?? null,
+    ...common,
+    replayed: true,
+    fits: failed === undefined,
+    start: start ?? null,
     peakReservedBytes: replay.peakReserved,
     reservedFreeAtPeakBytes: replay.peakReserved - replay.allocatedAtPeak,
     cudaMallocs: replay.cudaMallocs,
     cudaFrees: replay.cudaFrees,
-    oom: failed ? oomOf(basis, failed, options.settings) : null,
     recordedOomsAvoided: replay.recordedOoms - replay.oomsReproduced,
   };
+}
+
+/** Bytes as the what-if's words write them. */
+const bytes = (n: number) => formatBytes(n, 2);
+
+/** Why a prediction on `capacityBytes` is not a replay from the state recording began in, in one sentence (shared by the CLI and the editor). */
+export function recordingStartWords(start: RecordingStart): string {
+  switch (start.outcome) {
+    case 'allocated':
+      return (
+        `Does not fit: ${bytes(start.allocatedBytes)} was already allocated before recording began ` +
+        `(tensors that need at least ${bytes(start.neededBytes)}), more than the ${bytes(start.limitBytes)} the allocator may use.`
+      );
+    case 'reserved':
+      return (
+        `Unknown: recording began with ${bytes(start.reservedBytes)} reserved, and the segments holding live tensors alone take ` +
+        `${bytes(start.keptBytes)}, more than the ${bytes(start.limitBytes)} the allocator may use; how a smaller GPU would have laid ` +
+        `them out before recording began is not in the trace (record from the start of the program to know).`
+      );
+    case 'released':
+      return (
+        `Recording began with ${bytes(start.reservedBytes)} reserved, more than the ${bytes(start.limitBytes)} the allocator may use; ` +
+        `the replay first releases the ${bytes(start.reservedBytes - start.keptBytes)} of cached segments PyTorch frees when cudaMalloc fails, ` +
+        `and goes on from the ${bytes(start.keptBytes)} left.`
+      );
+  }
 }
 
 function sameSettings(a: AllocatorSettings, b: AllocatorSettings): boolean {
@@ -175,9 +237,11 @@ export function defaultCapacity(basis: WhatIfBasis): number | undefined {
 
 export interface WhatIfCell {
   readonly capacityBytes: number;
-  readonly fits: boolean;
-  readonly peakReservedBytes: number;
+  /** As `WhatIfResult.fits`: null when unknown. */
+  readonly fits: boolean | null;
+  readonly peakReservedBytes: number | null;
   readonly oom: WhatIfOom | null;
+  readonly start: RecordingStart | null;
 }
 
 export interface WhatIfRow {
@@ -187,8 +251,8 @@ export interface WhatIfRow {
   readonly label: string;
   /** All the settings replayed, as a configuration string ('' for the defaults). */
   readonly settings: string;
-  /** With no capacity limit. */
-  readonly unlimited: WhatIfResult;
+  /** With no capacity limit (always replayed: no limit holds every start). */
+  readonly unlimited: WhatIfReplayed;
   readonly cells: readonly WhatIfCell[];
 }
 
@@ -229,14 +293,32 @@ export function chooseMaxSplit(basis: WhatIfBasis, base: AllocatorSettings): All
 export function whatIfTable(basis: WhatIfBasis, gpuSizesBytes: readonly number[] = GPU_SIZES_GIB.map((g) => g * GiB)): WhatIfTable {
   const rows = tableSettings(basis).map(({ kind, label, settings }): WhatIfRow => {
     const unlimited = whatIf(basis, { settings });
+    if (!unlimited.replayed) throw new Error('whatIfTable: a replay with no limit always runs');
+    const unlimitedPeak = unlimited.peakReservedBytes;
     const cells = gpuSizesBytes.map((capacity): WhatIfCell => {
-      if (capacity >= unlimited.peakReservedBytes) return { capacityBytes: capacity, fits: true, peakReservedBytes: unlimited.peakReservedBytes, oom: null };
+      // The replay with no limit never reserved more than this device holds: it fits, making the same decisions.
+      if (limitOf(capacity, settings) >= unlimitedPeak && recordedNeed(basis, settings) <= limitOf(capacity, settings)) {
+        return { capacityBytes: capacity, fits: true, peakReservedBytes: unlimitedPeak, oom: null, start: null };
+      }
       const r = whatIf(basis, { settings, capacity });
-      return { capacityBytes: capacity, fits: r.oom === null, peakReservedBytes: r.peakReservedBytes, oom: r.oom };
+      return { capacityBytes: capacity, fits: r.fits, peakReservedBytes: r.peakReservedBytes, oom: r.oom, start: r.start };
     });
     return { kind, label, settings: describeSettings(settings), unlimited, cells };
   });
   return { device: basis.device, gpuSizesBytes, rows };
+}
+
+/** The bytes the allocator may use on a device of `capacity` (times a memory fraction set in `settings`). */
+function limitOf(capacity: number, settings: AllocatorSettings): number {
+  return settings.memoryFraction === undefined ? capacity : Math.min(capacity, Math.floor(settings.memoryFraction * capacity));
+}
+
+/** The least the blocks live when recording began need under `settings` (see `RecordingStart.neededBytes`). */
+function recordedNeed(basis: WhatIfBasis, settings: AllocatorSettings): number {
+  const layout = layoutFor(basis, settings);
+  let need = 0;
+  for (const b of layout?.blocks ?? []) need += roundSize(b.requestedSize, settings);
+  return need;
 }
 
 export { gpuSizeFor };

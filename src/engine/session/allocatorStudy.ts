@@ -7,11 +7,12 @@
 import type { InitialLayout } from '../allocator/initialState';
 import type { OomExplanation } from '../allocator/oom';
 import { explainOom } from '../allocator/oom';
+import { ReplayCheckpoints } from '../allocator/checkpoints';
 import type { SegmentMap } from '../allocator/segmentMap';
-import { segmentMapOf } from '../allocator/segmentMap';
+import { segmentMapAfter } from '../allocator/segmentMap';
 import type { SelfCheckDetails } from '../allocator/selfCheck';
 import { selfCheckOf, selfCheckReplay, selfCheckReplayAt, settingsOf } from '../allocator/selfCheck';
-import type { AllocatorSeriesData, SegmentSpan } from '../allocator/series';
+import type { AllocatorSeriesData } from '../allocator/series';
 import { SeriesRecorder } from '../allocator/series';
 import { applyAllocConf } from '../allocator/settings';
 import type { AllocatorReplay } from '../allocator/traceReplay';
@@ -20,66 +21,13 @@ import { allocatorOutOfWindow } from '../allocator/window';
 import { UserError } from '../base/errors';
 import { defaultCapacity, whatIf, whatIfTable } from '../allocator/whatIf';
 import type { LineIndex } from '../analysis/lineIndex';
-import type { SeriesAxis, TotalsSeries } from '../compare/totals';
-import { downsampleTotals } from '../compare/totals';
 import type { Snapshot } from '../snapshot/model';
 import { timelineLine } from '../timeline/queries';
 import type { TimelineLine } from '../timeline/types';
 
-/** The allocator's series at a glance: each point the largest value within its bucket (see `downsampleTotals`). */
-export interface AllocatorTimeline {
-  readonly axis: SeriesAxis;
-  readonly extent: number;
-  readonly x: readonly number[];
-  readonly reserved: readonly number[];
-  /** Bytes of allocated blocks (rounded sizes, as PyTorch's memory_allocated()). */
-  readonly allocated: readonly number[];
-  /** Reserved but not allocated: cached free blocks and the free ends of expandable segments' mapped pages. */
-  readonly reservedUnallocated: readonly number[];
-  readonly largestFree: readonly number[];
-  /** Segment spans, largest first, at most the number asked for. */
-  readonly spans: readonly SegmentSpan[];
-  readonly spansOmitted: number;
-}
-
 /** The segment map with the lines its blocks name (id, file, line, colour), for the legend. */
 export interface SegmentMapView extends SegmentMap {
   readonly lines: readonly TimelineLine[];
-}
-
-export function allocatorTimeline(data: AllocatorSeriesData, timeUs: Float64Array, axis: SeriesAxis, points: number, maxSpans: number): AllocatorTimeline {
-  const n = data.reserved.length;
-  const unallocated = new Float64Array(n);
-  for (let i = 0; i < n; i++) unallocated[i] = data.reserved[i] - data.allocated[i];
-  const main: TotalsSeries = downsampleTotals(
-    { active: data.allocated, reserved: data.reserved, initialActiveBytes: data.initialAllocated, initialReservedBytes: data.initialReserved },
-    timeUs,
-    axis,
-    points,
-  );
-  const extra: TotalsSeries = downsampleTotals(
-    {
-      active: data.largestFree,
-      reserved: unallocated,
-      initialActiveBytes: data.initialLargestFree,
-      initialReservedBytes: data.initialReserved - data.initialAllocated,
-    },
-    timeUs,
-    axis,
-    points,
-  );
-  const spans = [...data.spans].sort((a, b) => b.size - a.size || a.from - b.from).slice(0, Math.max(0, maxSpans));
-  return {
-    axis,
-    extent: main.extent,
-    x: main.x,
-    reserved: main.reserved,
-    allocated: main.active,
-    reservedUnallocated: extra.reserved,
-    largestFree: extra.active,
-    spans,
-    spansOmitted: data.spans.length - spans.length,
-  };
 }
 
 /** A what-if question: settings changed from the recorded ones, and a device. */
@@ -97,6 +45,7 @@ export class AllocatorStudy {
   private details: SelfCheckDetails | undefined;
   private readonly tables = new WeakMap<object, WhatIfTable>();
   private readonly layouts = new Map<string, InitialLayout>();
+  private replayCheckpoints: ReplayCheckpoints | undefined;
 
   /** `series`: collect the allocator's series during the self-check (the views want them; the CLI does not). */
   /**
@@ -138,18 +87,17 @@ export class AllocatorStudy {
     return this.snapshot.traces[this.device] ? this.data : undefined;
   }
 
-  timeline(axis: SeriesAxis, points: number, maxSpans: number): AllocatorTimeline | undefined {
-    this.selfCheckReplay(true);
-    const trace = this.snapshot.traces[this.device];
-    if (!this.data || !trace) return undefined;
-    return allocatorTimeline(this.data, trace.timeUs, axis, points, maxSpans);
-  }
-
   /** The segment map right after `event` (-1: before the first event). */
   segmentMap(event: number, lineIndex: LineIndex | undefined, maxBlocks: number): SegmentMapView {
-    const replay = selfCheckReplayAt(this.snapshot, this.device).runTo(event + 1);
-    const map = segmentMapOf(replay, lineIndex, maxBlocks);
+    const replay = this.checkpoints().at(event + 1);
+    const map = segmentMapAfter(replay, event, lineIndex, maxBlocks);
     return { ...map, lines: lineIndex ? map.lineIds.map((id) => timelineLine(lineIndex, id)) : [] };
+  }
+
+  /** The self-check replay's checkpoints, which segment maps are replayed from. */
+  checkpoints(): ReplayCheckpoints {
+    this.replayCheckpoints ??= new ReplayCheckpoints(() => selfCheckReplayAt(this.snapshot, this.device), this.snapshot.traces[this.device]?.length ?? 0);
+    return this.replayCheckpoints;
   }
 
   /** The recorded OOMs, explained from the replayed allocator's state. */

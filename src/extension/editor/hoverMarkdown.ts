@@ -90,9 +90,16 @@ function figureCell(spec: LineFigureSpec | undefined, f: LineFigures, peak: numb
   return value > 0 ? formatBytes(value) : '—';
 }
 
+/** Whether a figure has something to say on this line: a value above zero in either form. */
+function hasValue(f: LineFigures, ...specs: (LineFigureSpec | undefined)[]): boolean {
+  return specs.some((spec) => spec !== undefined && f[spec.key] > 0);
+}
+
 /**
  * The figures table, rows and labels from the registry: each self figure beside its inclusive form
- * (`inclusiveFormOf`); a figure the registry gains shows up here without an edit.
+ * (`inclusiveFormOf`); a figure the registry gains shows up here without an edit. A figure beyond the
+ * contract (the allocator's: reserved grown, cudaMalloc/cudaFree calls) shows only on lines where it
+ * is above zero: most lines make no segment, and a row of dashes there says nothing.
  */
 function figureRows(f: LineFigures, peak: number, figures: FigureRegistry): string[] {
   const rows = ['| | this line | with its calls |', '|:--|--:|--:|'];
@@ -101,10 +108,11 @@ function figureRows(f: LineFigures, peak: number, figures: FigureRegistry): stri
     if (spec.inclusive) continue;
     const inclusive = inclusiveFormOf(spec, figures);
     if (inclusive) paired.add(inclusive);
+    if (spec.beyondContract && !hasValue(f, spec, inclusive)) continue;
     const label = spec.share ? `${spec.label} (share of ${formatBytes(peak)})` : spec.label;
     rows.push(`| ${label} | ${figureCell(spec, f, peak)} | ${figureCell(inclusive, f, peak)} |`);
   }
-  for (const spec of figures) if (spec.inclusive && !paired.has(spec)) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
+  for (const spec of figures) if (spec.inclusive && !paired.has(spec) && (!spec.beyondContract || hasValue(f, spec))) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
   return rows;
 }
 

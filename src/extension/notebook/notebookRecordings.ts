@@ -30,12 +30,29 @@ export class NotebookRecordings extends DisposableOwner {
     super();
     const { context } = services;
     this.folder = vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'notebook-snapshots');
+    this.own(
+      services.store.onDidChange(() => void this.readCellTexts()),
+      vscode.commands.registerCommand(Commands.recordInKernel, () => this.offerLoadCell()),
+    );
+    void this.watch();
+  }
+
+  /**
+   * Watches the folder once it exists: the workbench does not see files appear in a folder outside the
+   * workspace that did not exist when the watch began, so the folder is made first.
+   */
+  private async watch(): Promise<void> {
+    try {
+      await vscode.workspace.fs.createDirectory(this.folder);
+    } catch (e) {
+      this.services.log.warn(`Could not make the folder for notebook recordings ${this.folder.fsPath}: ${errorMessage(e)}`);
+      return;
+    }
+    if (this.isDisposed) return;
     const watcher = this.own(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(this.folder, '*.pickle')));
     this.own(
       watcher.onDidCreate((uri) => void this.recorded(uri)),
       watcher.onDidChange((uri) => void this.recorded(uri)),
-      services.store.onDidChange(() => void this.readCellTexts()),
-      vscode.commands.registerCommand(Commands.recordInKernel, () => this.offerLoadCell()),
     );
   }
 

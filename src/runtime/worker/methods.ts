@@ -114,9 +114,6 @@ export const methods: Implementations = {
   allocatorCheck({ device }, ctx) {
     return requireSession(ctx).allocator(device).check();
   },
-  allocatorTimeline({ device, axis, points, maxSpans }, ctx) {
-    return requireSession(ctx).allocator(device).timeline(axis, clamp(points, 1, MAX_POINTS), clamp(maxSpans ?? DEFAULT_SPANS, 0, MAX_SPANS));
-  },
   allocatorWindow({ device, request }, ctx) {
     return requireSession(ctx).allocatorWindow(device, request);
   },
@@ -139,9 +136,6 @@ export const methods: Implementations = {
 };
 
 /** Bounds on what an allocator query returns, whatever the caller asks. */
-const MAX_POINTS = 10_000;
-const DEFAULT_SPANS = 2_000;
-const MAX_SPANS = 20_000;
 const DEFAULT_MAP_BLOCKS = 20_000;
 const MAX_MAP_BLOCKS = 100_000;
 

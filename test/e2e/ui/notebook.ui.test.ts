@@ -157,6 +157,8 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
     assert.ok(!(table + stats).includes('ipykernel_') && !/\d+\.py:/.test(table + stats), 'no temporary file named');
     await page.screenshot({ path: path.join(resultsDir, 'notebook-summary.png') });
     await page.keyboard.press('Control+W');
+    // The summary is a webview editor: once it is closed, the notebook's tab takes the keyboard back.
+    await page.locator('.tab', { hasText: 'train.ipynb' }).click();
   }));
 
   it('opens the cell at its line from a timeline block', withScreenshot('notebook-timeline', () => page, async () => {

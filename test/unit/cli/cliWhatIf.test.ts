@@ -7,6 +7,8 @@ import { corpusDir, corpusMissing, parseExactJson } from '../../helpers/corpus';
 
 const small = path.join(corpusDir, 'silmont2000-cs336-small.pickle');
 const expandable = path.join(corpusDir, 'constructor-sun-expandable-oom-4dev.pickle');
+const midRun = path.join(corpusDir, 'nothanmin-cs336.pickle');
+const GiB = 2 ** 30;
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -55,6 +57,35 @@ describe('vram-lens whatif', { skip: corpusMissing }, () => {
     assert.equal(device.recordedSettings, 'expandable_segments:True');
     assert.notEqual(device.oom, null, 'device 0 peaked near 8 GiB');
     assert.ok((device.peakReservedBytes as number) <= 4 * 2 ** 30);
+  });
+
+  it('a recording that began mid-run (14.5 GiB live, 22.2 GiB reserved): the GPUs that cannot hold what was live then do not fit', async () => {
+    // What analyze counts as live and reserved when recording began (the contract's initial state).
+    const analyzed = (parseExactJson((await run(['analyze', midRun, '--json'])).out) as { devices: Json[] }).devices[0];
+    const live = analyzed.initialActiveBytes as number;
+    const reserved = analyzed.initialReservedBytes as number;
+    assert.ok(live > 12 * GiB && live < 16 * GiB && reserved > 16 * GiB);
+    const r = await run(['whatif', midRun, '--table', '--json']);
+    assert.equal(r.code, 0, r.err);
+    const device = (parseExactJson(r.out) as { devices: Json[] }).devices[0];
+    const rows = (device.table as { rows: { cells: Json[] }[] }).rows;
+    for (const row of rows) {
+      for (const cell of row.cells) {
+        const capacity = cell.capacityBytes as number;
+        const start = cell.start as Json | null;
+        if (capacity < live) assert.deepEqual([cell.fits, start?.outcome, cell.peakReservedBytes, cell.oom], [false, 'allocated', null, null]);
+        else if (capacity < reserved) assert.notEqual(start, null, `${capacity}: recording began above it`);
+        else assert.equal(start, null);
+        if (cell.peakReservedBytes !== null) assert.ok((cell.peakReservedBytes as number) <= capacity);
+      }
+    }
+    // One prediction says the same, and the text says why.
+    const one = (parseExactJson((await run(['whatif', midRun, '--capacity', '8GiB', '--json'])).out) as { devices: Json[] }).devices[0];
+    assert.deepEqual([one.fits, (one.start as Json).outcome, one.peakReservedBytes], [false, 'allocated', null]);
+    assert.equal((one.start as Json).reservedBytes, reserved);
+    const text = await run(['whatif', midRun, '--capacity', '8GiB', '--table']);
+    assert.match(text.out, /Does not fit: 14\.92 GiB was already allocated before recording began \(tensors that need at least 14\.50 GiB\), more than the 8\.00 GiB/);
+    assert.match(text.out, /as recorded +22\.21 GiB +OOM +OOM +OOM +fits/);
   });
 
   it('prints the self-check, the prediction and the GPU-size table', async () => {

@@ -7,7 +7,7 @@
  * PyTorch made (the self-check), so the prediction rests on rules that reproduce this very run.
  */
 import { settingsOf } from '../../allocator/selfCheck';
-import type { WhatIfResult } from '../../allocator/whatIf';
+import type { WhatIfReplayed } from '../../allocator/whatIf';
 import { tableSettings, whatIf } from '../../allocator/whatIf';
 import { isPartialWindow } from '../../allocator/window';
 import { formatBytes, formatPercent } from '../../text/format';
@@ -20,7 +20,7 @@ export const MIN_SAVING_SHARE = 0.1;
 
 interface Candidate {
   readonly label: string;
-  readonly result: WhatIfResult;
+  readonly result: WhatIfReplayed;
 }
 
 export const allocatorSettings: AdviceRule = {
@@ -38,12 +38,14 @@ export const allocatorSettings: AdviceRule = {
     if (basis.check.check.allocations === 0 || basis.check.check.firstDeparture !== null) return [];
     const capacity = basis.check.capacityBytes ?? undefined;
     const base = whatIf(basis, { settings: settingsOf(ctx.snapshot), capacity });
-    const helps = (r: WhatIfResult) =>
+    // Only predictions the replay made are compared (one from a start that does not fit says nothing about a setting).
+    if (!base.replayed) return [];
+    const helps = (r: WhatIfReplayed) =>
       base.oom !== null ? r.oom === null : r.oom === null && base.peakReservedBytes - r.peakReservedBytes >= Math.max(MIN_SAVING_BYTES, MIN_SAVING_SHARE * base.peakReservedBytes);
     const candidates: Candidate[] = tableSettings(basis)
       .filter((t) => t.kind !== 'recorded')
       .map((t) => ({ label: t.label, result: whatIf(basis, { settings: t.settings, capacity }) }))
-      .filter((c) => helps(c.result))
+      .filter((c): c is Candidate => c.result.replayed && helps(c.result))
       .sort((a, b) => a.result.peakReservedBytes - b.result.peakReservedBytes);
     const best = candidates[0];
     if (!best) return [];

@@ -36,6 +36,7 @@ function replayedCost(
   const capacity = basis.check.capacityBytes ?? undefined;
   const withCalls = whatIf(basis, { settings, capacity });
   const without = whatIf(basis, { settings, capacity, skipEmptyCache: true });
+  if (!withCalls.replayed || !without.replayed) return undefined;
   const mallocs = withCalls.cudaMallocs - without.cudaMallocs;
   const frees = withCalls.cudaFrees - without.cudaFrees;
   const perCall = calls > 0 ? mallocs / calls : 0;

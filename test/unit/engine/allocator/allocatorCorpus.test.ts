@@ -16,7 +16,8 @@ import { GiB } from '../../../../src/engine/allocator/sizes';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import type { Snapshot } from '../../../../src/engine/snapshot/model';
 import { Action, devicesOf } from '../../../../src/engine/snapshot/model';
-import { whatIfBasis } from '../../../../src/engine/allocator/whatIf';
+import { whatIfBasis, whatIfTable } from '../../../../src/engine/allocator/whatIf';
+import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
 import { corpusDir, corpusFiles, corpusMissing } from '../../../helpers/corpus';
 
 interface Expected {
@@ -123,6 +124,32 @@ describe('allocator self-check on the corpus', { skip: corpusMissing }, () => {
       [[oomAt, trace.size[oomAt], true]],
     );
     assert.equal(replay.atRecordedAddress, replay.allocations);
+  });
+
+  it('the GPU-size table never fits what the recording began with when it cannot: a replay stays under its capacity', () => {
+    // The bytes live when recording began, as the analysis counts them from the trace and `segments` (the
+    // contract's initial state, checked against the Python oracle): a GPU that cannot hold them cannot run
+    // the program; and a replay that ran never reserves more than the GPU it ran on.
+    for (const file of Object.keys(TABLE)) {
+      const snap = load(file);
+      const analysis = analyzeSnapshot(snap, {});
+      for (const d of analysis.devices) {
+        const table = whatIfTable(whatIfBasis(snap, d.device));
+        for (const row of table.rows) {
+          for (const cell of row.cells) {
+            const at = `${file} device ${d.device} ${row.label} ${cell.capacityBytes / GiB} GiB`;
+            if (cell.peakReservedBytes !== null) assert.ok(cell.peakReservedBytes <= cell.capacityBytes, `${at}: peak ${cell.peakReservedBytes}`);
+            if (cell.capacityBytes < d.initialActiveBytes) {
+              assert.equal(cell.fits, false, at);
+              assert.equal(cell.start?.outcome, 'allocated', at);
+              assert.ok(cell.start.neededBytes >= d.initialActiveBytes, at);
+            }
+            if (cell.start !== null) assert.equal(cell.start.reservedBytes, d.initialReservedBytes, at);
+            else assert.ok(d.initialReservedBytes <= cell.capacityBytes, at);
+          }
+        }
+      }
+    }
   });
 
   it('a prediction with the recorded settings, at the capacity the recording implies, makes the recording again', () => {

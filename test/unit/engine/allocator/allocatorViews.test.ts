@@ -93,33 +93,53 @@ describe('allocator views', () => {
     );
   });
 
-  it('the series: reserved, allocated, largest free block and each segment from the event that made it', () => {
+  it('the segment map right after a recorded segment_alloc: the new segment, one free block, counted in reserved', () => {
+    const snap = program();
+    const index = buildLineIndex(snap, userFramePredicate());
+    const study = new AllocatorStudy(snap, 0);
+    const shape = (m: ReturnType<typeof study.segmentMap>) => [
+      m.event,
+      m.reservedBytes / MiB,
+      m.allocatedBytes,
+      m.largestFreeBytes / MiB,
+      m.segments.map((s) => [s.address, s.blocks.map((b) => [b.size, b.state])]),
+    ];
+    // Event 0 is S's segment_alloc: PyTorch has made S (20 MiB, free) and not yet given event 1 its 3 MiB.
+    assert.deepEqual(shape(study.segmentMap(0, index, 100)), [0, 20, 0, 20, [[S, [[20 * MiB, 'free']]]]]);
+    // Event 6 is T's segment_alloc: T (2 MiB, free) beside S, whose blocks are those after event 5.
+    assert.deepEqual(shape(study.segmentMap(6, index, 100)), [
+      6,
+      22,
+      8 * MiB,
+      12,
+      [
+        [S, [[3 * MiB, 'allocated'], [5 * MiB, 'allocated'], [12 * MiB, 'free']]],
+        [T, [[2 * MiB, 'free']]],
+      ],
+    ]);
+    // Event 1: the allocation took the front of S.
+    assert.deepEqual(shape(study.segmentMap(1, index, 100)), [1, 20, 3 * MiB, 17, [[S, [[3 * MiB, 'allocated'], [17 * MiB, 'free']]]]]);
+  });
+
+  it('the series: reserved, allocated, largest free block and each segment, from the event where PyTorch recorded it', () => {
     const snap = program();
     const study = new AllocatorStudy(snap, 0, { series: true });
-    const t = study.timeline('event', 100, 10)!;
-    // Positions: 0 is the state before the trace, p the state after event p - 1. The replay makes a
-    // segment while replaying the allocation that needs it (event 1, event 7); PyTorch lists it just before.
-    assert.deepEqual(t.reserved, [0, 0, 20, 20, 20, 20, 20, 20, 22, 22, 22, 22].map((m) => m * MiB));
+    const data = study.series()!;
+    const mib = (a: Float64Array) => [...a].map((b) => b / MiB);
+    assert.deepEqual([data.initialReserved, data.initialAllocated, data.initialLargestFree], [0, 0, 0]);
+    // Index i is the state right after event i. The replay makes S while replaying the allocation of
+    // event 1 and T while replaying event 7; each counts at its recorded segment_alloc (events 0 and 6),
+    // where the recording's reserved line rises. Event 10's release is not reproduced (T holds a block).
+    assert.deepEqual(mib(data.reserved), [20, 20, 20, 20, 20, 20, 22, 22, 22, 22, 22]);
     const k = 1024 / MiB;
+    assert.deepEqual(mib(data.allocated), [0, 3, 8, 8, 5, 8, 8, 8 + k, 8 + k, 3 + k, 3 + k], 'the 2 MiB request holds the whole 3 MiB block');
+    // Right after event 0, S is one free 20 MiB block (the allocation that asked for it takes it at event 1).
+    assert.deepEqual(mib(data.largestFree), [20, 17, 12, 12, 12, 12, 12, 12, 12, 17, 17], 'the freed 5 MiB merges with the 12 MiB after it');
     assert.deepEqual(
-      t.allocated.map((b) => b / MiB),
-      [0, 0, 3, 8, 8, 5, 8, 8, 8 + k, 8 + k, 3 + k, 3 + k],
-      'the 2 MiB request holds the whole 3 MiB block',
-    );
-    assert.deepEqual(
-      t.largestFree.map((b) => b / MiB),
-      [0, 0, 17, 12, 12, 12, 12, 12, 12, 12, 17, 17],
-      'the freed 5 MiB merges with the 12 MiB after it',
-    );
-    assert.deepEqual(
-      t.reservedUnallocated.map((b) => b / MiB),
-      [0, 0, 17, 12, 12, 15, 12, 12, 14 - k, 14 - k, 19 - k, 19 - k],
-    );
-    assert.deepEqual(
-      t.spans.map((s) => [s.address, s.size, s.from, s.to]),
+      data.spans.map((s) => [s.address, s.size, s.from, s.to]),
       [
-        [S, 20 * MiB, 1, -1],
-        [T, 2 * MiB, 7, -1],
+        [S, 20 * MiB, 0, -1],
+        [T, 2 * MiB, 6, -1],
       ],
     );
     // The segment_free of T (event 10) has no allocation to explain it and T still holds a block: not reproduced.

@@ -61,6 +61,88 @@ function fragmented() {
   );
 }
 
+/**
+ * Recording began mid-run: a 600 MiB segment S held a 500 MiB tensor (never freed) and U a cached
+ * 100 MiB segment, both from before recording. The trace allocates 80 MiB from the free end of S
+ * (best fit: S's and U's free 100 MiB blocks tie, S has the lower address; 20 MiB split off), then,
+ * with `grow`, 150 MiB, which nothing cached holds: a new segment V.
+ */
+function beganMidRun(grow = true) {
+  const t = new RecordedTrace().alloc(S + 500 * MiB, 80 * MiB, [user('m.py', 1)]);
+  if (grow) t.segmentAlloc(V, 150 * MiB, [user('m.py', 2)]).alloc(V, 150 * MiB, [user('m.py', 2)]);
+  return t.snapshot(
+    [
+      { address: S, type: 'large', blocks: [[500 * MiB, 'active_allocated'], [80 * MiB, 'active_allocated'], [20 * MiB, 'inactive']] },
+      { address: U, type: 'large', blocks: [[100 * MiB, 'inactive']] },
+      ...(grow ? [{ address: V, type: 'large' as const, blocks: [[150 * MiB, 'active_allocated']] as const }] : []),
+    ],
+    {},
+  );
+}
+
+describe('allocator what-if from a recording that began mid-run', () => {
+  // When recording began: 700 MiB reserved (S and U), 500 MiB allocated (the tensor in S).
+  const started = { reservedBytes: 700 * MiB, allocatedBytes: 500 * MiB, neededBytes: 500 * MiB };
+
+  it('the self-check agrees with the recording (so the cases below are what PyTorch would do)', () => {
+    const basis = whatIfBasis(beganMidRun(), 0);
+    assert.equal(basis.check.clean, true);
+    assert.equal(basis.check.peakReservedBytes, 850 * MiB);
+  });
+
+  it('more allocated when recording began than the GPU holds: does not fit, certainly, and nothing is replayed', () => {
+    const r = whatIf(whatIfBasis(beganMidRun(), 0), { settings: settingsOf(beganMidRun()), capacity: 400 * MiB });
+    assert.equal(r.fits, false);
+    assert.equal(r.replayed, false);
+    assert.deepEqual(r.start, { outcome: 'allocated', limitBytes: 400 * MiB, ...started, keptBytes: 700 * MiB });
+    assert.deepEqual([r.peakReservedBytes, r.cudaMallocs, r.oom], [null, null, null]);
+  });
+
+  it('a memory fraction counts: 500 MiB allocated do not fit half of 900 MiB', () => {
+    const r = whatIf(whatIfBasis(beganMidRun(), 0), { settings: settingsOf(beganMidRun()), capacity: 900 * MiB, memoryFraction: 0.5 });
+    assert.equal(r.fits, false);
+    assert.equal(r.start?.limitBytes, 450 * MiB);
+  });
+
+  it('the tensors fit but the segment holding them does not (S stays 600 MiB: its free end cannot be released): unknown', () => {
+    const r = whatIf(whatIfBasis(beganMidRun(), 0), { settings: settingsOf(beganMidRun()), capacity: 550 * MiB });
+    assert.equal(r.fits, null);
+    assert.equal(r.replayed, false);
+    assert.deepEqual(r.start, { outcome: 'reserved', limitBytes: 550 * MiB, ...started, keptBytes: 600 * MiB });
+  });
+
+  it('only a cached segment held the excess: the replay releases U first, then runs from the 600 MiB left', () => {
+    const fitting = whatIfBasis(beganMidRun(false), 0);
+    const r = whatIf(fitting, { settings: settingsOf(fitting.snapshot), capacity: 650 * MiB });
+    assert.deepEqual(r.start, { outcome: 'released', limitBytes: 650 * MiB, ...started, keptBytes: 600 * MiB });
+    // 80 MiB from the free end of S: nothing new, and the release before recording is not counted.
+    assert.deepEqual([r.fits, r.replayed, r.peakReservedBytes, r.cudaMallocs, r.cudaFrees], [true, true, 600 * MiB, 0, 0]);
+    // With V's 150 MiB too: 600 + 150 MiB does not fit 650 and nothing cached is whole: capacity (20 MiB free).
+    const growing = whatIfBasis(beganMidRun(), 0);
+    const tight = whatIf(growing, { settings: settingsOf(growing.snapshot), capacity: 650 * MiB });
+    assert.deepEqual([tight.fits, tight.peakReservedBytes, tight.oom?.event, tight.oom?.cause, tight.oom?.reservedBytes], [false, 600 * MiB, 2, 'capacity', 600 * MiB]);
+    // 800 MiB holds the start as it was: V's cudaMalloc fails once, U is released, the retry succeeds.
+    const roomy = whatIf(growing, { settings: settingsOf(growing.snapshot), capacity: 800 * MiB });
+    assert.deepEqual([roomy.start, roomy.fits, roomy.peakReservedBytes, roomy.cudaMallocs, roomy.cudaFrees], [null, true, 750 * MiB, 1, 1]);
+  });
+
+  it('the table says the same in each cell: fits, OOM, or unknown with its reason', () => {
+    const basis = whatIfBasis(beganMidRun(), 0);
+    const row = whatIfTable(basis, [400 * MiB, 550 * MiB, 650 * MiB, 800 * MiB, GiB]).rows[0];
+    assert.deepEqual(
+      row.cells.map((c) => [c.fits, c.start?.outcome ?? null, c.peakReservedBytes]),
+      [
+        [false, 'allocated', null],
+        [null, 'reserved', null],
+        [false, 'released', 600 * MiB],
+        [true, null, 750 * MiB],
+        [true, null, 850 * MiB],
+      ],
+    );
+    assert.equal(row.unlimited.peakReservedBytes, 850 * MiB);
+  });
+});
+
 describe('allocator what-if', () => {
   it('with no limit, reserves what PyTorch reserved (the recording made again)', () => {
     const basis = whatIfBasis(growing(), 0);

@@ -25,7 +25,8 @@ const C = 0x7f20_0000_0000;
  * Three large segments: A (20 MiB, made for a.py:1's 3 MiB), B (18 MiB, a.py:2), C (18 MiB, a.py:3);
  * A's block is freed and empty_cache() releases A (recorded at event 8), so B and C move down by 20 MiB.
  * The replay makes a segment while replaying the allocation that needs it (PyTorch records it just
- * before) and releases A while replaying the event after the recorded release: one event later each.
+ * before) and releases A while replaying the event after the recorded release; each counts at the event
+ * PyTorch recorded it.
  */
 function program() {
   const t = new RecordedTrace()
@@ -69,16 +70,18 @@ describe('the allocator window', () => {
     const session = program();
     assert.equal(session.allocator(0).check().check.firstDeparture, null, 'the replay reproduces the recording');
     const w = session.allocatorWindow(0, { axis: 'event', columns: 100 })!;
-    // 11 events: states 0..11, each a step of its own. The replay makes a segment while replaying the allocation that needs it.
+    // 11 events: states 0..11 (state p: after event p - 1), each a step of its own. Reserved memory rises and
+    // falls at the recorded segment events (0, 2, 4; 8); a new segment is one free block until the allocation
+    // after it takes it.
     assert.deepEqual(Array.from(w.stepState), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    assert.deepEqual(Array.from(w.reserved, (b) => b / MiB), [0, 0, 20, 20, 38, 38, 56, 56, 56, 56, 36, 36]);
+    assert.deepEqual(Array.from(w.reserved, (b) => b / MiB), [0, 20, 20, 38, 38, 56, 56, 56, 56, 36, 36, 36]);
     assert.deepEqual(Array.from(w.allocated, (b) => b / MiB), [0, 0, 3, 3, 21, 21, 39, 39, 36, 36, 36, 18]);
-    assert.deepEqual(Array.from(w.unallocated, (b) => b / MiB), [0, 0, 17, 17, 17, 17, 17, 17, 20, 20, 0, 18]);
-    assert.deepEqual(Array.from(w.largestFree, (b) => b / MiB), [0, 0, 17, 17, 17, 17, 17, 17, 20, 20, 0, 18]);
+    assert.deepEqual(Array.from(w.unallocated, (b) => b / MiB), [0, 20, 17, 35, 17, 35, 17, 17, 20, 0, 0, 18]);
+    assert.deepEqual(Array.from(w.largestFree, (b) => b / MiB), [0, 20, 17, 18, 17, 18, 17, 17, 20, 0, 0, 18]);
     assert.deepEqual(pieces(w), [
-      { address: A, size: 20, steps: [2, 9], runs: [[2, 0]], events: [1, 9], line: `${userPath('a.py')}:1` },
-      { address: B, size: 18, steps: [4, 11], runs: [[4, 20], [10, 0]], events: [3, -1], line: `${userPath('a.py')}:2` },
-      { address: C, size: 18, steps: [6, 11], runs: [[6, 38], [10, 18]], events: [5, -1], line: `${userPath('a.py')}:3` },
+      { address: A, size: 20, steps: [1, 8], runs: [[1, 0]], events: [0, 8], line: `${userPath('a.py')}:1` },
+      { address: B, size: 18, steps: [3, 11], runs: [[3, 20], [9, 0]], events: [2, -1], line: `${userPath('a.py')}:2` },
+      { address: C, size: 18, steps: [5, 11], runs: [[5, 38], [9, 18]], events: [4, -1], line: `${userPath('a.py')}:3` },
     ]);
     assert.equal(w.piecesOmitted, 0);
   });
@@ -86,14 +89,14 @@ describe('the allocator window', () => {
   it('zoomed out: each step shows the segments alive at its state of highest reserved memory', () => {
     const w = program().allocatorWindow(0, { axis: 'event', columns: 3 })!;
     // Three columns of four states: [0, 3], [4, 7], [8, 11]; the first state of highest reserved memory in each.
-    assert.deepEqual([Array.from(w.stepFirst), Array.from(w.stepLast), Array.from(w.stepState)], [[0, 4, 8], [3, 7, 11], [2, 6, 8]]);
-    assert.deepEqual(Array.from(w.reserved, (b) => b / MiB), [20, 56, 56]);
-    assert.deepEqual(Array.from(w.unallocated, (b) => b / MiB), [17, 17, 20]);
+    assert.deepEqual([Array.from(w.stepFirst), Array.from(w.stepLast), Array.from(w.stepState)], [[0, 4, 8], [3, 7, 11], [3, 5, 8]]);
+    assert.deepEqual(Array.from(w.reserved, (b) => b / MiB), [38, 56, 56]);
+    assert.deepEqual(Array.from(w.unallocated, (b) => b / MiB), [35, 35, 20]);
     assert.deepEqual(
       pieces(w).map((p) => [p.size, p.steps, p.runs]),
       [
         [20, [0, 2], [[0, 0]]],
-        [18, [1, 2], [[1, 20]]],
+        [18, [0, 2], [[0, 20]]],
         [18, [1, 2], [[1, 38]]],
       ],
     );
@@ -101,7 +104,7 @@ describe('the allocator window', () => {
 
   it('a budget: the largest segments one by one, the others counted', () => {
     const w = program().allocatorWindow(0, { axis: 'event', columns: 100, budget: 1 })!;
-    assert.deepEqual(pieces(w).map((p) => [p.address, p.runs]), [[A, [[2, 0]]]]);
+    assert.deepEqual(pieces(w).map((p) => [p.address, p.runs]), [[A, [[1, 0]]]]);
     assert.equal(w.piecesOmitted, 2);
     // A window after A's release: only B and C are alive there.
     const late = program().allocatorWindow(0, { axis: 'event', columns: 100, x0: 10, x1: 12 })!;
@@ -151,9 +154,8 @@ describe('the allocator window', () => {
           assert.ok(w.largestFree[i] <= w.unallocated[i], `${name} step ${i}: the largest free block within what is free`);
         }
         // Where the replay made every segment event PyTorch made, its reserved memory is PyTorch's (the block
-        // timeline's, from the recorded segment events) after every allocation. (PyTorch records the segments an
-        // allocation makes just before it, the replay while replaying it; the replay releases what empty_cache()
-        // released while replaying the next event: between allocations they may differ by those few events.)
+        // timeline's, from the recorded segment events) after every event: a segment event counts where PyTorch
+        // recorded it, though the replay makes it while replaying the allocation (or event) after it.
         const check = session.allocator(device).check();
         if (check.check.firstDeparture !== null) continue;
         const blocks = session.timeline.window(device, { axis: 'event', columns: 700, budget: 0 });
@@ -161,10 +163,22 @@ describe('the allocator window', () => {
         const layout = session.timeline.timeline(device).layout;
         const series = session.allocator(device).series()!;
         const trace = session.snapshot.traces[device];
-        for (let e = 0; e < trace.length; e++) {
-          if (trace.action[e] !== Action.Alloc) continue;
-          assert.equal(series.reserved[e], layout.reservedAt(e + 1), `${name}: reserved after the allocation at event ${e}`);
+        assert.equal(series.initialReserved, layout.reservedAt(0), `${name}: reserved when recording began`);
+        for (let e = 0; e < trace.length; e++) assert.equal(series.reserved[e], layout.reservedAt(e + 1), `${name}: reserved after event ${e}`);
+        for (let i = 0; i < w.stepState.length; i++) assert.equal(w.reserved[i], blocks.reserved[i], `${name} step ${i}: the block timeline's reserved memory`);
+        // Each segment's life begins and ends at a recorded segment event of its address.
+        for (const span of series.spans) {
+          if (span.from >= 0) assert.ok([Action.SegmentAlloc, Action.SegmentMap].includes(trace.action[span.from]) && trace.addr[span.from] <= span.address, `${name}: span from ${span.from}`);
+          if (span.to >= 0) assert.ok([Action.SegmentFree, Action.SegmentUnmap].includes(trace.action[span.to]), `${name}: span to ${span.to}`);
         }
+        // The segments PyTorch made and released are the trace's own segment_alloc and segment_free events, at their indices.
+        const recordedAt = (action: Action) => Array.from(trace.action.keys()).filter((e) => trace.action[e] === action);
+        const made = series.spans.filter((s) => s.from >= 0 && trace.action[s.from] === Action.SegmentAlloc);
+        assert.deepEqual(made.map((s) => s.from).sort((x, y) => x - y), recordedAt(Action.SegmentAlloc), `${name}: spans begin at the segment_alloc events`);
+        for (const s of made) assert.deepEqual([trace.addr[s.from], trace.size[s.from]], [s.address, s.size], `${name}: the segment_alloc at ${s.from}`);
+        const released = series.spans.filter((s) => s.to >= 0 && trace.action[s.to] === Action.SegmentFree);
+        assert.deepEqual(released.map((s) => s.to).sort((x, y) => x - y), recordedAt(Action.SegmentFree), `${name}: spans end at the segment_free events`);
+        for (const s of released) assert.deepEqual([trace.addr[s.to], trace.size[s.to]], [s.address, s.size], `${name}: the segment_free at ${s.to}`);
         compared++;
       }
     }

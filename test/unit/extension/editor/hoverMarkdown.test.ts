@@ -61,10 +61,33 @@ describe('hoverMarkdown', () => {
       '| allocations | 3 |  |',
       '| freed | — |  |',
       '| peak while allocating | 900.0 MiB | 900.0 MiB |',
-      '| reserved grown | — |  |',
-      '| cudaMalloc/cudaFree calls | — |  |',
     ]);
     assert.ok(md.includes('**Allocations**, largest first: 32.0 MiB, 8.0 MiB, … and 1 more'), md);
+  });
+
+  it("shows the allocator's figures (beyond the contract) only on a line where they are above zero; the contract's always", () => {
+    const rowsOf = (f: LineFigures) =>
+      hoverMarkdown({ snapshotId: 's1', snapshotLabel: 'a', device: 0, peakBytes: 1024 * MiB, figures: f, detail: undefined, stale: false, isMapped: () => false })
+        .split('\n')
+        .filter((l) => l.startsWith('| ') && !l.startsWith('| |'))
+        .map((l) => l.split(' | ')[0].slice(2));
+    const contract = ['live at peak (share of 1.0 GiB)', 'allocated', 'allocations', 'freed', 'peak while allocating'];
+    assert.deepEqual(rowsOf(figures), contract, 'no segment made: no allocator rows');
+    const grew = hoverMarkdown({
+      snapshotId: 's1',
+      snapshotLabel: 'a',
+      device: 0,
+      peakBytes: 1024 * MiB,
+      figures: { ...figures, reservedGrowthBytes: 20 * MiB, deviceCallCount: 1 },
+      detail: undefined,
+      stale: false,
+      isMapped: () => false,
+    });
+    assert.ok(grew.includes('| reserved grown | 20.0 MiB |  |'), grew);
+    assert.ok(grew.includes('| cudaMalloc/cudaFree calls | 1 |  |'), grew);
+    // An empty_cache() line: calls, no growth. A contract figure at zero keeps its row (freed: —).
+    assert.deepEqual(rowsOf({ ...figures, deviceCallCount: 4 }), [...contract, 'cudaMalloc/cudaFree calls']);
+    assert.deepEqual(rowsOf({ ...figures, allocCount: 0, allocBytes: 0, inclusiveAllocBytes: 0 }), contract);
   });
 
   it('links user frames to the file, folds library frames, and links the timeline with the largest allocation', () => {

@@ -24,17 +24,10 @@ function session(): MethodContext {
 }
 
 describe('worker methods for the allocator', () => {
-  it('allocatorCheck, allocatorTimeline, allocatorSegmentMap, allocatorOoms, allocatorWhatIf, allocatorWhatIfTable', () => {
+  it('allocatorCheck, allocatorSegmentMap, allocatorOoms, allocatorWhatIf, allocatorWhatIfTable', () => {
     const ctx = session();
     const check = structuredClone(dispatch('allocatorCheck', { device: 0 }, ctx));
     assert.deepEqual(check.check, { allocations: 41, atRecordedAddress: 41, segmentEvents: 1, segmentEventsReproduced: 1, firstDeparture: null });
-    const timeline = structuredClone(dispatch('allocatorTimeline', { device: 0, axis: 'event', points: 10, maxSpans: 5 }, ctx))!;
-    assert.equal(timeline.x.length, 10);
-    assert.equal(Math.max(...timeline.reserved), 100 * MiB);
-    assert.deepEqual(
-      timeline.spans.map((s) => [s.size, s.from, s.to]),
-      [[100 * MiB, 1, -1]],
-    );
     const map = structuredClone(dispatch('allocatorSegmentMap', { device: 0, event: 1e9, maxBlocks: 10 }, ctx));
     assert.equal(map.segments[0].blocks.length, 10);
     assert.equal(map.segments[0].blocksOmitted, 31, '40 allocated blocks and the free tail, 10 listed');
@@ -49,9 +42,8 @@ describe('worker methods for the allocator', () => {
 
   it('clamps what callers ask for and refuses bad settings and devices', () => {
     const ctx = session();
-    const timeline = dispatch('allocatorTimeline', { device: 0, axis: 'event', points: 1e9, maxSpans: -4 }, ctx)!;
-    assert.ok(timeline.x.length <= 10_000);
-    assert.equal(timeline.spans.length, 0);
+    const map = dispatch('allocatorSegmentMap', { device: 0, event: 1e9, maxBlocks: -4 }, ctx);
+    assert.deepEqual([map.segments[0].blocks.length, map.segments[0].blocksOmitted], [0, 41]);
     assert.throws(() => dispatch('allocatorWhatIf', { device: 0, allocConf: 'bogus:1' }, ctx), { name: 'AllocConfError' });
     assert.throws(() => dispatch('allocatorCheck', { device: 2 }, ctx), /no device 2/);
   });

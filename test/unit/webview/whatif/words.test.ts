@@ -1,8 +1,9 @@
 /** The what-if panel's words (webview/whatif/words.ts), on results written out by hand. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { WhatIfOom, WhatIfResult } from '../../../../src/engine/allocator/whatIf';
-import { BEGAN_ABOVE, capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from '../../../../webview/whatif/words';
+import type { WhatIfOom, WhatIfReplayed } from '../../../../src/engine/allocator/whatIf';
+import type { RecordingStart } from '../../../../src/engine/allocator/traceReplay';
+import { capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from '../../../../webview/whatif/words';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
@@ -18,16 +19,26 @@ const oom: WhatIfOom = {
   recorded: false,
 };
 
-function result(patch: Partial<WhatIfResult> = {}): WhatIfResult {
-  return { settings: 'expandable_segments:True', capacityBytes: 8 * GiB, peakReservedBytes: 7.5 * GiB, reservedFreeAtPeakBytes: 300 * MiB, cudaMallocs: 12_345, cudaFrees: 3, oom: null, recordedOomsAvoided: 0, ...patch };
+function result(patch: Partial<WhatIfReplayed> = {}): WhatIfReplayed {
+  return { settings: 'expandable_segments:True', capacityBytes: 8 * GiB, replayed: true, fits: true, start: null, peakReservedBytes: 7.5 * GiB, reservedFreeAtPeakBytes: 300 * MiB, cudaMallocs: 12_345, cudaFrees: 3, oom: null, recordedOomsAvoided: 0, ...patch };
 }
 
 describe('what-if words', () => {
   it('a prediction\'s figures', () => {
     assert.deepEqual(resultLines(result()), ['Peak reserved: 7.5 GiB (300.0 MiB of it reserved but not allocated at that peak)', 'cudaMalloc calls: 12,345 (cudaFree: 3)']);
     assert.deepEqual(resultLines(result({ recordedOomsAvoided: 1 })).at(-1), 'The recorded out-of-memory error does not happen (1)');
-    // More reserved than the capacity: the recording began above it.
-    assert.equal(resultLines(result({ peakReservedBytes: 9 * GiB })).at(-1), BEGAN_ABOVE);
+  });
+
+  it('the state recording began in, when it did not fit the GPU: said first, and alone when nothing was replayed', () => {
+    const released: RecordingStart = { outcome: 'released', limitBytes: 8 * GiB, reservedBytes: 11 * GiB, allocatedBytes: 5 * GiB, neededBytes: 5 * GiB, keptBytes: 6 * GiB };
+    const lines = resultLines(result({ start: released }));
+    assert.equal(lines[0], 'Recording began with 11.00 GiB reserved, more than the 8.00 GiB the allocator may use; the replay first releases the 5.00 GiB of cached segments PyTorch frees when cudaMalloc fails, and goes on from the 6.00 GiB left.');
+    assert.equal(lines.length, 3);
+    const allocated: RecordingStart = { ...released, outcome: 'allocated', allocatedBytes: 9 * GiB, neededBytes: 8.5 * GiB, keptBytes: 11 * GiB };
+    const none = { settings: '', capacityBytes: 8 * GiB, replayed: false, fits: false, start: allocated, peakReservedBytes: null, reservedFreeAtPeakBytes: null, cudaMallocs: null, cudaFrees: null, oom: null, recordedOomsAvoided: 0 } as const;
+    assert.deepEqual(resultLines(none), [
+      'Does not fit: 9.00 GiB was already allocated before recording began (tensors that need at least 8.50 GiB), more than the 8.00 GiB the allocator may use.',
+    ]);
   });
 
   it('the first OOM: where, what was asked, the cache, the cause', () => {
@@ -41,13 +52,19 @@ describe('what-if words', () => {
     assert.deepEqual(oomSentence(null), { before: 'Out of memory: no allocation fails.', line: undefined, after: '' });
   });
 
-  it('a cell of the table: fits, the line where it runs out, or unknown when the recording began above the GPU', () => {
-    assert.deepEqual(cellSentence({ capacityBytes: 8 * GiB, fits: true, peakReservedBytes: 7 * GiB, oom: null }), { fits: true, text: 'fits', line: undefined, title: 'Fits: peak reserved 7.0 GiB' });
-    const out = cellSentence({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: 8 * GiB, oom });
+  it('a cell of the table: fits, the line where it runs out, or unknown, as the engine decided', () => {
+    assert.deepEqual(cellSentence({ capacityBytes: 8 * GiB, fits: true, peakReservedBytes: 7 * GiB, oom: null, start: null }), { fits: true, text: 'fits', line: undefined, title: 'Fits: peak reserved 7.0 GiB' });
+    const out = cellSentence({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: 8 * GiB, oom, start: null });
     assert.deepEqual([out.fits, out.text, out.line?.label], [false, 'OOM at', 'model.py:427']);
     assert.match(out.title, /^Runs out at event 3,738: 64\.0 MiB asked with 11\.5 GiB reserved, largest free block 44\.0 MiB \(fragmentation\)$/);
-    assert.equal(cellSentence({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: 8 * GiB, oom: { ...oom, file: null, line: null } }).text, 'OOM at event 3,738');
-    assert.deepEqual(cellSentence({ capacityBytes: 8 * GiB, fits: true, peakReservedBytes: 22 * GiB, oom: null }).text, 'unknown');
+    assert.equal(cellSentence({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: 8 * GiB, oom: { ...oom, file: null, line: null }, start: null }).text, 'OOM at event 3,738');
+    const start: RecordingStart = { outcome: 'reserved', limitBytes: 8 * GiB, reservedBytes: 22 * GiB, allocatedBytes: 7 * GiB, neededBytes: 7 * GiB, keptBytes: 9 * GiB };
+    const unknown = cellSentence({ capacityBytes: 8 * GiB, fits: null, peakReservedBytes: null, oom: null, start });
+    assert.deepEqual([unknown.fits, unknown.text], [undefined, 'unknown']);
+    assert.match(unknown.title, /^Unknown: recording began with 22\.00 GiB reserved, and the segments holding live tensors alone take 9\.00 GiB/);
+    const before = cellSentence({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: null, oom: null, start: { ...start, outcome: 'allocated', allocatedBytes: 15 * GiB, neededBytes: 14 * GiB } });
+    assert.deepEqual([before.fits, before.text], [false, 'OOM']);
+    assert.match(before.title, /^Does not fit: 15\.00 GiB was already allocated before recording began/);
   });
 
   it('capacities and GPU sizes', () => {
