@@ -25,7 +25,7 @@ export function pythonExecutable() {
 
 /**
  * Bundles the core's load/analysis entry points from src/ with esbuild (the CLI bundle does not export
- * them) and loads the bundle: { snapshotFromOwnedBytes, analyzeSnapshot, toReport, stringifyExact }.
+ * them) and loads the bundle: { loadSnapshotFile, analyzeSnapshot, toReport, stringifyExact }.
  */
 export async function loadCore() {
   const { build } = await import('esbuild');
@@ -34,7 +34,7 @@ export async function loadCore() {
   await build({
     stdin: {
       contents: [
-        "export { snapshotFromOwnedBytes } from './src/engine/decode/load';",
+        "export { loadSnapshotFile } from './src/runtime/input/snapshotFile';",
         "export { analyzeSnapshot } from './src/engine/analysis/analyze';",
         "export { stringifyExact, toReport } from './src/engine/analysis/report';",
       ].join('\n'),

@@ -21,7 +21,11 @@ it runs. Device 0's trace is repeated K times, as if the recorded training loop 
   blocks left live by the last repetition are the live blocks of `segments`, as in the source.
 
 Written with `pickle.dump(obj, f, protocol=4)`, the protocol of every corpus file. K is estimated
-from the size of one repetition, then grown until the file reaches the target size.
+from the size of one repetition, then grown until the file reaches the target size. Files above
+STREAM_ABOVE_MB (the 2 GB and 4.5 GB files of `npm run bench:large`) would need tens of GB of memory
+that way; they are written by `StreamingPickler` instead, which writes the same opcodes as CPython's
+pickler for the same objects (memoizing every str, list, dict and tuple, memo references for repeats,
+FRAME opcodes every 64 KiB) while the repetitions are made one entry at a time.
 
 usage: make-snapshot.py --source FILE --sizes 100,500 --out DIR [--verify]
 Prints one JSON object per line and file: {"path", "bytes", "reps", "events", "cached"}; with
@@ -36,12 +40,16 @@ import json
 import math
 import os
 import pickle
-from typing import Any
+import struct
+from typing import Any, Iterator, Protocol, Union
 
 # A dict of a snapshot (the root, a segment, block or trace event), as recorded.
 Entry = dict[str, Any]
 
 GENERATOR_VERSION = 1
+# Files above this size are written by StreamingPickler (a version of their own, STREAM_VERSION).
+STREAM_ABOVE_MB = 1000
+STREAM_VERSION = 1
 MB = 1000 * 1000
 MAX_SAFE_INTEGER = 2**53 - 1
 SHIFTED = ('alloc', 'free_requested', 'free_completed')
@@ -53,6 +61,10 @@ class NoClassesUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         raise pickle.UnpicklingError(f'refusing to load class {module}.{name}: not a memory snapshot')
+
+
+class Sink(Protocol):
+    def write(self, data: bytes) -> int: ...
 
 
 class CountingSink:
@@ -195,10 +207,65 @@ class Generator:
         root['segments'] = shifted_segments(self.segments, (reps - 1) * self.offset)
         return root
 
-    def pickled_size(self, reps: int) -> int:
+    def pickled_size(self, reps: int, streamed: bool = False) -> int:
         sink = CountingSink()
-        pickle.dump(self.snapshot(reps), sink, protocol=4)
+        if streamed:
+            self.stream(reps, sink)
+        else:
+            pickle.dump(self.snapshot(reps), sink, protocol=4)
         return sink.bytes
+
+    def stream(self, reps: int, out: Sink) -> int:
+        """Writes the snapshot of `reps` repetitions as `write` does, one entry at a time; returns the events."""
+        if self.high + (reps - 1) * self.offset > MAX_SAFE_INTEGER:
+            raise SystemExit(f'{reps} repetitions would push addresses beyond 2^53; choose a smaller size')
+        root = dict(self.root)
+        root['segments'] = shifted_segments(self.segments, (reps - 1) * self.offset)
+        per_rep = [e for e in self.trace if e.get('action') not in SEGMENT_EVENTS]
+        events = len(self.trace) + (reps - 1) * len(per_rep)
+        pickler = StreamingPickler(out)
+        pickler.dump(root, self.entries(pickler, reps, per_rep), events)
+        return events
+
+    def entries(self, pickler: 'StreamingPickler', reps: int, per_rep: list[Entry]) -> Iterator[Union[Entry, bytes]]:
+        """The entries of `repeated_trace`, the repeated ones as bytes (see `StreamingPickler.entry_template`)."""
+        yield from self.trace
+        templates = [pickler.entry_template(e) for e in per_rep]
+        for k in range(1, reps):
+            shift = k * self.offset
+            live: set[int] = set()
+            for e, (parts, slots) in zip(per_rep, templates):
+                action = e.get('action')
+                values: dict[str, int] = {}
+                if 'time_us' in e:
+                    values['time_us'] = e['time_us'] + k * self.span
+                if 'addr' in e:
+                    addr = e['addr']
+                    if action not in SHIFTED:
+                        values['addr'] = addr
+                    elif action == 'alloc':
+                        live.add(addr)
+                        values['addr'] = addr + shift
+                    elif addr in live:
+                        if action == 'free_completed':
+                            live.discard(addr)
+                        values['addr'] = addr + shift
+                    elif addr in self.pairing:
+                        values['addr'] = self.pairing[addr] + shift - self.offset
+                    else:
+                        values['addr'] = addr + shift
+                out = bytearray(parts[0])
+                for slot, part in zip(slots, parts[1:]):
+                    out += encode_scalar(values[slot])
+                    out += part
+                yield bytes(out)
+
+    def stream_write(self, reps: int, path: str) -> int:
+        tmp = path + '.tmp'
+        with open(tmp, 'wb', buffering=1 << 22) as f:
+            events = self.stream(reps, f)
+        os.replace(tmp, path)
+        return events
 
     def write(self, reps: int, path: str) -> int:
         obj = self.snapshot(reps)
@@ -208,6 +275,202 @@ class Generator:
             pickle.dump(obj, f, protocol=4)
         os.replace(tmp, path)
         return events
+
+
+FRAME_SIZE = 64 * 1024
+BATCH = 1000
+
+
+class StreamingPickler:
+    """Protocol 4, written as it goes: what `pickle.dump(obj, f, protocol=4)` writes for the same objects
+    (every str, list, dict and tuple memoized with MEMOIZE and written again as a memo reference; ints,
+    floats, bools and None inline; lists and dicts in batches of 1000; FRAME opcodes every 64 KiB), except
+    that the device 0 trace is written from an iterator of entries, never held. Entries of repetitions
+    after the first hold only memoized keys and values besides their ints, so they are written from a
+    byte template of the source entry with the address and time filled in."""
+
+    def __init__(self, out: Sink) -> None:
+        self.out = out
+        self.frame = bytearray()
+        self.memo: dict[int, int] = {}
+        self.size = 0
+        # Memoized objects stay alive while their ids are memo keys.
+        self.kept: list[Any] = []
+
+    def dump(self, root: Entry, trace: Iterator[Union[Entry, bytes]], trace_length: int) -> None:
+        """Writes `root`, whose device_traces[0] is replaced by the entries of `trace` (dicts, or the
+        bytes of an entry already written with `entry_bytes`)."""
+        self.out.write(pickle.PROTO + bytes([4]))
+        self.save_dict(root, trace, trace_length)
+        self.commit()
+        self.out.write(pickle.STOP)
+
+    def commit(self) -> None:
+        """Writes the frame so far (as CPython does once it holds 64 KiB, between two objects)."""
+        if self.frame:
+            self.out.write(pickle.FRAME + struct.pack('<Q', len(self.frame)) + bytes(self.frame))
+            self.frame = bytearray()
+
+    def boundary(self) -> None:
+        if len(self.frame) >= FRAME_SIZE:
+            self.commit()
+
+    def memoize(self, obj: Any) -> None:
+        self.memo[id(obj)] = self.size
+        self.kept.append(obj)
+        self.size += 1
+        self.frame += pickle.MEMOIZE
+
+    def get(self, index: int) -> bytes:
+        return pickle.BINGET + bytes([index]) if index < 256 else pickle.LONG_BINGET + struct.pack('<I', index)
+
+    def save(self, obj: Any) -> None:
+        index = self.memo.get(id(obj))
+        if index is not None:
+            self.frame += self.get(index)
+        elif isinstance(obj, dict):
+            self.save_dict(obj)
+        elif isinstance(obj, list):
+            self.save_list(obj)
+        elif isinstance(obj, tuple):
+            self.save_tuple(obj)
+        elif isinstance(obj, str):
+            self.frame += encode_str(obj)
+            self.memoize(obj)
+        else:
+            self.frame += encode_scalar(obj)
+        self.boundary()
+
+    def save_dict(self, d: Entry, trace: Iterator[Union[Entry, bytes]] | None = None, trace_length: int = 0) -> None:
+        self.frame += pickle.EMPTY_DICT
+        self.memoize(d)
+        items = list(d.items())
+        for start in range(0, len(items), BATCH):
+            batch = items[start:start + BATCH]
+            if len(batch) > 1:
+                self.frame += pickle.MARK
+            for key, value in batch:
+                self.save(key)
+                if trace is not None and key == 'device_traces':
+                    self.save_traces(value, trace, trace_length)
+                else:
+                    self.save(value)
+            self.frame += pickle.SETITEMS if len(batch) > 1 else pickle.SETITEM
+
+    def save_traces(self, traces: list[Any], trace: Iterator[Union[Entry, bytes]], trace_length: int) -> None:
+        """device_traces, its first list written from `trace`."""
+        self.frame += pickle.EMPTY_LIST
+        self.memoize(traces)
+        self.appends([_Streamed(trace, trace_length)] + traces[1:])
+
+    def save_list(self, items: list[Any]) -> None:
+        self.frame += pickle.EMPTY_LIST
+        self.memoize(items)
+        self.appends(items)
+
+    def appends(self, items: list[Any]) -> None:
+        for start in range(0, len(items), BATCH):
+            batch = items[start:start + BATCH]
+            if len(batch) > 1:
+                self.frame += pickle.MARK
+            for item in batch:
+                if isinstance(item, _Streamed):
+                    self.save_streamed(item)
+                else:
+                    self.save(item)
+            self.frame += pickle.APPENDS if len(batch) > 1 else pickle.APPEND
+
+    def save_streamed(self, streamed: '_Streamed') -> None:
+        self.frame += pickle.EMPTY_LIST
+        self.size += 1  # memoized as CPython would; never referenced
+        self.frame += pickle.MEMOIZE
+        left = streamed.length
+        while left > 0:
+            n = min(BATCH, left)
+            if n > 1:
+                self.frame += pickle.MARK
+            for _ in range(n):
+                entry = next(streamed.entries)
+                if isinstance(entry, bytes):
+                    self.size += 1  # the entry dict's MEMOIZE is in its bytes
+                    self.frame += entry
+                    self.boundary()
+                else:
+                    self.save(entry)
+            self.frame += pickle.APPENDS if n > 1 else pickle.APPEND
+            left -= n
+
+    def save_tuple(self, items: tuple[Any, ...]) -> None:
+        if not items:
+            self.frame += pickle.EMPTY_TUPLE
+            return
+        if len(items) <= 3:
+            for item in items:
+                self.save(item)
+            self.frame += (pickle.TUPLE1, pickle.TUPLE2, pickle.TUPLE3)[len(items) - 1]
+        else:
+            self.frame += pickle.MARK
+            for item in items:
+                self.save(item)
+            self.frame += pickle.TUPLE
+        self.memoize(items)
+
+    def entry_template(self, e: Entry) -> tuple[list[bytes], list[str]]:
+        """The bytes of a repeated copy of source entry `e` (every key and non-int value memoized by
+        then), cut where its addr and time_us go: ([bytes before addr, ...], ['addr', ...])."""
+        parts: list[bytes] = [pickle.EMPTY_DICT + pickle.MEMOIZE + (pickle.MARK if len(e) > 1 else b'')]
+        slots: list[str] = []
+        for key, value in e.items():
+            part = self.get(self.memo[id(key)])
+            if key in ('addr', 'time_us'):
+                parts[-1] += part
+                slots.append(key)
+                parts.append(b'')
+                continue
+            index = self.memo.get(id(value))
+            part += self.get(index) if index is not None else encode_scalar(value)
+            parts[-1] += part
+        parts[-1] += pickle.SETITEMS if len(e) > 1 else pickle.SETITEM
+        return parts, slots
+
+
+class _Streamed:
+    def __init__(self, entries: Iterator[Union[Entry, bytes]], length: int) -> None:
+        self.entries = entries
+        self.length = length
+
+
+def encode_str(text: str) -> bytes:
+    data = text.encode('utf-8', 'surrogatepass')
+    n = len(data)
+    if n <= 0xff:
+        return pickle.SHORT_BINUNICODE + bytes([n]) + data
+    if n > 0xffffffff:
+        return pickle.BINUNICODE8 + struct.pack('<Q', n) + data
+    return pickle.BINUNICODE + struct.pack('<I', n) + data
+
+
+def encode_scalar(value: Any) -> bytes:
+    """What CPython's pickler writes for None, a bool, an int or a float (protocol 4)."""
+    if value is None:
+        return pickle.NONE
+    if value is True:
+        return pickle.NEWTRUE
+    if value is False:
+        return pickle.NEWFALSE
+    if isinstance(value, int):
+        if 0 <= value <= 0xff:
+            return pickle.BININT1 + bytes([value])
+        if 0 <= value <= 0xffff:
+            return pickle.BININT2 + struct.pack('<H', value)
+        if -0x80000000 <= value <= 0x7fffffff:
+            return pickle.BININT + struct.pack('<i', value)
+        encoded = pickle.encode_long(value)
+        n = len(encoded)
+        return pickle.LONG1 + bytes([n]) + encoded if n < 256 else pickle.LONG4 + struct.pack('<i', n) + encoded
+    if isinstance(value, float):
+        return pickle.BINFLOAT + struct.pack('>d', value)
+    raise TypeError(f'cannot write {type(value).__name__} in a snapshot')
 
 
 def replay_summary(trace: list[Entry], segments: list[Entry], rep_ends: list[int]) -> dict[str, Any]:
@@ -284,9 +547,12 @@ def main() -> None:
     generator: Generator | None = None
     for size in sizes:
         target = size * MB
+        streamed = size > STREAM_ABOVE_MB
         path = os.path.join(args.out, f'{stem}-{size}MB.pickle')
         meta_path = path + '.meta.json'
         wanted = {'generator': GENERATOR_VERSION, 'source': os.path.basename(args.source), 'sourceSha256': source_hash, 'targetBytes': target}
+        if streamed:
+            wanted['streamed'] = STREAM_VERSION
         try:
             with open(meta_path) as f:
                 meta = json.load(f)
@@ -299,11 +565,11 @@ def main() -> None:
             pass
         if generator is None:
             generator = Generator(load_source(args.source))
-            one = generator.pickled_size(1)
-            per_rep = generator.pickled_size(2) - one
+        one = generator.pickled_size(1, streamed)
+        per_rep = generator.pickled_size(2, streamed) - one
         reps = max(1, 1 + math.ceil((target - one) / per_rep))
         while True:
-            events = generator.write(reps, path)
+            events = generator.stream_write(reps, path) if streamed else generator.write(reps, path)
             written = os.path.getsize(path)
             if written >= target:
                 break

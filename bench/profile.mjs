@@ -93,7 +93,7 @@ for (const [id, us] of selfUs) {
 }
 
 /** Inclusive time of the outermost call of each named function (recursion counted once). */
-const PHASES = ['loadSnapshotFile', 'readFile', 'decodePickle', 'scanMemoReads', 'snapshotFromPickle', 'analyzeSnapshot', 'buildLineIndex', 'replayDevice', 'attributeLines', 'toReport', 'stringifyExact'];
+const PHASES = ['loadSnapshotFile', 'feed', 'read', 'snapshotFromPickle', 'analyzeSnapshot', 'buildLineIndex', 'replayDevice', 'attributeLines', 'toReport', 'stringifyExact'];
 const inclusive = new Map(PHASES.map((p) => [p, 0]));
 function walk(id, open) {
   const node = nodes.get(id);

@@ -15,8 +15,9 @@ import { performance } from 'node:perf_hooks';
 import { MB, corpusDir, dataDir, pythonExecutable, repoRoot } from './common.mjs';
 import { TARGET_WHATIF_RATIO, benchWhatIf, whatIfTables } from './whatif.mjs';
 
-const TARGET_RATIO = 1.0;
-const TARGET_RSS_PER_FILE_BYTE = 3;
+// Issue 23: the whole analysis in a quarter of the time CPython takes to unpickle, in no more memory than the file.
+const TARGET_RATIO = 0.25;
+const TARGET_RSS_PER_FILE_BYTE = 1.0;
 const DEFAULT_SOURCE = 'nothanmin-cs336.pickle';
 const TIME = '/usr/bin/time';
 
@@ -151,14 +152,14 @@ function markdownTable(header, body) {
 }
 
 function phasesTable(results) {
-  const header = ['file', 'read ms', 'load ms', 'analysis ms', 'report ms', 'heap after load MiB', 'model MiB', 'peak RSS MiB'];
+  const header = ['file', 'load ms', 'analysis ms', 'report ms', 'heap after load MiB', 'model MiB', 'peak RSS MiB'];
   const body = results
     .filter((r) => r.phases !== undefined)
     .map((r) => {
       const p = Object.fromEntries(r.phases.phases.map((x) => [x.phase, x]));
       return [
         r.file,
-        ...['read', 'load', 'analysis', 'report'].map((name) => p[name].ms.toFixed(0)),
+        ...['load', 'analysis', 'report'].map((name) => p[name].ms.toFixed(0)),
         p.load.heapUsedMiB.toFixed(0),
         r.phases.modelMiB === undefined ? '-' : r.phases.modelMiB.toFixed(0),
         r.phases.peakRssMiB.toFixed(0),
@@ -249,7 +250,7 @@ async function main() {
   const body = rows(results);
   info.loadAverageAtEnd = loadAverage();
   process.stdout.write(`\nload average at end: ${info.loadAverageAtEnd}\n`);
-  process.stdout.write(`\ntargets: node/python <= ${TARGET_RATIO.toFixed(1)}, node peak RSS <= ${TARGET_RSS_PER_FILE_BYTE}x file size ('!' marks a miss)\n`);
+  process.stdout.write(`\ntargets: node/python <= ${TARGET_RATIO.toFixed(2)}, node peak RSS <= ${TARGET_RSS_PER_FILE_BYTE.toFixed(1)}x file size ('!' marks a miss)\n`);
   process.stdout.write(
     'times: best wall-clock seconds of `runs` (the target); cpu: best user + system seconds (all threads; steadier on a busy machine);\n' +
       'RSS: highest peak resident set (GNU time %M) of those runs; MB = 10^6 bytes\n\n',

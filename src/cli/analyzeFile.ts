@@ -5,6 +5,8 @@ import { PROFILER_LIBRARY_PATHS } from '../engine/analysis/frameFilter';
 import { analyzeSnapshot } from '../engine/analysis/analyze';
 import type { ParsedArgs } from './args';
 import { UsageError, intOption } from './args';
+import type { LoadWindow } from '../engine/snapshot/model';
+import { parseLoadWindow } from '../engine/snapshot/window';
 import type { CliIO } from './io';
 import { loadSnapshotFile } from './io';
 import type { CellSources } from './notebooks';
@@ -21,6 +23,20 @@ export function frameFilterOptions(args: ParsedArgs): FrameFilterOptions {
     extraLibraryPaths: [...(typeof libraryPath === 'string' ? libraryPath.split(',') : []), ...PROFILER_LIBRARY_PATHS],
     ...(args.repeated.has(NOTEBOOK_OPTION) ? { ipythonInputCells: true } : {}),
   };
+}
+
+/** `--from X --to Y`: usage words for the commands that take them. */
+export const WINDOW_USAGE = '[--from E|T] [--to E|T]';
+
+/** `--from` and `--to`: a window of the recording to load (`parseLoadWindow` says how they read). */
+export function windowOption(args: ParsedArgs): LoadWindow | undefined {
+  const text = (name: string) => {
+    const raw = args.options.get(name);
+    return typeof raw === 'string' ? raw : undefined;
+  };
+  const window = parseLoadWindow(text('from'), text('to'));
+  if (window !== undefined && 'problem' in window) throw new UsageError(`--from/--to: ${window.problem}`);
+  return window;
 }
 
 /** Every file a line of the analysis names. */
@@ -43,7 +59,7 @@ export async function analyzeFileArgument(
   if (args.positionals.length !== 1) throw new UsageError(`${command} takes one snapshot file\nusage: ${usage}`);
   const file = args.positionals[0];
   const device = intOption(args, 'device', undefined);
-  const analysis = analyzeSnapshot(await loadSnapshotFile(file), frameFilterOptions(args));
+  const analysis = analyzeSnapshot(await loadSnapshotFile(file, { window: windowOption(args) }, io), frameFilterOptions(args));
   if (device !== undefined && !analysis.devices.some((d) => d.device === device)) {
     const known = analysis.devices.map((d) => d.device).join(', ') || 'none';
     io.err(`vram-lens: ${file}: no device ${device} in this snapshot (devices: ${known})\n`);

@@ -5,7 +5,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SnapshotFileError } from '../engine/decode/errors';
-import { fileProblem, readSnapshotFile } from '../runtime/input/snapshotFile';
+import { fileProblem } from '../runtime/input/snapshotFile';
+import { MAX_SNAPSHOT_BYTES, sizeInWords } from '../engine/decode/unpack';
+import type { SnapshotSource } from '../protocol/worker';
+import type { LoadWindow } from '../engine/snapshot/model';
+import type { WindowPrompts } from './loadWindowChoice';
+import { WINDOW_CHOICE_BYTES, chooseLoadWindow } from './loadWindowChoice';
 import { notificationText } from '../engine/text/plainText';
 import type { ExecutionProvider } from '../runtime/ort/providers';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
@@ -61,9 +66,21 @@ export class SnapshotStore implements vscode.Disposable {
     return this.snapshots.get(id);
   }
 
-  /** Loads with a cancellable progress notification. Resolves undefined when the user cancels. */
+  /**
+   * Loads with a cancellable progress notification. A file the user opened that is bigger than
+   * `WINDOW_CHOICE_BYTES` first offers to load only a window of it. Resolves undefined when the user cancels.
+   */
   async load(uri: vscode.Uri | undefined, request: LoadRequest = {}): Promise<LoadedSnapshot | undefined> {
     const label = request.label ?? (uri ? path.basename(uri.path) : 'snapshot');
+    let window: LoadWindow | undefined;
+    if (uri?.scheme === 'file' && (request.origin ?? 'file') === 'file' && request.bytes === undefined) {
+      const size = await fileSize(uri);
+      if (size >= WINDOW_CHOICE_BYTES) {
+        const choice = await chooseLoadWindow(label, size, WINDOW_PROMPTS);
+        if (choice.kind === 'cancel') return undefined;
+        if (choice.kind === 'window') window = choice.window;
+      }
+    }
     return vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: loading ${notificationText(label)}`, cancellable: true },
       async (progress, token) => {
@@ -72,14 +89,25 @@ export class SnapshotStore implements vscode.Disposable {
         const worker = new SnapshotWorker(this.workerScript, this.workerOptions());
         try {
           progress.report({ message: 'reading the file' });
-          const bytes = request.bytes ?? (await readSnapshotUri(uri!));
+          const source: SnapshotSource = request.bytes ? { kind: 'bytes', bytes: request.bytes } : await snapshotSource(uri!);
           if (abort.signal.aborted) throw new CancelledError();
-          // Bytes read here are handed to the worker, not copied: the host does not hold a second copy of the file.
-          const own = request.bytes === undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+          // The bar fills as the worker reads the file (`fraction`); the messages say what it does. Bytes
+          // read here (another file system) are handed to the worker, not copied: the host keeps no second copy.
+          const bytes = source.kind === 'bytes' ? source.bytes : undefined;
+          const own = request.bytes === undefined && bytes !== undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+          let shown = 0;
           const info = await worker.call(
             'load',
-            { bytes, filter: this.filter() },
-            { signal: abort.signal, onProgress: (message) => progress.report({ message }), transfer: own ? [bytes.buffer] : undefined },
+            { source, filter: this.filter(), ...(window ? { window } : {}) },
+            {
+              signal: abort.signal,
+              onProgress: (message, fraction) => {
+                const increment = fraction === undefined ? undefined : Math.max(0, Math.round(100 * fraction) - shown);
+                if (increment !== undefined) shown += increment;
+                progress.report({ message, increment });
+              },
+              transfer: own ? [bytes.buffer] : undefined,
+            },
           );
           // What ran it: as the caller knows it (a run just made), else as the snapshot says (a VRAM Lens run saved to a file).
           const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn ?? info.producer?.provider);
@@ -169,6 +197,27 @@ export class SnapshotStore implements vscode.Disposable {
   }
 }
 
+/** The quick pick and input box of the window choice. */
+const WINDOW_PROMPTS: WindowPrompts = {
+  pick: async (title, items) => {
+    const picked = await vscode.window.showQuickPick(
+      items.map((item, index) => ({ ...item, index })),
+      { title, placeHolder: 'How much of the recording to load' },
+    );
+    return picked?.index;
+  },
+  input: (title, prompt, placeHolder, validate) => Promise.resolve(vscode.window.showInputBox({ title, prompt, placeHolder, validateInput: validate })),
+};
+
+/** A local file's size in bytes (0 when it cannot be read: the load says why). */
+async function fileSize(uri: vscode.Uri): Promise<number> {
+  try {
+    return (await vscode.workspace.fs.stat(uri)).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** The file's `mtime:size`, to tell whether it changed since it was read (undefined: cannot stat). */
 async function fileVersion(uri: vscode.Uri): Promise<string | undefined> {
   try {
@@ -180,14 +229,17 @@ async function fileVersion(uri: vscode.Uri): Promise<string | undefined> {
 }
 
 /**
- * A snapshot file's bytes, after the type and size checks (a FIFO or /dev/zero is refused at once):
- * local files through the core reader, other schemes through the workspace file system.
+ * Where the worker reads a snapshot: a local file by its path (the worker streams it, whatever its
+ * size), a file of another file system as bytes read here (after the type check: a FIFO is refused).
  */
-async function readSnapshotUri(uri: vscode.Uri): Promise<Uint8Array> {
-  if (uri.scheme === 'file') return readSnapshotFile(uri.fsPath);
+async function snapshotSource(uri: vscode.Uri): Promise<SnapshotSource> {
+  if (uri.scheme === 'file') return { kind: 'file', path: uri.fsPath };
   const stat = await vscode.workspace.fs.stat(uri);
   const isFile = (stat.type & vscode.FileType.File) !== 0;
-  const problem = fileProblem({ isFile, size: stat.size, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
+  const problem = fileProblem({ isFile, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
   if (problem !== undefined) throw new SnapshotFileError(`${path.basename(uri.path)}: ${problem}`);
-  return vscode.workspace.fs.readFile(uri);
+  if (stat.size > MAX_SNAPSHOT_BYTES) {
+    throw new SnapshotFileError(`${path.basename(uri.path)}: is ${sizeInWords(stat.size)}; VRAM Lens reads files of this file system up to ${sizeInWords(MAX_SNAPSHOT_BYTES)} (local files of any size)`);
+  }
+  return { kind: 'bytes', bytes: await vscode.workspace.fs.readFile(uri) };
 }

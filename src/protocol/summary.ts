@@ -9,6 +9,7 @@ import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
 import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
 import type { CellPlaces } from '../engine/paths/places';
+import type { WindowSummary } from '../engine/analysis/summary';
 import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
 
@@ -43,6 +44,8 @@ export interface SummaryDevice {
   readonly topLines: readonly SummaryLine[];
   /** The live-at-peak bytes no line of the user's holds, by bucket; absent from analyses that do not name them. */
   readonly peakBreakdown?: readonly PeakBucket[];
+  /** Set when only a window of the recording was loaded: the figures cover it (event indices count from its first). */
+  readonly window?: WindowSummary;
 }
 
 /** One of the advisor's findings, as the summary shows it. */
@@ -87,15 +90,20 @@ export interface SummaryModel {
   readonly places?: CellPlaces;
 }
 
-/** The caching allocator replayed for one device (sent after the summary: the replay can take a moment). */
-export interface SummaryAllocator {
-  readonly device: number;
-  readonly check: SelfCheckDetails;
-  /** The recorded OOMs explained (at most a few). */
-  readonly ooms: readonly OomExplanation[];
-  /** The OOMs' recorded files found on this machine (their lines are links). */
-  readonly mapped: readonly string[];
-}
+/**
+ * The caching allocator replayed for one device (sent after the summary: the replay can take a moment),
+ * or why it was not (`unavailable`: a window of the recording was loaded, or the replay failed).
+ */
+export type SummaryAllocator =
+  | {
+      readonly device: number;
+      readonly check: SelfCheckDetails;
+      /** The recorded OOMs explained (at most a few). */
+      readonly ooms: readonly OomExplanation[];
+      /** The OOMs' recorded files found on this machine (their lines are links). */
+      readonly mapped: readonly string[];
+    }
+  | { readonly device: number; readonly unavailable: string };
 
 export type HostToSummary =
   | { readonly type: 'loading'; readonly label: string }

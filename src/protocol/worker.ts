@@ -16,16 +16,23 @@ import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { SegmentMapView } from '../engine/session/allocatorStudy';
 import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
-import type { LineNumber } from '../engine/snapshot/model';
+import type { LineNumber, LoadWindow } from '../engine/snapshot/model';
 import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
 import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
 import type { CellPlaces } from '../engine/paths/places';
 
 export type { SnapshotInfo, SourceUpdate };
 
+/** Where a worker's snapshot comes from. */
+export type SnapshotSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'bytes'; readonly bytes: Uint8Array };
+
 export interface WorkerMethods {
-  /** Decode and analyse a snapshot file's bytes; must be the first call. */
-  load: { params: { bytes: Uint8Array; filter: FrameFilterOptions }; result: SnapshotInfo };
+  /**
+   * Read, decode and analyse a snapshot; must be the first call. A file is read by the worker itself
+   * (`path`), in chunks; bytes already in memory (an instrumented run, another file system) are sent.
+   * `window`: only that window of a file's recording (memory live when it opens carried in).
+   */
+  load: { params: { source: SnapshotSource; filter: FrameFilterOptions; window?: LoadWindow }; result: SnapshotInfo };
   /** Re-run the attribution with another user-frame filter. */
   setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Every line with figures on one device, sorted by file then line. */
@@ -102,6 +109,8 @@ export interface ProgressMessage {
   readonly kind: 'progress';
   readonly id: number;
   readonly message: string;
+  /** How much of the work is done, 0 to 1, when the worker knows (reading a file). */
+  readonly fraction?: number;
 }
 
 export interface ResponseMessage {

@@ -16,6 +16,7 @@ import { formatBytes } from '../../src/engine/text/format';
 import type { WhatIfBackend, WhatIfSubject } from '../../src/extension/allocator/whatIfRequests';
 import { answerPredict, describeSubject } from '../../src/extension/allocator/whatIfRequests';
 import type { HostToWhatIf, WhatIfToHost } from '../../src/protocol/whatIf';
+import type { QueryName } from '../../src/runtime/worker/methods';
 import { dispatch } from '../../src/runtime/worker/methods';
 import { corpusDir, corpusMissing, repoRoot } from '../helpers/corpus';
 import type { PageHost } from './harness';
@@ -37,7 +38,8 @@ class WhatIfHost implements PageHost {
     readonly local: ReadonlySet<string> = new Set(),
   ) {
     this.backend = {
-      worker: () => (method, params) => Promise.resolve(dispatch(method, params, { session: this.session, progress: () => undefined })),
+      // Every call here is a query (`load` is the worker's own): `dispatch` answers it as the worker does.
+      worker: () => (method, params) => Promise.resolve(dispatch(method as QueryName, params as never, { session: this.session, progress: () => undefined }) as never),
       mapped: (files) => Promise.resolve(files.filter((f) => this.local.has(f))),
     };
   }

@@ -3,12 +3,14 @@
  * numbers printed with it: byte mutations of seed files (small synthetic snapshots and real corpus
  * snapshots cut down to a few hundred trace entries), and generated snapshots whose fields hold
  * hostile values (NaN, negative and huge numbers, command links, control characters, shared long
- * strings, deep and odd shapes) that get past the decoder and reach the model and the analysis.
+ * strings, deep and odd shapes) that get past the decoder and reach the model and the analysis, and
+ * snapshots that share one object many times through the memo (`amplification.ts`).
  */
 import { readFileSync } from 'node:fs';
 import { decodePickle } from '../../src/engine/pickle/decoder';
 import { encodePickle, type PlainValue } from '../../src/engine/pickle/encoder';
 import { corpusFiles } from '../helpers/corpus';
+import { sharedShape } from './amplification';
 
 /** xorshift32: small, fast, reproducible. */
 export class Random {
@@ -258,8 +260,9 @@ function mutated(r: Random, seed: Uint8Array): Uint8Array {
 /** Input `index` of run `runSeed`. */
 export function fuzzInput(seeds: readonly { bytes: Uint8Array }[], runSeed: number, index: number): Uint8Array {
   const r = new Random(inputSeed(runSeed, index));
-  const kind = r.below(10);
-  if (kind < 4) return generated(r);
-  if (kind < 5) return mutated(r, generated(r));
+  const kind = r.below(20);
+  if (kind < 8) return generated(r);
+  if (kind < 10) return mutated(r, generated(r));
+  if (kind < 11) return sharedShape(r);
   return mutated(r, r.pick(seeds).bytes);
 }

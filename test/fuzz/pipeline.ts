@@ -1,16 +1,55 @@
 /** One fuzz input through the whole pipeline a user's file meets: decode, model, analysis, advice, timeline layout. */
 import { SnapshotFileError } from '../../src/engine/decode/errors';
-import { snapshotFromBytes } from '../../src/engine/decode/load';
+import { isDeepStrictEqual } from 'node:util';
+import { WorkLimitError } from '../../src/engine/base/errors';
+import { RestartWithoutFastPath, SnapshotReader, readWhole, snapshotFromBytes } from '../../src/engine/decode/load';
+import { pickleBytesOf } from '../../src/engine/decode/unpack';
+import type { Snapshot } from '../../src/engine/snapshot/model';
 import { PickleError } from '../../src/engine/pickle/errors';
 import { SnapshotFormatError } from '../../src/engine/snapshot/errors';
 import { findingMarkers } from '../../src/engine/timeline/findingMarkers';
 import { SnapshotSession } from '../../src/engine/session/session';
 
 /** How far an input got: rejected with a clear error at a stage, or all the way through. */
-export type Reached = 'file' | 'decode' | 'model' | 'done';
+export type Reached = 'file' | 'decode' | 'model' | 'budget' | 'done';
+
+/** The snapshot, or the message it is refused with. */
+function outcome(read: () => Snapshot): Snapshot | string {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof RestartWithoutFastPath) throw new Error('a RestartWithoutFastPath escaped the reader');
+    return `${(e as Error).name}: ${(e as Error).message}`;
+  }
+}
+
+/**
+ * The decoder's fast path changes how fast, never what: the same input read by the general machine
+ * alone gives the same snapshot or the same error.
+ */
+function checkFastPath(bytes: Uint8Array): void {
+  const pickle = (() => {
+    try {
+      return pickleBytesOf(bytes, undefined);
+    } catch {
+      return undefined;
+    }
+  })();
+  if (pickle === undefined) return;
+  const fast = outcome(() => readWhole(pickle));
+  const general = outcome(() => {
+    const reader = new SnapshotReader({ expectedBytes: pickle.length, fastPath: false });
+    reader.feed(pickle);
+    return reader.finish();
+  });
+  if (!isDeepStrictEqual(fast, general)) {
+    throw new Error(`the fast path and the general machine disagree: ${typeof fast === 'string' ? fast : 'a snapshot'} / ${typeof general === 'string' ? general : 'a snapshot'}`);
+  }
+}
 
 /** Runs the pipeline; returns how far it got, throws for anything but the rejections a user may see. */
 export function throughPipeline(bytes: Uint8Array): Reached {
+  checkFastPath(bytes);
   let snapshot;
   try {
     snapshot = snapshotFromBytes(bytes);
@@ -18,6 +57,7 @@ export function throughPipeline(bytes: Uint8Array): Reached {
     if (e instanceof SnapshotFileError) return 'file';
     if (e instanceof PickleError) return 'decode';
     if (e instanceof SnapshotFormatError) return 'model';
+    if (e instanceof WorkLimitError) return 'budget';
     throw e;
   }
   const session = new SnapshotSession(snapshot, bytes.length, { includeLibraryFrames: false, extraLibraryPaths: [] });

@@ -92,7 +92,7 @@ async function main(): Promise<number> {
   });
   await Promise.all(pool);
   const seconds = (performance.now() - started) / 1000;
-  const stages = ['file', 'decode', 'model', 'done'].map((s) => `${s} ${reached.get(s) ?? 0}`).join(', ');
+  const stages = ['file', 'decode', 'model', 'budget', 'done'].map((s) => `${s} ${reached.get(s) ?? 0}`).join(', ');
   console.log(`fuzz: ${done} inputs in ${seconds.toFixed(1)} s; rejected at / reached: ${stages}; slowest ${slowest.ms.toFixed(0)} ms (input ${slowest.index}, ${slowest.size} bytes)`);
   for (const f of failures.slice(0, 20)) console.log(`FAIL input ${f.index} (replay: FUZZ_SEED=${runSeed} FUZZ_ONLY=${f.index} npm run test:fuzz)\n  ${f.what.split('\n').slice(0, 6).join('\n  ')}`);
   if (failures.length > 0) {

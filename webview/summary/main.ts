@@ -13,6 +13,7 @@ import { openLine } from '../../src/protocol/openLine';
 import type { CellPlaces } from '../../src/engine/paths/places';
 import { lineLabel, placeOf } from '../../src/engine/paths/places';
 import { isCellName } from '../../src/engine/notebook/cellNames';
+import { WINDOW_NOTE, windowInWords } from '../../src/engine/analysis/summary';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 import { selfCheckLines } from '../shared/selfCheckWords';
@@ -60,7 +61,10 @@ function stat(grid: HTMLElement, name: string, value: string | HTMLElement, extr
 function renderDevice(d: SummaryDevice): HTMLElement {
   const section = el('section', 'device');
   const grid = el('dl', 'stats');
-  const when = d.peakEventIndex < 0 ? 'before the first recorded event' : `after event ${d.peakEventIndex.toLocaleString('en-US')}`;
+  // In a window, events are named by their index in the recording.
+  const first = d.window?.firstEvent ?? 0;
+  if (d.window !== undefined) stat(grid, 'Window', `${windowInWords(d.window)}: ${WINDOW_NOTE}`);
+  const when = d.peakEventIndex < 0 ? (d.window ? 'when the window opens' : 'before the first recorded event') : `after event ${(first + d.peakEventIndex).toLocaleString('en-US')}`;
   const where = d.peakLine ? lineRef(d.peakLine.file, d.peakLine.line, d.peakLine.mapped) : undefined;
   stat(grid, 'Peak allocated', `${formatBytes(d.peakBytes)} ${when}${where ? ' at' : ''}`, where);
   stat(grid, 'Reserved', `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);
@@ -105,6 +109,10 @@ function renderAllocator(d: SummaryDevice): HTMLElement {
   const mine = allocator && allocator.device === d.device ? allocator : undefined;
   if (!mine) {
     section.append(el('p', 'muted', 'Replaying the allocator…'));
+  } else if ('unavailable' in mine) {
+    // No replay (a window of the recording was loaded): the section says why, and offers no prediction.
+    section.append(el('p', 'muted', mine.unavailable));
+    return section;
   } else {
     const verdict = selfCheckLines(mine.check);
     const check = el('div', verdict.ok ? 'check' : 'check warn');

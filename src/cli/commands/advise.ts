@@ -5,15 +5,15 @@
  */
 import { stringifyExact } from '../../engine/analysis/report';
 import { advise } from '../../engine/advice/advise';
-import { analyzeFileArgument } from '../analyzeFile';
+import { WINDOW_USAGE, analyzeFileArgument } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import type { CliIO } from '../io';
 import { renderFindings } from '../renderAdvice';
 import { diskLineText } from '../sourceFiles';
 import { NOTEBOOK_OPTION, notebookUsage, placedFinding } from '../notebooks';
 
-export const adviseUsage = `vram-lens advise FILE [--device N] [--json] [--src DIR] [--include-library] [--library-path P] ${notebookUsage}`;
-export const adviseOptions = { valued: ['device', 'src', 'library-path', NOTEBOOK_OPTION], flags: ['json', 'include-library'], repeatable: [NOTEBOOK_OPTION] };
+export const adviseUsage = `vram-lens advise FILE [--device N] [--json] [--src DIR] [--include-library] [--library-path P] ${notebookUsage} ${WINDOW_USAGE}`;
+export const adviseOptions = { valued: ['device', 'src', 'library-path', NOTEBOOK_OPTION, 'from', 'to'], flags: ['json', 'include-library'], repeatable: [NOTEBOOK_OPTION] };
 
 export async function adviseCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   const input = await analyzeFileArgument(args, io, 'advise', adviseUsage);

@@ -1,7 +1,7 @@
-/** `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library] [--notebook PATH]...` */
+/** `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library] [--notebook PATH]... [--from E|T] [--to E|T]` */
 import { stringifyExact, toReport } from '../../engine/analysis/report';
 import { LINE_FIGURES } from '../../engine/analysis/lineFigures';
-import { analyzeFileArgument } from '../analyzeFile';
+import { WINDOW_USAGE, analyzeFileArgument } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import { intOption } from '../args';
 import type { CliIO } from '../io';
@@ -10,6 +10,8 @@ import { renderAnalysis } from '../render';
 import { AllocatorStudy } from '../../engine/session/allocatorStudy';
 import type { SelfCheckDetails } from '../../engine/allocator/selfCheck';
 import { plainText } from '../../engine/text/plainText';
+import { allocatorOutOfWindow } from '../../engine/allocator/window';
+import type { Snapshot } from '../../engine/snapshot/model';
 
 /** The allocator replay's self-check in one line (none for a device whose trace allocates nothing). */
 function selfCheckLine(d: SelfCheckDetails): string | undefined {
@@ -20,8 +22,14 @@ function selfCheckLine(d: SelfCheckDetails): string | undefined {
   return `${counts} (allocator self-check; \`vram-lens whatif\` predicts)${departure}`;
 }
 
-export const analyzeUsage = `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library] [--library-path P] ${notebookUsage}`;
-export const analyzeOptions = { valued: ['device', 'top', 'library-path', NOTEBOOK_OPTION], flags: ['json', 'include-library'], repeatable: [NOTEBOOK_OPTION] };
+/** The replay's line for a device: its self-check, or why it does not apply to a window. */
+function allocatorLine(snapshot: Snapshot, device: number): string | undefined {
+  if (allocatorOutOfWindow(snapshot, device) !== undefined) return 'no: the caching allocator replay needs the whole recording (run without --from/--to)';
+  return selfCheckLine(new AllocatorStudy(snapshot, device).check());
+}
+
+export const analyzeUsage = `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library] [--library-path P] ${notebookUsage} ${WINDOW_USAGE}`;
+export const analyzeOptions = { valued: ['device', 'top', 'library-path', NOTEBOOK_OPTION, 'from', 'to'], flags: ['json', 'include-library'], repeatable: [NOTEBOOK_OPTION] };
 
 export async function analyzeCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   const top = intOption(args, 'top', 15, 1) ?? 15;
@@ -31,7 +39,7 @@ export async function analyzeCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   if (args.options.has('json')) {
     io.out(stringifyExact(toReport(analysis, device, LINE_FIGURES, cells?.places)) + '\n');
   } else {
-    io.out(renderAnalysis(file, analysis, { device, top, places: cells?.places, allocator: (d) => selfCheckLine(new AllocatorStudy(analysis.snapshot, d).check()) }));
+    io.out(renderAnalysis(file, analysis, { device, top, places: cells?.places, allocator: (d) => allocatorLine(analysis.snapshot, d) }));
   }
   return 0;
 }

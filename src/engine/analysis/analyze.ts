@@ -42,13 +42,13 @@ export function analyzeSnapshot(snapshot: Snapshot, filter: FrameFilterOptions =
     const replay = replayDevice(snapshot, device);
     const live = liveAtPeak(replay);
     const buckets = new PeakBucketClassifier(snapshot, replay, lineIndex);
-    return {
-      ...replay,
+    // Added to the replay itself, not spread into a copy: its `reserved` is worked out when first read.
+    return Object.assign(replay, {
       lines: attributeLines(snapshot, replay, lineIndex, live, figures),
       liveAtPeak: live,
       peakBreakdown: peakBreakdown(buckets, live),
       buckets,
-    };
+    });
   });
   return { snapshot, lineIndex, devices };
 }

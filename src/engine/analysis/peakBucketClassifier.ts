@@ -14,7 +14,7 @@ import { baseName } from '../paths/recordedPath';
 import type { LiveBlock } from './liveAtPeak';
 import { attributingStack, recordOrigin } from './liveAtPeak';
 import type { DeviceReplay } from './replay';
-import { traceOf } from './replay';
+import { allocTimeUs, traceOf } from './replay';
 
 export interface BucketName {
   readonly kind: PeakBucketKind;
@@ -55,7 +55,7 @@ export class PeakBucketClassifier {
     const byFrames = this.framesBuckets(stack);
     if (byFrames.first !== undefined) return byFrames.first;
     if (origin === 'trace') {
-      const range = this.ranges.innermost(traceOf(this.snapshot, this.replay.device).timeUs[records.allocEvent[record]]);
+      const range = this.ranges.innermost(allocTimeUs(traceOf(this.snapshot, this.replay.device), records, record));
       if (range !== undefined) return { kind: 'annotation', label: range.name };
     }
     return byFrames.last;

@@ -5,10 +5,16 @@
  */
 import type { Block, DeviceTrace, Segment, Snapshot } from '../snapshot/model';
 import { Action, NO_STACK } from '../snapshot/model';
+import { AddressIndex } from '../base/addressIndex';
 import { FloatBuffer, IntBuffer } from '../base/growableArrays';
 
 /** An allocation's event index when it happened before recording began. */
 export const BEFORE_TRACE = -1;
+/**
+ * An allocation's event index when the trace allocated it before the window a snapshot was loaded
+ * with (its time is the window's `carried.allocTimeUs`: carried-in records come first, in order).
+ */
+export const BEFORE_WINDOW = -2;
 /** An allocation's free event index when it is still live at the end. */
 export const NEVER_FREED = -1;
 
@@ -46,7 +52,7 @@ export interface DeviceReplay {
   readonly finalReservedBytes: number;
   /** Active bytes right after each event. */
   readonly active: Float64Array;
-  /** Reserved bytes right after each event. */
+  /** Reserved bytes right after each event (computed when first read). */
   readonly reserved: Float64Array;
   readonly allocations: AllocationRecords;
   readonly ooms: readonly OomEvent[];
@@ -101,11 +107,11 @@ class RecordBuilder {
   build(): AllocationRecords {
     return {
       count: this.addr.length,
-      addr: this.addr.toArray(),
-      size: this.size.toArray(),
-      allocEvent: this.allocEvent.toArray(),
-      freeEvent: this.freeEvent.toArray(),
-      stack: this.stack.toArray(),
+      addr: this.addr.take(),
+      size: this.size.take(),
+      allocEvent: this.allocEvent.take(),
+      freeEvent: this.freeEvent.take(),
+      stack: this.stack.take(),
     };
   }
 }
@@ -116,37 +122,55 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   const n = trace.length;
   const { action, addr, size, stack } = trace;
 
+  // Records: one per alloc, per free of a block allocated before the trace, per block live at the end
+  // that the trace never allocated; sized for all of them at once (see `take`).
   let allocs = 0;
-  for (let i = 0; i < n; i++) if (action[i] === Action.Alloc) allocs++;
-  const records = new RecordBuilder(allocs + 16);
-  /** The latest record allocated at each address: its presence means "allocated earlier in the trace". */
-  const lastAt = new Map<number, number>();
-  const isLive = (r: number | undefined): r is number => r !== undefined && records.freeEvent.get(r) === NEVER_FREED;
+  let frees = 0;
+  for (let i = 0; i < n; i++) {
+    const act = action[i];
+    if (act === Action.Alloc) allocs++;
+    else if (act === Action.FreeCompleted) frees++;
+  }
+  let blocks = 0;
+  for (const segment of segments) blocks += segment.blocks.length;
+  const window = trace.window;
+  const carried = window?.carried;
+  const records = new RecordBuilder(allocs + frees + blocks + (carried?.length ?? 0) + 16);
+  /**
+   * The latest record allocated at each address: its presence means "allocated earlier in the trace".
+   * Records freed before the trace are never stored, so every record it holds has its address in `records`.
+   */
+  const recordAddress = records.addr;
+  const lastAt = new AddressIndex(allocs, (r) => recordAddress.get(r));
+  const isLive = (r: number): boolean => r >= 0 && records.freeEvent.get(r) === NEVER_FREED;
   const ooms: OomEvent[] = [];
-  const active = new Float64Array(n);
-  const reserved = new Float64Array(n);
   let freedBeforeTrace = 0;
-  let activeDelta = 0;
-  let reservedDelta = 0;
   let segmentGrowth = 0;
   let segmentShrink = 0;
+  // A window starts from what the full replay had when it opens: those blocks are the first records.
+  if (carried !== undefined) {
+    for (let k = 0; k < carried.length; k++) {
+      const r = records.add(carried.addr[k], carried.size[k], carried.allocEvent[k] >= 0 ? BEFORE_WINDOW : BEFORE_TRACE, NEVER_FREED, carried.stack[k]);
+      lastAt.swap(carried.addr[k], r);
+    }
+  }
 
+  // First pass: who allocated each block and when it was freed.
   for (let i = 0; i < n; i++) {
     const a = addr[i];
     const s = size[i];
     switch (action[i]) {
       case Action.Alloc: {
-        activeDelta += s;
         // An address allocated again without a free in between: the newer block replaces it.
-        const previous = lastAt.get(a);
+        const previous = lastAt.swap(a, records.add(a, s, i, NEVER_FREED, stack[i]));
         if (isLive(previous)) records.freeEvent.set(previous, i);
-        lastAt.set(a, records.add(a, s, i, NEVER_FREED, stack[i]));
         break;
       }
       case Action.FreeCompleted: {
-        activeDelta -= s;
         const latest = lastAt.get(a);
-        if (latest === undefined) {
+        if (latest < 0) {
+          // In a window, every block live when it opened was carried in: the full replay ignores this free too.
+          if (window !== undefined) break;
           freedBeforeTrace += s;
           records.add(a, s, BEFORE_TRACE, i, stack[i]);
         } else if (isLive(latest)) {
@@ -156,12 +180,10 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
       }
       case Action.SegmentAlloc:
       case Action.SegmentMap:
-        reservedDelta += s;
         segmentGrowth += s;
         break;
       case Action.SegmentFree:
       case Action.SegmentUnmap:
-        reservedDelta -= s;
         segmentShrink += s;
         break;
       case Action.Oom:
@@ -170,13 +192,12 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
       default:
         break;
     }
-    active[i] = activeDelta;
-    reserved[i] = reservedDelta;
   }
 
   const liveBlocksAtEnd: Block[] = [];
   let liveBeforeTrace = 0;
-  for (const segment of segments) {
+  // A window's blocks live all along were carried in with the rest.
+  for (const segment of window === undefined ? segments : []) {
     for (const block of segment.blocks) {
       if (!isLiveState(block.state)) continue;
       liveBlocksAtEnd.push(block);
@@ -188,23 +209,47 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     }
   }
 
-  const initialActiveBytes = freedBeforeTrace + liveBeforeTrace;
-  const finalReservedBytes = segments.reduce((sum, s) => sum + s.totalSize, 0);
-  const initialReservedBytes = finalReservedBytes - segmentGrowth + segmentShrink;
+  const initialActiveBytes = window?.activeBytes ?? freedBeforeTrace + liveBeforeTrace;
+  const initialReservedBytes = window?.reservedBytes ?? segments.reduce((sum, s) => sum + s.totalSize, 0) - segmentGrowth + segmentShrink;
+  // `segments` are the state at the end of the recording; a window ends with its last event.
+  const finalReservedBytes = initialReservedBytes + segmentGrowth - segmentShrink;
 
+  // Second pass, once the map of addresses is done with: the active bytes after each event and the
+  // peaks. (Byte counts are integers below 2^53, so every partial sum is exact in any order.)
+  const active = new Float64Array(n);
+  let activeBytes = initialActiveBytes;
+  let reservedBytes = initialReservedBytes;
   let peakBytes = initialActiveBytes;
   let peakEventIndex = -1;
   let peakReservedBytes = initialReservedBytes;
   for (let i = 0; i < n; i++) {
-    active[i] += initialActiveBytes;
-    reserved[i] += initialReservedBytes;
-    if (active[i] > peakBytes) {
-      peakBytes = active[i];
-      peakEventIndex = i;
+    switch (action[i]) {
+      case Action.Alloc:
+        activeBytes += size[i];
+        if (activeBytes > peakBytes) {
+          peakBytes = activeBytes;
+          peakEventIndex = i;
+        }
+        break;
+      case Action.FreeCompleted:
+        activeBytes -= size[i];
+        break;
+      case Action.SegmentAlloc:
+      case Action.SegmentMap:
+        reservedBytes += size[i];
+        if (reservedBytes > peakReservedBytes) peakReservedBytes = reservedBytes;
+        break;
+      case Action.SegmentFree:
+      case Action.SegmentUnmap:
+        reservedBytes -= size[i];
+        break;
+      default:
+        break;
     }
-    if (reserved[i] > peakReservedBytes) peakReservedBytes = reserved[i];
+    active[i] = activeBytes;
   }
 
+  let reserved: Float64Array | undefined;
   return {
     device,
     events: n,
@@ -216,11 +261,36 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     peakReservedBytes,
     finalReservedBytes,
     active,
-    reserved,
+    // Worked out when first read (the timeline and the advisor read it; the CLI's figures do not).
+    get reserved(): Float64Array {
+      reserved ??= reservedAfterEach(trace, initialReservedBytes);
+      return reserved;
+    },
     allocations: records.build(),
     ooms,
     liveBlocksAtEnd,
   };
+}
+
+/** Reserved bytes right after each event of `trace`, from the reserved bytes before it. */
+function reservedAfterEach(trace: DeviceTrace, initialReservedBytes: number): Float64Array {
+  const { action, size } = trace;
+  const reserved = new Float64Array(trace.length);
+  let bytes = initialReservedBytes;
+  for (let i = 0; i < trace.length; i++) {
+    const act = action[i];
+    if (act === Action.SegmentAlloc || act === Action.SegmentMap) bytes += size[i];
+    else if (act === Action.SegmentFree || act === Action.SegmentUnmap) bytes -= size[i];
+    reserved[i] = bytes;
+  }
+  return reserved;
+}
+
+/** `time_us` of record r's `alloc` event: in the trace, or before the window (NaN: none, or before the recording). */
+export function allocTimeUs(trace: DeviceTrace, records: AllocationRecords, r: number): number {
+  const event = records.allocEvent[r];
+  if (event >= 0) return trace.timeUs[event];
+  return event === BEFORE_WINDOW && trace.window !== undefined ? trace.window.carried.allocTimeUs[r] : NaN;
 }
 
 /** Allocation record indices live right after event `eventIndex` (BEFORE_TRACE records included). */

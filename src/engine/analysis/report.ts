@@ -38,10 +38,17 @@ export interface DeviceReport {
   segmentOnlyLines: LineReport[];
   /** The live-at-peak bytes no self line holds, by bucket: lines + breakdown = peakBytes. */
   peakBreakdown: PeakBucket[];
+  /**
+   * Only when a window was loaded: the recorded events it holds. Event indices above (peakEventIndex)
+   * count from its first event; every figure covers the window, memory live when it opens carried in.
+   */
+  window?: { firstEvent: number; events: number; recordedEvents: number };
 }
 
 export interface AnalysisReport {
   layout: string;
+  /** Only when a window was loaded: what was asked for (times in microseconds after `originUs`). */
+  window?: { axis: 'event' | 'time'; from?: number; to?: number; originUs?: number };
   devices: DeviceReport[];
 }
 
@@ -68,9 +75,18 @@ export function toReport(analysis: Analysis, onlyDevice?: number, figures: Figur
         lines: d.lines.filter(inContract).map((l) => lineReport(l, figures, places)),
         segmentOnlyLines: d.lines.filter((l) => !inContract(l)).map((l) => lineReport(l, figures, places)),
         peakBreakdown: d.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
+        ...deviceWindow(analysis, d.device, d.events),
       }),
     );
-  return { layout: analysis.snapshot.layout, devices };
+  const w = analysis.snapshot.window;
+  if (w === undefined) return { layout: analysis.snapshot.layout, devices };
+  const window = { axis: w.axis, ...(w.from === undefined ? {} : { from: w.from }), ...(w.to === undefined ? {} : { to: w.to }), ...(Number.isNaN(w.originUs) ? {} : { originUs: w.originUs }) };
+  return { layout: analysis.snapshot.layout, window, devices };
+}
+
+function deviceWindow(analysis: Analysis, device: number, events: number): Pick<DeviceReport, 'window'> {
+  const w = analysis.snapshot.traces[device]?.window;
+  return w === undefined ? {} : { window: { firstEvent: w.firstEvent, events, recordedEvents: w.recordedEvents } };
 }
 
 /** JSON.stringify that writes bigint values as exact integer literals. */

@@ -52,7 +52,26 @@ export interface DeviceSummary {
   readonly peakBytesWithoutUserLine: number;
   /** Those bytes by named bucket (spec: "Explaining the peak"); they add up to peakBytesWithoutUserLine. */
   readonly peakBreakdown: readonly PeakBucket[];
+  /** Set when only a window of the recording was loaded: every figure above covers that window. */
+  readonly window?: WindowSummary;
 }
+
+/** Which events of a device's recording a loaded window holds (its event 0 is `firstEvent`). */
+export interface WindowSummary {
+  readonly firstEvent: number;
+  readonly events: number;
+  readonly recordedEvents: number;
+}
+
+/** The window of `device` in words: "events 1,200 to 4,999 of 19,464". */
+export function windowInWords(w: WindowSummary): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  if (w.events === 0) return `no events (the window holds none of the ${n(w.recordedEvents)} recorded)`;
+  return `events ${n(w.firstEvent)} to ${n(w.firstEvent + w.events - 1)} of ${n(w.recordedEvents)}`;
+}
+
+/** What a window's figures mean, for a line under its range. */
+export const WINDOW_NOTE = 'figures cover this window; memory live when it opens is carried in';
 
 export function summarizeDevice(analysis: Analysis, device: DeviceAnalysis): DeviceSummary {
   return {
@@ -70,5 +89,11 @@ export function summarizeDevice(analysis: Analysis, device: DeviceAnalysis): Dev
     linesWithFigures: device.lines.length,
     peakBytesWithoutUserLine: device.peakBreakdown.reduce((sum, b) => sum + b.bytes, 0),
     peakBreakdown: device.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
+    ...windowOf(analysis, device),
   };
+}
+
+function windowOf(analysis: Analysis, device: DeviceAnalysis): { window?: WindowSummary } {
+  const w = analysis.snapshot.traces[device.device]?.window;
+  return w === undefined ? {} : { window: { firstEvent: w.firstEvent, events: device.events, recordedEvents: w.recordedEvents } };
 }

@@ -28,11 +28,29 @@ export class RemoteError extends Error {
 }
 
 /**
+ * What a reader of the decoded values finds wrong with what a pickle holds (as opposed to how it is
+ * encoded): the pickle decoder lets these through from its hooks as they are, where it would wrap
+ * any other error in a PickleError at the byte being decoded.
+ */
+export class ContentError extends Error {}
+
+/**
+ * A file that describes more work than its size can hold: objects shared through the pickle's memo
+ * (one segment listed 200,000 times, each holding one block 2,000 times) multiply what a reader would
+ * build. Every reader of a snapshot works within a budget proportional to the file's bytes
+ * (`src/engine/base/workBudget.ts`); this says which structure ran over it.
+ */
+export class WorkLimitError extends ContentError {
+  override readonly name = 'WorkLimitError';
+}
+
+/**
  * Error classes (by name, so an error rethrown from a worker counts too) whose messages are written for
  * the user: what happened, in words, and where it helps what to do.
  */
 const WRITTEN_FOR_USERS: ReadonlySet<string> = new Set([
   'PickleError',
+  'WorkLimitError',
   'SnapshotFormatError',
   'SnapshotFileError',
   'OnnxFormatError',

@@ -22,8 +22,16 @@ abstract class GrowableBuffer<T extends Int32Array | Float64Array> {
   toArray(): T {
     return this.data.slice(0, this.length) as T;
   }
+  /**
+   * The values, for a buffer that is done growing: a view of its storage, not a copy. For a buffer
+   * sized by an upper bound: the storage past `length` was never written, so its pages cost address
+   * space, not memory.
+   */
+  take(): T {
+    return this.data.subarray(0, this.length) as T;
+  }
   private grow(): void {
-    const next = this.allocate(this.data.length * 2);
+    const next = this.allocate(Math.ceil(this.data.length * 1.5) + 16);
     next.set(this.data);
     this.data = next;
   }

@@ -22,8 +22,13 @@ export class PickleError extends Error {
   constructor(
     readonly code: PickleErrorCode,
     readonly offset: number,
-    detail: string,
+    readonly detail: string,
   ) {
     super(`${detail} (at byte ${offset})`);
+  }
+
+  /** The same error for an opcode `delta` bytes further into the file (the decoder reads it in chunks). */
+  movedBy(delta: number): PickleError {
+    return delta === 0 ? this : new PickleError(this.code, this.offset + delta, this.detail);
   }
 }

@@ -9,7 +9,8 @@ import { PY_NON_STRING_KEYS, type PyDict, type PyValue } from './values';
  * and stores them here only around calls to the handler of rarely used opcodes.
  */
 export interface Machine {
-  readonly data: Uint8Array;
+  /** The bytes being decoded now: one chunk of the input, or an opcode stitched across two. */
+  data: Uint8Array;
   readonly memo: Memo;
   /** Values; only `stack[0 .. sp)` is live. */
   readonly stack: PyValue[];
@@ -18,8 +19,42 @@ export interface Machine {
   sp: number;
   /** Stack index of the innermost open MARK (0 when none): nothing below it may be popped. */
   floor: number;
-  /** Offset of the next byte to read. */
+  /** Offset of the next byte to read in `data`. */
   pos: number;
+  /** True once the input has ended: an opcode cut short is an error, not a wait for more bytes. */
+  final: boolean;
+  /**
+   * Set when an opcode is cut short by the end of `data`: how many bytes from its start it needs at
+   * least (0: a text argument waiting for its newline; -1: unknown, a trace entry the fast path reads).
+   */
+  need: number;
+  /**
+   * `marks.length` of the MARK whose batch the fast path was reading when the bytes at hand ended
+   * (-1: none): decoding resumes there, at the next entry, with the fast path.
+   */
+  resume: number;
+  /**
+   * `marks.length` of the MARK whose batch holds trace entries the fast path already wrote to columns
+   * (-1: none). Closing that MARK other than by APPENDS means the pickle did not append them after all.
+   */
+  staged: number;
+  /** Containers built and memo entries read: what the decoder counts toward a work budget. */
+  work: number;
+  /** Offset in the whole input of `data[0]`. */
+  base: number;
+  /** Offset of the last FRAME opcode, and where it says its frame ends (checked when the input ends). */
+  frameAt: number;
+  frameEnd: number;
+}
+
+/**
+ * An opcode at `at` is cut short: at the end of the input that is an error; otherwise the decoder
+ * waits for `need` bytes from `at` (0: unknown) and returns false, changing nothing.
+ */
+export function short(m: Machine, at: number, opName: string, need: number): false {
+  if (m.final) throw truncated(at, opName);
+  m.need = need;
+  return false;
 }
 
 /** Stores one dict entry: `str` keys as properties, other keys in the dict's non-string-key map. */
@@ -45,11 +80,21 @@ export function copyBytes(data: Uint8Array, start: number, end: number): Uint8Ar
   return new Uint8Array(data.subarray(start, end));
 }
 
-/** Reads a `width`-byte little-endian length at `pos` and checks that many bytes follow it. */
-export function readLength(data: Uint8Array, pos: number, width: 4 | 8, at: number, opName: string): number {
-  if (data.length - pos < width) throw truncated(at, opName);
+/**
+ * Reads a `width`-byte little-endian length at `m.pos` for the opcode at `at` and checks that many bytes
+ * follow it; -1 when the chunk ends first (see {@link short}).
+ */
+export function readLength(m: Machine, width: 4 | 8, at: number, opName: string): number {
+  const { data, pos } = m;
+  if (data.length - pos < width) {
+    short(m, at, opName, pos - at + width);
+    return -1;
+  }
   const n = width === 4 ? readUint32(data, pos) : readUint64(data, pos);
-  if (data.length - pos - width < n) throw truncated(at, opName);
+  if (data.length - pos - width < n) {
+    short(m, at, opName, pos - at + width + n);
+    return -1;
+  }
   return n;
 }
 

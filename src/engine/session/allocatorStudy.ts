@@ -17,6 +17,8 @@ import { SeriesRecorder } from '../allocator/series';
 import { applyAllocConf } from '../allocator/settings';
 import type { AllocatorReplay } from '../allocator/traceReplay';
 import type { WhatIfBasis, WhatIfResult, WhatIfTable } from '../allocator/whatIf';
+import { allocatorOutOfWindow } from '../allocator/window';
+import { UserError } from '../base/errors';
 import { defaultCapacity, whatIf, whatIfTable } from '../allocator/whatIf';
 import type { LineIndex } from '../analysis/lineIndex';
 import type { Snapshot } from '../snapshot/model';
@@ -46,11 +48,18 @@ export class AllocatorStudy {
   private replayCheckpoints: ReplayCheckpoints | undefined;
 
   /** `series`: collect the allocator's series during the self-check (the views want them; the CLI does not). */
+  /**
+   * @throws UserError when the snapshot holds a window of its recording that leaves events out: the
+   *   replay needs the whole recording ({@link allocatorOutOfWindow}).
+   */
   constructor(
     readonly snapshot: Snapshot,
     readonly device: number,
     private readonly options: { readonly series?: boolean } = {},
-  ) {}
+  ) {
+    const outOfWindow = allocatorOutOfWindow(snapshot, device);
+    if (outOfWindow !== undefined) throw new UserError(outOfWindow.charAt(0).toUpperCase() + outOfWindow.slice(1) + '.');
+  }
 
   private selfCheckReplay(series = this.options.series ?? false): AllocatorReplay {
     if (!this.replay || (series && !this.data)) {

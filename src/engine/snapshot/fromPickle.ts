@@ -6,10 +6,19 @@
 import { SnapshotFormatError } from './errors';
 import { FrameTable } from './intern';
 import type { Dict } from './pyFields';
-import { describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
-import { TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
-import type { Block, DeviceTrace, ExternalAnnotation, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout, SnapshotProducer } from './model';
+import { MAX_DEVICE, describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
+import { COST, WorkBudget, count } from '../base/workBudget';
+import { ACTION_BY_NAME, TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
+import type { Block, DeviceTrace, ExternalAnnotation, LoadWindow, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout, SnapshotProducer, SnapshotWindow } from './model';
+import { WindowCarry } from './window';
 import { NO_STACK } from './model';
+import type { EntryFields, EntryFrames } from '../pickle/traceEntries';
+
+/**
+ * Input bytes per trace entry the arena is sized for: a trace entry PyTorch writes takes 40 bytes or
+ * more (the bench's files 60), so an arena of one entry per this many bytes holds every trace.
+ */
+export const ARENA_BYTES_PER_ENTRY = 24;
 
 /**
  * Streams trace entries into columns while the pickle is decoded: the decoder's append hook hands
@@ -19,25 +28,98 @@ import { NO_STACK } from './model';
 export class TraceSink {
   private readonly mark = Symbol('traceColumns');
   private arena: TraceArena | undefined;
-  constructor(readonly table: FrameTable) {}
+  /**
+   * @param expectedBytes the pickle's length when known: sizes one storage block for every trace
+   *   (see {@link ARENA_BYTES_PER_ENTRY}); its pages that no entry fills are never touched, so they
+   *   cost address space, not memory. Without it, or once it is full, traces grow by chunks.
+   */
+  /** Time 0 of a time window: the first traced time of the file (NaN until one is read). */
+  private readonly origin = { us: NaN };
 
-  /** For `DecodeOptions.onScanned`: sizes one storage block for all traces (at most one entry per dict). */
-  readonly onScanned = (facts: { readonly dicts: number }): void => {
-    this.arena = new TraceArena(facts.dicts);
-  };
+  constructor(
+    readonly table: FrameTable,
+    private readonly expectedBytes = 0,
+    /** Keep only this window of each trace (see `LoadWindow`). */
+    readonly window?: LoadWindow,
+  ) {}
+
+  /** The window loaded, with its time origin, when one was asked for. */
+  snapshotWindow(): SnapshotWindow | undefined {
+    return this.window === undefined ? undefined : { ...this.window, originUs: this.origin.us };
+  }
+
+  /** The columns of one more trace. */
+  newColumns(arena?: TraceArena): TraceColumns {
+    const carry = this.window === undefined ? undefined : new WindowCarry(this.window, this.origin);
+    return new TraceColumns(this.table, arena, carry);
+  }
+
+  /** The budget the table counts against (the reader's). */
+  get budget(): WorkBudget {
+    return this.table.budget;
+  }
+
+  /** Trace entries written so far (by both paths): counted toward the budget by the reader. */
+  entries = 0;
+
+  private arenaFor(): TraceArena | undefined {
+    if (this.arena === undefined && this.expectedBytes > 0) this.arena = new TraceArena(Math.ceil(this.expectedBytes / ARENA_BYTES_PER_ENTRY));
+    return this.arena;
+  }
 
   /** For `DecodeOptions.onAppend`: true when the items were consumed. */
   readonly onAppend = (list: unknown[], items: readonly unknown[], start: number, end: number): boolean => {
-    const marked = list as unknown as Record<symbol, TraceColumns | undefined>;
-    let columns = marked[this.mark];
+    let columns = this.columnsOf(list);
     if (columns === undefined) {
       if (list.length !== 0 || start >= end || !looksLikeTraceEntry(items[start])) return false;
-      columns = new TraceColumns(this.table, this.arena);
-      marked[this.mark] = columns;
+      columns = this.begin(list);
     }
     for (let i = start; i < end; i++) columns.push(items[i]);
+    this.entries += end - start;
     return true;
   };
+
+  /** For the decoder's fast path (`EntrySink`): a trace being streamed, or an empty list its first entry makes one. */
+  accepts(list: unknown[]): boolean {
+    return list.length === 0 || this.columnsOf(list) !== undefined;
+  }
+
+  /** For the decoder's fast path: one entry read from the bytes; returns the stack id of its frames. */
+  push(list: unknown[], entry: EntryFields): number {
+    const columns = this.columnsOf(list) ?? this.begin(list);
+    const frames = entry.frames;
+    const stack = frames.kind === 'stack' ? frames.stack : this.stackOfFrames(frames);
+    columns.pushEntry(entry, stack);
+    this.entries++;
+    return stack;
+  }
+
+  /** For the decoder's fast path: an action name's code (-1 for a name PyTorch does not write). */
+  actionCode(name: string): number {
+    return ACTION_BY_NAME.get(name) ?? -1;
+  }
+
+  private stackOfFrames(frames: EntryFrames): number {
+    switch (frames.kind) {
+      case 'stack':
+        return frames.stack;
+      case 'list':
+        return this.table.stackOf(frames.list);
+      case 'dicts': {
+        const ids: number[] = [];
+        for (let i = 0; i < frames.dictCount; i++) ids.push(this.table.frameOf(frames.dicts[i]));
+        return this.table.stack(ids);
+      }
+      default:
+        return NO_STACK;
+    }
+  }
+
+  private begin(list: unknown[]): TraceColumns {
+    const columns = this.newColumns(this.arenaFor());
+    (list as unknown as Record<symbol, TraceColumns | undefined>)[this.mark] = columns;
+    return columns;
+  }
 
   /** The columns streamed into this decoded list, if it was a trace. */
   columnsOf(list: unknown[]): TraceColumns | undefined {
@@ -45,13 +127,26 @@ export class TraceSink {
   }
 }
 
-function readTrace(sink: TraceSink, device: number, entries: unknown[]): DeviceTrace {
+function readTrace(sink: TraceSink, device: number, entries: unknown[], segments: readonly Segment[]): DeviceTrace {
+  // Every reference to a trace reads all its entries (a list shared by many devices is as many traces).
   let columns = sink.columnsOf(entries);
+  const length = columns?.length ?? entries.length;
+  sink.budget.spend(length * COST.traceEntry, () => `device_traces[${device}]: ${count(length)} trace entries`);
   if (columns === undefined) {
-    columns = new TraceColumns(sink.table);
+    columns = sink.newColumns();
     for (const entry of entries) columns.push(entry);
   }
-  return columns.build(device);
+  return columns.build(device, segments.filter((s) => s.device === device));
+}
+
+/**
+ * Counts the segments and all their blocks before any is read: a list that repeats one segment
+ * object (or a segment that repeats one block) is refused here, having built nothing.
+ */
+function spendOnSegments(budget: WorkBudget, raw: readonly unknown[]): void {
+  let blocks = 0;
+  for (const s of raw) if (isDict(s) && Array.isArray(s.blocks)) blocks += s.blocks.length;
+  budget.spend(raw.length * COST.segment + blocks * COST.block, () => `segments: ${count(raw.length)} segments holding ${count(blocks)} blocks`);
 }
 
 function readBlocks(table: FrameTable, segment: Dict, segmentAddress: number, where: string): { blocks: Block[]; history: boolean } {
@@ -85,6 +180,7 @@ function readBlocks(table: FrameTable, segment: Dict, segmentAddress: number, wh
 }
 
 function readSegments(table: FrameTable, raw: unknown[]): { segments: Segment[]; history: boolean } {
+  spendOnSegments(table.budget, raw);
   let history = false;
   const segments = raw.map((s, i): Segment => {
     const where = `segment ${i}`;
@@ -110,13 +206,43 @@ function readSegments(table: FrameTable, raw: unknown[]): { segments: Segment[];
   return { segments, history };
 }
 
+/** A value of `allocator_settings` kept in the model: text, numbers and flags. */
+function isScalar(v: unknown): boolean {
+  return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';
+}
+
+/**
+ * `allocator_settings` as plain data: its scalar values, and one level of lists and dicts of scalars
+ * (`roundup_power2_divisions`); anything else, a deeper container, or one shared with the rest of the
+ * pickle (a file can make the settings hold its root), is left out, so the model never keeps a
+ * reference into the decoded tree and the readers see the same settings however the pickle was decoded.
+ */
+function plainSettings(budget: WorkBudget, raw: Dict): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (isScalar(value)) {
+      out[key] = value;
+    } else if (Array.isArray(value)) {
+      const items: readonly unknown[] = value;
+      budget.spend(items.length * COST.item, () => `allocator_settings.${key}: ${count(items.length)} items`);
+      if (items.every(isScalar)) out[key] = [...items];
+    } else if (isDict(value)) {
+      const entries = Object.entries(value);
+      budget.spend(entries.length * COST.item, () => `allocator_settings.${key}: ${count(entries.length)} items`);
+      if (entries.every(([, v]) => isScalar(v))) out[key] = Object.fromEntries(entries);
+    }
+  }
+  return out;
+}
+
 /** `segment_pool_id` is a tuple (a list once decoded) `(0, 0)` for the default pool. */
 function isPrivatePoolId(id: unknown): boolean {
   return Array.isArray(id) && id.some((part) => (typeof part === 'number' || typeof part === 'bigint') && Number(part) !== 0);
 }
 
-function readAnnotations(raw: unknown): ExternalAnnotation[] {
+function readAnnotations(budget: WorkBudget, raw: unknown): ExternalAnnotation[] {
   if (!Array.isArray(raw)) return [];
+  budget.spend(raw.length * COST.annotation, () => `external_annotations: ${count(raw.length)} annotations`);
   const out: ExternalAnnotation[] = [];
   raw.forEach((a, i) => {
     if (!isDict(a)) return;
@@ -147,12 +273,18 @@ export function snapshotFromPickle(root: unknown, sink: TraceSink = new TraceSin
   }
   const { segments, history } = readSegments(table, root.segments === undefined ? [] : list(root.segments, "'segments'"));
   const rawTraces = root.device_traces === undefined ? [] : list(root.device_traces, "'device_traces'");
-  const traces = rawTraces.map((t, device) => readTrace(sink, device, list(t, `device_traces[${device}]`)));
-  const settings = isDict(root.allocator_settings) ? root.allocator_settings : undefined;
-  const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, readAnnotations(root.external_annotations), settings);
-  const measured = readMeasuredDeviceMemory(root.vram_lens);
+  if (rawTraces.length > MAX_DEVICE + 1) {
+    throw new SnapshotFormatError(`'device_traces' holds ${count(rawTraces.length)} traces: a snapshot has one per CUDA device, numbered 0 to ${MAX_DEVICE}`);
+  }
+  table.budget.spend(rawTraces.length * COST.trace, () => `device_traces: ${count(rawTraces.length)} traces`);
+  const traces = rawTraces.map((t, device) => readTrace(sink, device, list(t, `device_traces[${device}]`), segments));
+  const settings = isDict(root.allocator_settings) ? plainSettings(table.budget, root.allocator_settings) : undefined;
+  const annotations = readAnnotations(table.budget, root.external_annotations);
+  const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, annotations, settings);
+  const measured = readMeasuredDeviceMemory(table.budget, root.vram_lens);
   const producer = readProducer(root.vram_lens);
-  return { ...snapshot, ...(measured ? { measuredDeviceMemory: measured } : {}), ...(producer ? { producer } : {}) };
+  const window = sink.snapshotWindow();
+  return { ...snapshot, ...(measured ? { measuredDeviceMemory: measured } : {}), ...(producer ? { producer } : {}), ...(window ? { window } : {}) };
 }
 
 /** `vram_lens` = {producer: 'vram-lens', summary: {provider: 'cpu' | 'cuda' | 'webgpu', ...}}, written with a workload run's snapshot. */
@@ -163,9 +295,13 @@ function readProducer(raw: unknown): SnapshotProducer | undefined {
 }
 
 /** `vram_lens.device_memory` = {source, time_us: [...], bytes: [...]}, written by a workload run; malformed is ignored. */
-function readMeasuredDeviceMemory(raw: unknown): MeasuredDeviceMemory | undefined {
+function readMeasuredDeviceMemory(budget: WorkBudget, raw: unknown): MeasuredDeviceMemory | undefined {
   if (!isDict(raw) || !isDict(raw.device_memory)) return undefined;
   const line: Dict = raw.device_memory;
+  for (const key of ['time_us', 'bytes']) {
+    const values = line[key];
+    if (Array.isArray(values)) budget.spend(values.length * COST.item, () => `vram_lens.device_memory.${key}: ${count(values.length)} samples`);
+  }
   const numbers = (v: unknown): number[] | undefined =>
     Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (v as number[]) : undefined;
   const times = numbers(line.time_us);

@@ -8,10 +8,14 @@
 import type { Frame, LineNumber } from './model';
 import { NO_STACK } from './model';
 import { describe, isDict, lineNumber, text } from './pyFields';
+import { COST, WorkBudget, count } from '../base/workBudget';
 
 type Marked = Record<symbol, number | undefined>;
 
 export class FrameTable {
+  /** What reading frames lists counts against: every item of every list read (once per list object). */
+  constructor(readonly budget: WorkBudget = WorkBudget.unlimited()) {}
+
   /** Marks are per table, so one decoded tree can be read by several tables without mix-ups. */
   private readonly frameMark = Symbol('frameId');
   private readonly stackMark = Symbol('stackId');
@@ -51,21 +55,23 @@ export class FrameTable {
     const marked = frames as unknown as Marked;
     const known = marked[this.stackMark];
     if (known !== undefined) return known;
+    this.budget.spend(frames.length * COST.item, () => `a frames list of ${count(frames.length)} frames`);
     const ids: number[] = [];
     for (const f of frames) {
-      if (!isDict(f)) continue;
-      const frameId = markOf(f, this.frameMark);
-      if (frameId !== undefined) {
-        ids.push(frameId);
-        continue;
-      }
-      const filename = text(f.filename);
-      const line = lineNumber(f.line, () => `a frame in ${describe(filename)}`);
-      ids.push(this.frame(f, filename, line, text(f.name)));
+      if (isDict(f)) ids.push(this.frameOf(f));
     }
     const id = this.stack(ids);
     marked[this.stackMark] = id;
     return id;
+  }
+
+  /** Interns a decoded frame dict (filename, line, name). */
+  frameOf(f: Record<string, unknown>): number {
+    const frameId = markOf(f, this.frameMark);
+    if (frameId !== undefined) return frameId;
+    const filename = text(f.filename);
+    const line = lineNumber(f.line, () => `a frame in ${describe(filename)}`);
+    return this.frame(f, filename, line, text(f.name));
   }
 
   /** Interns a stack of frame ids (innermost first). */

@@ -52,6 +52,43 @@ export interface DeviceTrace {
   /** Non-empty `user_metadata` / `compile_context` strings, by event index. */
   readonly userMetadata: ReadonlyMap<number, string>;
   readonly compileContext: ReadonlyMap<number, string>;
+  /** Set when the trace holds only a window of the recorded trace (see {@link TraceWindow}). */
+  readonly window?: TraceWindow;
+}
+
+/**
+ * A window of a device's recorded trace: the events from `firstEvent` to `firstEvent + length - 1`,
+ * and what the replay of the whole recording had when the window opens (right before its first
+ * event), carried in so that every figure of the window equals the full replay's over those events:
+ * the active and reserved bytes, and every block live then, with the stack that allocated it.
+ */
+export interface TraceWindow {
+  /** Index, in the recorded trace, of the window's first event (its event 0). */
+  readonly firstEvent: number;
+  /** Events of the recorded trace. */
+  readonly recordedEvents: number;
+  /** Active and reserved bytes of the full replay right before the window's first event. */
+  readonly activeBytes: number;
+  readonly reservedBytes: number;
+  /** The blocks live when the window opens, column-wise (`carried.length` of them). */
+  readonly carried: CarriedBlocks;
+}
+
+/** Blocks live when a window opens, column-wise. */
+export interface CarriedBlocks {
+  readonly length: number;
+  readonly addr: Float64Array;
+  /** Bytes (the bytes asked for, as trace events count them). */
+  readonly size: Float64Array;
+  /** The stack that allocated it; NO_STACK for a block live since before the recording. */
+  readonly stack: Int32Array;
+  /**
+   * Index in the recorded trace of the `alloc` event, or -1 for a block live since before the
+   * recording began (freed later in the trace, or live at its end per `segments`).
+   */
+  readonly allocEvent: Float64Array;
+  /** `time_us` of the `alloc` event (NaN when there is none). */
+  readonly allocTimeUs: Float64Array;
 }
 
 export interface Block {
@@ -115,6 +152,8 @@ export interface Snapshot {
   readonly measuredDeviceMemory?: MeasuredDeviceMemory;
   /** Set when VRAM Lens wrote the snapshot from a run of its own (its `vram_lens` key), not PyTorch. */
   readonly producer?: SnapshotProducer;
+  /** Set when only a window of the recording was loaded (every trace then has its `window`). */
+  readonly window?: SnapshotWindow;
 }
 
 /**
@@ -126,6 +165,24 @@ export interface SnapshotProducer {
   readonly tool: 'vram-lens';
   /** onnxruntime's execution provider that ran it, when the snapshot says. */
   readonly provider?: 'cuda' | 'webgpu' | 'cpu';
+}
+
+/** The window a snapshot was loaded with: what was asked for, and the origin of its times. */
+export interface SnapshotWindow extends LoadWindow {
+  /** `time_us` of the first traced event of the file: time 0 of a time window (NaN when there is none). */
+  readonly originUs: number;
+}
+
+/**
+ * A window of a recording to load: events `from` (inclusive) to `to` (exclusive) of each device's
+ * trace, or the events whose `time_us` falls from `from` to `to` microseconds after the first traced
+ * event of the file (a trace's window then starts at its first event at or after `from` and ends
+ * before its first event at or after `to`). Either end may be left open.
+ */
+export interface LoadWindow {
+  readonly axis: 'event' | 'time';
+  readonly from?: number;
+  readonly to?: number;
 }
 
 /** Devices that have segments or a non-empty trace, ascending (the spec's rule). */

@@ -12,7 +12,7 @@
  * offsets are a walk of the list. Building is O(n log n) for the sort by size, the rest O(n).
  */
 import type { DeviceReplay } from '../analysis/replay';
-import { BEFORE_TRACE, NEVER_FREED } from '../analysis/replay';
+import { NEVER_FREED } from '../analysis/replay';
 import { IntBuffer } from '../base/growableArrays';
 import { lowerBound } from './lowerBound';
 
@@ -74,6 +74,11 @@ export class BlockLayout {
   readonly initialReserved: number;
   /** Records that are alive in some state, largest first (ties: earlier born first). */
   readonly bySize: Int32Array;
+  /** Each record's index in `bySize` (-1 for a record alive in no state). */
+  readonly rank: Int32Array;
+  /** `bornState` and `diedState` in `bySize` order: a walk by size reads them in sequence. */
+  readonly bornByRank: Int32Array;
+  readonly diedByRank: Int32Array;
   /** States where the sum of the live blocks differs from the replay's active bytes (0 for consistent traces). */
   readonly inconsistentStates: number;
   /**
@@ -87,8 +92,9 @@ export class BlockLayout {
   readonly releaseState: Int32Array;
   readonly releaseBytes: Float64Array;
 
-  private readonly birthStart: Int32Array;
-  private readonly birthIds: Int32Array;
+  /** The records born in state s are `birthIds[birthStart[s] .. birthStart[s + 1])`. */
+  readonly birthStart: Int32Array;
+  readonly birthIds: Int32Array;
   private readonly deathStart: Int32Array;
   private readonly deathIds: Int32Array;
   private readonly checkpointState: Int32Array;
@@ -122,7 +128,8 @@ export class BlockLayout {
     for (let r = 0; r < count; r++) {
       const a = records.allocEvent[r];
       const f = records.freeEvent[r];
-      born[r] = a === BEFORE_TRACE ? 0 : a + 1;
+      // Allocated before the recording (or the window): live from the first state.
+      born[r] = a < 0 ? 0 : a + 1;
       died[r] = f === NEVER_FREED ? states : f + 1;
     }
     this.bornState = born;
@@ -221,6 +228,15 @@ export class BlockLayout {
     }
 
     this.bySize = largestFirst(this.size, born, died);
+    this.rank = new Int32Array(count).fill(-1);
+    this.bornByRank = new Int32Array(this.bySize.length);
+    this.diedByRank = new Int32Array(this.bySize.length);
+    for (let i = 0; i < this.bySize.length; i++) {
+      const r = this.bySize[i];
+      this.rank[r] = i;
+      this.bornByRank[i] = born[r];
+      this.diedByRank[i] = died[r];
+    }
     this.mark = new Int32Array(count).fill(-1);
   }
 

@@ -192,6 +192,7 @@ export class TimelineQueries {
       peakBreakdown: d.peakBreakdown,
       allocations: t.layout.bySize.length,
       ...(measured ? { measured } : {}),
+      ...(t.trace.window === undefined ? {} : { window: { firstEvent: t.trace.window.firstEvent, events: t.trace.length, recordedEvents: t.trace.window.recordedEvents } }),
     };
   }
 

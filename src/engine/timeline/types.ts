@@ -8,6 +8,7 @@
  * state s spans x in [s, s + 1); on the `time` axis it spans [time of event s - 1, time of event s)
  * in microseconds (state 0 has no width there).
  */
+import type { WindowSummary } from '../analysis/summary';
 import type { PeakBucket, PeakBucketKind } from '../analysis/peakBreakdown';
 import type { MeasuredLine } from './measuredLine';
 import type { CellPlaces } from '../paths/places';
@@ -164,6 +165,8 @@ export interface TimelineOverview {
    * snapshot of one device whose trace has times to place the samples by.
    */
   readonly measured?: MeasuredLine;
+  /** Set when only a window of the recording was loaded: the timeline shows it (its event 0 is `firstEvent`). */
+  readonly window?: WindowSummary;
   /** The notebook cells of recorded cell files, added by the host (the page names their lines by cell). */
   readonly places?: CellPlaces;
 }

@@ -155,7 +155,7 @@ function representatives(layout: BlockLayout, stepFirst: Int32Array, stepLast: I
   return { stepState, envelope, reserved };
 }
 
-interface Chosen {
+export interface Chosen {
   readonly records: IntBuffer;
   /** First step each chosen block is alive in. */
   readonly first: IntBuffer;
@@ -165,28 +165,105 @@ interface Chosen {
 /**
  * Adds to `chosen` the blocks alive at some representative, largest first, up to `budget`, marking
  * each in `layout.mark` with its index; only those of `line` when it is >= 0.
+ *
+ * `bySize` is walked from the largest, which is quick when the largest blocks are alive in the window
+ * (a wide one). When that walk has visited as many blocks as there are candidates without being done,
+ * the candidates are read instead: every block alive at a representative is alive at the first one or
+ * born between the first and the last (a zoomed-in window has few), and the largest of them are picked
+ * by their rank in `bySize`. Either way the same blocks, in the same order; what a window costs depends
+ * on what it shows, not on the size of the file.
  */
 function chooseBlocks(layout: BlockLayout, stepState: Int32Array, budget: number, chosen: Chosen, recordLine: Int32Array, line: number): void {
-  const { bornState, diedState, mark, bySize } = layout;
   const m = stepState.length;
   if (m === 0) return;
   const repMin = stepState[0];
   const repMax = stepState[m - 1];
-  for (let i = 0; i < bySize.length; i++) {
-    const r = bySize[i];
-    if (mark[r] >= 0 || (line >= 0 && recordLine[r] !== line)) continue;
-    const born = bornState[r];
-    const died = diedState[r];
+  layout.seek(repMin);
+  const candidates = layout.cursor.size + layout.birthStart[repMax + 1] - layout.birthStart[repMin + 1];
+  // The walk by size first, as far as the candidates would cost; when it has not found them all by then, the candidates.
+  const start = chosen.records.length;
+  if (chooseBySize(layout, stepState, budget, chosen, recordLine, line, candidates)) return;
+  for (let j = start; j < chosen.records.length; j++) layout.mark[chosen.records.get(j)] = -1;
+  chosen.records.length = start;
+  chosen.first.length = start;
+  chosen.more = false;
+  chooseAmongCandidates(layout, stepState, budget, chosen, recordLine, line);
+}
+
+function take(layout: BlockLayout, chosen: Chosen, r: number, step: number): void {
+  layout.mark[r] = chosen.records.length;
+  chosen.records.push(r);
+  chosen.first.push(step);
+}
+
+/** The walk by size; false when it stopped after visiting `limit` blocks without being done. */
+export function chooseBySize(layout: BlockLayout, stepState: Int32Array, budget: number, chosen: Chosen, recordLine: Int32Array, line: number, limit = Infinity): boolean {
+  const { bySize, bornByRank, diedByRank, mark } = layout;
+  const end = Math.min(bySize.length, limit);
+  const m = stepState.length;
+  const repMin = stepState[0];
+  const repMax = stepState[m - 1];
+  for (let i = 0; i < end; i++) {
+    // Lifetimes read in sequence; the record's own arrays only for the few alive at a representative.
+    const born = bornByRank[i];
+    const died = diedByRank[i];
     if (born > repMax || died <= repMin) continue;
     const k = lowerBound(stepState, born);
     if (k >= m || stepState[k] >= died) continue;
+    const r = bySize[i];
+    if (mark[r] >= 0 || (line >= 0 && recordLine[r] !== line)) continue;
     if (chosen.records.length >= budget) {
       chosen.more = true;
-      return;
+      return true;
     }
-    mark[r] = chosen.records.length;
-    chosen.records.push(r);
-    chosen.first.push(k);
+    take(layout, chosen, r, k);
+  }
+  return end === bySize.length;
+}
+
+/** Bits of a rank dropped to bucket the candidates (4096 ranks a bucket). */
+const RANK_BUCKET_BITS = 12;
+
+export function chooseAmongCandidates(layout: BlockLayout, stepState: Int32Array, budget: number, chosen: Chosen, recordLine: Int32Array, line: number): void {
+  const m = stepState.length;
+  const list = layout.cursor;
+  const { birthStart, birthIds, rank, mark, diedState } = layout;
+  const wanted = (r: number) => mark[r] < 0 && (line < 0 || recordLine[r] === line);
+  // The candidates alive at a representative, as ranks. Those alive at the first (the cursor holds
+  // them) are; one born later is when it lives until the first representative at or after its birth.
+  const ranks = new IntBuffer(Math.min(budget, 1024) + 16);
+  for (let r = list.head; r !== -1; r = list.next[r]) if (wanted(r)) ranks.push(rank[r]);
+  let k = 0;
+  for (let s = stepState[0] + 1; s <= stepState[m - 1]; s++) {
+    while (stepState[k] < s) k++;
+    const rep = stepState[k];
+    for (let q = birthStart[s]; q < birthStart[s + 1]; q++) {
+      const r = birthIds[q];
+      if (diedState[r] > rep && wanted(r)) ranks.push(rank[r]);
+    }
+  }
+  const room = budget - chosen.records.length;
+  if (ranks.length > room) chosen.more = true;
+  // The `room` smallest ranks: count them per bucket, keep the buckets that hold them, sort those.
+  const all = ranks.take();
+  let kept = all;
+  if (all.length > room) {
+    const counts = new Int32Array((layout.bySize.length >> RANK_BUCKET_BITS) + 1);
+    for (let i = 0; i < all.length; i++) counts[all[i] >> RANK_BUCKET_BITS]++;
+    let last = 0;
+    for (let sum = 0; last < counts.length; last++) {
+      sum += counts[last];
+      if (sum >= room) break;
+    }
+    const below = new IntBuffer(room + 1);
+    for (let i = 0; i < all.length; i++) if (all[i] >> RANK_BUCKET_BITS <= last) below.push(all[i]);
+    kept = below.take();
+  }
+  const sorted = Int32Array.from(kept).sort();
+  const n = Math.min(room, sorted.length);
+  for (let i = 0; i < n; i++) {
+    const r = layout.bySize[sorted[i]];
+    take(layout, chosen, r, lowerBound(stepState, layout.bornState[r]));
   }
 }
 

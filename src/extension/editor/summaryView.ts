@@ -130,6 +130,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
       linesWithFigures: d.linesWithFigures,
       topLines: topLines({ lines }, TOP_LINES).map(line),
       peakBreakdown: d.peakBreakdown,
+      ...(d.window === undefined ? {} : { window: d.window }),
     })),
     // The first few files not found, and every cell not found (the page says which notebooks' cells they are).
     unmappedFiles: [...filesNotFound.slice(0, UNMAPPED_SHOWN), ...notFound.filter(isCellName)],
@@ -240,6 +241,9 @@ class SummaryView extends DisposableOwner {
       await this.send({ type: 'allocator', allocator: { device, check, ooms: shown, mapped: files.filter((f) => local.has(f)) } });
     } catch (e) {
       this.deps.log.warn('Summary view: could not replay the allocator:', e);
+      // Said on the page rather than left "replaying" (a window of the recording: the replay needs all of it).
+      const why = userMessage(e);
+      if (this.snapshot === snapshot && !this.isDisposed) await this.send({ type: 'allocator', allocator: { device, unavailable: why.charAt(0).toUpperCase() + why.slice(1) } });
     }
   }
 

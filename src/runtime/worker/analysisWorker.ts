@@ -2,8 +2,8 @@
 import { parentPort } from 'node:worker_threads';
 import { errorShape } from '../../engine/base/errors';
 import type { MethodContext } from './methods';
-import { dispatch } from './methods';
-import type { RequestMessage, WorkerToHost } from '../../protocol/worker';
+import { dispatch, load } from './methods';
+import type { ParamsOf, RequestMessage, WorkerToHost } from '../../protocol/worker';
 
 const port = parentPort;
 if (port) {
@@ -11,12 +11,12 @@ if (port) {
   port.on('message', (message: RequestMessage) => {
     if (message?.kind !== 'request') return;
     const post = (m: WorkerToHost) => port.postMessage(m);
-    ctx.progress = (text) => post({ kind: 'progress', id: message.id, message: text });
-    try {
-      const result = dispatch(message.method, message.params, ctx);
-      post({ kind: 'response', id: message.id, result });
-    } catch (e) {
-      post({ kind: 'response', id: message.id, error: errorShape(e) });
-    }
+    ctx.progress = (text, fraction) => post({ kind: 'progress', id: message.id, message: text, fraction });
+    const answer = async (): Promise<unknown> =>
+      message.method === 'load' ? load(message.params as ParamsOf<'load'>, ctx) : dispatch(message.method, message.params, ctx);
+    answer().then(
+      (result) => post({ kind: 'response', id: message.id, result }),
+      (e: unknown) => post({ kind: 'response', id: message.id, error: errorShape(e) }),
+    );
   });
 }

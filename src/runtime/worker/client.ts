@@ -16,12 +16,13 @@ export class CancelledError extends Error {
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
-  onProgress?: (message: string) => void;
+  onProgress?: (message: string, fraction?: number) => void;
 }
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
-  readonly onProgress?: (message: string) => void;
+  /** Progress: what the worker is doing, and how much of it is done (0 to 1) when it knows. */
+  readonly onProgress?: (message: string, fraction?: number) => void;
   /** Buffers handed to the worker rather than copied (the caller no longer uses them). */
   readonly transfer?: readonly ArrayBuffer[];
 }
@@ -100,7 +101,7 @@ export class SnapshotWorker {
     const pending = this.pending.get(message.id);
     if (!pending) return;
     if (message.kind === 'progress') {
-      pending.onProgress?.(message.message);
+      pending.onProgress?.(message.message, message.fraction);
       return;
     }
     this.pending.delete(message.id);

@@ -4,38 +4,62 @@ import { rangeFigures } from '../../engine/analysis/rangeFigures';
 import { lineFunctionNames } from '../../engine/annotate/recordedFunctions';
 import { traceOf } from '../../engine/analysis/replay';
 import { downsampleTotals } from '../../engine/compare/totals';
-import { snapshotFromOwnedBytes } from '../../engine/decode/load';
+import { snapshotFromBytes } from '../../engine/decode/load';
 import { findingMarkers } from '../../engine/timeline/findingMarkers';
 import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
 import { SnapshotSession } from '../../engine/session/session';
 import { gunzipBounded } from '../input/gunzip';
+import { loadSnapshotFile } from '../input/snapshotFile';
 
 export interface MethodContext {
   session: SnapshotSession | undefined;
-  progress(message: string): void;
+  /** Tells the caller what is happening, and how much of it is done (0 to 1) when known. */
+  progress(message: string, fraction?: number): void;
 }
 
-type Implementations = { [M in MethodName]: (params: ParamsOf<M>, ctx: MethodContext) => ResultOf<M> };
+/** Every method but `load`, which reads a file and so answers later: a query of the loaded snapshot. */
+export type QueryName = Exclude<MethodName, 'load'>;
+
+type Implementations = { [M in QueryName]: (params: ParamsOf<M>, ctx: MethodContext) => ResultOf<M> };
 
 function requireSession(ctx: MethodContext): SnapshotSession {
   if (!ctx.session) throw new Error('no snapshot is loaded in this worker');
   return ctx.session;
 }
 
-export const methods: Implementations = {
-  load(params, ctx) {
-    const { filter } = params;
-    const byteLength = params.bytes.byteLength;
-    ctx.progress('Decoding the snapshot');
-    // The request owns the only reference to the file's bytes: let the loader drop it once decoded.
-    const snapshot = snapshotFromOwnedBytes(params, {
-      gunzip: gunzipBounded,
-      onProgress: (done, total) => ctx.progress(`Decoding the snapshot (${Math.floor((100 * done) / total)}%)`),
+/**
+ * Decodes and analyses a snapshot: a file this worker reads itself, in chunks (the host never holds
+ * its bytes), or bytes already in memory (an instrumented run, a file of another file system).
+ */
+export async function load(params: ParamsOf<'load'>, ctx: MethodContext): Promise<ResultOf<'load'>> {
+  const { source, filter, window } = params;
+  let snapshot;
+  let byteLength;
+  if (source.kind === 'file') {
+    ctx.progress('Reading the snapshot');
+    let shown = -1;
+    const loaded = await loadSnapshotFile(source.path, {
+      window,
+      onProgress: (done, total) => {
+        const percent = Math.floor((100 * done) / Math.max(total, 1));
+        if (percent === shown) return;
+        shown = percent;
+        ctx.progress(`Reading the snapshot (${percent}%)`, done / Math.max(total, 1));
+      },
     });
-    ctx.progress('Attributing memory to lines');
-    ctx.session = new SnapshotSession(snapshot, byteLength, filter);
-    return ctx.session.info();
-  },
+    snapshot = loaded.snapshot;
+    byteLength = loaded.fileBytes;
+  } else {
+    ctx.progress('Decoding the snapshot');
+    snapshot = snapshotFromBytes(source.bytes, { gunzip: gunzipBounded });
+    byteLength = source.bytes.byteLength;
+  }
+  ctx.progress('Attributing memory to lines');
+  ctx.session = new SnapshotSession(snapshot, byteLength, filter);
+  return ctx.session.info();
+}
+
+export const methods: Implementations = {
   setFilter({ filter }, ctx) {
     const session = requireSession(ctx);
     session.setFilter(filter);
@@ -119,7 +143,8 @@ function clamp(n: number, lo: number, hi: number): number {
   return Number.isFinite(n) ? Math.min(hi, Math.max(lo, Math.floor(n))) : lo;
 }
 
-export function dispatch<M extends MethodName>(method: M, params: ParamsOf<M>, ctx: MethodContext): ResultOf<M> {
+/** Answers a query of the loaded snapshot (`load` is {@link load}). */
+export function dispatch<M extends QueryName>(method: M, params: ParamsOf<M>, ctx: MethodContext): ResultOf<M> {
   if (!Object.hasOwn(methods, method)) throw new Error(`unknown method ${String(method)}`);
   const impl = methods[method] as (p: ParamsOf<M>, c: MethodContext) => ResultOf<M>;
   return impl(params, ctx);

@@ -122,7 +122,7 @@ describe('analysis worker error paths', () => {
     const advice = 'Close other snapshots, or raise the setting vramLens.analysis.memoryLimitMb.';
     const worker = new SnapshotWorker(analysisWorker, { maxHeapMb: 24, memoryAdvice: advice });
     try {
-      const error = await worker.call('load', { bytes, filter }).then(
+      const error = await worker.call('load', { source: { kind: 'bytes', bytes }, filter }).then(
         () => assert.fail('a 100,000-folder snapshot fits in 24 MiB?'),
         (e: unknown) => e,
       );
@@ -142,7 +142,7 @@ describe('analysis worker error paths', () => {
   it('the same snapshot within the default limit loads', async () => {
     const worker = new SnapshotWorker(analysisWorker);
     try {
-      const info = await worker.call('load', { bytes, filter });
+      const info = await worker.call('load', { source: { kind: 'bytes', bytes }, filter });
       assert.equal(info.devices[0].allocations, 100_000);
     } finally {
       await worker.dispose();
@@ -153,13 +153,13 @@ describe('analysis worker error paths', () => {
     const script = path.join(tmp(), 'crash.js');
     writeFileSync(script, "null.frames.length; // a TypeError: Cannot read properties of null\n");
     const crashed = new SnapshotWorker(script);
-    const error = await crashed.call('load', { bytes: new Uint8Array(4), filter }).then(() => undefined, (e: unknown) => e);
+    const error = await crashed.call('load', { source: { kind: 'bytes', bytes: new Uint8Array(4) }, filter }).then(() => undefined, (e: unknown) => e);
     assertWritten(userMessage(error), 'a crashed worker');
     assert.match(userMessage(error), /stopped unexpectedly; please report it/);
     await crashed.dispose();
 
     const closing = new SnapshotWorker(analysisWorker);
-    const asked = closing.call('load', { bytes, filter });
+    const asked = closing.call('load', { source: { kind: 'bytes', bytes }, filter });
     await closing.dispose();
     const closed = await asked.then(() => undefined, (e: unknown) => e);
     assertWritten(userMessage(closed), 'a closed snapshot');

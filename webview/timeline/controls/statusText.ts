@@ -6,9 +6,12 @@
 import { formatBytes, formatPercent } from '../../../src/engine/text/format';
 import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
 import { lineLabel } from '../../../src/engine/paths/places';
+import { windowInWords } from '../../../src/engine/analysis/summary';
 
 export function statusText(overview: TimelineOverview, w: TimelineWindow | undefined): string {
   const parts: string[] = [];
+  // A window of the recording: say so first, every figure covers only it.
+  if (overview.window !== undefined) parts.push(`window: ${windowInWords(overview.window)}`);
   const peak = overview.peak;
   parts.push(`peak ${formatBytes(peak.bytes)}${peak.line ? ` at ${lineLabel(peak.line.file, peak.line.line, overview.places)}` : ''}`);
   const ooms = overview.ooms.length;

@@ -11,6 +11,7 @@ import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../src
 import type { Hit } from '../drawing/hit';
 import { lineLabel } from '../../../src/engine/paths/places';
 import { formatDuration } from '../drawing/ticks';
+import { BEFORE_TRACE, BEFORE_WINDOW } from '../../../src/engine/analysis/replay';
 
 const count = (n: number) => n.toLocaleString('en-US');
 
@@ -23,7 +24,7 @@ export function lifetime(d: BlockDetail, overview: TimelineOverview): string {
   const origin = overview.axis.kind === 'time' ? overview.axis.start : undefined;
   const at = (event: number, time: number | undefined) =>
     `event ${count(event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
-  const born = d.allocEvent >= 0 ? `allocated at ${at(d.allocEvent, d.allocTimeUs)}` : 'allocated before recording began';
+  const born = d.allocEvent >= 0 ? `allocated at ${at(d.allocEvent, d.allocTimeUs)}` : d.allocEvent === BEFORE_WINDOW ? 'allocated before the loaded window' : 'allocated before recording began';
   const died = d.freeEvent >= 0 ? `freed at ${at(d.freeEvent, d.freeTimeUs)}` : 'still allocated at the end';
   const span = d.allocTimeUs !== undefined && d.freeTimeUs !== undefined ? `, alive ${formatDuration(d.freeTimeUs - d.allocTimeUs)}` : '';
   return `${born}; ${died}${span}`;
@@ -47,7 +48,7 @@ export function bucketOf(detail: BlockDetail | undefined): BlockBucket | undefin
 export function unattributedLabel(detail: BlockDetail | undefined): string {
   const bucket = bucketOf(detail);
   if (bucket) return describeBucket(bucket.kind, bucket.label);
-  if (detail && detail.allocEvent < 0) return describeBucket('beforeRecording', '');
+  if (detail && detail.allocEvent === BEFORE_TRACE) return describeBucket('beforeRecording', '');
   return describeBucket('noFrames', '');
 }
 

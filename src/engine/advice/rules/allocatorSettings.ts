@@ -9,6 +9,7 @@
 import { settingsOf } from '../../allocator/selfCheck';
 import type { WhatIfReplayed } from '../../allocator/whatIf';
 import { tableSettings, whatIf } from '../../allocator/whatIf';
+import { isPartialWindow } from '../../allocator/window';
 import { formatBytes, formatPercent } from '../../text/format';
 import type { Finding } from '../finding';
 import type { AdviceRule } from '../rule';
@@ -28,6 +29,8 @@ export const allocatorSettings: AdviceRule = {
   run(ctx) {
     const d = ctx.device;
     if (d.allocations.count === 0 || !ctx.trace.length) return [];
+    // A window of the recording: the replay needs all of it (src/engine/allocator/window.ts).
+    if (isPartialWindow(ctx.trace.window, ctx.trace.length)) return [];
     // No setting reserves less than what is allocated at the peak: without an OOM, a gap under the
     // threshold cannot yield a saving over it (and the replay is not worth running).
     if (d.ooms.length === 0 && d.peakReservedBytes - d.peakBytes < MIN_SAVING_BYTES) return [];

@@ -5,6 +5,7 @@
  */
 import { settingsOf } from '../../allocator/selfCheck';
 import { whatIf } from '../../allocator/whatIf';
+import { isPartialWindow } from '../../allocator/window';
 import { formatBytes } from '../../text/format';
 import type { AdviceContext } from '../context';
 import { Action } from '../../snapshot/model';
@@ -26,7 +27,8 @@ const SHOWN_BURSTS = 5;
 function replayedCost(
   ctx: AdviceContext,
 ): { calls: number; mallocs: number; frees: number; peakWith: number; peakWithout: number; sentence: string } | undefined {
-  if (ctx.trace.length === 0) return undefined;
+  // A window of the recording: the replay needs all of it (src/engine/allocator/window.ts).
+  if (ctx.trace.length === 0 || isPartialWindow(ctx.trace.window, ctx.trace.length)) return undefined;
   const basis = ctx.allocator();
   const calls = basis.check.emptyCacheCalls;
   if (calls === 0 || basis.check.check.firstDeparture !== null) return undefined;

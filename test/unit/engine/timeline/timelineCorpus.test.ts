@@ -12,6 +12,8 @@ import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
 import { BEFORE_TRACE, NEVER_FREED } from '../../../../src/engine/analysis/replay';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { TimelineQueries } from '../../../../src/engine/timeline/queries';
+import { chooseAmongCandidates, chooseBySize, type Chosen } from '../../../../src/engine/timeline/window';
+import { IntBuffer } from '../../../../src/engine/base/growableArrays';
 import type { TimelineWindow } from '../../../../src/engine/timeline/types';
 import { corpusFiles, corpusMissing } from '../../../helpers/corpus';
 
@@ -135,4 +137,45 @@ describe('timeline on the corpus: exact layout and conservation', { skip: corpus
       }
     });
   }
+});
+
+describe('choosing the blocks a window draws: candidates and the walk by size pick the same', { skip: corpusMissing }, () => {
+  const file = corpusFiles().find((f) => f.endsWith('nothanmin-cs336.pickle')) ?? corpusFiles()[0];
+  it(`${path.basename(file)}: windows from the whole trace to a few states, with and without a focus line`, () => {
+    const snapshot = snapshotFromBytes(readFileSync(file));
+    const analysis = analyzeSnapshot(snapshot);
+    const q = new TimelineQueries(snapshot, () => analysis);
+    const device = analysis.devices[0].device;
+    const layout = q.timeline(device).layout;
+    const recordLine = new Int32Array(layout.count).fill(-1);
+    for (let r = 0; r < layout.count; r++) recordLine[r] = r % 7 === 0 ? 1 : 2;
+    const states = layout.states;
+    let compared = 0;
+    for (const [from, to, every] of [
+      [0, states - 1, 1000],
+      [Math.floor(states / 3), Math.floor(states / 2), 50],
+      [Math.floor(states / 2), Math.floor(states / 2) + 300, 7],
+      [states - 40, states - 1, 1],
+    ]) {
+      const reps: number[] = [];
+      for (let s = from; s <= to; s += every) reps.push(s);
+      const stepState = Int32Array.from(reps);
+      for (const budget of [5, 200, 5000]) {
+        for (const line of [-1, 1]) {
+          const pick = (choose: (...a: Parameters<typeof chooseAmongCandidates>) => unknown): { records: number[]; first: number[]; more: boolean } => {
+            const chosen: Chosen = { records: new IntBuffer(), first: new IntBuffer(), more: false };
+            layout.seek(stepState[0]);
+            choose(layout, stepState, budget, chosen, recordLine, line);
+            const records = Array.from(chosen.records.take());
+            for (const r of records) layout.mark[r] = -1;
+            return { records, first: Array.from(chosen.first.take()), more: chosen.more };
+          };
+          const bySize = pick(chooseBySize);
+          assert.deepStrictEqual(pick(chooseAmongCandidates), bySize, `states ${from}..${to} every ${every}, budget ${budget}, line ${line}`);
+          compared += bySize.records.length;
+        }
+      }
+    }
+    assert.ok(compared > 1000, `compared ${compared} chosen blocks`);
+  });
 });

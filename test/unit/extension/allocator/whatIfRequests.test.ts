@@ -13,6 +13,7 @@ import { SnapshotSession } from '../../../../src/engine/session/session';
 import type { WhatIfBackend } from '../../../../src/extension/allocator/whatIfRequests';
 import { answerPredict, describeSubject } from '../../../../src/extension/allocator/whatIfRequests';
 import type { HostToWhatIf } from '../../../../src/protocol/whatIf';
+import type { QueryName } from '../../../../src/runtime/worker/methods';
 import { dispatch } from '../../../../src/runtime/worker/methods';
 import { corpusDir, corpusMissing } from '../../../helpers/corpus';
 
@@ -27,7 +28,8 @@ describe('what-if host answers', { skip: corpusMissing }, () => {
       id === 's1' && session
         ? (method, params) => {
             asked.push(method);
-            return Promise.resolve(dispatch(method, params, { session, progress: () => undefined }));
+            // Every call here is a query (`load` is the worker's own): `dispatch` answers it as the worker does.
+            return Promise.resolve(dispatch(method as QueryName, params as never, { session, progress: () => undefined }) as never);
           }
         : undefined,
     mapped: (files) => Promise.resolve(files.filter((f) => f.endsWith('model.py'))),

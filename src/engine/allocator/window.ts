@@ -1,0 +1,32 @@
+/**
+ * Whether the allocator replay applies to a snapshot loaded as a window of its recording. The replay
+ * starts from the segments PyTorch had when recording began (worked out from the whole trace and the
+ * `segments` at the dump) and checks itself against every segment event and address PyTorch recorded;
+ * a window holds only some of those events, so the replay, its self-check and its predictions need the
+ * whole recording. A window that holds every event of its trace is the whole recording.
+ */
+import type { Snapshot, TraceWindow } from '../snapshot/model';
+
+/** Whether a trace's window leaves out some of the recorded events. */
+export function isPartialWindow(window: TraceWindow | undefined, length: number): boolean {
+  return window !== undefined && (window.firstEvent > 0 || length < window.recordedEvents);
+}
+
+/**
+ * Why the allocator replay does not apply to this device of the snapshot (a window of its recording
+ * was loaded), in words for the user; undefined when it applies.
+ */
+export function allocatorOutOfWindow(snapshot: Snapshot, device: number): string | undefined {
+  const trace = snapshot.traces[device];
+  if (!trace || !isPartialWindow(trace.window, trace.length)) return undefined;
+  const w = trace.window!;
+  const span = trace.length === 0 ? 'no events' : `events ${count(w.firstEvent)} to ${count(w.firstEvent + trace.length - 1)}`;
+  return (
+    `the caching allocator replay needs the whole recording, and this snapshot was loaded as a window of it (${span} of ` +
+    `${count(w.recordedEvents)} on device ${device}): open the file again and load all of it to see the allocator's self-check, its view and its predictions`
+  );
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}

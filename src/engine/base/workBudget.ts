@@ -1,0 +1,91 @@
+/**
+ * A work budget proportional to the bytes of a file: what keeps a small file that shares one object a
+ * million times through its pickle memo (one segment listed 200,000 times, each holding one block 2,000
+ * times) from making a reader build 400 million things. The decoder counts every container it builds
+ * and every memo reference it reads (never more than one per byte of the file); the model counts every
+ * element it visits in segments, blocks, traces, frames lists and annotations, so sharing multiplies
+ * only the model's count. A file that spends more than its budget is refused with a
+ * {@link WorkLimitError} naming what ran over, before what it describes is built.
+ */
+import { WorkLimitError } from './errors';
+
+/**
+ * Units a reader spends per thing it builds, near the fewest bytes PyTorch's pickles spend on one
+ * (a segment dict has a dozen keys, over 100 bytes; a block or a trace entry 30 to 60 bytes; a memo
+ * reference 2 bytes), so a file spends about what it weighs, and one that repeats a shared object
+ * pays for every repeat.
+ */
+export const COST = {
+  /** A container the decoder builds, or a memo reference it reads. */
+  decoded: 1,
+  segment: 64,
+  block: 16,
+  /** An entry, as it is decoded and again for every reference to its trace. */
+  traceEntry: 8,
+  /** A trace: its columns and maps, whatever its length. */
+  trace: 64,
+  annotation: 4,
+  /** An item of a frames list (each list object is read once), a sample of measured memory. */
+  item: 1,
+} as const;
+
+/** Units of work per byte of the file: a file PyTorch writes spends under 2. */
+export const WORK_PER_BYTE = 4;
+/** Units any file may spend, however small. */
+export const WORK_BASE = 100_000;
+/** Units no file may spend, however large (a 2 GB file reaches it). */
+export const WORK_CAP = 2 ** 33;
+
+export class WorkBudget {
+  private spent = 0;
+  /** Bytes of the file read so far: the budget grows with them (a gzip'd file's size is known only at its end). */
+  bytes = 0;
+
+  /** `bounded` false: no limit (a snapshot built in memory, not read from a file). */
+  constructor(private readonly bounded = true) {}
+
+  /** No limit: for what is not read from a file (a trace built by a program, a test). */
+  static unlimited(): WorkBudget {
+    return new WorkBudget(false);
+  }
+
+  /** The units this file may spend now. */
+  get limit(): number {
+    return this.bounded ? Math.min(WORK_CAP, WORK_BASE + WORK_PER_BYTE * this.bytes) : Infinity;
+  }
+
+  /** Units spent so far. */
+  get used(): number {
+    return this.spent;
+  }
+
+  /**
+   * Counts `units` more, spent on `what` (words for a message: "segments: 200,000 segments holding
+   * 400,000,000 blocks"); throws WorkLimitError when the total passes the limit.
+   */
+  spend(units: number, what: () => string): void {
+    this.spent += units;
+    if (this.spent > this.limit) throw this.exceeded(what());
+  }
+
+  private exceeded(what: string): WorkLimitError {
+    return new WorkLimitError(
+      `${what}: more than a file of ${sizeInWords(this.bytes)} can describe. VRAM Lens reads at most ${count(this.limit)} ` +
+        `containers, memo references, segments, blocks and trace entries from it (${WORK_PER_BYTE} per byte, plus ${count(WORK_BASE)}); ` +
+        'this pickle repeats objects through its memo to describe more, which PyTorch never does',
+    );
+  }
+}
+
+/** A count with thousands separators: 400,000,000. */
+export function count(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** A file's size in words, for messages: "2.3 GB" (decimal units, as file managers show them). */
+export function sizeInWords(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} bytes`;
+}

@@ -1,0 +1,691 @@
+/**
+ * The fast path for trace entries: reads the dicts of a snapshot's `device_traces` lists straight from
+ * the bytes, in the shapes CPython writes for PyTorch's entries (a dict of str keys, the first
+ * 'action'; keys and repeated strings as memo references; ints; a frames list of frame dicts or a memo
+ * reference to one), and hands each entry's fields to a sink that writes columns. No dict is built for
+ * an entry and no list for a frames list: an entry's memo slot gets a token (`CONSUMED_ENTRY`), a frames
+ * list's the token of its interned stack, which later entries that share the list read back.
+ *
+ * Anything else (another opcode, a value that is a container, a key that is not a string, a repeated
+ * key, an entry cut by the end of the chunk) makes the reader stop before that entry, undoing what it
+ * wrote to the memo for it, and the general machine decodes it as usual. So the result never depends
+ * on the path: the fast path only changes how fast, and how much is built. A pickle that later reads
+ * back a token, or closes a batch of entries other than by APPENDS, makes the decoder start over
+ * without the fast path (`RestartWithoutFastPath`).
+ */
+import { ContentError } from '../base/errors';
+import { readInt32, readUint16, readUint32, readUint64 } from './binary';
+import type { EntryReader } from './decoder';
+import type { Machine } from './machine';
+import { CONSUMED_ENTRY, MemoToken } from './memo';
+import { decodeLong } from './numbers';
+import { Op } from './opcodes';
+import { decodeUtf8 } from './strings';
+import type { PyDict, PyValue } from './values';
+
+/** An entry's frames, as read: what the sink turns into a stack id. */
+export interface EntryFrames {
+  /** 'none': no frames list (missing, None or a scalar); 'stack': a list read before (its stack id in `stack`); 'list': a list the general machine built (`list`); 'dicts': a new list of these frame dicts. */
+  kind: 'none' | 'stack' | 'list' | 'dicts';
+  stack: number;
+  list: PyValue[] | undefined;
+  /** The frame dicts of a new list, `dictCount` of them (the array is reused). */
+  dicts: PyDict[];
+  dictCount: number;
+}
+
+/** The numeric fields of an entry, by their index in {@link EntryFields.numbers}. */
+export const enum EntryNumber {
+  Addr = 0,
+  Size = 1,
+  TimeUs = 2,
+  Stream = 3,
+  DeviceFree = 4,
+}
+
+/** One entry's fields as read. */
+export interface EntryFields {
+  /** The action's code from {@link EntrySink.actionCode}; -1: not a known action, named by `action`. */
+  actionCode: number;
+  /** The action's name (set when `actionCode` is -1). */
+  action: string;
+  /**
+   * The numeric fields (see {@link EntryNumber}): field i is `numbers[i]` when bit i of `numeric` is
+   * set (an int of the pickle, as a safe integer: read without boxing), else `values[i]` (undefined
+   * when the key is missing; any other value as decoded).
+   */
+  readonly numbers: Float64Array;
+  numeric: number;
+  readonly values: (PyValue | undefined)[];
+  userMetadata: PyValue | undefined;
+  compileContext: PyValue | undefined;
+  readonly frames: EntryFrames;
+}
+
+/** Where the fast path's entries go (the snapshot reader's trace sink). */
+export interface EntrySink {
+  /** True when `list` takes entries this way: a trace being streamed, or an empty list (its first entry starts one). */
+  accepts(list: PyValue[]): boolean;
+  /** Writes one entry to the trace of `list`; returns the stack id of its frames. */
+  push(list: PyValue[], entry: EntryFields): number;
+  /** The code of a known action name, -1 for any other (the reader remembers it per memo key). */
+  actionCode(name: string): number;
+}
+
+const enum Key {
+  Addr = EntryNumber.Addr,
+  Size = EntryNumber.Size,
+  TimeUs = EntryNumber.TimeUs,
+  Stream = EntryNumber.Stream,
+  DeviceFree = EntryNumber.DeviceFree,
+  Action,
+  UserMetadata,
+  CompileContext,
+  Frames,
+  Other,
+}
+
+const ENTRY_KEYS: ReadonlyMap<string, Key> = new Map([
+  ['action', Key.Action],
+  ['addr', Key.Addr],
+  ['size', Key.Size],
+  ['time_us', Key.TimeUs],
+  ['stream', Key.Stream],
+  ['device_free', Key.DeviceFree],
+  ['user_metadata', Key.UserMetadata],
+  ['compile_context', Key.CompileContext],
+  ['frames', Key.Frames],
+]);
+
+/** Memo keys below this have their key strings' codes cached (keys are memoized early in a file). */
+const KEY_CACHE = 1 << 16;
+const UNKNOWN = -2;
+
+/** A value the fast path does not read (a container, a token, malformed or cut bytes). */
+const NOT_READ = Symbol('notRead');
+type Read = PyValue | typeof NOT_READ;
+
+/** Memo keys written for the entry being read, undone if it turns out not to be one the fast path reads. */
+const MAX_JOURNAL = 512;
+
+export class TraceEntryReader implements EntryReader {
+  private readonly stackTokens: MemoToken[] = [];
+  /** Memo keys written for the entry being read (`journalLength` of them), undone if it is given back. */
+  private readonly journal = new Float64Array(MAX_JOURNAL);
+  private journalLength = 0;
+  private readonly fields: EntryFields = {
+    actionCode: -1,
+    action: '',
+    numbers: new Float64Array(5),
+    numeric: 0,
+    values: [undefined, undefined, undefined, undefined, undefined],
+    userMetadata: undefined,
+    compileContext: undefined,
+    frames: { kind: 'none', stack: 0, list: undefined, dicts: [], dictCount: 0 },
+  };
+  // The state of one read() call, as fields so the small readers below share it.
+  private m!: Machine;
+  private data: Uint8Array = new Uint8Array(0);
+  private view: DataView = new DataView(this.data.buffer);
+  private end = 0;
+  private p = 0;
+  /** Memo key of the frames list being read (-1: not memoized). */
+  private framesKey = -1;
+  /** Set when the entry being read runs past the end of the bytes at hand. */
+  private cut = false;
+  /**
+   * Memo key -> the code of the key string (`keyCodes`) or action name (`actionCodes`) stored there,
+   * kept while the memo overwrites nothing (so the memo need not be read for every key of every entry).
+   */
+  private readonly keyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
+  private readonly actionCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
+  private cachedOverwrites = 0;
+
+  constructor(private readonly sink: EntrySink) {}
+
+  read(list: PyValue[], m: Machine): boolean {
+    if (!this.sink.accepts(list)) return false;
+    this.m = m;
+    if (this.data !== m.data) {
+      this.data = m.data;
+      this.view = new DataView(m.data.buffer, m.data.byteOffset, m.data.byteLength);
+    }
+    this.end = m.data.length;
+    this.cut = false;
+    let pos = m.pos;
+    for (;;) {
+      this.p = pos;
+      this.skipFrames();
+      if (this.cut || this.atEnd() || this.data[this.p] !== Op.EMPTY_DICT) break;
+      if (!this.entry(list)) break;
+      pos = this.p;
+    }
+    m.pos = pos;
+    // An entry cut by the end of the bytes at hand waits for the next chunk (at the input's end, the
+    // general machine reports where it ends).
+    return this.cut && !m.final;
+  }
+
+  /**
+   * Reads one entry dict at `p`; true when it was written, false (with the memo as it was) when not.
+   * The shapes CPython writes for PyTorch's entries are read inline; anything else goes through the
+   * general readers below, which are slower but read every shape the fast path takes.
+   */
+  private entry(list: PyValue[]): boolean {
+    const m = this.m;
+    const data = this.data;
+    const end = this.end;
+    const memo = m.memo;
+    const f = this.fields;
+    const numbers = f.numbers;
+    const values = f.values;
+    f.numeric = 0;
+    values[0] = values[1] = values[2] = values[3] = values[4] = undefined;
+    f.userMetadata = f.compileContext = undefined;
+    f.frames.kind = 'none';
+    f.frames.list = undefined;
+    f.frames.dictCount = 0;
+    this.framesKey = -1;
+    this.journalLength = 0;
+    const workBefore = m.work;
+    if (memo.overwrites !== this.cachedOverwrites) {
+      this.keyCodes.fill(UNKNOWN);
+      this.actionCodes.fill(UNKNOWN);
+      this.cachedOverwrites = memo.overwrites;
+    }
+    const keyCodes = this.keyCodes;
+    let p = this.p + 1; // past EMPTY_DICT
+    let work = 1;
+    // The dict's memo opcode, then its MARK.
+    if (p < end && data[p] === Op.MEMOIZE) {
+      const key = memo.memoizeConsumed();
+      if (key >= 0) this.journal[this.journalLength++] = key;
+      else if (!this.journalPut(memo.size, CONSUMED_ENTRY)) return this.undo(workBefore);
+      p++;
+    } else {
+      this.p = p;
+      if (!this.memoizeAfter(CONSUMED_ENTRY)) return this.undo(workBefore);
+      p = this.p;
+    }
+    if (p >= end) return this.cutAt(p, workBefore);
+    if (data[p] !== Op.MARK) return this.undo(workBefore);
+    p++;
+    let seen = 0;
+    for (;;) {
+      if (p >= end) return this.cutAt(p, workBefore);
+      let op = data[p];
+      if (op === Op.SETITEMS) {
+        p++;
+        break;
+      }
+      // The key: a str read back from the memo (every key after the first entry), else read in full.
+      let code: number;
+      if (op === Op.BINGET && p + 1 < end) {
+        code = keyCodes[data[p + 1]];
+        if (code === UNKNOWN) code = this.keyCode(data[p + 1]);
+        p += 2;
+        work++;
+      } else if (op === Op.LONG_BINGET && end - p >= 5) {
+        const k = readUint32(data, p + 1);
+        code = k < KEY_CACHE ? keyCodes[k] : UNKNOWN;
+        if (code === UNKNOWN) code = this.keyCode(k);
+        p += 5;
+        work++;
+      } else {
+        this.p = p;
+        const key = this.value();
+        if (typeof key !== 'string') return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
+        code = ENTRY_KEYS.get(key) ?? Key.Other;
+        p = this.p;
+      }
+      if (code < 0 || (seen === 0 && code !== Key.Action)) return this.undo(workBefore);
+      if (code !== Key.Other) {
+        if ((seen & (1 << code)) !== 0) return this.undo(workBefore);
+      }
+      seen |= 1 << code;
+      if (p >= end) return this.cutAt(p, workBefore);
+      op = data[p];
+      if (code <= Key.DeviceFree) {
+        // An int, written straight to `numbers` (a double in a local would be boxed).
+        let next = p;
+        switch (op) {
+          case Op.BININT1:
+            if (p + 1 < end) {
+              numbers[code] = data[p + 1];
+              next = p + 2;
+            }
+            break;
+          case Op.BININT2:
+            if (end - p >= 3) {
+              numbers[code] = readUint16(data, p + 1);
+              next = p + 3;
+            }
+            break;
+          case Op.BININT:
+            if (end - p >= 5) {
+              numbers[code] = readInt32(data, p + 1);
+              next = p + 5;
+            }
+            break;
+          case Op.LONG1: {
+            const n = p + 1 < end ? data[p + 1] : 9;
+            // Non-negative, 1 to 7 bytes (below 2^56; exact while below 2^53).
+            if (n > 0 && n <= 7 && end - p - 2 >= n && data[p + 1 + n] < 0x80) {
+              const q = p + 2;
+              if (n >= 4) {
+                let high = 0;
+                for (let i = n - 1; i >= 4; i--) high = high * 256 + data[q + i];
+                if (high < 0x20_0000) {
+                  numbers[code] = high * 0x1_0000_0000 + readUint32(data, q);
+                  next = q + n;
+                }
+              } else {
+                numbers[code] = data[q] + (n > 1 ? data[q + 1] * 256 : 0) + (n > 2 ? data[q + 2] * 65536 : 0);
+                next = q + n;
+              }
+            }
+            break;
+          }
+          default:
+            break;
+        }
+        if (next !== p) {
+          f.numeric |= 1 << code;
+          p = next;
+          continue;
+        }
+        this.p = p;
+        const read = this.value();
+        if (read === NOT_READ) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
+        values[code] = read;
+        p = this.p;
+        continue;
+      }
+      if (code === Key.Action && ((op === Op.BINGET && p + 1 < end) || (op === Op.LONG_BINGET && end - p >= 5))) {
+        const long = op === Op.LONG_BINGET;
+        const k = long ? readUint32(data, p + 1) : data[p + 1];
+        let action = k < KEY_CACHE ? this.actionCodes[k] : UNKNOWN;
+        if (action < 0) {
+          const name = memo.get(k);
+          if (typeof name !== 'string') return this.undo(workBefore);
+          if (action === UNKNOWN) {
+            action = this.sink.actionCode(name);
+            if (k < KEY_CACHE) this.actionCodes[k] = action;
+          }
+          f.action = name;
+        }
+        f.actionCode = action;
+        p += long ? 5 : 2;
+        work++;
+        continue;
+      }
+      if (code === Key.Frames) {
+        // A frames list read back from the memo: an earlier entry's (a stack token) or the general machine's.
+        const long = op === Op.LONG_BINGET;
+        if ((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5)) {
+          const value = memo.get(long ? readUint32(data, p + 1) : data[p + 1]);
+          if (value instanceof MemoToken) {
+            if (value !== CONSUMED_ENTRY) {
+              f.frames.kind = 'stack';
+              f.frames.stack = value.id;
+              p += long ? 5 : 2;
+              work++;
+              continue;
+            }
+          } else if (Array.isArray(value)) {
+            f.frames.kind = 'list';
+            f.frames.list = value;
+            p += long ? 5 : 2;
+            work++;
+            continue;
+          }
+        }
+        this.p = p;
+        if (!this.frames()) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
+        p = this.p;
+        continue;
+      }
+      this.p = p;
+      const read = this.value();
+      if (read === NOT_READ) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
+      p = this.p;
+      switch (code) {
+        case Key.Action:
+          if (typeof read !== 'string') return this.undo(workBefore);
+          f.action = read;
+          f.actionCode = this.sink.actionCode(read);
+          break;
+        case Key.UserMetadata:
+          f.userMetadata = read;
+          break;
+        case Key.CompileContext:
+          f.compileContext = read;
+          break;
+        default:
+          break;
+      }
+    }
+    this.p = p;
+    let stack: number;
+    try {
+      stack = this.sink.push(list, f);
+    } catch (e) {
+      // What the sink refuses (a frame with a line that is not one), the general machine meets again
+      // when the batch is appended: the error comes from the same entry at the same point of decoding.
+      if (e instanceof ContentError) return this.undo(workBefore);
+      throw e;
+    }
+    m.work += work;
+    if (this.framesKey >= 0) memo.settle(this.framesKey, this.stackToken(stack));
+    return true;
+  }
+
+  /**
+   * The code of the key string stored under memo key `k` (-1: not a string), remembered per key
+   * while the memo overwrites nothing (so the memo need not be read for each entry's keys).
+   */
+  private keyCode(k: number): number {
+    const name = this.m.memo.get(k);
+    const code = typeof name === 'string' ? (ENTRY_KEYS.get(name) ?? Key.Other) : -1;
+    // A key not stored yet may be stored later: only a stored value's code is remembered.
+    if (k < KEY_CACHE && name !== undefined) this.keyCodes[k] = code;
+    return code;
+  }
+
+  /** The entry runs past the bytes at hand at `p`: give it back, noting the cut. */
+  private cutAt(p: number, workBefore: number): false {
+    this.p = p;
+    this.cut = true;
+    return this.undo(workBefore);
+  }
+
+  /** An entry's frames value at `p`; false when it is not one the fast path reads. */
+  private frames(): boolean {
+    const data = this.data;
+    const frames = this.fields.frames;
+    this.skipFrames();
+    if (this.atEnd()) return false;
+    const op = data[this.p];
+    if (op !== Op.EMPTY_LIST) {
+      const value = this.valueOrObject();
+      if (value === NOT_READ) return false;
+      if (value instanceof MemoToken) {
+        frames.kind = 'stack';
+        frames.stack = value.id;
+      } else if (Array.isArray(value)) {
+        frames.kind = 'list';
+        frames.list = value;
+      }
+      return true;
+    }
+    this.p++;
+    this.m.work++;
+    frames.kind = 'dicts';
+    frames.dictCount = 0;
+    // Memoized as an entry until the entry is done, when its stack id is known.
+    const key = this.memoKeyAfter();
+    if (key === -2 || (key >= 0 && !this.journalPut(key, CONSUMED_ENTRY))) return false;
+    this.framesKey = key;
+    // Items: none, one with APPEND, or batches of MARK ... APPENDS.
+    this.skipFrames();
+    if (this.atEnd()) return false;
+    if (data[this.p] !== Op.MARK) {
+      if (data[this.p] !== Op.EMPTY_DICT && data[this.p] !== Op.BINGET && data[this.p] !== Op.LONG_BINGET) return true;
+      if (!this.frameItem()) return false;
+      this.skipFrames();
+      return this.expect(Op.APPEND);
+    }
+    while (!this.atEnd() && data[this.p] === Op.MARK) {
+      this.p++;
+      for (;;) {
+        this.skipFrames();
+        if (this.atEnd()) return false;
+        if (data[this.p] === Op.APPENDS) {
+          this.p++;
+          break;
+        }
+        if (!this.frameItem()) return false;
+      }
+      this.skipFrames();
+    }
+    return true;
+  }
+
+  /** One item of a new frames list: a frame dict, new or read back from the memo. */
+  private frameItem(): boolean {
+    const frames = this.fields.frames;
+    let dict: PyDict;
+    if (this.data[this.p] === Op.EMPTY_DICT) {
+      const read = this.frameDict();
+      if (read === undefined) return false;
+      dict = read;
+    } else {
+      const value = this.valueOrObject();
+      if (value === NOT_READ || value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof MemoToken || value instanceof Uint8Array || value instanceof Set) return false;
+      dict = value;
+    }
+    frames.dicts[frames.dictCount++] = dict;
+    return true;
+  }
+
+  /** A frame dict of str keys and plain values; undefined when it is not one. */
+  private frameDict(): PyDict | undefined {
+    this.p++; // EMPTY_DICT
+    this.m.work++;
+    const dict: PyDict = {};
+    const key = this.memoKeyAfter();
+    if (key === -2 || (key >= 0 && !this.journalPut(key, dict)) || !this.expect(Op.MARK)) return undefined;
+    for (;;) {
+      this.skipFrames();
+      if (this.atEnd()) return undefined;
+      if (this.data[this.p] === Op.SETITEMS) {
+        this.p++;
+        return dict;
+      }
+      const name = this.value();
+      if (typeof name !== 'string' || name === '__proto__' || Object.hasOwn(dict, name)) return undefined;
+      const value = this.value();
+      if (value === NOT_READ) return undefined;
+      dict[name] = value;
+    }
+  }
+
+  /**
+   * A scalar at `p` (None, bool, int, float, str, or a str read back from the memo), with the memo
+   * opcode after it; NOT_READ for anything else. With `objects`, a memo read may give any value.
+   */
+  private value(): Read {
+    return this.scalarOrObject(false) as Read;
+  }
+
+  /** Like {@link value}, but a memo read may give any value or token. */
+  private valueOrObject(): Read | MemoToken {
+    return this.scalarOrObject(true);
+  }
+
+  private scalarOrObject(objects: boolean): Read | MemoToken {
+    const data = this.data;
+    const end = this.end;
+    this.skipFrames();
+    let p = this.p;
+    if (p >= end) return this.short();
+    let value: PyValue | MemoToken;
+    switch (data[p]) {
+      case Op.BINGET:
+      case Op.LONG_BINGET: {
+        const long = data[p] === Op.LONG_BINGET;
+        if (end - p < (long ? 5 : 2)) return this.short();
+        const got = this.m.memo.get(long ? readUint32(data, p + 1) : data[p + 1]);
+        if (got === undefined || got === CONSUMED_ENTRY) return NOT_READ;
+        if (!objects && typeof got === 'object' && got !== null) return NOT_READ;
+        this.p = p + (long ? 5 : 2);
+        this.m.work++;
+        // A value read back is memoized already: no memo opcode follows it in a CPython pickle.
+        return got;
+      }
+      case Op.SHORT_BINUNICODE: {
+        if (p + 1 >= end) return this.short();
+        const n = data[p + 1];
+        if (end - p - 2 < n) return this.short();
+        const text = decodeUtf8(data, p + 2, p + 2 + n);
+        if (text === null) return NOT_READ;
+        value = text;
+        p += 2 + n;
+        break;
+      }
+      case Op.BINUNICODE:
+      case Op.BINUNICODE8: {
+        const width = data[p] === Op.BINUNICODE ? 4 : 8;
+        if (end - p - 1 < width) return this.short();
+        const n = width === 4 ? readUint32(data, p + 1) : readUint64(data, p + 1);
+        if (end - p - 1 - width < n) return this.short();
+        const text = decodeUtf8(data, p + 1 + width, p + 1 + width + n);
+        if (text === null) return NOT_READ;
+        value = text;
+        p += 1 + width + n;
+        break;
+      }
+      case Op.BININT1:
+        if (p + 1 >= end) return this.short();
+        value = data[p + 1];
+        p += 2;
+        break;
+      case Op.BININT2:
+        if (end - p < 3) return this.short();
+        value = readUint16(data, p + 1);
+        p += 3;
+        break;
+      case Op.BININT:
+        if (end - p < 5) return this.short();
+        value = readInt32(data, p + 1);
+        p += 5;
+        break;
+      case Op.LONG1: {
+        if (p + 1 >= end) return this.short();
+        const n = data[p + 1];
+        if (end - p - 2 < n) return this.short();
+        value = decodeLong(data, p + 2, n);
+        p += 2 + n;
+        break;
+      }
+      case Op.BINFLOAT:
+        if (end - p < 9) return this.short();
+        value = this.view.getFloat64(p + 1, false);
+        p += 9;
+        break;
+      case Op.NONE:
+        value = null;
+        p += 1;
+        break;
+      case Op.NEWTRUE:
+        value = true;
+        p += 1;
+        break;
+      case Op.NEWFALSE:
+        value = false;
+        p += 1;
+        break;
+      default:
+        return NOT_READ;
+    }
+    this.p = p;
+    return this.memoizeAfter(value) ? value : NOT_READ;
+  }
+
+  /** Handles a memo opcode at `p`, if any, storing `value`; false when it cannot (cut, or a key in use). */
+  private memoizeAfter(value: PyValue | MemoToken): boolean {
+    const key = this.memoKeyAfter();
+    if (key === -2) return false;
+    return key < 0 || this.journalPut(key, value);
+  }
+
+  /** The key of a memo opcode at `p` (consumed), -1 when there is none, -2 when it is cut. */
+  private memoKeyAfter(): number {
+    const data = this.data;
+    this.skipFrames();
+    const p = this.p;
+    if (this.atEnd()) return -2;
+    switch (data[p]) {
+      case Op.MEMOIZE:
+        this.p = p + 1;
+        return this.m.memo.size;
+      case Op.BINPUT:
+        if (p + 1 >= this.end) return this.short(-2);
+        this.p = p + 2;
+        return data[p + 1];
+      case Op.LONG_BINPUT:
+        if (this.end - p < 5) return this.short(-2);
+        this.p = p + 5;
+        return readUint32(data, p + 1);
+      default:
+        return -1;
+    }
+  }
+
+  /** Stores a new memo key for this entry (false for a key in use, which the general machine handles). */
+  private journalPut(key: number, value: PyValue | MemoToken): boolean {
+    const memo = this.m.memo;
+    if (this.journalLength >= MAX_JOURNAL || memo.has(key)) return false;
+    memo.put(key, value);
+    this.journal[this.journalLength++] = key;
+    return true;
+  }
+
+  private expect(op: number): boolean {
+    this.skipFrames();
+    if (this.atEnd() || this.data[this.p] !== op) return false;
+    this.p++;
+    return true;
+  }
+
+  /** Steps over FRAME opcodes (CPython writes them between any two objects), noting where the frame ends. */
+  private skipFrames(): void {
+    const data = this.data;
+    while (this.p < this.end && data[this.p] === Op.FRAME) {
+      if (this.end - this.p < 9) {
+        this.cut = true;
+        return;
+      }
+      const m = this.m;
+      m.frameAt = m.base + this.p;
+      m.frameEnd = m.base + this.p + 9 + readUint64(data, this.p + 1);
+      this.p += 9;
+    }
+  }
+
+  /** Notes that the entry ran past the end of the bytes at hand (so it may be whole in the next chunk). */
+  private short(): typeof NOT_READ;
+  private short(result: number): number;
+  private short(result: number | typeof NOT_READ = NOT_READ): number | typeof NOT_READ {
+    this.cut = true;
+    return result;
+  }
+
+  /** True (noting the cut) when the bytes at hand end at `p`. */
+  private atEnd(): boolean {
+    if (this.p < this.end) return false;
+    this.cut = true;
+    return true;
+  }
+
+  /** Gives the entry back to the general machine: its memo keys removed, its work uncounted. */
+  private undo(workBefore: number): false {
+    const memo = this.m.memo;
+    for (let i = this.journalLength - 1; i >= 0; i--) memo.unput(this.journal[i]);
+    this.journalLength = 0;
+    this.m.work = workBefore;
+    return false;
+  }
+
+  private stackToken(id: number): MemoToken {
+    // Stack ids are small non-negative integers (or -1 for none); one token each.
+    const index = id + 1;
+    let token = this.stackTokens[index];
+    if (token === undefined) {
+      while (this.stackTokens.length < index) this.stackTokens.push(undefined as unknown as MemoToken);
+      token = new MemoToken('stack', id);
+      this.stackTokens[index] = token;
+    }
+    return token;
+  }
+}
