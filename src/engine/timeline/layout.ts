@@ -9,7 +9,8 @@
  * instead the live blocks are kept as a linked list in stacking order (a birth appends at the top, a
  * death unlinks in O(1)), with a copy of the list at checkpoints spaced so that their total size
  * stays O(events). Any state's layout is then one checkpoint restore plus a short replay, and the
- * offsets are a walk of the list. Building is O(n log n) for the sort by size, the rest O(n).
+ * offsets are a walk of the list (or, far from the cursor, of a checkpoint's copy and the births
+ * since it, with nothing replayed). Building is O(n log n) for the sort by size, the rest O(n).
  */
 import type { DeviceReplay } from '../analysis/replay';
 import { NEVER_FREED } from '../analysis/replay';
@@ -97,13 +98,17 @@ export class BlockLayout {
   readonly birthIds: Int32Array;
   private readonly deathStart: Int32Array;
   private readonly deathIds: Int32Array;
-  private readonly checkpointState: Int32Array;
-  private readonly checkpointStart: Int32Array;
-  private readonly checkpointIds: Int32Array;
+  /**
+   * Copies of the live list: checkpoint c holds the live blocks of state `checkpointState[c]`, bottom
+   * first, as `checkpointIds[checkpointStart[c] .. checkpointStart[c + 1])`.
+   */
+  readonly checkpointState: Int32Array;
+  readonly checkpointStart: Int32Array;
+  readonly checkpointIds: Int32Array;
 
   /** The list a query walks, and the state it holds. */
   readonly cursor: LiveList;
-  private cursorState = -1;
+  private cursorAt = -1;
   /** Scratch per record for queries: -1, or the record's index among a query's chosen blocks. */
   readonly mark: Int32Array;
 
@@ -202,7 +207,7 @@ export class BlockLayout {
     this.checkpointState = cpState.toArray();
     this.checkpointStart = cpStart.toArray();
     this.checkpointIds = cpIds.toArray();
-    this.cursorState = states - 1;
+    this.cursorAt = states - 1;
     this.inconsistentStates = inconsistent;
 
     const blocks = Math.ceil(states / MAX_BLOCK);
@@ -240,25 +245,40 @@ export class BlockLayout {
     this.mark = new Int32Array(count).fill(-1);
   }
 
+  /** The state `cursor` holds. */
+  get cursorState(): number {
+    return this.cursorAt;
+  }
+
+  /** Births and deaths in the states (a, b], for a <= b: what moving the cursor from a to b would replay. */
+  changesBetween(a: number, b: number): number {
+    return this.deathStart[b + 1] - this.deathStart[a + 1] + this.birthStart[b + 1] - this.birthStart[a + 1];
+  }
+
+  /** The last checkpoint at or before `state`. */
+  checkpointAtOrBefore(state: number): number {
+    return lowerBound(this.checkpointState, state + 1) - 1;
+  }
+
   /** Moves `cursor` to hold the live blocks of `state`, from the nearest checkpoint when going back. */
   seek(state: number): void {
-    if (state === this.cursorState) return;
-    if (state < this.cursorState) this.restore(lowerBound(this.checkpointState, state + 1) - 1);
+    if (state === this.cursorAt) return;
+    if (state < this.cursorAt) this.restore(lowerBound(this.checkpointState, state + 1) - 1);
     this.advanceTo(state);
   }
 
   /** Moves the cursor forward to `state` (>= its state); true when a block was born or died on the way. */
   advanceTo(state: number): boolean {
-    const from = this.cursorState + 1;
+    const from = this.cursorAt + 1;
     if (state < from) return false;
     if (this.deathStart[state + 1] === this.deathStart[from] && this.birthStart[state + 1] === this.birthStart[from]) {
-      this.cursorState = state;
+      this.cursorAt = state;
       return false;
     }
     // A checkpoint on the way is cheaper to restore than the states before it are to replay.
     const cp = lowerBound(this.checkpointState, state + 1) - 1;
     const cpState = this.checkpointState[cp];
-    if (cpState > this.cursorState && this.checkpointStart[cp + 1] - this.checkpointStart[cp] < cpState - this.cursorState) this.restore(cp);
+    if (cpState > this.cursorAt && this.checkpointStart[cp + 1] - this.checkpointStart[cp] < cpState - this.cursorAt) this.restore(cp);
     this.replay(state);
     return true;
   }
@@ -267,13 +287,13 @@ export class BlockLayout {
     const list = this.cursor;
     list.clear();
     for (let k = this.checkpointStart[cp]; k < this.checkpointStart[cp + 1]; k++) list.append(this.checkpointIds[k]);
-    this.cursorState = this.checkpointState[cp];
+    this.cursorAt = this.checkpointState[cp];
   }
 
   /** Applies the deaths and births of states (cursorState, state], in state order, deaths first. */
   private replay(state: number): void {
     const list = this.cursor;
-    const from = this.cursorState + 1;
+    const from = this.cursorAt + 1;
     const { deathIds, birthIds, diedState, bornState } = this;
     let kd = this.deathStart[from];
     const endD = this.deathStart[state + 1];
@@ -283,7 +303,7 @@ export class BlockLayout {
       if (kb >= endB || (kd < endD && diedState[deathIds[kd]] <= bornState[birthIds[kb]])) list.remove(deathIds[kd++]);
       else list.append(birthIds[kb++]);
     }
-    this.cursorState = state;
+    this.cursorAt = state;
   }
 
   /** Active bytes in state s. */

@@ -4,7 +4,7 @@
  * bytes exactly: at every step the drawn blocks plus `rest` equal the active bytes.
  *
  * Cost: O(states in the window) to pick each step's representative, O(blocks in the device x log W)
- * at worst to pick the blocks, and one walk of the live blocks per step where they changed.
+ * at worst to pick the blocks, and one read of the live blocks per step where they changed.
  */
 import type { TimelineAxis } from './axis';
 import { FloatBuffer, IntBuffer } from '../base/growableArrays';
@@ -274,37 +274,71 @@ interface Runs {
 }
 
 /**
- * Walks the live blocks at each representative where they changed: records an offset run for a
- * chosen block whenever its offset moved by more than `quantum`, and fills `rest`.
+ * The offsets of the chosen blocks and `rest` at each representative where the live blocks changed:
+ * records an offset run for a chosen block whenever its offset moved by more than `quantum`.
+ *
+ * The live blocks of a representative are read one of two ways. When representatives are close (a
+ * narrow window), the layout's cursor moves forward from one to the next (the births and deaths on the
+ * way replayed) and its list is walked. When they lie far apart (a wide window: more births and deaths
+ * between two columns than blocks alive), each is read straight from the checkpoint before it: that
+ * copy's blocks not dead by then, followed by the blocks born since that are still alive (births go on
+ * top, so this is the list's order), read in sequence with nothing replayed.
  */
 function walkOffsets(layout: BlockLayout, stepState: Int32Array, envelope: Float64Array, chosenCount: number, quantum: number, rest: Float64Array): Runs {
   const runs: Runs = { block: new IntBuffer(chosenCount * 2 + 1), step: new IntBuffer(chosenCount * 2 + 1), offset: new FloatBuffer(chosenCount * 2 + 1) };
   const m = stepState.length;
   if (m === 0) return runs;
   const lastOffset = new Float64Array(chosenCount).fill(Number.NaN);
-  const { mark, size } = layout;
-  layout.seek(stepState[0]);
+  const { mark, size, diedState, birthStart, birthIds, checkpointState, checkpointStart, checkpointIds } = layout;
   const list = layout.cursor;
   const next = list.next;
+  // The live blocks of the representative at hand, bottom first.
+  let live = new Int32Array(Math.max(16, list.size * 2));
   let chosenSum = 0;
+  // Far apart (more births and deaths between two representatives than blocks alive): from the checkpoints.
+  const fromCheckpoints = layout.changesBetween(stepState[0], stepState[m - 1]) > m * Math.max(list.size, 1);
+  if (!fromCheckpoints) layout.seek(stepState[0]);
   for (let i = 0; i < m; i++) {
-    const changed = layout.advanceTo(stepState[i]);
-    if ((i === 0 || changed) && chosenCount > 0) {
-      chosenSum = 0;
-      let offset = 0;
-      for (let r = list.head; r !== -1; r = next[r]) {
-        const j = mark[r];
-        if (j >= 0) {
-          if (!(Math.abs(offset - lastOffset[j]) <= quantum)) {
-            runs.block.push(j);
-            runs.step.push(i);
-            runs.offset.push(offset);
-            lastOffset[j] = offset;
-          }
-          chosenSum += size[r];
-        }
-        offset += size[r];
+    const s = stepState[i];
+    const changed = i === 0 || layout.changesBetween(stepState[i - 1], s) > 0;
+    if (!changed || chosenCount === 0) {
+      rest[i] = envelope[i] - chosenSum;
+      continue;
+    }
+    let n = 0;
+    if (!fromCheckpoints) {
+      layout.advanceTo(s);
+      if (live.length < list.size) live = new Int32Array(list.size * 2);
+      for (let r = list.head; r !== -1; r = next[r]) live[n++] = r;
+    } else {
+      const cp = layout.checkpointAtOrBefore(s);
+      const births0 = birthStart[checkpointState[cp] + 1];
+      const most = checkpointStart[cp + 1] - checkpointStart[cp] + birthStart[s + 1] - births0;
+      if (live.length < most) live = new Int32Array(most * 2);
+      for (let q = checkpointStart[cp]; q < checkpointStart[cp + 1]; q++) {
+        const r = checkpointIds[q];
+        if (diedState[r] > s) live[n++] = r;
       }
+      for (let q = births0; q < birthStart[s + 1]; q++) {
+        const r = birthIds[q];
+        if (diedState[r] > s) live[n++] = r;
+      }
+    }
+    chosenSum = 0;
+    let offset = 0;
+    for (let q = 0; q < n; q++) {
+      const r = live[q];
+      const j = mark[r];
+      if (j >= 0) {
+        if (!(Math.abs(offset - lastOffset[j]) <= quantum)) {
+          runs.block.push(j);
+          runs.step.push(i);
+          runs.offset.push(offset);
+          lastOffset[j] = offset;
+        }
+        chosenSum += size[r];
+      }
+      offset += size[r];
     }
     rest[i] = envelope[i] - chosenSum;
   }

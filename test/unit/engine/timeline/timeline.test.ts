@@ -10,6 +10,7 @@ import { snapshotFromPickle } from '../../../../src/engine/snapshot/fromPickle';
 import { lineColor, PALETTE_SIZE } from '../../../../src/engine/timeline/colors';
 import { TimelineQueries } from '../../../../src/engine/timeline/queries';
 import type { TimelineWindow, WindowRequest } from '../../../../src/engine/timeline/types';
+import type { RawEvent } from '../../../helpers/traces';
 import { ev, frame, rawSnapshot, segment } from '../../../helpers/traces';
 
 const user = (line: number, name = 'f') => frame('/home/alice/proj/train.py', line, name);
@@ -158,6 +159,86 @@ describe('timeline level of detail', () => {
     assert.deepEqual(fine.get(200)?.runs, [[2, 100], [4, 0]]);
     assert.deepEqual(coarse.get(200)?.runs, [[2, 100]]);
   });
+});
+
+/**
+ * A long random trace (several layout checkpoints), its offsets checked against the stacking rule
+ * applied state by state: a wide window reads each column's live blocks from the checkpoint before
+ * it, a narrow one moves the layout's cursor from column to column; both must draw every block at
+ * the sum of the sizes of the live blocks allocated before it, and conserve the bytes in `rest`.
+ */
+describe('timeline offsets on a long trace', () => {
+  // A small PRNG (mulberry32) so the trace is the same on every run.
+  let seed = 0x5eed;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  // 30,000 events: allocations and frees of a few hundred live blocks, some long-lived.
+  const events: RawEvent[] = [];
+  const live: { addr: number; size: number }[] = [];
+  let nextAddr = 0x10000;
+  while (events.length < 30_000) {
+    if (live.length < 20 || (live.length < 400 && random() < 0.5)) {
+      const size = 512 * (1 + Math.floor(random() * 64));
+      live.push({ addr: nextAddr, size });
+      events.push(ev('alloc', nextAddr, size, [user(100 + (size % 7))]));
+      nextAddr += size;
+    } else {
+      // Mostly the newest blocks die (temporaries), sometimes an old one (a block low in the stack).
+      const k = random() < 0.9 ? live.length - 1 - Math.floor(random() * Math.min(live.length, 30)) : Math.floor(random() * live.length);
+      const [b] = live.splice(k, 1);
+      events.push(ev('free_completed', b.addr, b.size));
+    }
+  }
+  const q = queries(rawSnapshot([events]));
+
+  // The live blocks of every state, in allocation order, as the rule stacks them.
+  const liveAt: number[][] = [[]];
+  {
+    const stack: number[] = [];
+    for (const e of events) {
+      const addr = e.addr;
+      if (e.action === 'alloc') stack.push(addr);
+      else stack.splice(stack.indexOf(addr), 1);
+      liveAt.push([...stack]);
+    }
+  }
+  const sizeOf = new Map(events.filter((e) => e.action === 'alloc').map((e) => [e.addr, e.size]));
+
+  for (const [name, request] of [
+    ['the whole trace at 40 columns (far-apart columns: from the checkpoints)', { axis: 'event', columns: 40 }],
+    ['a third of it at 150 columns (from the checkpoints too)', { axis: 'event', x0: 9_000, x1: 19_000, columns: 150 }],
+    ['300 states at 1200 columns (one column per state: the cursor)', { axis: 'event', x0: 12_345, x1: 12_645, columns: 1200 }],
+  ] as [string, WindowRequest][]) {
+    it(`draws every block at the sum of the blocks below it: ${name}`, () => {
+      const w = q.window(0, { ...request, budget: 100_000, runBudget: 10_000_000 });
+      assert.ok(w.blockRecord.length > 100, `${w.blockRecord.length} blocks drawn`);
+      const addrOfBlock = Array.from(w.blockRecord, (r) => q.block(0, r, 0).address);
+      for (let i = 0; i < w.stepState.length; i++) {
+        const stack = liveAt[w.stepState[i]];
+        const expected = new Map<number, number>();
+        let offset = 0;
+        for (const addr of stack) {
+          expected.set(addr, offset);
+          offset += sizeOf.get(addr)!;
+        }
+        let drawn = 0;
+        for (let j = 0; j < w.blockRecord.length; j++) {
+          if (i < w.blockFirstStep[j] || i > w.blockLastStep[j]) continue;
+          let at = Number.NaN;
+          for (let k = w.blockRunStart[j]; k < w.blockRunStart[j + 1] && w.runStep[k] <= i; k++) at = w.runOffset[k];
+          const addr = addrOfBlock[j];
+          assert.equal(at, expected.get(addr), `step ${i} (state ${w.stepState[i]}): block at 0x${addr.toString(16)}`);
+          drawn += w.blockSize[j];
+        }
+        assert.equal(drawn + w.rest[i], w.envelope[i], `step ${i}: drawn blocks and rest make the active bytes`);
+        assert.equal(w.envelope[i], offset, `step ${i}: the envelope is the sum of the live blocks`);
+      }
+    });
+  }
 });
 
 // Times 10, 20, 20, 40: state 0 [10,10) | 1 [10,20) | 2 [20,20) | 3 [20,40) | 4 [40,50)
