@@ -233,11 +233,10 @@ export function chooseAmongCandidates(layout: BlockLayout, stepState: Int32Array
   // them) are; one born later is when it lives until the first representative at or after its birth.
   const ranks = new IntBuffer(Math.min(budget, 1024) + 16);
   for (let r = list.head; r !== -1; r = list.next[r]) if (wanted(r)) ranks.push(rank[r]);
-  let k = 0;
-  for (let s = stepState[0] + 1; s <= stepState[m - 1]; s++) {
-    while (stepState[k] < s) k++;
+  // Those born after representative k - 1, up to representative k, are alive at some representative when alive at k.
+  for (let k = 1; k < m; k++) {
     const rep = stepState[k];
-    for (let q = birthStart[s]; q < birthStart[s + 1]; q++) {
+    for (let q = birthStart[stepState[k - 1] + 1], end = birthStart[rep + 1]; q < end; q++) {
       const r = birthIds[q];
       if (diedState[r] > rep && wanted(r)) ranks.push(rank[r]);
     }
