@@ -31,14 +31,16 @@ export const whatifOptions = {
   flags: ['json', 'table', 'include-library'],
 };
 
-/** How the command reads the file's stacks (tests compare the two). */
+/** How the command reads the file's stacks (tests compare the ways). */
 export interface WhatifReadOptions {
   /**
-   * 'lazily' (the default): first without the trace's stacks (`Snapshot.stacksNotRead`), which the
+   * 'lazily': first without the trace's stacks (`Snapshot.stacksNotRead`: faster to decode), which the
    * replay needs only where an allocation fails (its line) or memory was released before one; the
    * file is read again with them when it turns out they are needed. 'always': with them at once.
+   * 'auto' (the default): 'always' for a question that will likely name a line (a capacity, the GPU
+   * table: smaller GPUs run out), else 'lazily'.
    */
-  readonly stacks?: 'lazily' | 'always';
+  readonly stacks?: 'auto' | 'lazily' | 'always';
 }
 
 export async function whatifCommand(args: ParsedArgs, io: CliIO, read: WhatifReadOptions = {}): Promise<number> {
@@ -78,7 +80,9 @@ export async function whatifCommand(args: ParsedArgs, io: CliIO, read: WhatifRea
   };
   let results: WhatIfResults | undefined;
   try {
-    results = predict(await loadSnapshotFile(file, { stacks: read.stacks === 'always' }));
+    const stacks = read.stacks ?? 'auto';
+    const atOnce = stacks === 'always' || (stacks === 'auto' && (capacity !== undefined || args.options.has('table')));
+    results = predict(await loadSnapshotFile(file, { stacks: atOnce }));
   } catch (e) {
     // Nothing was written yet: the same questions again, from the file read with its stacks.
     if (!(e instanceof StacksNotReadError)) throw e;

@@ -1,8 +1,10 @@
 /**
  * `vram-lens whatif` reads a file without its trace's stacks first (`Snapshot.stacksNotRead`: faster to
  * decode) and again with them only when the replay needs one (an allocation that fails names its line;
- * memory released before an allocation is told apart by stacks). Whatever it prints must be what it
- * prints from the file read with its stacks at once: every corpus snapshot, asked every kind of question.
+ * memory released before an allocation is told apart by stacks); a question likely to name a line (a
+ * capacity, the GPU table) reads them at once. Whatever it prints must be what it prints from the file
+ * read with its stacks at once: every corpus snapshot, asked every kind of question, read lazily, at
+ * once, and as a user runs it.
  */
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -44,6 +46,8 @@ describe('vram-lens whatif reads stacks only when it needs them', { skip: corpus
         const lazily = await whatif([file, ...question], { stacks: 'lazily' });
         const always = await whatif([file, ...question], { stacks: 'always' });
         assert.deepStrictEqual(lazily, always, `whatif ${name} ${question.join(' ')}`);
+        // As a user runs it: stacks at once for a question likely to name a line, else lazily.
+        assert.deepStrictEqual(await whatif([file, ...question], {}), always, `whatif ${name} ${question.join(' ')} (auto)`);
       }
     });
   }
@@ -55,7 +59,7 @@ describe('vram-lens whatif reads stacks only when it needs them', { skip: corpus
     for (const t of snapshot.traces) assert.ok(t.stack.every((s) => s === STACK_NOT_READ), `device ${t.device}: every stack unread`);
     assert.throws(() => buildLineIndex(snapshot, () => true), StacksNotReadError);
     // The OOM's line is named in the answer, so this question was answered from a second read with stacks.
-    const answer = JSON.parse((await whatif([oomFile, '--device', '1', '--json'], {})).out) as { devices: { oom: { file: string | null } }[] };
+    const answer = JSON.parse((await whatif([oomFile, '--device', '1', '--json'], { stacks: 'lazily' })).out) as { devices: { oom: { file: string | null } }[] };
     assert.match(String(answer.devices[0].oom.file), /models\.py$/);
 
     // A trace where PyTorch released segments (segment_free) before allocations: the self-check tells an
