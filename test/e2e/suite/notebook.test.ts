@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
 import { ipykernelCellHash } from '../../../src/engine/notebook/murmur2';
-import { MiB, TraceBuilder, torch } from '../../helpers/traceBuilder';
+import { MiB, TraceBuilder, native, torch } from '../../helpers/traceBuilder';
 
 const EXTENSION_ID = 'vram-lens.vram-lens';
 
@@ -99,10 +99,11 @@ describe('notebook cells in VS Code', function () {
   });
 
   it('the advisor puts its finding on the cell line, and its quick fix edits that line of the cell', async () => {
-    // A loop that keeps what it allocates, in a cell with a blank line on top (recorded line k is cell line k + 1).
-    const source = '\nimport torch\nkeep = []\nfor i in range(6):\n    keep.append(torch.empty(1 << 20))\n';
+    // `x = x / 2` in a loop of a function that owns x: each new x is made beside the old one, then the old
+    // one goes. In a cell with a blank line on top (recorded line k is cell line k + 1).
+    const source = '\nimport torch\ndef scale(n):\n    x = torch.ones(n)\n    for i in range(3):\n        x = x / 2\n        y = torch.empty(n // 64)\n    return x\nx = scale(1 << 24)\n';
     const dir = mkdtempSync(path.join(os.tmpdir(), 'vl-nb-advice-'));
-    const file = path.join(dir, 'leak.ipynb');
+    const file = path.join(dir, 'rebind.ipynb');
     writeFileSync(
       file,
       JSON.stringify({
@@ -110,7 +111,7 @@ describe('notebook cells in VS Code', function () {
         nbformat_minor: 5,
         metadata: {},
         cells: [
-          { cell_type: 'markdown', metadata: {}, source: ['A loop that keeps its tensors'] },
+          { cell_type: 'markdown', metadata: {}, source: ['A loop that rebinds x'] },
           { cell_type: 'code', metadata: {}, execution_count: 1, outputs: [], source: source.split(/(?<=\n)/) },
         ],
       }),
@@ -118,26 +119,29 @@ describe('notebook cells in VS Code', function () {
     const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(file));
     await vscode.window.showNotebookDocument(notebook);
     const name = `/tmp/ipykernel_778/${ipykernelCellHash(source)}.py`;
+    const at = (line: number) => [{ filename: name, line, name: 'scale' }, { filename: name, line: 8, name: '<module>' }];
     const t = new TraceBuilder();
-    for (let i = 0; i < 6; i++) {
-      const temporary = t.alloc(64, [torch('_tensor.py', 1, 'empty'), { filename: name, line: 3, name: '<module>' }]);
-      t.alloc(MiB, [torch('_tensor.py', 1, 'empty'), { filename: name, line: 4, name: '<module>' }]);
-      t.free(temporary);
+    let x = t.alloc(64 * MiB, [torch('_tensor.py', 1, 'ones'), ...at(3)]);
+    for (let i = 0; i < 3; i++) {
+      const next = t.alloc(64 * MiB, [native('at::div'), ...at(5)]);
+      t.free(x, at(5));
+      x = next;
+      t.free(t.alloc(MiB, [torch('_tensor.py', 1, 'empty'), ...at(6)]), at(6));
     }
-    const snapshot = path.join(dir, 'leak.pickle');
+    const snapshot = path.join(dir, 'rebind.pickle');
     writeFileSync(snapshot, t.pickle());
     await api.editor.openSnapshot(snapshot);
     const cell = notebook.cellAt(1).document;
-    const leak = await waitFor('the growing-memory finding on the cell', () =>
-      vscode.languages.getDiagnostics(cell.uri).find((d) => d.source === 'VRAM Lens' && d.code === 'growing-memory'),
+    const finding = await waitFor('the in-place finding on the cell', () =>
+      vscode.languages.getDiagnostics(cell.uri).find((d) => d.source === 'VRAM Lens' && d.code === 'in-place-arithmetic'),
     );
-    assert.equal(leak.range.start.line, 4, 'on cell line 5 (0-based 4): the keep.append line');
-    assert.match(leak.message, /Memory from leak\.ipynb, cell 2, line 5 grows every iteration/);
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', cell.uri, leak.range, vscode.CodeActionKind.QuickFix.value);
-    const item = actions.find((a) => a.title.includes('.item()'));
-    assert.ok(item?.edit, `an .item() quick fix among: ${actions.map((a) => a.title).join('; ')}`);
+    assert.equal(finding.range.start.line, 5, 'on cell line 6 (0-based 5): the x = x / 2 line');
+    assert.match(finding.message, /rebind\.ipynb, cell 2, line 6/);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', cell.uri, finding.range, vscode.CodeActionKind.QuickFix.value);
+    const item = actions.find((a) => a.edit && a.title.includes('div_'));
+    assert.ok(item?.edit, `an in-place quick fix among: ${actions.map((a) => a.title).join('; ')} (${finding.message})`);
     assert.ok(await vscode.workspace.applyEdit(item.edit));
-    assert.equal(cell.lineAt(4).text, '    keep.append(torch.empty(1 << 20).item())');
+    assert.equal(cell.lineAt(5).text, '        x.div_(2)');
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 });
