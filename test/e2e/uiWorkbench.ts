@@ -88,10 +88,22 @@ export async function openWorkspaceFile(page: Page, file: string, line?: number)
 
 /** Go to Line (Ctrl+G) in the active editor: the line comes to the middle of the editor. */
 export async function goToLine(page: Page, line: number): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
   await page.keyboard.press('Control+G');
   await page.locator('.quick-input-widget input.input').waitFor({ state: 'visible' });
   await page.keyboard.type(String(line));
-  await page.keyboard.press('Enter');
+  // Enter counts once the widget has read the line (its message names it); pressed before, it can be lost
+  // and the widget stays open over the workbench: press it again until the widget closes.
+  await widget.filter({ hasText: `go to line ${line}` }).waitFor();
+  for (let attempt = 0; ; attempt++) {
+    await page.keyboard.press('Enter');
+    try {
+      await widget.waitFor({ state: 'hidden', timeout: 3_000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
 }
 
 /** The file of `workspace` that a recorded path maps to: the one whose path is the longest tail of it. */

@@ -92,6 +92,8 @@ export interface Finding {
    * `with torch.no_grad():` counts): the in-place fix's safety check reads it from here.
    */
   readonly gradDisabled?: boolean;
+  /** The line ran on a CUDA device (a PyTorch CUDA memory snapshot): the in-place fix's dtype check reads it from here. */
+  readonly ranOnCuda?: boolean;
   /** The fix as edits (alternatives), when the line's text was known and matched the pattern. */
   readonly quickFixes?: readonly LineEdit[];
 }

@@ -109,7 +109,7 @@ export function quickFixesFor(finding: Finding, sourceOf: SourceProvider | undef
   if (!sourceOf || finding.file === undefined || finding.line === undefined || finding.fix !== 'in-place-operator') return [];
   const src = sourceOf(finding.file);
   const form = src && inPlaceFormAt(src, finding.line);
-  if (!src || !form?.edit || !inPlaceSafety(src, form, { gradDisabled: finding.gradDisabled === true }).safe) return [];
+  if (!src || !form?.edit || !inPlaceSafety(src, form, { gradDisabled: finding.gradDisabled === true, ranOnCuda: finding.ranOnCuda === true }).safe) return [];
   const edit = checked(src, finding.file, `Update in place: ${form.edit.text} (${form.target} is this function's own tensor and nothing else reads its old value)`, form.edit);
   return edit ? [edit] : [];
 }

@@ -86,7 +86,7 @@ export class PickleDecoder {
   private result: PyValue = null;
 
   constructor(options: DecodeOptions = {}) {
-    this.m = { data: new Uint8Array(0), memo: new Memo(), stack: [], marks: [], sp: 0, floor: 0, pos: 0, final: false, need: 0, staged: -1, resume: -1, work: 0, base: 0, frameAt: -1, frameEnd: 0 };
+    this.m = { data: new Uint8Array(0), memo: new Memo(), stack: [], marks: [], sp: 0, floor: 0, pos: 0, final: false, need: 0, staged: -1, resume: -1, work: 0, base: 0, frameAt: -1, frameEnd: 0, fastPathDicts: new WeakSet() };
     this.onProgress = options.onProgress;
     this.onAppend = options.onAppend;
     this.entries = options.entries;
@@ -420,6 +420,7 @@ export class PickleDecoder {
             if (first <= floor) throw underflow(at, 'SETITEMS');
             const dict = stack[first - 1];
             if (!isPyDict(dict)) throw wrongTarget(at, 'SETITEMS', 'dict');
+            if (entries !== undefined && m.fastPathDicts.has(dict)) throw new RestartWithoutFastPath();
             if ((sp - first) % 2 !== 0) throw corrupt(at, 'SETITEMS has an odd number of items');
             for (let i = first; i < sp; i += 2) {
               const key = stack[i];

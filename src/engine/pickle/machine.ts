@@ -44,6 +44,12 @@ export interface Machine {
   base: number;
   /** Offset of the last FRAME opcode, and where it says its frame ends (checked when the input ends). */
   frameAt: number;
+  /**
+   * Frame dicts the trace fast path has read into an entry (and so interned as they were then): a
+   * later SETITEM on one would change what the general machine sees, so it makes the reader start
+   * over without the fast path.
+   */
+  readonly fastPathDicts: WeakSet<object>;
   frameEnd: number;
 }
 

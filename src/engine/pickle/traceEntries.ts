@@ -517,6 +517,7 @@ export class TraceEntryReader implements EntryReader {
       dict = value;
     }
     frames.dicts[frames.dictCount++] = dict;
+    this.m.fastPathDicts.add(dict);
     return true;
   }
 

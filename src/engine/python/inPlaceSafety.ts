@@ -12,6 +12,10 @@
  * - no use of `x` that can run before the statement (earlier in the function, or anywhere in a loop
  *   around it) lets the tensor escape: another name, a container, an attribute, a call it cannot see
  *   into, a nested function, `return`/`yield`; and the right-hand side does not read `x` through a view;
+ * - every assignment provably makes a floating-point tensor (a default-dtype factory, `dtype=torch.float*`,
+ *   true division, a function whose result is floating point, a matrix product that ran on CUDA): in
+ *   place, an integer tensor cannot take
+ *   the floating-point result the out-of-place form makes (`x.div_(2)` on int32 raises);
  * - where gradient recording may be on, autograd has not kept the tensor for the backward pass: it
  *   is not the output of an operation whose backward reads its output (`exp`, `sigmoid`, `tanh`,
  *   `relu`, `softmax`, `**`, ...) and not the input of one whose backward reads its inputs (`*`, `/`,
@@ -32,6 +36,12 @@ export type InPlaceVerdict = { readonly safe: true } | { readonly safe: false; r
 export interface SafetyOptions {
   /** Gradient recording is known to be off where the statement runs (a switch in this file or a caller's). */
   readonly gradDisabled?: boolean;
+  /**
+   * The statement ran on a CUDA device (its blocks are in a PyTorch CUDA memory snapshot), so the
+   * tensor it replaces lived there, and a matrix product that made it ran there: PyTorch has no
+   * integer matrix product on CUDA, so such a product made floating point (or complex).
+   */
+  readonly ranOnCuda?: boolean;
 }
 
 const NESTED_SCOPES = new Set([
@@ -127,6 +137,9 @@ class Analysis {
   /** The enclosing function (set once it is known), whose locals `isTensor` reads. */
   fn: SyntaxNode | undefined;
   private readonly tensorNames = new Map<string, boolean>();
+  private readonly floatingNames = new Map<string, boolean>();
+  /** See `SafetyOptions.ranOnCuda`. */
+  ranOnCuda = false;
   constructor(private readonly src: PythonSource) {
     this.modules = importedModules(src);
   }
@@ -182,12 +195,22 @@ class Analysis {
    * later one reads only tensors (induction over the order the bindings run).
    */
   private isTensorName(name: string): boolean {
-    const known = this.tensorNames.get(name);
+    return this.everyBinding(name, this.tensorNames, (v) => this.isTensor(v));
+  }
+
+  /**
+   * Whether every binding of the local `name` in the enclosing function passes `test` (none may be
+   * a `for` target, a `del`, a declaration or a binding without a value), memoised in `memo`. A
+   * binding may read the name itself: it is assumed to pass while its bindings are read (the
+   * induction above).
+   */
+  private everyBinding(name: string, memo: Map<string, boolean>, test: (value: SyntaxNode) => boolean): boolean {
+    const known = memo.get(name);
     if (known !== undefined) return known;
     if (!this.fn || this.params.has(name)) return false;
     const body = this.fn.getChild('Body');
     if (!body) return false;
-    this.tensorNames.set(name, true); // assumed while its bindings are read (the induction above)
+    memo.set(name, true); // assumed while its bindings are read (the induction above)
     const values: SyntaxNode[] = [];
     let ok = true;
     const cursor = body.cursor();
@@ -209,10 +232,62 @@ class Analysis {
       } while (ok && cursor.nextSibling());
     };
     if (cursor.firstChild()) visit();
-    const proven = ok && values.length > 0 && values.every((v) => this.isTensor(v));
-    this.tensorNames.set(name, proven);
+    const proven = ok && values.length > 0 && values.every(test);
+    memo.set(name, proven);
     return proven;
   }
+
+
+  /**
+   * Whether the expression provably evaluates to a floating-point (or complex) tensor or number:
+   * a float literal; a default-dtype factory or `dtype=torch.float*`; true division; a function
+   * whose result is floating point whatever it is given; arithmetic, or an operation that keeps or
+   * promotes its operands' type, with a floating-point operand; a matrix product that ran on CUDA
+   * (`ranOnCuda`); a local name whose every binding is one of these (the induction of `isTensorName`).
+   */
+  isFloating(node: SyntaxNode): boolean {
+    const n = unparen(node);
+    switch (n.name) {
+      case 'Number':
+        return /[.eEjJ]/.test(this.src.textOf(n)) && !/^0[xXoObB]/.test(this.src.textOf(n));
+      case 'VariableName':
+        return this.isFloatingName(this.src.textOf(n));
+      case 'BinaryExpression': {
+        const op = n.firstChild?.nextSibling;
+        if (op?.name !== 'ArithOp') return false;
+        const text = this.src.textOf(op);
+        if (text === '/') return true;
+        if (text === '@' && this.ranOnCuda) return true;
+        return this.isFloating(n.firstChild!) || (op.nextSibling !== null && this.isFloating(op.nextSibling));
+      }
+      case 'UnaryExpression':
+        return n.firstChild !== null && this.src.textOf(n.firstChild) === '-' && n.lastChild !== null && this.isFloating(n.lastChild);
+      case 'ConditionalExpression': {
+        const branches = children(n).filter((c) => c.name !== 'if' && c.name !== 'else');
+        return branches.length === 3 && this.isFloating(branches[0]) && this.isFloating(branches[2]);
+      }
+      case 'CallExpression': {
+        const callee = this.callee(n);
+        if (callee.kind !== 'torch' && callee.kind !== 'method') return false;
+        const dtype = dtypeOf(this, n);
+        if (dtype !== undefined) return FLOAT_DTYPE.test(dtype);
+        const name = callee.name;
+        if (FLOAT_RESULT.has(name) || TO_FLOATING.has(name)) return true;
+        if (callee.kind === 'torch' && DEFAULT_DTYPE_FACTORIES.has(name)) return true;
+        if (MATRIX_PRODUCTS.has(name) && this.ranOnCuda) return true;
+        if (!KEEPS_FLOATING.has(name) && !MATRIX_PRODUCTS.has(name)) return false;
+        const operands = callee.kind === 'method' ? [callee.receiver, ...positionalArgs(n)] : positionalArgs(n);
+        return operands.some((o) => this.isFloating(o));
+      }
+      default:
+        return false;
+    }
+  }
+
+  private isFloatingName(name: string): boolean {
+    return this.everyBinding(name, this.floatingNames, (v) => this.isFloating(v));
+  }
+
 
   /** The expression, and `the caller's tensor` when its leftmost name is a parameter. */
   base(node: SyntaxNode): string {
@@ -257,6 +332,58 @@ class Analysis {
 /** Why a tensor bound by `value` is not provably this function's own, or how it was made. */
 type Source = { readonly owned: true; readonly saved?: string } | { readonly owned: false; readonly reason: string };
 
+/**
+ * Torch functions and tensor methods whose result is a floating-point tensor whatever they are given
+ * (integer inputs are promoted, or refused so that the program never got here): random floats,
+ * and the transcendental and normalising functions.
+ */
+const FLOAT_RESULT = new Set([
+  'rand', 'randn', 'rand_like', 'randn_like', 'linspace', 'logspace', 'exp', 'exp2', 'expm1', 'sigmoid', 'tanh', 'softmax',
+  'log_softmax', 'sqrt', 'rsqrt', 'log', 'log2', 'log10', 'log1p', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh',
+  'cosh', 'asinh', 'acosh', 'atanh', 'erf', 'erfc', 'erfinv', 'reciprocal', 'mean', 'std', 'var', 'true_divide', 'float_power',
+]);
+
+/** Matrix products: on CUDA, PyTorch computes them only in floating point (or complex). */
+const MATRIX_PRODUCTS = new Set(['matmul', 'mm', 'bmm', 'baddbmm', 'addmm', 'linear']);
+
+/** Factories that make a tensor of the default dtype (always floating point) unless given `dtype=`. */
+const DEFAULT_DTYPE_FACTORIES = new Set(['zeros', 'ones', 'empty', 'eye']);
+
+/** `dtype=` values that name a floating-point dtype. */
+const FLOAT_DTYPE = /^torch\.(float|float16|float32|float64|half|double|bfloat16)$/;
+
+/** The `dtype=` argument of a call, as written, if it has one. */
+function dtypeOf(a: Analysis, call: SyntaxNode): string | undefined {
+  const args = call.getChild('ArgList');
+  for (let c = args?.firstChild; c; c = c.nextSibling) {
+    if (c.name === 'AssignOp' && c.prevSibling && a.text(c.prevSibling) === 'dtype') return c.nextSibling ? a.text(c.nextSibling) : '';
+  }
+  return undefined;
+}
+
+/** The positional arguments of a call. */
+function positionalArgs(call: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  const args = call.getChild('ArgList');
+  for (let c = args?.firstChild; c; c = c.nextSibling) {
+    if (c.name === '(' || c.name === ')' || c.name === ',' || c.name === 'AssignOp') continue;
+    if (c.nextSibling?.name === 'AssignOp' || c.prevSibling?.name === 'AssignOp') continue;
+    out.push(c);
+  }
+  return out;
+}
+
+/** Operations whose result is floating point when an operand is (they keep or promote the operands' type). */
+const KEEPS_FLOATING = new Set([
+  'clone', 'contiguous', 'neg', 'negative', 'abs', 'absolute', 'add', 'sub', 'subtract', 'mul', 'multiply', 'flip', 'roll',
+  'repeat', 'tile', 'tril', 'triu', 'relu', 'clamp', 'clip', 'maximum', 'minimum', 'where', 'pad', 'square', 'zeros_like',
+  'ones_like', 'empty_like', 'full_like', 'sum', 'cumsum', 'detach', 'view', 'reshape', 'transpose', 'permute', 't',
+  'squeeze', 'unsqueeze', 'flatten', 'expand', 'narrow', 'cuda', 'cpu',
+]);
+
+/** Conversions to a floating-point type. */
+const TO_FLOATING = new Set(['float', 'double', 'half', 'bfloat16']);
+
 function sourceOf(a: Analysis, name: string, valueNode: SyntaxNode): Source {
   const value = unparen(valueNode);
   const shown = `\`${name} = ${a.text(value)}\` (line ${a.line(value)})`;
@@ -273,6 +400,7 @@ function sourceOf(a: Analysis, name: string, valueNode: SyntaxNode): Source {
   if (value.name === 'BinaryExpression') {
     const op = value.firstChild?.nextSibling;
     const opText = op ? a.text(op) : '';
+    // True division makes floating point whatever its operands; other arithmetic keeps an integer tensor's dtype.
     if (op?.name === 'ArithOp') return opText === '**' ? { owned: true, saved: shown } : { owned: true };
     if (op?.name === 'CompareOp' || op?.name === 'BitOp') return { owned: true };
     return { owned: false, reason: `${shown} may give it one of the operands of \`${opText}\`` };
@@ -544,6 +672,7 @@ export function inPlaceSafety(src: PythonSource, form: InPlaceForm, options: Saf
   if (form.kind === 'chain') return refuse('the statement is a longer chain with no single in-place call');
   if (form.kind === 'update') return refuse('the statement already updates in place; fusing its right-hand side into one call (e.g. `addcdiv_`) rounds differently');
   const a = new Analysis(src);
+  a.ranOnCuda = options.ranOnCuda === true;
   const target = form.targetNode;
   const name = a.text(target);
   const member = memberKind(target);
@@ -631,6 +760,18 @@ export function inPlaceSafety(src: PythonSource, form: InPlaceForm, options: Saf
     const note = ' (gradient recording may be on here: no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) is in force), so `backward()` would fail after the in-place change';
     if (saved !== undefined) return refuse(`${saved} makes it an output that autograd keeps for the backward pass${note}`);
     if (gradReasons.length > 0) return refuse(`${gradReasons[0]}${note}`);
+  }
+  // An integer tensor cannot take a floating-point result in place (`x.div_(2)` on int32 raises where
+  // `x / 2` made a float32 tensor of the same size): `x` must provably hold floating point.
+  // `+ - *` with a Python int keep the tensor's own type, whatever it is: only then may it be an integer tensor.
+  const valueNode = unparen(value);
+  const opNode = valueNode.name === 'BinaryExpression' ? valueNode.firstChild?.nextSibling : undefined;
+  const other = form.otherNode ? unparen(form.otherNode) : undefined;
+  const keepsType = opNode !== undefined && opNode !== null && ['+', '-', '*'].includes(a.text(opNode)) && other?.name === 'Number' && /^\d[\d_]*$/.test(a.text(other));
+  if (!keepsType && !a.isFloating(target)) {
+    return refuse(
+      `\`${name}\` may hold an integer tensor (not every assignment of it in \`${fnName ? a.text(fnName) : 'the function'}\` shows a floating-point type), and \`${form.suggestion}\` must fit its result into that tensor's element type where \`${a.text(value)}\` makes a new tensor of the type its operands call for (an integer tensor cannot hold a floating-point result: on int32, \`div_\` raises)`,
+    );
   }
   return { safe: true };
 }

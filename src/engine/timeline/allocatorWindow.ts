@@ -25,7 +25,7 @@ import type { DeviceTrace } from '../snapshot/model';
 import { NO_STACK } from '../snapshot/model';
 import type { TimelineAxis } from './axis';
 import { timelineLine } from './queries';
-import type { AxisKind, TimelineLine } from './types';
+import type { AxisKind, TimelineLine, WindowSteps } from './types';
 import { cutSteps, windowRange } from './window';
 
 /** Default and highest number of segments sent one by one. */
@@ -56,15 +56,7 @@ export interface AllocatorWindowRequest {
  * Segment j (one by one, largest first) spans steps [pieceFirstStep[j], pieceLastStep[j]]; its bottom
  * edge is runOffset[k] bytes from step runStep[k] on, for k in [pieceRunStart[j], pieceRunStart[j + 1]).
  */
-export interface AllocatorWindow {
-  readonly axis: AxisKind;
-  readonly x0: number;
-  readonly x1: number;
-  readonly columns: number;
-  readonly stepX: Float64Array;
-  readonly stepState: Int32Array;
-  readonly stepFirst: Int32Array;
-  readonly stepLast: Int32Array;
+export interface AllocatorWindow extends WindowSteps {
   /** Highest over the step's states: reserved; allocated (rounded block sizes, memory_allocated()); reserved minus allocated; the largest cached free block. */
   readonly reserved: Float64Array;
   readonly allocated: Float64Array;

@@ -73,7 +73,8 @@ export interface WindowRequest {
  * Individual block j is alive in steps [blockFirstStep[j], blockLastStep[j]]; its bottom edge (bytes
  * from 0) is runOffset[k] from step runStep[k] on, for k in [blockRunStart[j], blockRunStart[j + 1]).
  */
-export interface TimelineWindow {
+/** The steps a window of the timeline is cut into: the part every window answer shares. */
+export interface WindowSteps {
   readonly axis: AxisKind;
   readonly x0: number;
   readonly x1: number;
@@ -85,6 +86,9 @@ export interface TimelineWindow {
   /** The first and last state each step covers. */
   readonly stepFirst: Int32Array;
   readonly stepLast: Int32Array;
+}
+
+export interface TimelineWindow extends WindowSteps {
   /** Active (allocated) bytes at the representative state. */
   readonly envelope: Float64Array;
   /** Highest reserved bytes over the states of the step. */

@@ -259,7 +259,9 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
   const gradSwitch = ctx.gradSwitchOf(g.stack) ?? ctx.source(at.file)?.gradModeAt(at.line);
   const gradDisabled = gradSwitch?.enabled === false;
   const src = ctx.source(at.file);
-  const verdict: InPlaceVerdict = src ? inPlaceSafety(src, form, { gradDisabled }) : { safe: false, reason: 'the source of the line could not be read' };
+  // A PyTorch memory snapshot records a CUDA device; one VRAM Lens wrote from its own run may not.
+  const ranOnCuda = ctx.snapshot.producer === undefined;
+  const verdict: InPlaceVerdict = src ? inPlaceSafety(src, form, { gradDisabled, ranOnCuda }) : { safe: false, reason: 'the source of the line could not be read' };
   const sameSize = g.replacements > 0;
   const offered = form.kind === 'binary' && form.edit !== undefined && verdict.safe && sameSize;
 
@@ -315,5 +317,6 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
     ],
     ...(offered ? { fix: 'in-place-operator' as const } : {}),
     ...(gradDisabled ? { gradDisabled } : {}),
+    ...(ranOnCuda ? { ranOnCuda } : {}),
   };
 }

@@ -135,6 +135,25 @@ describe('pickles the fast path gives back to the general machine', () => {
     assert.equal(outcome(() => readWhole(damaged)), error);
   });
 
+  it('a frame dict the fast path read, changed later by SETITEM: the general machine decides (fuzz run 432411037, input 10096)', () => {
+    // Hand-written: a trace entry whose frame is {filename: 'a', line: 1, name: 'x'} (memo 13); before the
+    // batch's APPENDS, that dict is read back, given name = 'y' by SETITEM and popped, then a second entry.
+    // The general machine reads the entries at APPENDS, when the frame reads 'y'; the fast path read the
+    // first entry's frame when it came ('x'), so it must start over.
+    const str = (t: string) => [0x8c, t.length, ...Buffer.from(t, 'latin1'), 0x94];
+    const frame = [0x7d, 0x94, 0x28, ...str('filename'), ...str('a'), ...str('line'), 0x4b, 1, ...str('name'), ...str('x'), 0x75];
+    const entryBytes = [0x7d, 0x94, 0x28, ...str('action'), ...str('alloc'), ...str('addr'), 0x4b, 0, ...str('size'), 0x4b, 64, ...str('frames'), 0x5d, 0x94, 0x28, ...frame, 0x65, 0x75];
+    const second = [0x7d, 0x94, 0x28, ...str('action'), ...str('alloc'), ...str('addr'), 0x4b, 64, ...str('size'), 0x4b, 64, 0x75];
+    const pickle = new Uint8Array([
+      0x80, 4, 0x7d, 0x94, 0x28, ...str('segments'), 0x5d, 0x94, ...str('device_traces'), 0x5d, 0x94, 0x28, 0x5d, 0x94, 0x28,
+      ...entryBytes, 0x68, 13, 0x68, 17, ...str('y'), 0x73, 0x30, ...second, 0x65, 0x65, 0x75, 0x2e,
+    ]);
+    const expected = general(pickle);
+    assert.deepEqual(expected.frames, [{ filename: 'a', line: 1, name: 'y' }], 'the general machine sees the changed dict');
+    assert.deepStrictEqual(outcome(() => readWhole(pickle)), expected);
+    for (let chunk = 1; chunk <= 40; chunk++) assert.deepStrictEqual(outcome(() => readChunked(pickle, chunk)), expected, `chunks of ${chunk}`);
+  });
+
   it("allocator_settings that hold the pickle's root: the model keeps plain settings, whichever path read the file (fuzz input 6242)", () => {
     const str = (t: string) => [0x8c, t.length, ...Buffer.from(t, 'latin1'), 0x94];
     const entry = [0x7d, 0x94, 0x28, ...str('action'), ...str('alloc'), ...str('addr'), 0x4b, 0, ...str('size'), 0x4b, 64, 0x75];

@@ -53,6 +53,8 @@ interface Case {
   /** The module; its statement is marked `# <-`; `main()` returns what a caller would see. */
   readonly code: string;
   readonly offered: boolean;
+  /** The statement ran on a CUDA device, as in a PyTorch CUDA memory snapshot (run here on the CPU with floating-point tensors). */
+  readonly ranOnCuda?: boolean;
 }
 
 const CASES: Case[] = [
@@ -98,7 +100,7 @@ def main():
     offered: true,
     code: `import torch
 def f(a, b, s):
-    x = a * b
+    x = a * b / 2
     x = x / s  # <-
     return x
 def main():
@@ -127,7 +129,7 @@ def main():
     offered: true,
     code: `import torch
 def h(y):
-    x = torch.as_tensor(y).clone()
+    x = torch.as_tensor(y, dtype=torch.float32).clone()
     n = x.shape[0] + x.size(1)
     total = x.sum() + torch.cat([x, x]).mean()
     x = x * 0.5  # <-
@@ -142,6 +144,8 @@ def main():
   {
     name: 'attn.py (the UI fixture): scores scaled in place, with gradients',
     offered: true,
+    // `s = q @ k...` is floating point because it ran on CUDA (the fixture's snapshot), which has no integer matrix product.
+    ranOnCuda: true,
     code: `${ATTN_SOURCE}
 def main():
     q = torch.randn(2, 6, 8, requires_grad=True)
@@ -285,6 +289,18 @@ def main():
 `,
   },
   {
+    name: 'an integer tensor divided: in place, the floating-point result does not fit it',
+    offered: false,
+    code: `import torch
+def f(n):
+    x = torch.arange(n, dtype=torch.int32)
+    x = x / 2  # <-
+    return x
+def main():
+    return {"out": f(6)}
+`,
+  },
+  {
     name: 'a Python number that becomes a tensor',
     offered: false,
     code: `import torch
@@ -338,7 +354,7 @@ describe('in-place quick fixes against a real PyTorch', { skip: python ? false :
         const form = inPlaceFormAt(src, line);
         assert.ok(form?.edit, `${c.name}: the statement has a rewrite`);
         // As the advisor decides it: the grad-mode switch in force at the line, then the safety check.
-        const finding: Finding = { rule: 'in-place-arithmetic', severity: 'information', device: 0, file: 'p.py', line, title: '', message: '', evidence: {}, fix: 'in-place-operator', gradDisabled: src.gradModeAt(line)?.enabled === false };
+        const finding: Finding = { rule: 'in-place-arithmetic', severity: 'information', device: 0, file: 'p.py', line, title: '', message: '', evidence: {}, fix: 'in-place-operator', gradDisabled: src.gradModeAt(line)?.enabled === false, ...(c.ranOnCuda ? { ranOnCuda: true } : {}) };
         const offered = quickFixesFor(finding, () => src);
         assert.equal(offered.length > 0, c.offered, `${c.name}: ${c.offered ? 'offered' : 'refused'}`);
         const rewritten = offered.length > 0 ? applyEdit(c.code, offered[0]) : c.code.slice(0, form.edit.from) + form.edit.text + c.code.slice(form.edit.to);

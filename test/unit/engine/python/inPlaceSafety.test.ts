@@ -15,25 +15,27 @@ import { inPlaceSafety } from '../../../../src/engine/python/inPlaceSafety';
 import { PythonSource } from '../../../../src/engine/python/pythonSource';
 
 /** The verdict on the statement marked `# <-` in `code`. */
-function verdict(code: string, gradDisabled = false): InPlaceVerdict {
+function verdict(code: string, gradDisabled = false, ranOnCuda = false): InPlaceVerdict {
   const lines = code.split('\n');
   const line = lines.findIndex((l) => l.includes('# <-')) + 1;
   assert.ok(line > 0, 'the fixture marks its statement');
   const src = PythonSource.parse(code);
   const form = inPlaceFormAt(src, line);
   assert.ok(form, `line ${line} has an in-place form`);
-  return inPlaceSafety(src, form, { gradDisabled });
+  return inPlaceSafety(src, form, { gradDisabled, ranOnCuda });
 }
 
-function refused(code: string, reason: RegExp, gradDisabled = false): void {
-  const v = verdict(code, gradDisabled);
+function refused(code: string, reason: RegExp, gradDisabled = false, ranOnCuda = false): void {
+  const v = verdict(code, gradDisabled, ranOnCuda);
   assert.equal(v.safe, false, 'refused');
   if (!v.safe) assert.match(v.reason, reason);
 }
 
 describe('in-place safety: offered where the tensor provably belongs to the function', () => {
   it('a product made here, divided in place', () => {
-    assert.deepEqual(verdict('def f(a, b, s):\n    x = a * b\n    x = x / s  # <-\n    return x\n'), { safe: true });
+    // A matrix product that ran on CUDA is floating point (PyTorch has no integer matrix product there).
+    assert.deepEqual(verdict('def f(a, b, s):\n    x = a @ b\n    x = x / s  # <-\n    return x\n', false, true), { safe: true });
+    assert.deepEqual(verdict('def f(a, b, s):\n    x = a * b * 0.5\n    x = x / s  # <-\n    return x\n'), { safe: true });
   });
 
   it('an accumulator made by torch.zeros, updated in a loop', () => {
@@ -44,7 +46,7 @@ describe('in-place safety: offered where the tensor provably belongs to the func
     const code = [
       'import torch',
       'def h(y):',
-      '    x = torch.as_tensor(y).clone()',
+      '    x = torch.as_tensor(y, dtype=torch.float32).clone()',
       '    n = x.shape[0] + x.size(1)',
       '    total = x.sum() + torch.cat([x, x]).mean()',
       '    print(x, len(x))',
@@ -69,6 +71,34 @@ describe('in-place safety: offered where the tensor provably belongs to the func
 });
 
 describe('in-place safety: refused, with the reason', () => {
+  it('a tensor that may hold integers: in place, a floating-point result cannot be written into it (`x.div_(2)` on int32 raises)', () => {
+    const integer = /may hold an integer tensor/;
+    for (const binding of [
+      'x = torch.zeros(n, dtype=torch.int32)',
+      'x = torch.arange(n)',
+      'x = torch.randint(0, 9, (n,))',
+      'x = torch.tensor([1, 2, 3])',
+      'x = torch.full((n,), 7)',
+      'x = a * b',
+      'x = a @ b', // not known to have run on CUDA (on the CPU, integer matrix products exist)
+    ]) {
+      refused(`import torch\ndef f(n, a, b):\n    ${binding}\n    x = x / 2  # <-\n    return x\n`, integer);
+    }
+    // Each of these makes floating point: offered.
+    for (const binding of ['x = torch.zeros(n)', 'x = torch.randn(n)', 'x = torch.zeros(n, dtype=torch.float16)', 'x = torch.arange(n) / 2', 'x = torch.exp(a)', 'x = torch.ones(n).float() * 3', 'x = torch.zeros_like(torch.randn(n))']) {
+      assert.deepEqual(verdict(`import torch\ndef f(n, a, b):\n    ${binding}\n    x = x / 2  # <-\n    return x\n`, true), { safe: true }, binding);
+    }
+    // On CUDA a matrix product is floating point.
+    assert.deepEqual(verdict('import torch\ndef f(n, a, b):\n    x = a @ b\n    x = x / 2  # <-\n    return x\n', true, true), { safe: true });
+    // `+ - *` with a Python int keep the tensor's type: offered whatever the tensor holds.
+    for (const statement of ['x = x + 1', 'x = x * 3', 'x = x - 2']) {
+      assert.deepEqual(verdict(`import torch\ndef f(n):\n    x = torch.arange(n)\n    ${statement}  # <-\n    return x\n`, true), { safe: true }, statement);
+    }
+    refused('import torch\ndef f(n):\n    x = torch.arange(n)\n    x = x * 0.5  # <-\n    return x\n', integer, true);
+    // Every binding counts: one that may be an integer tensor is enough to refuse.
+    refused('import torch\ndef f(n, a, b, c):\n    x = torch.randn(n) if c else torch.arange(n)\n    x = x / 2  # <-\n    return x\n', integer, true);
+  });
+
   it('the issue\'s shape: x is `x_in.transpose(1, 4)`, a view of the caller\'s tensor', () => {
     const code = [
       'import torch',
