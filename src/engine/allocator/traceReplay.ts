@@ -11,7 +11,8 @@
  */
 import { traceOf } from '../analysis/replay';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
-import { Action, NO_STACK } from '../snapshot/model';
+import { Action, NO_STACK, STACK_NOT_READ } from '../snapshot/model';
+import { StacksNotReadError } from '../snapshot/errors';
 import { BEFORE_TRACE, Block, searchKey } from './blocks';
 import type { DeviceMemory, SegmentEventKind } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
@@ -489,6 +490,8 @@ export class AllocatorReplay {
     const t = this.trace;
     const first = rec.pending[0];
     if (!isRelease(t.action[first])) return;
+    // A snapshot read without stacks cannot tell: the caller reads it again with them.
+    if (t.stack[first] === STACK_NOT_READ || t.stack[i] === STACK_NOT_READ) throw new StacksNotReadError();
     const sameContext = t.stack[first] === t.stack[i];
     const byMalloc = !this.allocator.wouldReuse(size, t.stream[i]) && (sameContext || t.stack[first] === NO_STACK);
     if (!byMalloc) this.replayEmptyCache(first);

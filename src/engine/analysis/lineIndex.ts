@@ -4,6 +4,7 @@
  */
 import type { LineNumber, Snapshot } from '../snapshot/model';
 import type { UserFramePredicate } from './frameFilter';
+import { StacksNotReadError } from '../snapshot/errors';
 
 export const NO_LINE = -1;
 
@@ -28,6 +29,7 @@ export function lineKey(file: string, line: LineNumber): string {
 }
 
 export function buildLineIndex(snapshot: Snapshot, isUserFrame: UserFramePredicate): LineIndex {
+  if (snapshot.stacksNotRead) throw new StacksNotReadError();
   const lines: SourceLine[] = [];
   const idByKey = new Map<string, number>();
   const frameLine = new Int32Array(snapshot.frames.length).fill(NO_LINE);

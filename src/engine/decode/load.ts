@@ -26,6 +26,12 @@ export interface ReadOptions {
   readonly fastPath?: boolean;
   /** Keep only this window of each device's trace, with what is live when it opens carried in. */
   readonly window?: LoadWindow;
+  /**
+   * False: the trace events' stacks are not kept (`Snapshot.stacksNotRead`); their frames are still
+   * read and checked, so what is refused is the same. For the what-if, which needs no stack unless an
+   * allocation fails or the allocator released memory before one.
+   */
+  readonly stacks?: boolean;
 }
 
 /**
@@ -42,7 +48,7 @@ export class SnapshotReader {
   private entries = 0;
 
   constructor(options: ReadOptions = {}) {
-    this.sink = new TraceSink(new FrameTable(this.budget), options.expectedBytes ?? 0, options.window);
+    this.sink = new TraceSink(new FrameTable(this.budget), options.expectedBytes ?? 0, options.window, options.stacks ?? true);
     this.decoder = new PickleDecoder({
       onAppend: this.sink.onAppend,
       entries: options.fastPath === false ? undefined : new TraceEntryReader(this.sink),

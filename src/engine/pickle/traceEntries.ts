@@ -70,6 +70,10 @@ export interface EntrySink {
   push(list: PyValue[], entry: EntryFields): number;
   /** The code of a known action name, -1 for any other (the reader remembers it per memo key). */
   actionCode(name: string): number;
+  /** False when entries' stacks are not kept: the reader may then step over frames the sink says it {@link skipsInterned}. */
+  readonly stacks: boolean;
+  /** True for an item of a frames list that need not be handed over (a frame dict the sink interned and checked before). */
+  skipsInterned(value: unknown): boolean;
 }
 
 const enum Key {
@@ -139,9 +143,17 @@ export class TraceEntryReader implements EntryReader {
    */
   private readonly keyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
   private readonly actionCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
+  /** Memo key -> 1 when it holds a frame dict the sink may skip (`EntrySink.skipsInterned`), kept like `keyCodes`; only without stacks. */
+  private readonly skippable: Uint8Array;
   private cachedOverwrites = 0;
 
-  constructor(private readonly sink: EntrySink) {}
+  /** Stacks are not kept: frames lists' items that the sink interned before are stepped over. */
+  private readonly skipInterned: boolean;
+
+  constructor(private readonly sink: EntrySink) {
+    this.skipInterned = !sink.stacks;
+    this.skippable = new Uint8Array(this.skipInterned ? KEY_CACHE : 0);
+  }
 
   read(list: PyValue[], m: Machine): boolean {
     if (!this.sink.accepts(list)) return false;
@@ -191,6 +203,7 @@ export class TraceEntryReader implements EntryReader {
     if (memo.overwrites !== this.cachedOverwrites) {
       this.keyCodes.fill(UNKNOWN);
       this.actionCodes.fill(UNKNOWN);
+      this.skippable.fill(0);
       this.cachedOverwrites = memo.overwrites;
     }
     const keyCodes = this.keyCodes;
@@ -438,6 +451,7 @@ export class TraceEntryReader implements EntryReader {
     while (!this.atEnd() && data[this.p] === Op.MARK) {
       this.p++;
       for (;;) {
+        if (this.skipInterned) this.stepOverInterned();
         this.skipFrames();
         if (this.atEnd()) return false;
         if (data[this.p] === Op.APPENDS) {
@@ -449,6 +463,44 @@ export class TraceEntryReader implements EntryReader {
       this.skipFrames();
     }
     return true;
+  }
+
+  /**
+   * Steps over the items at `p` that are memo reads of frame dicts the sink interned before (see
+   * `EntrySink.skipsInterned`), counting each as the work of a memo read like {@link frameItem} does;
+   * stops at anything else (a new dict, another value, a FRAME opcode, the end of the bytes at hand),
+   * which the caller reads as usual.
+   */
+  private stepOverInterned(): void {
+    const data = this.data;
+    const end = this.end;
+    const memo = this.m.memo;
+    const skippable = this.skippable;
+    let p = this.p;
+    let n = 0;
+    for (;;) {
+      const op = data[p];
+      let k: number;
+      let next: number;
+      if (op === Op.BINGET && p + 1 < end) {
+        k = data[p + 1];
+        next = p + 2;
+      } else if (op === Op.LONG_BINGET && end - p >= 5) {
+        k = readUint32(data, p + 1);
+        next = p + 5;
+      } else {
+        break;
+      }
+      // A key found skippable stays so while the memo overwrites nothing (the cache is cleared then).
+      if (k >= KEY_CACHE || skippable[k] === 0) {
+        if (!this.sink.skipsInterned(memo.get(k))) break;
+        if (k < KEY_CACHE) skippable[k] = 1;
+      }
+      p = next;
+      n++;
+    }
+    this.p = p;
+    this.m.work += n;
   }
 
   /** One item of a new frames list: a frame dict, new or read back from the memo. */
@@ -679,8 +731,8 @@ export class TraceEntryReader implements EntryReader {
   }
 
   private stackToken(id: number): MemoToken {
-    // Stack ids are small non-negative integers (or -1 for none); one token each.
-    const index = id + 1;
+    // Stack ids are small non-negative integers (or -1 for none, -2 for not read); one token each.
+    const index = id + 2;
     let token = this.stackTokens[index];
     if (token === undefined) {
       while (this.stackTokens.length < index) this.stackTokens.push(undefined as unknown as MemoToken);

@@ -11,7 +11,7 @@ import { COST, WorkBudget, count } from '../base/workBudget';
 import { ACTION_BY_NAME, TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
 import type { Block, DeviceTrace, ExternalAnnotation, LoadWindow, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout, SnapshotProducer, SnapshotWindow } from './model';
 import { WindowCarry } from './window';
-import { NO_STACK } from './model';
+import { NO_STACK, STACK_NOT_READ } from './model';
 import type { EntryFields, EntryFrames } from '../pickle/traceEntries';
 
 /**
@@ -41,6 +41,11 @@ export class TraceSink {
     private readonly expectedBytes = 0,
     /** Keep only this window of each trace (see `LoadWindow`). */
     readonly window?: LoadWindow,
+    /**
+     * False: trace entries' stacks are not interned (their frames are still read and checked, as with
+     * stacks): every event's stack is STACK_NOT_READ, and the snapshot says so (`stacksNotRead`).
+     */
+    readonly stacks = true,
   ) {}
 
   /** The window loaded, with its time origin, when one was asked for. */
@@ -51,7 +56,7 @@ export class TraceSink {
   /** The columns of one more trace. */
   newColumns(arena?: TraceArena): TraceColumns {
     const carry = this.window === undefined ? undefined : new WindowCarry(this.window, this.origin);
-    return new TraceColumns(this.table, arena, carry);
+    return new TraceColumns(this.table, arena, carry, this.stacks);
   }
 
   /** The budget the table counts against (the reader's). */
@@ -88,7 +93,7 @@ export class TraceSink {
   push(list: unknown[], entry: EntryFields): number {
     const columns = this.columnsOf(list) ?? this.begin(list);
     const frames = entry.frames;
-    const stack = frames.kind === 'stack' ? frames.stack : this.stackOfFrames(frames);
+    const stack = !this.stacks ? this.checkFrames(frames) : frames.kind === 'stack' ? frames.stack : this.stackOfFrames(frames);
     columns.pushEntry(entry, stack);
     this.entries++;
     return stack;
@@ -97,6 +102,26 @@ export class TraceSink {
   /** For the decoder's fast path: an action name's code (-1 for a name PyTorch does not write). */
   actionCode(name: string): number {
     return ACTION_BY_NAME.get(name) ?? -1;
+  }
+
+  /**
+   * For the fast path when frames are to be read and checked only (see `stacks`): the frame dicts the
+   * reader handed over are interned (which checks them; the reader steps over those interned before:
+   * {@link skipsInterned}), a list built by the general machine is read as with stacks.
+   */
+  private checkFrames(frames: EntryFrames): number {
+    if (frames.kind === 'list') this.table.stackOf(frames.list);
+    else if (frames.kind === 'dicts') for (let i = 0; i < frames.dictCount; i++) this.table.frameOf(frames.dicts[i]);
+    return STACK_NOT_READ;
+  }
+
+  /**
+   * For the fast path: whether an item of a new frames list may be stepped over without handing it to
+   * {@link push}: a frame dict interned before, when stacks are not kept (it was checked then, and
+   * interning it again would only find it).
+   */
+  skipsInterned(value: unknown): boolean {
+    return !this.stacks && this.table.isInterned(value);
   }
 
   private stackOfFrames(frames: EntryFrames): number {
@@ -284,7 +309,13 @@ export function snapshotFromPickle(root: unknown, sink: TraceSink = new TraceSin
   const measured = readMeasuredDeviceMemory(table.budget, root.vram_lens);
   const producer = readProducer(root.vram_lens);
   const window = sink.snapshotWindow();
-  return { ...snapshot, ...(measured ? { measuredDeviceMemory: measured } : {}), ...(producer ? { producer } : {}), ...(window ? { window } : {}) };
+  return {
+    ...snapshot,
+    ...(measured ? { measuredDeviceMemory: measured } : {}),
+    ...(producer ? { producer } : {}),
+    ...(window ? { window } : {}),
+    ...(sink.stacks ? {} : { stacksNotRead: true as const }),
+  };
 }
 
 /** `vram_lens` = {producer: 'vram-lens', summary: {provider: 'cpu' | 'cuda' | 'webgpu', ...}}, written with a workload run's snapshot. */

@@ -65,6 +65,11 @@ export class FrameTable {
     return id;
   }
 
+  /** True for a decoded frame dict interned (and so checked) before: its fields need not be read again. */
+  isInterned(value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Marked)[this.frameMark] !== undefined;
+  }
+
   /** Interns a decoded frame dict (filename, line, name). */
   frameOf(f: Record<string, unknown>): number {
     const frameId = markOf(f, this.frameMark);

@@ -33,6 +33,13 @@ export const enum Action {
 /** No stack recorded for this event or block. */
 export const NO_STACK = -1;
 
+/**
+ * The stack of a trace event in a snapshot read without its trace's stacks (`Snapshot.stacksNotRead`):
+ * unknown, not none. Code that reads a trace event's stack from such a snapshot throws
+ * `StacksNotReadError` instead (the caller then reads the file again with its stacks).
+ */
+export const STACK_NOT_READ = -2;
+
 /** One device's trace, column-wise. Index i in every column is trace entry i. */
 export interface DeviceTrace {
   readonly device: number;
@@ -154,6 +161,12 @@ export interface Snapshot {
   readonly producer?: SnapshotProducer;
   /** Set when only a window of the recording was loaded (every trace then has its `window`). */
   readonly window?: SnapshotWindow;
+  /**
+   * Set when the file was read without its trace's stacks (`ReadOptions.stacks` false): every trace
+   * event's stack is {@link STACK_NOT_READ}, and `stacks` (and `frames`) are incomplete. Only the
+   * what-if asks for this; what needs a stack throws `StacksNotReadError`.
+   */
+  readonly stacksNotRead?: true;
 }
 
 /**

@@ -7,7 +7,7 @@ import { SnapshotFormatError } from './errors';
 import type { FrameTable } from './intern';
 import type { DeviceTrace, Segment } from './model';
 import type { WindowCarry } from './window';
-import { Action } from './model';
+import { Action, STACK_NOT_READ } from './model';
 import { asInteger, describe, isDict, notAnInteger, text } from './pyFields';
 import type { EntryFields } from '../pickle/traceEntries';
 
@@ -91,6 +91,8 @@ export class TraceColumns {
     private readonly arena?: TraceArena,
     /** When only a window of the trace is loaded: decides which entries are kept, and what is carried in. */
     private readonly carry?: WindowCarry,
+    /** False: entries' frames are read and checked, but their stacks are not kept (the column holds STACK_NOT_READ). */
+    private readonly stacks = true,
   ) {
     this.start = arena?.cursor ?? 0;
     this.target = arena;
@@ -107,7 +109,8 @@ export class TraceColumns {
       this.problem ??= { index, detail: `is ${describe(entry)}, expected a dict` };
       return;
     }
-    this.pushFields(entry.action, entry.addr, entry.size, entry.time_us, entry.stream, this.table.stackOf(entry.frames), entry.device_free, entry.user_metadata, entry.compile_context);
+    const stack = this.table.stackOf(entry.frames);
+    this.pushFields(entry.action, entry.addr, entry.size, entry.time_us, entry.stream, this.stacks ? stack : STACK_NOT_READ, entry.device_free, entry.user_metadata, entry.compile_context);
   }
 
   /** After writing entry `index` at slot `j`: whether the window keeps it (always, without a window). */

@@ -56,6 +56,8 @@ export interface FileLoadOptions {
   readonly chunkBytes?: number;
   /** Keep only this window of each device's trace (`LoadWindow`): memory live when it opens is carried in. */
   readonly window?: LoadWindow;
+  /** False: the trace events' stacks are not kept (see `ReadOptions.stacks`). */
+  readonly stacks?: boolean;
 }
 
 export interface LoadedFile {
@@ -124,7 +126,7 @@ async function readFully(handle: FileHandle, into: Uint8Array, position: number,
 async function readOnce(handle: FileHandle, path: string, size: number, gzip: boolean, fastPath: boolean, options: FileLoadOptions): Promise<LoadedFile> {
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   if (!gzip) {
-    const reader = new SnapshotReader({ expectedBytes: size, fastPath, window: options.window });
+    const reader = new SnapshotReader({ expectedBytes: size, fastPath, window: options.window, stacks: options.stacks });
     await forEachChunk(handle, size, chunkBytes, options, (chunk) => {
       reader.feed(chunk);
       return reader.wantsMore;
@@ -132,7 +134,7 @@ async function readOnce(handle: FileHandle, path: string, size: number, gzip: bo
     return { snapshot: reader.finish(), fileBytes: size, pickleBytes: reader.bytesDecoded };
   }
   // A gzip'd file: its content read the same way, through a streaming inflater.
-  const reader = new SnapshotReader({ fastPath, window: options.window });
+  const reader = new SnapshotReader({ fastPath, window: options.window, stacks: options.stacks });
   const gunzip = createGunzip({ chunkSize: chunkBytes });
   const limit = MAX_GZIP_RATIO * Math.max(size, 1 << 16);
   let inflated = 0;
