@@ -261,7 +261,7 @@ async function main() {
 
   const w = whatif ? whatIfTables(whatif, fmt) : undefined;
   if (w) {
-    process.stdout.write(`\nwhatif on the largest corpus snapshot (target: whatif/analyze < ${TARGET_WHATIF_RATIO.toFixed(1)}):\n` + textTable(w.corpusHeader, w.corpusBody) + '\n');
+    process.stdout.write(`\nwhatif on the largest corpus snapshot (target: whatif/analyze < ${TARGET_WHATIF_RATIO.toFixed(1)} on the commands as typed):\n` + textTable(w.corpusHeader, w.corpusBody) + '\n');
     if (w.largeBody.length > 0) process.stdout.write('\nwhatif on the large snapshots (target: RSS/size <= 3, as analyze):\n' + textTable(w.largeHeader, w.largeBody) + '\n');
   }
 
