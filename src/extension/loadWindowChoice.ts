@@ -41,7 +41,9 @@ export async function chooseLoadWindow(name: string, fileBytes: number, prompts:
   const axis = events ? 'event' : 'time';
   const typed = await prompts.input(
     title,
-    events ? 'Events to load, from-to (the first event is 0; leave an end out for the start or the end)' : 'Time to load after the first event, from-to with units (s, ms, us)',
+    events
+      ? 'Events to load, from-to: from event `from` up to, not including, event `to` (the first event is 0; leave an end out for the start or the end)'
+      : 'Time to load after the first event, from-to with units (s, ms, us): from `from` up to, not including, `to`',
     events ? '1000000-2000000' : '10s-25s',
     (value) => {
       const window = parseRange(value);
