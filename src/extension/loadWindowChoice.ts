@@ -32,8 +32,8 @@ export async function chooseLoadWindow(name: string, fileBytes: number, prompts:
   const title = `${name} is ${sizeInWords(fileBytes)}`;
   const picked = await prompts.pick(title, [
     { label: 'Load all of it', detail: 'Every event: the figures, the timeline and the advice cover the whole recording.' },
-    { label: 'Load a window of events…', detail: 'Events from-to of each device: faster and smaller; memory live when the window opens is carried in.' },
-    { label: 'Load a window of time…', detail: 'A time span after the first event (10s-25s): faster and smaller; memory live when it opens is carried in.' },
+    { label: 'Load a window of events…', detail: 'Events from-to of each device: faster and smaller, live memory carried in.' },
+    { label: 'Load a window of time…', detail: 'A span of time (10s-25s): faster and smaller, live memory carried in.' },
   ]);
   if (picked === undefined) return { kind: 'cancel' };
   if (picked === 0) return { kind: 'all' };

@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { PlainValue } from '../../../src/engine/pickle/encoder';
 import { encodePickle } from '../../../src/engine/pickle/encoder';
-import { missingPrerequisite, resultsDir } from '../codeServer';
+import { mediaImage, missingPrerequisite, resultsDir } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench } from '../uiWorkbench';
 import { webviewFrame } from '../webviewLayout';
@@ -79,6 +79,8 @@ describe('a gigabyte snapshot offers a window before it loads (code-server + Chr
     assert.match(title, /big\.pickle is 1\.1 GB/, title);
     const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
     assert.match(rows[0] ?? '', /^Load all of it/, `the whole file is the default: ${rows.join(' | ')}`);
+    // The README's picture of the choice (the quick pick alone: it names the file, not its folder).
+    await page.locator('.quick-input-widget').screenshot({ path: mediaImage('screenshots/load-window.png') });
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Load a window of events' }).click();
     // The input box asks for the events, from-to.
     const prompt = page.locator('.quick-input-widget .quick-input-message, .quick-input-widget .quick-input-description', { hasText: 'Events to load' }).first();
