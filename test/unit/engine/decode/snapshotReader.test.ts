@@ -7,21 +7,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { RestartWithoutFastPath, SnapshotReader, readWhole } from '../../../../src/engine/decode/load';
+import { RestartWithoutFastPath, readWhole } from '../../../../src/engine/decode/load';
 import { encodePickle, type PlainValue } from '../../../../src/engine/pickle/encoder';
 import type { Snapshot } from '../../../../src/engine/snapshot/model';
+import { readInChunks } from '../../../helpers/chunkedRead';
 import { corpusFiles, corpusMissing } from '../../../helpers/corpus';
 
 function read(pickle: Uint8Array, chunk: number, fastPath: boolean): Snapshot {
-  const reader = new SnapshotReader({ expectedBytes: pickle.length, fastPath });
-  const buffer = new Uint8Array(chunk);
-  for (let at = 0; at < pickle.length && reader.wantsMore; at += chunk) {
-    const part = buffer.subarray(0, Math.min(chunk, pickle.length - at));
-    part.set(pickle.subarray(at, at + part.length));
-    reader.feed(part);
-    part.fill(0xee);
-  }
-  return reader.finish();
+  return readInChunks(pickle, chunk, { fastPath });
 }
 
 /** Chunked, with the fast path, starting over without it when the reader says so (as the runtime does). */

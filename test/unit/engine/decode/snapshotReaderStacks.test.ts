@@ -8,22 +8,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { RestartWithoutFastPath, SnapshotReader } from '../../../../src/engine/decode/load';
+import { RestartWithoutFastPath } from '../../../../src/engine/decode/load';
 import { encodePickle, type PlainValue } from '../../../../src/engine/pickle/encoder';
 import type { Snapshot } from '../../../../src/engine/snapshot/model';
 import { STACK_NOT_READ } from '../../../../src/engine/snapshot/model';
+import { readInChunks } from '../../../helpers/chunkedRead';
 import { corpusFiles, corpusMissing } from '../../../helpers/corpus';
 
 function read(pickle: Uint8Array, chunk: number, fastPath: boolean, stacks: boolean): Snapshot {
-  const reader = new SnapshotReader({ expectedBytes: pickle.length, fastPath, stacks });
-  const buffer = new Uint8Array(chunk);
-  for (let at = 0; at < pickle.length && reader.wantsMore; at += chunk) {
-    const part = buffer.subarray(0, Math.min(chunk, pickle.length - at));
-    part.set(pickle.subarray(at, at + part.length));
-    reader.feed(part);
-    part.fill(0xee);
-  }
-  return reader.finish();
+  return readInChunks(pickle, chunk, { fastPath, stacks });
 }
 
 function readChunked(pickle: Uint8Array, chunk: number, stacks: boolean): Snapshot {
@@ -35,32 +28,32 @@ function readChunked(pickle: Uint8Array, chunk: number, stacks: boolean): Snapsh
   }
 }
 
+/** `s` with its frame and stack tables left out and each segment's and block's stack as the frames it names. */
+function framesByValue(s: Snapshot): Snapshot {
+  const framesOf = (stack: number) => (stack < 0 ? stack : s.stacks[stack].map((f) => s.frames[f]));
+  return {
+    ...s,
+    frames: undefined,
+    stacks: undefined,
+    segments: s.segments.map((g) => ({ ...g, stack: framesOf(g.stack), blocks: g.blocks.map((b) => ({ ...b, stack: framesOf(b.stack) })) })),
+  } as unknown as Snapshot;
+}
+
 /**
  * What a snapshot read without stacks must equal: the trace stacks unread, the frame and stack tables
  * left out (they hold only what the segments name), each block's stack as the frames it names.
  */
 function lessStacks(s: Snapshot): unknown {
-  const framesOf = (stack: number) => (stack < 0 ? stack : s.stacks[stack].map((f) => s.frames[f]));
   return {
-    ...s,
-    frames: undefined,
-    stacks: undefined,
+    ...framesByValue(s),
     stacksNotRead: s.traces.length > 0 ? true : undefined,
     traces: s.traces.map((t) => ({ ...t, stack: new Int32Array(t.length).fill(STACK_NOT_READ) })),
-    segments: s.segments.map((g) => ({ ...g, stack: framesOf(g.stack), blocks: g.blocks.map((b) => ({ ...b, stack: framesOf(b.stack) })) })),
   };
 }
 
 /** A snapshot read without stacks, in the same shape (its own block stacks as frames). */
 function unread(s: Snapshot): unknown {
-  const framesOf = (stack: number) => (stack < 0 ? stack : s.stacks[stack].map((f) => s.frames[f]));
-  return {
-    ...s,
-    frames: undefined,
-    stacks: undefined,
-    stacksNotRead: s.stacksNotRead,
-    segments: s.segments.map((g) => ({ ...g, stack: framesOf(g.stack), blocks: g.blocks.map((b) => ({ ...b, stack: framesOf(b.stack) })) })),
-  };
+  return { ...framesByValue(s), stacksNotRead: s.stacksNotRead };
 }
 
 function outcome(run: () => unknown): unknown {
