@@ -5,6 +5,8 @@
 //   npm run bench:timeline                       in-memory 100 and 500 MB-equivalent traces
 //   node bench/timeline.mjs --sizes 20,100       other sizes (MB-equivalent)
 //   node bench/timeline.mjs --file big.pickle    also through the real worker (dist/analysisWorker.js)
+//   node bench/timeline.mjs --file F --in-process 3   also F loaded in this process, its steps run 3 times
+//                                                (the first pass includes V8's warm-up; the others do not)
 //   node bench/timeline.mjs --allocator          also the allocator view: the replay's first series, an
 //                                                `allocatorWindow` per step, segment maps at three moments
 //
@@ -27,6 +29,7 @@ const out = (p) => path.join(root, 'out', p);
 const { snapshotFromBytes } = require(out('src/engine/decode/load.js'));
 const { SnapshotSession } = require(out('src/engine/session/session.js'));
 const { SnapshotWorker } = require(out('src/runtime/worker/client.js'));
+const { loadSnapshotFile } = require(out('src/runtime/input/snapshotFile.js'));
 const { repeatTrace } = require(out('test/helpers/repeatTrace.js'));
 const { selfCheckReplayAt } = require(out('src/engine/allocator/selfCheck.js'));
 const { segmentMapOf: replayedSegmentMap } = require(out('src/engine/allocator/segmentMap.js'));
@@ -43,6 +46,7 @@ function option(name, fallback) {
 const files = process.argv.flatMap((a, i) => (process.argv[i - 1] === '--file' ? [path.resolve(a)] : []));
 const sizes = option('sizes', '100,500').split(',').map(Number).filter((n) => n > 0);
 const allocatorView = process.argv.includes('--allocator');
+const inProcessPasses = Number(option('in-process', '0'));
 
 function corpusDir() {
   if (process.env.VRAM_LENS_CORPUS) return process.env.VRAM_LENS_CORPUS;
@@ -133,6 +137,7 @@ async function runSteps(label, overviewOf, windowOf) {
       steps: times.length,
       wallMs: t,
       cpuMs: c,
+      totalMs: times.reduce((a, b) => a + b, 0),
       under100msWall: times.filter((x) => x < 100).length,
       under100msCpu: cpu.filter((x) => x < 100).length,
       blocks: stats(blocks),
@@ -291,6 +296,27 @@ async function main() {
       results.files.push({ file: path.basename(file), bytes, loadMs, firstOverviewMs, ...r, allocator });
     } finally {
       await worker.dispose();
+    }
+  }
+  // The same steps on each --file loaded in this process, several passes: what the summariser costs
+  // once V8 has compiled it (passes after the first), without a worker's reply.
+  if (inProcessPasses > 0) {
+    for (const file of files) {
+      const { snapshot } = await loadSnapshotFile(file);
+      const session = new SnapshotSession(snapshot, statSync(file).size, {});
+      const passes = [];
+      for (let k = 1; k <= inProcessPasses; k++) {
+        console.log(`${path.basename(file)} in this process, pass ${k} of ${inProcessPasses}:`);
+        const r = await runSteps(
+          `${path.basename(file)} in-process ${k}`,
+          async (axis) => session.timeline.overview(0, axis, COLUMNS),
+          async (request) => structuredClone(session.timeline.window(0, request)),
+        );
+        const totalMs = Object.values(r.axes).reduce((sum, a) => sum + a.totalMs, 0);
+        console.log(`  all steps of both axes: ${(totalMs / 1000).toFixed(2)} s`);
+        passes.push({ ...r, totalMs });
+      }
+      results.files.push({ file: path.basename(file), inProcess: passes });
     }
   }
   mkdirSync(dataDir, { recursive: true });

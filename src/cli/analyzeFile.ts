@@ -29,7 +29,7 @@ export function frameFilterOptions(args: ParsedArgs): FrameFilterOptions {
 export const WINDOW_USAGE = '[--from E|T] [--to E|T]';
 
 /** `--from` and `--to`: a window of the recording to load (`parseLoadWindow` says how they read). */
-export function windowOption(args: ParsedArgs): LoadWindow | undefined {
+function windowOption(args: ParsedArgs): LoadWindow | undefined {
   const text = (name: string) => {
     const raw = args.options.get(name);
     return typeof raw === 'string' ? raw : undefined;

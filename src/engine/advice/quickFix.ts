@@ -62,7 +62,7 @@ export function accumulatedExpression(src: PythonSource, st: SyntaxNode): Syntax
 }
 
 /** Whether an accumulated expression is already a number or detached from the graph (nothing left to change). */
-export function isDetachedExpression(text: string): boolean {
+function isDetachedExpression(text: string): boolean {
   return /\.(item|detach|cpu|tolist)\(\)\s*$/.test(text);
 }
 

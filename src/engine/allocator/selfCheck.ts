@@ -87,7 +87,7 @@ export interface SelfCheckDetails {
 }
 
 /** Why the replay does not apply to this snapshot's trace, or undefined where it does. */
-export function notReplayableReason(snapshot: Snapshot, allocations: number, segmentEvents: number): string | undefined {
+function notReplayableReason(snapshot: Snapshot, allocations: number, segmentEvents: number): string | undefined {
   if (snapshot.producer?.tool === 'vram-lens') {
     const ran = snapshot.producer.provider === 'cpu' ? ' on the CPU' : snapshot.producer.provider === 'webgpu' ? ' on WebGPU' : '';
     return `VRAM Lens wrote this snapshot from a run of its own${ran}, not PyTorch's caching allocator, so there is no allocator to replay: replaying it and the what-if predictions do not apply.`;

@@ -263,7 +263,7 @@ export class BlockLayout {
   /** Moves `cursor` to hold the live blocks of `state`, from the nearest checkpoint when going back. */
   seek(state: number): void {
     if (state === this.cursorAt) return;
-    if (state < this.cursorAt) this.restore(lowerBound(this.checkpointState, state + 1) - 1);
+    if (state < this.cursorAt) this.restore(this.checkpointAtOrBefore(state));
     this.advanceTo(state);
   }
 
@@ -271,12 +271,12 @@ export class BlockLayout {
   advanceTo(state: number): boolean {
     const from = this.cursorAt + 1;
     if (state < from) return false;
-    if (this.deathStart[state + 1] === this.deathStart[from] && this.birthStart[state + 1] === this.birthStart[from]) {
+    if (this.changesBetween(this.cursorAt, state) === 0) {
       this.cursorAt = state;
       return false;
     }
     // A checkpoint on the way is cheaper to restore than the states before it are to replay.
-    const cp = lowerBound(this.checkpointState, state + 1) - 1;
+    const cp = this.checkpointAtOrBefore(state);
     const cpState = this.checkpointState[cp];
     if (cpState > this.cursorAt && this.checkpointStart[cp + 1] - this.checkpointStart[cp] < cpState - this.cursorAt) this.restore(cp);
     this.replay(state);

@@ -111,7 +111,7 @@ function firstLine(e: unknown): string {
  * sentence that says why, without the C++ source position, signature and failed condition
  * (`node 'reshape' (Reshape): The input tensor cannot be reshaped to the requested shape. Input shape:{1,8}, ...`).
  */
-export function runFailure(text: string): string {
+function runFailure(text: string): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
   const node = /running (\S+) node\. Name:'([^']*)' Status Message: (.*)$/.exec(line);
   let why = node ? node[3] : line;

@@ -8,19 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { decodePickle, PickleDecoder, type PyValue } from '../../../../src/engine/pickle/decoder';
 import { PickleError } from '../../../../src/engine/pickle/errors';
+import { feedInChunks } from '../../../helpers/chunkedRead';
 import { bytes, ERROR_CASES, FIXTURES, hex } from '../../../helpers/pickleFixtures';
 
 /** Feeds `data` in chunks of `size` bytes (each in a fresh buffer that is then overwritten, as a reader reuses one). */
 function decodeInChunks(data: Uint8Array, size: number): PyValue {
-  const decoder = new PickleDecoder();
-  const buffer = new Uint8Array(size);
-  for (let at = 0; at < data.length && decoder.wantsMore; at += size) {
-    const chunk = buffer.subarray(0, Math.min(size, data.length - at));
-    chunk.set(data.subarray(at, at + chunk.length));
-    decoder.feed(chunk);
-    chunk.fill(0xee);
-  }
-  return decoder.finish();
+  return feedInChunks(new PickleDecoder(), data, size);
 }
 
 function outcome(run: () => PyValue): { value: PyValue } | { code: string; offset: number; message: string } {
