@@ -38,6 +38,14 @@ import { summarizeWindow } from './window';
 /** Most annotation spans an overview carries (the longest are kept). */
 const MAX_ANNOTATIONS = 5_000;
 
+/**
+ * From this many states on, a new layout summarises a few windows before it is used (see
+ * `TimelineQueries.timeline`). Below it, a step costs little even before V8 has compiled the summariser.
+ */
+const WARM_UP_STATES = 10_000_000;
+/** Pixel columns of the warm-up windows: a side bar's width, as the view asks. */
+const WARM_UP_COLUMNS = 1200;
+
 export function timelineLine(index: LineIndex, id: number): TimelineLine {
   const source = index.lines[id];
   return { id, file: source.file, line: Number(source.line), color: lineColor(source.file, source.line) };
@@ -110,6 +118,8 @@ export class TimelineQueries {
   constructor(
     private readonly snapshot: Snapshot,
     private readonly analysis: () => Analysis,
+    /** Layouts of this many states or more are warmed up when built (tests lower it). */
+    private readonly warmUpStates = WARM_UP_STATES,
   ) {}
 
   private deviceAnalysis(device: number): DeviceAnalysis {
@@ -123,8 +133,34 @@ export class TimelineQueries {
     if (!t) {
       t = new DeviceTimeline(traceOf(this.snapshot, device), this.deviceAnalysis(device));
       this.devices.set(device, t);
+      if (t.layout.states >= this.warmUpStates) this.warmUp(device, t);
     }
     return t;
+  }
+
+  /**
+   * Summarises a window of each kind a user meets first, and drops them: the whole recording on each
+   * axis (its columns read from the layout's checkpoints), a third of it (the cursor moved from column
+   * to column), and a 25th (its largest blocks picked among the candidates rather than by size). V8
+   * compiles each of these paths only after it has run a while: on a file of tens of millions of
+   * events the first window of each kind took up to twice as long as the next (over 100 ms on the
+   * 4.58 GB benchmark file). Here that time is spent while the layout is built (a few tenths of a
+   * second on top of seconds). The summaries change nothing: every query moves the layout's cursor
+   * where it needs it and leaves its scratch marks cleared.
+   */
+  private warmUp(device: number, t: DeviceTimeline): void {
+    const windows: [AxisKind, number][] = [
+      ['event', 1],
+      ['event', 1 / 3],
+      ['event', 1 / 25],
+    ];
+    if (t.hasTimes) windows.push(['time', 1]);
+    for (const [kind, fraction] of windows) {
+      const axis = t.axis(kind);
+      const { start, end } = axis.info();
+      const margin = ((end - start) * (1 - fraction)) / 2;
+      summarizeWindow(t.layout, axis, { axis: kind, x0: start + margin, x1: end - margin, columns: WARM_UP_COLUMNS }, this.lookup(device));
+    }
   }
 
   private lookup(device: number): LineLookup {

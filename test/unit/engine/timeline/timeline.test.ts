@@ -193,7 +193,8 @@ describe('timeline offsets on a long trace', () => {
       events.push(ev('free_completed', b.addr, b.size));
     }
   }
-  const q = queries(rawSnapshot([events]));
+  const raw = rawSnapshot([events]);
+  const q = queries(raw);
 
   // The live blocks of every state, in allocation order, as the rule stacks them.
   const liveAt: number[][] = [[]];
@@ -239,6 +240,21 @@ describe('timeline offsets on a long trace', () => {
       }
     });
   }
+
+  it('answers the same windows when a big layout is warmed up first', () => {
+    // The warm-up runs from WARM_UP_STATES states (ten million); lowered here to this trace's.
+    const snapshot = snapshotFromPickle(raw);
+    const analysis = analyzeSnapshot(snapshot);
+    const warmed = new TimelineQueries(snapshot, () => analysis, 1);
+    const cold = new TimelineQueries(snapshot, () => analysis, Infinity);
+    // The warm-up ran: its windows left the layout's cursor inside the trace, not at its end where a new layout holds it.
+    assert.notEqual(warmed.timeline(0).layout.cursorState, cold.timeline(0).layout.cursorState);
+    for (const request of [{ axis: 'event', columns: 40 }, { axis: 'event', x0: 12_345, x1: 12_645, columns: 1200 }] as WindowRequest[]) {
+      const { computeMs: _a, ...a } = warmed.window(0, request);
+      const { computeMs: _b, ...b } = cold.window(0, request);
+      assert.deepEqual(a, b);
+    }
+  });
 });
 
 // Times 10, 20, 20, 40: state 0 [10,10) | 1 [10,20) | 2 [20,20) | 3 [20,40) | 4 [40,50)
