@@ -1,8 +1,11 @@
 /**
  * A map from addresses to values with open addressing over a Float64Array of keys: a replay looks
  * an address up on every allocation and free, and a `Map` keyed by numbers beyond 2^31 boxes each
- * key it stores. Addresses are non-negative integers below 2^53; a deleted slot keeps a tombstone.
+ * key it stores. Addresses are non-negative integers below 2^53 (hashed as `AddressIndex` hashes
+ * them); a deleted slot keeps a tombstone. Unlike `AddressIndex` it holds any value and forgets keys.
  */
+import { addressHash } from '../base/addressIndex';
+
 const EMPTY = -1;
 const TOMBSTONE = -2;
 
@@ -23,21 +26,9 @@ export class AddressMap<V> {
     return this.live;
   }
 
-  private slot(key: number): number {
-    // Addresses are multiples of 512, large blocks of 2 MiB: every bit must reach the low bits the
-    // table uses (MurmurHash3's finaliser over the bits above 512 and those above 2^41).
-    let h = ((key / 512) >>> 0) ^ Math.imul((key / 2 ** 41) >>> 0, 0x9e3779b1);
-    h ^= h >>> 16;
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    h ^= h >>> 16;
-    return h >>> 0;
-  }
-
   get(key: number): V | undefined {
     const mask = this.keys.length - 1;
-    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+    for (let i = addressHash(key) & mask; ; i = (i + 1) & mask) {
       const k = this.keys[i];
       if (k === key) return this.values[i];
       if (k === EMPTY) return undefined;
@@ -52,7 +43,7 @@ export class AddressMap<V> {
     if ((this.used + 1) * 2 > this.keys.length) this.grow();
     const mask = this.keys.length - 1;
     let free = -1;
-    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+    for (let i = addressHash(key) & mask; ; i = (i + 1) & mask) {
       const k = this.keys[i];
       if (k === key) {
         this.values[i] = value;
@@ -73,7 +64,7 @@ export class AddressMap<V> {
   /** Removes the key; its value, or undefined when there was none. */
   take(key: number): V | undefined {
     const mask = this.keys.length - 1;
-    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+    for (let i = addressHash(key) & mask; ; i = (i + 1) & mask) {
       const k = this.keys[i];
       if (k === key) {
         const value = this.values[i];
@@ -88,7 +79,7 @@ export class AddressMap<V> {
 
   delete(key: number): boolean {
     const mask = this.keys.length - 1;
-    for (let i = this.slot(key) & mask; ; i = (i + 1) & mask) {
+    for (let i = addressHash(key) & mask; ; i = (i + 1) & mask) {
       const k = this.keys[i];
       if (k === key) {
         this.keys[i] = TOMBSTONE;

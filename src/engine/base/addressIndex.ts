@@ -70,13 +70,21 @@ export class AddressIndex {
   }
 }
 
-/** A slot for `address`: its low and high 32 bits mixed (addresses share their low bits: blocks are aligned). */
-function slotOf(address: number, mask: number): number {
+/**
+ * A 32-bit hash of an address (a non-negative safe integer) for open-addressing tables: its low and high
+ * 32 bits mixed with MurmurHash3's finaliser, so that every bit reaches the low bits a table uses
+ * (addresses share their low bits: blocks are aligned to 512 bytes or more).
+ */
+export function addressHash(address: number): number {
   const low = address >>> 0;
   const high = (address / 0x1_0000_0000) >>> 0;
   let h = Math.imul(low ^ Math.imul(high, 0x9e3779b1), 0x85ebca6b);
   h ^= h >>> 15;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 13;
-  return h & mask;
+  return h >>> 0;
+}
+
+function slotOf(address: number, mask: number): number {
+  return addressHash(address) & mask;
 }
