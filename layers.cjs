@@ -76,6 +76,7 @@ const ENGINE_RANKS = {
   annotate: 5,
   compare: 5,
   advice: 5,
+  predict: 5,
   timeline: 6,
   session: 7,
 };

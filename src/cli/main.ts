@@ -7,6 +7,7 @@ import { UsageError, parseArgs } from './args';
 import { adviseCommand, adviseOptions, adviseUsage } from './commands/advise';
 import { analyzeCommand, analyzeOptions, analyzeUsage } from './commands/analyze';
 import { diffCommand, diffOptions, diffUsage } from './commands/diff';
+import { predictCommand, predictOptions, predictUsage } from './commands/predict';
 import { runCommand, runOptions, runUsage } from './commands/run';
 import { whatifCommand, whatifOptions, whatifUsage } from './commands/whatif';
 import type { CliIO } from './io';
@@ -17,6 +18,8 @@ interface CommandSpec {
   readonly usage: string;
   readonly options: { readonly valued: readonly string[]; readonly flags: readonly string[]; readonly repeatable?: readonly string[] };
   readonly run: (args: ParsedArgs, io: CliIO) => Promise<number>;
+  /** Everything from the first positional on is a program and its own arguments (`predict SCRIPT --its-flag`). */
+  readonly program?: true;
 }
 
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
@@ -24,6 +27,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   diff: { usage: diffUsage, options: diffOptions, run: diffCommand },
   advise: { usage: adviseUsage, options: adviseOptions, run: adviseCommand },
   run: { usage: runUsage, options: runOptions, run: runCommand },
+  predict: { usage: predictUsage, options: predictOptions, run: predictCommand, program: true },
   whatif: { usage: whatifUsage, options: whatifOptions, run: whatifCommand },
 };
 
@@ -43,14 +47,15 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     io.err(`vram-lens: unknown command '${name}'\n\n${help()}`);
     return 2;
   }
-  // `vram-lens COMMAND --help` (or -h), anywhere before a `--`: the command's usage, not an unknown option.
-  const end = rest.indexOf('--');
+  // `vram-lens COMMAND --help` (or -h), anywhere before a `--` (or the program): the command's usage, not an unknown option.
+  const end = command.program ? programStart(rest, command.options.valued) : rest.indexOf('--');
   if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h')) {
     io.out(`usage: ${command.usage}\n`);
     return 0;
   }
   try {
-    return await command.run(parseArgs(rest, command.options.valued, command.options.flags, command.options.repeatable), io);
+    const own = command.program && end >= 0 ? [...rest.slice(0, end), '--', ...rest.slice(rest[end] === '--' ? end + 1 : end)] : rest;
+    return await command.run(parseArgs(own, command.options.valued, command.options.flags, command.options.repeatable), io);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`vram-lens: ${e.message}\n`);
@@ -65,4 +70,14 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     if (process.env.VRAM_LENS_DEBUG) io.err(`${e instanceof Error && e.stack ? e.stack : String(e)}\n`);
     return isOutOfMemory(e) ? 1 : 70;
   }
+}
+
+/** Where a program starts in a command's arguments: at `--`, or at the first word that is no option nor option value. */
+function programStart(args: readonly string[], valued: readonly string[]): number {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--' || !a.startsWith('-') || a === '-') return i;
+    if (a.startsWith('--') && !a.includes('=') && valued.includes(a.slice(2))) i++;
+  }
+  return -1;
 }

@@ -1,4 +1,5 @@
 /** Plain-text rendering of an analysis for terminals: a summary and a table of the top lines. */
+import { predictionAssumptions, predictionHeader } from './renderPrediction';
 import type { Analysis } from '../engine/analysis/analyze';
 import { WINDOW_NOTE, summarizeDevice, topLines, windowInWords } from '../engine/analysis/summary';
 import { formatBytes, formatPercent } from '../engine/text/format';
@@ -68,6 +69,8 @@ export function renderAnalysis(
   const devices = analysis.devices.filter((d) => options.device === undefined || d.device === options.device);
   out.push(`${name}`);
   out.push(`  layout: ${analysis.snapshot.layout}; devices: ${analysis.devices.map((d) => d.device).join(', ') || 'none'}`);
+  const prediction = analysis.snapshot.prediction;
+  if (prediction !== undefined) out.push(...predictionHeader(prediction));
   if (analysis.devices.length === 0) {
     out.push('  The snapshot holds no segments and no trace events: nothing was recorded.');
     return out.join('\n') + '\n';
@@ -107,5 +110,6 @@ export function renderAnalysis(
       out.push(`  ${cells.join(' ')}  ${placeText(l.file, l.line, places, base)}`);
     }
   }
+  if (prediction !== undefined) out.push(...predictionAssumptions(prediction));
   return out.join('\n') + '\n';
 }

@@ -14,6 +14,8 @@ export const ExitCode = {
   noGpu: 89,
   noRecordingApi: 90,
   oom: 91,
+  /** Predict VRAM cannot run in this environment (an `error` record says what is missing); the program did not run. */
+  predictUnavailable: 92,
   cancelled: 130,
 } as const;
 
@@ -43,6 +45,8 @@ export const ENVIRONMENT_PROBLEMS = [
   'cuda-unused',
   /** A notebook, and no IPython in the interpreter to run its cells in (nothing ran). */
   'no-ipython',
+  /** Predict VRAM cannot run here: no C++ compiler or no PyTorch headers for its native piece, or PyTorch too old. */
+  'predict-unavailable',
 ] as const;
 export type EnvironmentProblem = (typeof ENVIRONMENT_PROBLEMS)[number];
 
@@ -50,7 +54,7 @@ export const END_OUTCOMES = ['completed', 'exit', 'exception', 'oom', 'cancelled
 export type EndOutcome = (typeof END_OUTCOMES)[number];
 
 /** Why a snapshot is written (`dumping`, `dumped`, `dump-failed`). */
-export const DUMP_REASONS = ['end', 'oom', 'cancel'] as const;
+export const DUMP_REASONS = ['end', 'oom', 'cancel', 'program'] as const;
 export type DumpReason = (typeof DUMP_REASONS)[number];
 
 /** The form of `_record_memory_history` the bootstrap recorded with (`hello.api`). */
@@ -65,6 +69,17 @@ export type ProfileRecord =
       readonly cuda: string | null;
       readonly api: RecordingForm;
       readonly devices: number;
+      readonly snapshot: string;
+    })
+  | (RecordBase & {
+      /** A prediction started (Predict VRAM): the program runs on fake 'cuda' tensors for this GPU. */
+      readonly type: 'predicting';
+      readonly gpu: string;
+      readonly memory: number;
+      readonly capability: string;
+      readonly torch: string;
+      readonly python: string;
+      readonly data: string;
       readonly snapshot: string;
     })
   | (RecordBase & { readonly type: 'progress'; readonly t: number; readonly devices: readonly DeviceSample[] })
@@ -108,6 +123,7 @@ const isOneOf =
 /** Fields each record type must carry, with their checks; anything else is ignored. Its keys are every record type. */
 export const REQUIRED_FIELDS: Record<RecordType, Record<string, (v: unknown) => boolean>> = {
   hello: { torch: isString, api: isOneOf(RECORDING_FORMS), devices: isNumber },
+  predicting: { gpu: isString, memory: isNumber, torch: isString },
   progress: { t: isNumber, devices: (v) => Array.isArray(v) && v.every(isSample) },
   error: { code: isString, message: isString, advice: isString },
   notice: { code: isString, message: isString },

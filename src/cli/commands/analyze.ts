@@ -23,7 +23,7 @@ function selfCheckLine(d: SelfCheckDetails): string | undefined {
 }
 
 /** The replay's line for a device: its self-check, or why it does not apply to a window. */
-function allocatorLine(snapshot: Snapshot, device: number): string | undefined {
+export function allocatorLine(snapshot: Snapshot, device: number): string | undefined {
   if (allocatorOutOfWindow(snapshot, device) !== undefined) return 'no: the caching allocator replay needs the whole recording (run without --from/--to)';
   return selfCheckLine(new AllocatorStudy(snapshot, device).check());
 }

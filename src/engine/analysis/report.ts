@@ -3,6 +3,7 @@
  * (line numbers PyTorch writes as 2^64-1) are printed exactly, never rounded.
  */
 import type { LineNumber } from '../snapshot/model';
+import type { Prediction } from '../snapshot/prediction';
 import type { CellPlaces, PlacedLine } from '../paths/places';
 import { placeLine } from '../paths/places';
 import type { Analysis } from './analyze';
@@ -47,6 +48,8 @@ export interface DeviceReport {
 
 export interface AnalysisReport {
   layout: string;
+  /** Only for a predicted snapshot (Predict VRAM): the GPU it is for, what was assumed, whether it fits. */
+  predicted?: Prediction;
   /** Only when a window was loaded: what was asked for (times in microseconds after `originUs`). */
   window?: { axis: 'event' | 'time'; from?: number; to?: number; originUs?: number };
   devices: DeviceReport[];
@@ -79,9 +82,12 @@ export function toReport(analysis: Analysis, onlyDevice?: number, figures: Figur
       }),
     );
   const w = analysis.snapshot.window;
-  if (w === undefined) return { layout: analysis.snapshot.layout, devices };
+  const prediction = analysis.snapshot.prediction;
+  // A predicted snapshot says so, and for which GPU, in every report of it.
+  const predicted = prediction === undefined ? {} : { predicted: prediction };
+  if (w === undefined) return { layout: analysis.snapshot.layout, ...predicted, devices };
   const window = { axis: w.axis, ...(w.from === undefined ? {} : { from: w.from }), ...(w.to === undefined ? {} : { to: w.to }), ...(Number.isNaN(w.originUs) ? {} : { originUs: w.originUs }) };
-  return { layout: analysis.snapshot.layout, window, devices };
+  return { layout: analysis.snapshot.layout, ...predicted, window, devices };
 }
 
 function deviceWindow(analysis: Analysis, device: number, events: number): Pick<DeviceReport, 'window'> {

@@ -11,6 +11,7 @@ import { COST, WorkBudget, count } from '../base/workBudget';
 import { ACTION_BY_NAME, TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
 import type { Block, DeviceTrace, ExternalAnnotation, LoadWindow, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout, SnapshotProducer, SnapshotWindow } from './model';
 import { WindowCarry } from './window';
+import { readPrediction } from './prediction';
 import { NO_STACK, STACK_NOT_READ } from './model';
 import type { EntryFields, EntryFrames } from '../pickle/traceEntries';
 
@@ -308,11 +309,13 @@ export function snapshotFromPickle(root: unknown, sink: TraceSink = new TraceSin
   const snapshot = finish(table, history ? 'torch-2.0-history' : 'torch-2.1+', segments, traces, annotations, settings);
   const measured = readMeasuredDeviceMemory(table.budget, root.vram_lens);
   const producer = readProducer(root.vram_lens);
+  const prediction = readPrediction(root.vram_lens);
   const window = sink.snapshotWindow();
   return {
     ...snapshot,
     ...(measured ? { measuredDeviceMemory: measured } : {}),
     ...(producer ? { producer } : {}),
+    ...(prediction ? { prediction } : {}),
     ...(window ? { window } : {}),
     ...(sink.stacks ? {} : { stacksNotRead: true as const }),
   };

@@ -7,6 +7,8 @@
  * a few typed arrays rather than a million objects.
  */
 
+import type { Prediction } from './prediction';
+
 /** A source line number. `bigint` only for values beyond 2^53 (PyTorch sometimes writes 2^64-1). */
 export type LineNumber = number | bigint;
 
@@ -147,6 +149,8 @@ export interface MeasuredDeviceMemory {
 
 export interface Snapshot {
   readonly layout: SnapshotLayout;
+  /** Set when the snapshot is a prediction (Predict VRAM) rather than a recording: for which GPU, what was assumed. */
+  readonly prediction?: Prediction;
   readonly frames: readonly Frame[];
   /** Each stack is a list of frame indices, innermost first. */
   readonly stacks: readonly (readonly number[])[];

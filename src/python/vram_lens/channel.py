@@ -74,6 +74,13 @@ class Channel:
         """Recording has started (inside the program's first CUDA initialisation)."""
         self._send("hello", {"python": python, "torch": torch, "cuda": cuda, "api": api, "devices": devices, "snapshot": snapshot})
 
+    def predicting(self, gpu: str, memory: int, capability: str, torch: str, python: str, data: str, snapshot: str) -> None:
+        """A prediction has started (right after the program imported torch): the GPU it is for."""
+        self._send(
+            "predicting",
+            {"gpu": gpu, "memory": memory, "capability": capability, "torch": torch, "python": python, "data": data, "snapshot": snapshot},
+        )
+
     def progress(self, t: float, devices: list[DeviceSample]) -> None:
         """A sample of every GPU in use, `t` seconds after the start."""
         self._send("progress", {"t": t, "devices": devices})

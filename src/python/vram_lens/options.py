@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 USAGE = (
     "usage: python src/python/vram_lens --snapshot PATH [--channel ADDRESS] [--cancel-file PATH]\n"
     "       [--max-entries N] [--stacks python|all] [--interval SECONDS] [--per-rank] [--backward-lines on|off]\n"
+    "       [--predict-memory BYTES [--predict-gpu NAME] [--predict-capability X.Y] [--native-cache DIR]]\n"
     "       (--script PATH | --module NAME | --notebook PATH) [-- ARGS...]\n"
 )
 
@@ -36,6 +37,16 @@ class Options:
         self.module: str | None = None
         self.notebook: str | None = None  # an .ipynb: its code cells run in an IPython shell (notebookrun.py)
         self.args: tuple[str, ...] = ()  # the program's own arguments
+        # Predict VRAM (prediction.py): fake 'cuda' tensors and the snapshot this GPU would record.
+        self.predict_memory: int | None = None  # the GPU's memory in bytes; set: predict instead of recording
+        self.predict_gpu: str | None = None
+        self.predict_capability: tuple[int, int] = (8, 0)
+        self.predict_data = "fake"
+        self.native_cache: str | None = None  # where the prediction's native library is cached
+
+    @property
+    def predict(self) -> bool:
+        return self.predict_memory is not None
 
 
 def usage(message: str) -> NoReturn:
@@ -46,7 +57,7 @@ def usage(message: str) -> NoReturn:
 
 _VALUED = {
     "--snapshot", "--channel", "--cancel-file", "--max-entries", "--stacks", "--interval", "--backward-lines",
-    "--script", "--module", "--notebook",
+    "--script", "--module", "--notebook", "--predict-memory", "--predict-gpu", "--predict-capability", "--native-cache",
 }
 
 _STACKS: dict[str, Stacks] = {"python": "python", "all": "all"}
@@ -89,6 +100,19 @@ def parse(argv: list[str]) -> Options:
             if stacks is None:
                 usage("--stacks must be 'python' or 'all'")
             o.stacks = stacks
+        elif flag == "--predict-memory":
+            if not value.isdigit() or int(value) <= 0:
+                usage("--predict-memory must be a number of bytes")
+            o.predict_memory = int(value)
+        elif flag == "--predict-gpu":
+            o.predict_gpu = value
+        elif flag == "--predict-capability":
+            major, _, minor = value.partition(".")
+            if not major.isdigit() or not (minor or "0").isdigit():
+                usage("--predict-capability must be MAJOR.MINOR (8.0 for an A100, 9.0 for an H100)")
+            o.predict_capability = (int(major), int(minor or "0"))
+        elif flag == "--native-cache":
+            o.native_cache = os.path.abspath(value)
         elif flag == "--interval":
             try:
                 o.interval = max(0.02, float(value))

@@ -22,7 +22,7 @@ from .frames import strip_bootstrap_frames
 from .importhook import watch_torch_import
 from .notebookrun import NoIPythonError, notebook_folder, run_notebook
 from .options import Options, parse
-from .protocol import EXIT_CANCELLED, EXIT_EXCEPTION, EXIT_OOM
+from .protocol import EXIT_CANCELLED, EXIT_EXCEPTION, EXIT_OOM, EXIT_PREDICT_UNAVAILABLE
 from .recording import Torch
 from .session import Session, on_torch_imported
 
@@ -51,6 +51,8 @@ def main(argv: list[str]) -> int:
         os.register_at_fork(after_in_child=after_fork_in_child)
     ended = _Ended()
     _guard_os_exit(session, ended)
+    if options.predict and not _prepare_prediction(session):
+        return EXIT_PREDICT_UNAVAILABLE
     stop_sampler = _start_sampler(session)
     _install_cancel_handlers(session)
     session.import_hook = watch_torch_import(lambda torch: on_torch_imported(session, torch))
@@ -93,6 +95,20 @@ def main(argv: list[str]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     return code
+
+
+def _prepare_prediction(session: Session) -> bool:
+    """Predict VRAM: the native library for the program's torch, before the program (and torch) starts."""
+    from .nativecuda import PredictUnavailable
+    from .prediction import prepare
+
+    try:
+        session.prepared = prepare(session.options)
+    except PredictUnavailable as e:
+        session.report_problem("predict-unavailable", e.message, e.advice)
+        session.channel.end(outcome="exit", code=EXIT_PREDICT_UNAVAILABLE, snapshot=session.snapshot_path, recorded=False, t=session.elapsed())
+        return False
+    return True
 
 
 def _run_target(options: Options, held: list[object]) -> None:

@@ -19,6 +19,8 @@ from .snapshot import rank_path, take_snapshot, write_snapshot
 
 if TYPE_CHECKING:
     from .channel import DeviceSample
+    from .prediction import Prepared
+    from .predictor import Predictor
     from .protocol import DumpReason, Problem
     from .recording import RecordingForm
 
@@ -42,6 +44,8 @@ class Session:
         self.dumped_reason: DumpReason | None = None
         self.dumping = False
         self.cancelled = False
+        self.prepared: Prepared | None = None  # Predict VRAM: the native library prepared before the program ran
+        self.predictor: Predictor | None = None  # Predict VRAM: set once the prediction has started
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)
@@ -59,7 +63,10 @@ class Session:
             try:
                 data = take_snapshot(self.torch)
                 if self.module_ranges is not None and isinstance(data, dict):
-                    data["vram_lens"] = {"module_calls": self.module_ranges.module_calls()}
+                    ours = data.get("vram_lens")
+                    if not isinstance(ours, dict):
+                        ours = data["vram_lens"] = {}
+                    ours["module_calls"] = self.module_ranges.module_calls()
                 size = write_snapshot(data, self.snapshot_path)
                 self.dumped_reason = reason
                 self.channel.dumped(reason=reason, path=self.snapshot_path, bytes=size, seconds=round(time.monotonic() - began, 3))
@@ -69,11 +76,24 @@ class Session:
             finally:
                 self.dumping = False
 
+    def write_program_dump(self, data: object, path: str) -> None:
+        """Predict VRAM: the program's own `_dump_snapshot(path)`; raises as PyTorch would when it cannot write."""
+        with self.dump_lock:
+            self.channel.dumping(reason="program", t=self.elapsed())
+            began = time.monotonic()
+            size = write_snapshot(data, path)
+            self.dumped_reason = "program"
+            self.channel.dumped(reason="program", path=path, bytes=size, seconds=round(time.monotonic() - began, 3))
+
     def sample(self) -> list[DeviceSample]:
         """Memory of every GPU the program used, for the progress records (none before recording starts)."""
         devices: list[DeviceSample] = []
         if not self.recording or self.torch is None:
             return devices
+        predictor = self.predictor
+        if predictor is not None:  # a prediction: reserved memory is known only after the run (the placement)
+            return [{"index": 0, "allocated": predictor.block_bytes, "peakAllocated": predictor.block_peak,
+                     "reserved": predictor.block_bytes, "peakReserved": predictor.block_peak}]
         cuda = self.torch.cuda
         try:
             if not cuda.is_initialized():
@@ -111,6 +131,9 @@ class Session:
 
 def on_torch_imported(session: Session, torch: Torch) -> None:
     """Runs once `import torch` has finished, before the program's next line: no CUDA is touched here."""
+    if session.options.predict:
+        _start_prediction(session, torch)
+        return
     try:
         session.torch = torch
         version = getattr(torch, "__version__", "?")
@@ -151,6 +174,26 @@ def on_torch_imported(session: Session, torch: Torch) -> None:
         _watch_spawn(session, torch)
     except Exception as e:
         session.instrumentation_failed(e)
+
+
+def _start_prediction(session: Session, torch: Torch) -> None:
+    """Predict VRAM: the rest of the program runs on fake 'cuda' tensors (prediction.py). A prediction that cannot
+    start stops the program here, inside its `import torch`: without it, its first 'cuda' tensor would fail."""
+    from .nativecuda import PredictUnavailable
+    from .prediction import start
+    from .protocol import EXIT_PREDICT_UNAVAILABLE
+
+    session.torch = torch
+    try:
+        start(session, torch, session.prepared)
+    except PredictUnavailable as e:
+        session.report_problem("predict-unavailable", e.message, e.advice, torch=getattr(torch, "__version__", "?"))
+        raise SystemExit(EXIT_PREDICT_UNAVAILABLE)
+    if session.options.backward_lines:
+        try:
+            _instrument_backward(session, torch)
+        except Exception as e:
+            session.instrumentation_failed(e)
 
 
 def on_cuda_init(session: Session) -> None:

@@ -16,6 +16,18 @@ export interface RecordingOptions {
   readonly sampleIntervalMs: number;
   /** Backward on the calling thread and per-module backward ranges (PyTorch 2.0+); default on. */
   readonly backwardLines?: boolean;
+  /** Predict VRAM: run on fake 'cuda' tensors and write the snapshot this GPU would record, instead of recording. */
+  readonly predict?: PredictFor;
+}
+
+/** The GPU a prediction is for, and where the bootstrap caches the native piece it builds once per PyTorch. */
+export interface PredictFor {
+  readonly gpuName: string;
+  readonly memoryBytes: number;
+  /** CUDA compute capability, "8.0". */
+  readonly capability: string;
+  /** Outside every project (the extension's global storage; the CLI leaves it to the bootstrap's default). */
+  readonly nativeCache?: string;
 }
 
 /**
@@ -73,6 +85,7 @@ export function buildProfileCommand(
     String(Math.max(20, recording.sampleIntervalMs) / 1000),
     ...(recording.backwardLines === false ? ['--backward-lines', 'off'] : []),
     ...(distributed ? ['--per-rank'] : []),
+    ...(recording.predict ? predictOptions(recording.predict) : []),
   ];
   const target =
     config.target.kind === 'module' ? ['--module', config.target.name] : [config.target.kind === 'notebook' ? '--notebook' : '--script', config.target.path];
@@ -86,6 +99,18 @@ export function buildProfileCommand(
     ...config.args,
   ];
   return { command, args, cwd, env: mergeEnv(baseEnv, config.env), distributed };
+}
+
+function predictOptions(p: PredictFor): string[] {
+  return [
+    '--predict-memory',
+    String(Math.floor(p.memoryBytes)),
+    '--predict-gpu',
+    p.gpuName,
+    '--predict-capability',
+    p.capability,
+    ...(p.nativeCache !== undefined ? ['--native-cache', p.nativeCache] : []),
+  ];
 }
 
 /** The child's environment: the host's, then the configuration's (null removes), then unbuffered output. */

@@ -70,6 +70,14 @@ const ENVIRONMENT_EXIT: ReadonlyMap<number, { problem: EnvironmentProblem; headl
     },
   ],
   [
+    ExitCode.predictUnavailable,
+    {
+      problem: 'predict-unavailable' as const,
+      headline: 'Predict VRAM cannot run with this interpreter',
+      advice: 'It builds a small C++ library once per PyTorch version: it needs a C++ compiler and PyTorch 2.0 or newer with its headers.',
+    },
+  ],
+  [
     ExitCode.noRecordingApi,
     {
       problem: 'no-recording-api' as const,
