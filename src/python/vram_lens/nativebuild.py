@@ -54,7 +54,8 @@ def build(source: str, output: str, guard_only: bool) -> int:
     if not _headers_present():
         sys.stderr.write("PyTorch's C++ headers (c10/core/impl/FakeGuardImpl.h) are not installed with this PyTorch.\n")
         return EXIT_NO_HEADERS
-    tmp = tempfile.mkdtemp(prefix="vram-lens-native-")
+    os.makedirs(os.path.dirname(output), exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".build-", dir=os.path.dirname(output))  # beside it: the rename stays on one file system
     partial = os.path.join(tmp, os.path.basename(output))
     try:
         if os.name == "nt":
@@ -69,7 +70,6 @@ def build(source: str, output: str, guard_only: bool) -> int:
             command.insert(1, standard)
             done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if done.returncode == 0:
-                os.makedirs(os.path.dirname(output), exist_ok=True)
                 os.replace(partial, output)
                 return 0
             last = done.stdout.decode("utf-8", "replace")
@@ -98,7 +98,6 @@ def _build_windows(source: str, output: str, guard_only: bool, tmp: str) -> int:
         sys.stderr.write("%s: %s\n" % (type(e).__name__, e))
         return EXIT_COMPILE_FAILED
     library = built if isinstance(built, str) else os.path.join(tmp, "vram_lens_fakecuda.dll")
-    os.makedirs(os.path.dirname(output), exist_ok=True)
     shutil.copyfile(library, output)
     return 0
 

@@ -94,6 +94,8 @@ def start(session: Session, torch: Torch, prepared: Prepared | None) -> None:
         session.write_program_dump(data, os.path.abspath(path))
 
     fake = fake_module.FakeTensorMode(allow_non_fake_inputs=True)  # before the shims: it asks torch.cuda.is_available()
+    if hasattr(fake_module, "init_gpu_context"):  # it makes a real 'cuda' tensor for autograd's sake: there is no CUDA here
+        fake_module.init_gpu_context = lambda device: None
     install(torch, predictor, dump, window)
     _modules_keep_parameters(torch, fake_module.FakeTensor)
     _foreach_as_on_cuda(fake_module.FakeTensor)
