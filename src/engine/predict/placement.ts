@@ -131,7 +131,7 @@ export function placePrediction(root: unknown, capacity?: number): PlacedPredict
   const gpu = isDict(predicted.gpu) ? predicted.gpu : {};
   const memory = num(gpu.memory);
   if (memory === undefined || memory <= 0) throw new PredictionFormatError("vram_lens.predicted.gpu.memory is not the GPU's memory in bytes");
-  const traces = Array.isArray(root.device_traces) ? root.device_traces : [];
+  const traces: readonly PlainValue[] = Array.isArray(root.device_traces) ? (root.device_traces as readonly PlainValue[]) : [];
   const trace = Array.isArray(traces[0]) ? (traces[0] as readonly PlainValue[]) : [];
   const history = Array.isArray(predicted.history) ? predicted.history : [];
   const settings = recordedSettings(isDict(root.allocator_settings) ? root.allocator_settings : undefined, false);

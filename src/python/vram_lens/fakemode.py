@@ -66,7 +66,8 @@ class StackReader:
     def hides(self, filename: str) -> bool:
         known = self.cache.get(filename)
         if known is None:
-            known = filename.startswith("<frozen runpy") or filename.endswith(os.sep + "weakref.py") or is_own_file(filename) or filename.startswith(self.hidden)
+            known = (filename.startswith("<frozen runpy") or filename.endswith(os.sep + "weakref.py") or is_own_file(filename)
+                     or filename.startswith(self.hidden))
             self.cache[filename] = known
         return known
 
@@ -115,7 +116,6 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
     from torch.utils._python_dispatch import TorchDispatchMode
 
     fake_tensor = sys.modules["torch._subclasses.fake_tensor"]
-    FakeTensor = fake_tensor.FakeTensor
     Unsupported = fake_tensor.UnsupportedOperatorException
     DynamicShape = getattr(fake_tensor, "DynamicOutputShapeException", ())
     DataDependent = getattr(fake_tensor, "DataDependentOutputException", ())
@@ -406,7 +406,8 @@ def sdp_backend(torch: Torch, capability: tuple[int, int], args: Any, kwargs: An
     same_head = head == int(value.shape[-1]) == int(key.shape[-1])
     dims_ok = query.dim() == 4 and key.dim() == 4 and value.dim() == 4
     if flash_on and capability >= (8, 0) and half and mask is None and same_head and head % 8 == 0 and head <= 256 and dims_ok:
-        return SDP_FLASH, "PyTorch picks flash attention on this GPU for these inputs (no mask, %s, head size %d)" % (str(query.dtype).replace("torch.", ""), head)
+        dtype = str(query.dtype).replace("torch.", "")
+        return SDP_FLASH, "PyTorch picks flash attention on this GPU for these inputs (no mask, %s, head size %d)" % (dtype, head)
     if efficient_on and capability >= (5, 0) and dims_ok and head % 8 == 0 and query.dtype in (torch.float16, torch.bfloat16, torch.float32):
         return SDP_EFFICIENT, "PyTorch picks memory-efficient attention on this GPU for these inputs"
     return SDP_MATH, "PyTorch falls back to the math kernel for these inputs (it materialises the attention matrix)"

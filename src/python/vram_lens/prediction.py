@@ -181,4 +181,3 @@ def _compile_runs_eagerly(torch: Torch, predictor: Predictor) -> None:
         return model
 
     torch.compile = compile
-

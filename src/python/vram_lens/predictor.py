@@ -198,8 +198,8 @@ class Predictor:
                 return
             limit = max_entries if isinstance(max_entries, int) and max_entries > 0 else sys.maxsize
             self.recording = Recording(
-                context if context in ("all", "alloc", "state") else "all",
-                stacks if stacks in ("python", "all") else "all",
+                context if isinstance(context, str) and context in ("all", "alloc", "state") else "all",
+                stacks if isinstance(stacks, str) and stacks in ("python", "all") else "all",
                 limit,
             )
             if self.trace is None or clear:
@@ -297,4 +297,3 @@ def _segment_of(block: Block) -> dict[str, Any]:
 
 def _now() -> int:
     return int(time.time() * 1e6)
-

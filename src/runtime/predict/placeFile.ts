@@ -6,7 +6,6 @@
  */
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { decodePickle } from '../../engine/pickle/decoder';
-import type { PlainValue } from '../../engine/pickle/encoder';
 import { encodePickle } from '../../engine/pickle/encoder';
 import { placePrediction } from '../../engine/predict/placement';
 import type { PredictionPlacement } from '../../engine/snapshot/prediction';
@@ -24,7 +23,7 @@ export async function placePredictedFile(path: string): Promise<PlacedFile | und
   const predicted = typeof vramLens === 'object' && vramLens !== null ? (vramLens as Record<string, unknown>).predicted : undefined;
   if (typeof predicted === 'object' && predicted !== null && (predicted as Record<string, unknown>).placed === true) return undefined;
   const placed = placePrediction(root);
-  const bytes = encodePickle(placed.root as PlainValue);
+  const bytes = encodePickle(placed.root);
   const partial = `${path}.partial`;
   try {
     await writeFile(partial, bytes);
