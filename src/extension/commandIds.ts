@@ -12,6 +12,8 @@ export const Commands = {
   forgetPathMappings: 'vramLens.forgetPathMappings',
   openTimeline: 'vramLens.openTimeline',
   profile: 'vramLens.profile',
+  /** Profile VRAM without a GPU: the snapshot a chosen GPU would record (Predict VRAM...). */
+  predict: 'vramLens.predict',
   openSample: 'vramLens.openSample',
   runWorkload: 'vramLens.runWorkload',
   profileOnnx: 'vramLens.profileOnnx',
@@ -26,6 +28,8 @@ export const Commands = {
   loadRun: 'vramLens.runs.load',
   revealRunSnapshot: 'vramLens.runs.revealSnapshot',
   runAgain: 'vramLens.runs.runAgain',
+  /** Predicts a run (of the Runs view, or one that found no GPU) for a GPU the user picks. */
+  predictRun: 'vramLens.runs.predict',
   deleteRun: 'vramLens.runs.delete',
   /** Puts the cell that loads `%%vram` into the active notebook or on the clipboard. */
   recordInKernel: 'vramLens.recordInKernel',

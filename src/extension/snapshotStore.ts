@@ -110,7 +110,9 @@ export class SnapshotStore implements vscode.Disposable {
             },
           );
           // What ran it: as the caller knows it (a run just made), else as the snapshot says (a VRAM Lens run saved to a file).
-          const loaded = new LoadedSnapshot(`s${++this.counter}`, label, uri, request.origin ?? 'file', worker, info, request.ranOn ?? info.producer?.provider);
+          // A prediction says so, and for which GPU, wherever its label shows (summary, hover, status bar, compare, What If).
+          const shownLabel = info.prediction ? `${label} (predicted for ${info.prediction.gpu.name})` : label;
+          const loaded = new LoadedSnapshot(`s${++this.counter}`, shownLabel, uri, request.origin ?? 'file', worker, info, request.ranOn ?? info.producer?.provider);
           this.snapshots.set(loaded.id, loaded);
           if (request.makeActive !== false) this.activeId = loaded.id;
           this.changed.fire();

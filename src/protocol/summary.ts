@@ -9,6 +9,7 @@ import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
 import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
 import type { CellPlaces } from '../engine/paths/places';
+import type { Prediction } from '../engine/snapshot/prediction';
 import type { WindowSummary } from '../engine/analysis/summary';
 import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
@@ -88,6 +89,14 @@ export interface SummaryModel {
   readonly advice: SummaryAdvice;
   /** The notebook cells of recorded cell files: their lines are named by cell ("train.ipynb, cell 7, line 3"). */
   readonly places?: CellPlaces;
+  /** Set for a predicted snapshot: the GPU, whether the run fits, and what was assumed (each line a link when mapped). */
+  readonly prediction?: SummaryPrediction;
+}
+
+/** A prediction as the summary shows it: the snapshot's, with which assumption lines are on this machine. */
+export interface SummaryPrediction extends Prediction {
+  /** The assumptions' recorded files found on this machine (their lines are links). */
+  readonly mapped: readonly string[];
 }
 
 /**

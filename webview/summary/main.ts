@@ -7,7 +7,17 @@ import type { LineFigureSpec } from '../../src/engine/analysis/lineFigures';
 import { FIGURE } from '../../src/engine/analysis/lineFigures';
 import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
-import type { HostToSummary, SummaryAdvice, SummaryAllocator, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import type {
+  HostToSummary,
+  SummaryAdvice,
+  SummaryAllocator,
+  SummaryDevice,
+  SummaryFinding,
+  SummaryLine,
+  SummaryModel,
+  SummaryPrediction,
+  SummaryToHost,
+} from '../../src/protocol/summary';
 import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
 import { openLine } from '../../src/protocol/openLine';
 import type { CellPlaces } from '../../src/engine/paths/places';
@@ -218,6 +228,46 @@ function renderAdvice(advice: SummaryAdvice, device: number): HTMLElement | unde
   return section;
 }
 
+/** A predicted snapshot: for which GPU, whether the run fits it, and what the prediction assumed, line by line. */
+function renderPrediction(p: SummaryPrediction): HTMLElement {
+  const section = el('section', 'prediction');
+  section.id = 'prediction';
+  section.append(el('h2', undefined, `Predicted for ${p.gpu.name}`));
+  const data = p.data === 'cpu' ? 'real data on the CPU' : 'fake tensors (shapes and dtypes, no data, no computation)';
+  section.append(
+    el(
+      'p',
+      'muted',
+      `Not recorded on a GPU: the program ran on ${data} with PyTorch ${p.torch} (Python ${p.python}), and the caching allocator was replayed for a GPU of ${formatBytes(p.gpu.memoryBytes)} (${p.gpu.memoryBytes.toLocaleString('en-US')} bytes, compute capability ${p.gpu.capability}).`,
+    ),
+  );
+  const grid = el('dl', 'stats');
+  const placement = p.placement;
+  if (placement === undefined) stat(grid, 'Fits', 'unknown: the snapshot was not placed by the caching allocator');
+  else if (placement.fits) stat(grid, 'Fits', `yes: peak reserved ${formatBytes(placement.peakReservedBytes)} of ${formatBytes(p.gpu.memoryBytes)}`);
+  else {
+    const oom = placement.oom;
+    const asked = oom ? `: asks ${formatBytes(oom.requestedBytes)} with ${formatBytes(oom.reservedBytes)} reserved` : '';
+    stat(grid, 'Fits', `no, it runs out of memory${asked}; it needs ${formatBytes(placement.neededReservedBytes)} reserved`, undefined, true);
+  }
+  section.append(grid);
+  if (p.assumptions.length === 0) {
+    section.append(el('p', 'muted', 'Nothing was assumed: no value was read from tensor data and every size followed from shapes.'));
+    return section;
+  }
+  section.append(el('p', undefined, `What the prediction could not know (${p.assumptions.length}):`));
+  const list = el('ul', 'assumptions');
+  for (const a of p.assumptions) {
+    const item = el('li');
+    if (a.filename !== '') item.append(lineRef(a.filename, String(a.line), p.mapped.includes(a.filename)), ' ');
+    item.append(el('span', undefined, a.message));
+    if (a.count > 1) item.append(el('span', 'muted', ` (${a.count.toLocaleString('en-US')} times)`));
+    list.append(item);
+  }
+  section.append(list);
+  return section;
+}
+
 function render(model: SummaryModel): void {
   places = model.places ?? {};
   const header = el('header');
@@ -235,6 +285,7 @@ function render(model: SummaryModel): void {
   header.append(actions);
 
   const parts: HTMLElement[] = [header];
+  if (model.prediction) parts.push(renderPrediction(model.prediction));
   if (model.devices.length === 0) {
     parts.push(el('p', 'muted', 'This snapshot holds no segments and no trace events: nothing was recorded.'));
   } else {

@@ -1,4 +1,5 @@
 /** What one snapshot worker holds: the model and its analysis under the current filter. */
+import type { Prediction } from '../snapshot/prediction';
 import type { Analysis } from '../analysis/analyze';
 import { analyzeSnapshot } from '../analysis/analyze';
 import { advise } from '../advice/advise';
@@ -32,6 +33,8 @@ export interface SnapshotInfo {
   readonly hasTimes: boolean;
   /** Set when VRAM Lens wrote the snapshot from a run of its own (what it ran on). */
   readonly producer?: SnapshotProducer;
+  /** Set when the snapshot is a prediction (Predict VRAM): for which GPU, whether it fits, what was assumed. */
+  readonly prediction?: Prediction;
 }
 
 export class SnapshotSession {
@@ -123,6 +126,7 @@ export class SnapshotSession {
       externalAnnotations: this.snapshot.externalAnnotations.length,
       hasTimes: this.snapshot.traces.some((t) => t.length > 0 && !Number.isNaN(t.timeUs[0])),
       ...(this.snapshot.producer ? { producer: this.snapshot.producer } : {}),
+      ...(this.snapshot.prediction ? { prediction: this.snapshot.prediction } : {}),
     };
   }
 

@@ -38,7 +38,9 @@ export class SnapshotStatusBar extends DisposableOwner {
     }
     const device = active.deviceSummary();
     const hidden = this.annotator.isHidden;
-    this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · ${deviceShortName(active.device, active.ranOn)}${hidden ? ' (hidden)' : ''}`;
+    const prediction = active.info.prediction;
+    const on = prediction ? `predicted for ${prediction.gpu.name}` : deviceShortName(active.device, active.ranOn);
+    this.item.text = `$(pulse) ${device ? formatBytes(device.peakBytes) : '?'} peak · ${on}${hidden ? ' (hidden)' : ''}`;
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown('**VRAM Lens** active snapshot\n\n');
     tooltip.appendText(active.label);
@@ -46,7 +48,8 @@ export class SnapshotStatusBar extends DisposableOwner {
       tooltip.appendMarkdown('\n\n');
       const places = this.annotator.state?.snapshot === active ? this.annotator.state.places : undefined;
       const where = device.peakLine ? ` at ${lineLabel(device.peakLine.file, device.peakLine.line, places)}` : '';
-      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${deviceLongName(device.device, active.ranOn)}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
+      const gpu = prediction ? `a predicted ${prediction.gpu.name}` : deviceLongName(device.device, active.ranOn);
+      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${gpu}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
       if (device.oomCount > 0) tooltip.appendText(`; ${device.oomCount} out-of-memory event${device.oomCount === 1 ? '' : 's'}`);
       const breakdown = peakBreakdownLines(device.peakBreakdown, device.peakBytes);
       if (breakdown.length > 0) tooltip.appendMarkdown(`\n\nHeld at the peak besides lines of your code:\n\n${breakdown.join('\n')}`);

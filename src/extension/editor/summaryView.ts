@@ -109,6 +109,9 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
   });
   return {
     label: snapshot.label,
+    ...(snapshot.info.prediction
+      ? { prediction: { ...snapshot.info.prediction, mapped: [...new Set(snapshot.info.prediction.assumptions.map((a) => a.filename))].filter(mapped) } }
+      : {}),
     path: snapshot.uri?.scheme === 'file' ? snapshot.uri.fsPath : snapshot.uri?.toString(),
     layout: snapshot.info.layout,
     byteLength: snapshot.info.byteLength,

@@ -1,5 +1,5 @@
 /**
- * A single "Profile VRAM" lens per Python file that uses torch: on `if __name__ == "__main__":`
+ * A "Profile VRAM" and a "Predict VRAM" lens per Python file that uses torch: on `if __name__ == "__main__":`
  * (default) or on the first line (`vramLens.profile.codeLens`: "mainGuard" | "fileTop" | "off").
  */
 import * as vscode from 'vscode';
@@ -37,6 +37,12 @@ export class ProfileCodeLensProvider extends DisposableOwner implements vscode.C
         title: '$(pulse) Profile VRAM',
         tooltip: 'Run this file under PyTorch memory recording and annotate it (VRAM Lens)',
         command: Commands.profile,
+        arguments: [document.uri],
+      }),
+      new vscode.CodeLens(range, {
+        title: '$(telescope) Predict VRAM',
+        tooltip: 'Predict this file\'s GPU memory for a GPU you choose, without a GPU (VRAM Lens)',
+        command: Commands.predict,
         arguments: [document.uri],
       }),
     ];

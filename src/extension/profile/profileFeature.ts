@@ -19,6 +19,8 @@ import { RunHistory } from './runHistory';
 import type { RunNode } from './runsView';
 import { RunsTreeProvider } from './runsView';
 import { openSample } from './samples';
+import { pickGpu } from './gpuPicker';
+import type { GpuModel } from '../../engine/predict/gpus';
 import { notificationText } from '../../engine/text/plainText';
 import { errorMessage } from '../../engine/base/errors';
 
@@ -52,6 +54,21 @@ export function profileFeature(services: Services): void {
       if (!target) return undefined;
       return profiler.profile(target.configuration, target.resource);
     }),
+    vscode.commands.registerCommand(Commands.predict, async (arg?: unknown): Promise<ProfileResult | undefined> => {
+      const target = await chooseConfiguration(arg instanceof vscode.Uri ? arg : undefined, log, 'predict');
+      if (!target) return undefined;
+      const gpu = await pickGpu(context.workspaceState);
+      if (!gpu) return undefined;
+      return profiler.profile(target.configuration, target.resource, gpu);
+    }),
+    vscode.commands.registerCommand(Commands.predictRun, async (arg?: RunNode | string): Promise<ProfileResult | undefined> => {
+      const run = runOf(arg);
+      if (!run) return undefined;
+      const gpu = await pickGpu(context.workspaceState);
+      if (!gpu) return undefined;
+      const file = targetFile(run.configuration);
+      return profiler.profile(run.configuration, file !== undefined ? vscode.Uri.file(file) : undefined, gpu);
+    }),
     vscode.commands.registerCommand(Commands.cancelProfile, () => profiler.cancel()),
     vscode.commands.registerCommand(Commands.showProfileOutput, () => output.show()),
     vscode.commands.registerCommand(Commands.openSample, (which?: string) => openSample(context.extensionUri, which)),
@@ -71,7 +88,10 @@ export function profileFeature(services: Services): void {
       if (!run) return undefined;
       const c = run.configuration;
       const file = targetFile(c);
-      return profiler.profile(c, file !== undefined ? vscode.Uri.file(file) : undefined);
+      // A prediction runs again as a prediction for the same GPU.
+      const p = run.predicted;
+      const gpu: GpuModel | undefined = p && { id: p.gpu.toLowerCase().replace(/\s+/g, '-'), name: p.gpu, memoryBytes: p.memoryBytes, capability: p.capability };
+      return profiler.profile(c, file !== undefined ? vscode.Uri.file(file) : undefined, gpu);
     }),
     vscode.commands.registerCommand(Commands.deleteRun, async (arg?: RunNode | string) => {
       const run = runOf(arg);
@@ -95,7 +115,7 @@ interface Target {
  * From the editor title or a lens (a file given): the configuration that runs that file, else the file
  * with no arguments. From the palette: the active Python file, or a pick among the configurations.
  */
-async function chooseConfiguration(file: vscode.Uri | undefined, log: vscode.LogOutputChannel): Promise<Target | undefined> {
+async function chooseConfiguration(file: vscode.Uri | undefined, log: vscode.LogOutputChannel, verb: 'profile' | 'predict' = 'profile'): Promise<Target | undefined> {
   const editor = vscode.window.activeTextEditor?.document;
   // The active Python file, or the active notebook (its cells' editors are not files: the notebook is).
   const notebook = vscode.window.activeNotebookEditor?.notebook.uri;
@@ -109,7 +129,7 @@ async function chooseConfiguration(file: vscode.Uri | undefined, log: vscode.Log
   for (const problem of list.problems) log.warn(`Profile configuration skipped: ${problem}`);
   if (file) {
     if (file.scheme !== 'file') {
-      void vscode.window.showWarningMessage('VRAM Lens: save the file to disk before profiling it.');
+      void vscode.window.showWarningMessage(`VRAM Lens: save the file to disk before ${verb === 'predict' ? 'predicting' : 'profiling'} it.`);
       return undefined;
     }
     return { configuration: configurationForFile(list.configurations, file) ?? fileConfiguration(file.fsPath), resource: file };
@@ -117,7 +137,7 @@ async function chooseConfiguration(file: vscode.Uri | undefined, log: vscode.Log
   if (list.configurations.length === 0) {
     if (activeFile) return { configuration: fileConfiguration(activeFile.fsPath), resource: activeFile };
     void vscode.window.showWarningMessage(
-      'VRAM Lens: open a Python file to profile, or describe a run in vramLens.profile.configurations (or launch.json).',
+      `VRAM Lens: open a Python file to ${verb}, or describe a run in vramLens.profile.configurations (or launch.json).`,
     );
     return undefined;
   }
@@ -140,6 +160,6 @@ async function chooseConfiguration(file: vscode.Uri | undefined, log: vscode.Log
       target: { configuration, resource },
     });
   }
-  const picked = await vscode.window.showQuickPick(items, { title: 'VRAM Lens: what to profile?', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, { title: `VRAM Lens: what to ${verb}?`, matchOnDetail: true });
   return picked?.target;
 }

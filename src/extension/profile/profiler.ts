@@ -34,6 +34,8 @@ import type { RunHistory } from './runHistory';
 import { notificationText } from '../../engine/text/plainText';
 import { errorMessage, userMessage } from '../../engine/base/errors';
 import { snapshotLoadMessage } from '../../engine/decode/errors';
+import type { GpuModel } from '../../engine/predict/gpus';
+import { placeDumpedFiles } from '../../runtime/predict/predictRun';
 
 /** What `vramLens.profile` resolves to (tests read it; the UI does not need it). */
 export interface ProfileResult {
@@ -97,9 +99,9 @@ export class Profiler extends DisposableOwner {
    * Profiles one run: checks it may start, resolves the interpreter and the configuration, prepares the
    * run's folder and command, runs it with progress, then records the run and loads its snapshot.
    */
-  async profile(configuration: ProfileConfiguration, resource: vscode.Uri | undefined): Promise<ProfileResult | undefined> {
+  async profile(configuration: ProfileConfiguration, resource: vscode.Uri | undefined, predictFor?: GpuModel): Promise<ProfileResult | undefined> {
     if (!(await this.mayStart(configuration))) return undefined;
-    const prepared = await this.prepare(configuration, resource);
+    const prepared = await this.prepare(configuration, resource, predictFor);
     if (!prepared) return undefined;
     const ran = await this.runWithProgress(prepared);
     if (!ran) {
@@ -130,7 +132,7 @@ export class Profiler extends DisposableOwner {
   }
 
   /** The interpreter, the settings applied to the configuration, the run's folder and its command (undefined: refused, said why). */
-  private async prepare(configuration: ProfileConfiguration, resource: vscode.Uri | undefined): Promise<PreparedRun | undefined> {
+  private async prepare(configuration: ProfileConfiguration, resource: vscode.Uri | undefined, predictFor: GpuModel | undefined): Promise<PreparedRun | undefined> {
     const interpreter = await resolveInterpreter(resource, configuration.python, this.services.log);
     const settings = profileSettings();
     const nproc = configuration.nprocPerNode ?? settings.nprocPerNode;
@@ -138,7 +140,14 @@ export class Profiler extends DisposableOwner {
     const id = newRunId(new Date());
     const folder = this.history.folderFor(id);
     const cwd = configuration.cwd ?? defaultCwd(configuration, resource);
-    const recording = recordingOptions(settings);
+    // A prediction caches the native piece it builds once per PyTorch in the extension's storage, outside every project.
+    const predict = predictFor && {
+      gpuName: predictFor.name,
+      memoryBytes: predictFor.memoryBytes,
+      capability: predictFor.capability,
+      nativeCache: path.join(this.services.context.globalStorageUri.fsPath, 'predict'),
+    };
+    const recording = { ...recordingOptions(settings), ...(predict ? { predict } : {}) };
     const channel = channelAddress(id);
     const cancelFile = path.join(folder, 'cancel');
     const snapshot = path.join(folder, 'snapshot.pickle');
@@ -167,7 +176,13 @@ export class Profiler extends DisposableOwner {
     const startedAt = Date.now();
     const progressState = new RunProgress();
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `VRAM Lens: profiling ${notificationText(configuration.name)}`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: prepared.recording.predict
+          ? `VRAM Lens: predicting ${notificationText(configuration.name)} for ${notificationText(prepared.recording.predict.gpuName)}`
+          : `VRAM Lens: profiling ${notificationText(configuration.name)}`,
+        cancellable: true,
+      },
       async (progress, token) => {
         const refresh = () => {
           const text = progressState.text();
@@ -215,6 +230,19 @@ export class Profiler extends DisposableOwner {
     const { configuration } = prepared;
     const outcome = classifyOutcome(result);
     this.output.appendLine(`■ ${configuration.name} ${outcome.headline}${exitText(result)} after ${(result.durationMs / 1000).toFixed(1)} s`);
+    const predict = prepared.recording.predict;
+    if (predict) {
+      // The bootstrap's provisional files, placed on the GPU by the caching allocator's replay before they are read.
+      const { files, failures } = await placeDumpedFiles(result.records);
+      for (const f of files) {
+        const p = f.placement;
+        this.output.appendLine(`[VRAM Lens] ${f.path}: ${p.fits ? `fits ${predict.gpuName}, peak reserved ${formatBytes(p.peakReservedBytes)}` : `does not fit ${predict.gpuName}: it needs ${formatBytes(p.neededReservedBytes)} reserved`}`);
+      }
+      for (const f of failures) {
+        this.services.log.error(`placing the prediction ${f.path}: ${f.message}`);
+        this.output.appendLine(`[VRAM Lens] ${f.path}: the prediction could not be placed on the GPU (${f.message})`);
+      }
+    }
     const snapshots = snapshotFiles(result, prepared.snapshot, configuration.nprocPerNode ?? 1);
     let run: RunRecord = {
       id: prepared.id,
@@ -227,8 +255,9 @@ export class Profiler extends DisposableOwner {
       outcome: { kind: outcome.kind, headline: outcome.headline, exitCode: result.exitCode },
       peakBytes: live.summary.peakAllocated > 0 ? live.summary.peakAllocated : undefined,
       snapshots,
-      recording: prepared.recording,
+      recording: { maxEntries: prepared.recording.maxEntries, stacks: prepared.recording.stacks },
       torch: ran.torch,
+      ...(predict ? { predicted: { gpu: predict.gpuName, memoryBytes: predict.memoryBytes, capability: predict.capability } } : {}),
     };
     await this.history.put(run);
 
@@ -265,7 +294,15 @@ export class Profiler extends DisposableOwner {
 
   private announce(run: RunRecord, outcome: RunOutcome, loaded: LoadedSnapshot | undefined): void {
     const name = run.configuration.name;
-    const parts = [outcomeSentence(name, outcome)];
+    const parts = [run.predicted ? `Predicted for ${run.predicted.gpu}: ${outcomeSentence(name, outcome)}` : outcomeSentence(name, outcome)];
+    const placement = loaded?.info.prediction?.placement;
+    if (placement && run.predicted) {
+      parts.push(
+        placement.fits
+          ? `It fits: peak reserved ${formatBytes(placement.peakReservedBytes)} of ${formatBytes(run.predicted.memoryBytes)}.`
+          : `It does not fit: it runs out of memory and needs ${formatBytes(placement.neededReservedBytes)} reserved.`,
+      );
+    }
     if (run.peakBytes !== undefined) {
       const where = run.peakLine ? ` at ${vscode.workspace.asRelativePath(run.peakLine.file)}:${run.peakLine.line}` : '';
       parts.push(`Peak ${formatBytes(run.peakBytes)}${where}.`);
@@ -277,6 +314,9 @@ export class Profiler extends DisposableOwner {
     const actions: string[] = [];
     if (loaded) actions.push('Open Timeline');
     if (run.snapshots.length > 0) actions.push('Reveal Snapshot File');
+    // No usable CUDA device here: the same run can be predicted for a GPU instead.
+    const noGpu = outcome.kind === 'environment' && (outcome.problem === 'no-cuda-build' || outcome.problem === 'no-gpu');
+    if (noGpu) actions.push('Predict VRAM...');
     if (outcome.kind === 'environment' || outcome.kind === 'failed-to-start') actions.push('Select Interpreter');
     actions.push('Run Again');
     // The program's name, exception text and peak file are the program's words: plain text, no links.
@@ -302,6 +342,9 @@ export class Profiler extends DisposableOwner {
           break;
         case 'Run Again':
           await vscode.commands.executeCommand(Commands.runAgain, run.id);
+          break;
+        case 'Predict VRAM...':
+          await vscode.commands.executeCommand(Commands.predictRun, run.id);
           break;
       }
     });

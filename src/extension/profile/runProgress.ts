@@ -20,6 +20,10 @@ export class RunProgress {
         this.torch = record.torch;
         this.phase = 'running';
         return true;
+      case 'predicting':
+        this.torch = record.torch;
+        this.phase = 'running';
+        return true;
       case 'progress':
         this.live.update(record);
         return true;

@@ -58,7 +58,7 @@ export class RunsTreeProvider extends DisposableOwner implements vscode.TreeData
     const item = new vscode.TreeItem(run.configuration.name, several ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = run.id;
     const active = run.snapshots.some((s) => this.isActive(s.path));
-    const parts = [run.outcome.headline];
+    const parts = [run.predicted ? `predicted for ${run.predicted.gpu}: ${run.outcome.headline}` : run.outcome.headline];
     if (run.peakBytes !== undefined) parts.push(`peak ${formatBytes(run.peakBytes)}`);
     parts.push(new Date(run.startedAt).toLocaleString());
     item.description = `${active ? '● ' : ''}${parts.join(' · ')}`;
@@ -99,6 +99,7 @@ function runTooltip(run: RunRecord): vscode.MarkdownString {
   ];
   if (c.nprocPerNode && c.nprocPerNode > 1) rows.push(['Processes', `torchrun, ${c.nprocPerNode} per node`]);
   if (run.torch) rows.push(['PyTorch', run.torch]);
+  if (run.predicted) rows.push(['Predicted for', `${run.predicted.gpu} (${run.predicted.memoryBytes.toLocaleString('en-US')} bytes, compute capability ${run.predicted.capability})`]);
   if (run.peakBytes !== undefined) rows.push(['Peak', formatBytes(run.peakBytes)]);
   if (run.peakLine) rows.push(['Peak at', `${path.basename(run.peakLine.file)}:${run.peakLine.line}`]);
   for (const [k, v] of rows) md.appendMarkdown(`${k}: \`${v.replace(/`/g, "'")}\`  \n`);

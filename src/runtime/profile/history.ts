@@ -30,6 +30,8 @@ export interface RunRecord {
   readonly snapshots: readonly RunSnapshotFile[];
   readonly recording: { readonly maxEntries: number; readonly stacks: string };
   readonly torch?: string;
+  /** Set for a prediction (Predict VRAM): the GPU it was for; Run Again predicts for it again. */
+  readonly predicted?: { readonly gpu: string; readonly memoryBytes: number; readonly capability: string };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
