@@ -10,7 +10,8 @@ first and tells the Predictor (predictor.py) what the GPU's caching allocator wo
 - autograd treats fake tensors as a tensor subclass, and for subclasses it sums gradients and runs some backward
   formulas (`zeros().scatter_add_()`) out of place: those are done in place here, as for plain CUDA tensors;
 - under `inference_mode`, composite operations (einsum) reach this mode whole: they are decomposed as CUDA would;
-- `scaled_dot_product_attention` picks its kernel (flash, memory-efficient, math) as PyTorch does on that GPU;
+- `scaled_dot_product_attention` picks its kernel (flash, memory-efficient, math) as PyTorch does on that GPU
+  (`attention_as_on_the_gpu`: PyTorch asks the device before the dispatcher sees a fake tensor);
 - values read from data (`.item()`, `bool(t)`) and data-dependent sizes (`nonzero`, boolean masks, `unique`) are
   assumed, and each assumption is named on the line that needed it (`Predictor.assume`);
 - an operation with no fake implementation (a custom CUDA or Triton kernel) stops the run, naming it.
@@ -142,7 +143,6 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
     record_exit = getattr(torch.ops.profiler, "_record_function_exit", None)
     composite_key = "CompositeImplicitAutograd"
     has_kernel = getattr(torch._C, "_dispatch_has_kernel_for_dispatch_key", None)
-    sdpa_choice = getattr(aten, "_fused_sdp_choice", None)
     amp_check = getattr(aten, "_amp_foreach_non_finite_check_and_unscale_", None)
     amp_update = getattr(aten, "_amp_update_scale_", None)
     local_scalar = aten._local_scalar_dense.default
@@ -185,8 +185,6 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
                 if name is not None:
                     predictor.annotate("END", name)
                 return func(*args, **kwargs)
-            if sdpa_choice is not None and packet is sdpa_choice:
-                return self.sdp_choice(*args, **kwargs)
             if (has_kernel is not None and func.namespace == "aten" and packet not in index
                     and has_kernel(func.name(), composite_key)):
                 with self:  # a composite op reached us whole (inference_mode): its parts go through us, as on CUDA
@@ -317,7 +315,10 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
                 if known is not None:
                     set_value(out, known)
             elif amp_check is not None and packet is amp_check:
-                return  # assumed finite: found_inf keeps its value (0), the gradients are unscaled
+                # assumed finite: found_inf keeps its value (0), the gradients are unscaled, the step runs
+                predictor.assume("value", stacks.user_frame(4), "GradScaler: assumed the gradients are finite (no inf or NaN), "
+                                 "so the optimizer step runs and the scale grows as PyTorch grows it")
+                return
             elif amp_update is not None and packet is amp_update:
                 self.update_scale(args)
             elif isinstance(packet, object) and str(func).endswith("_") and args and isinstance(args[0], torch.Tensor):
@@ -338,11 +339,6 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
                     count, current = 0, current * growth
                 set_value(tracker, count)
                 set_value(scale, current)
-
-        def sdp_choice(self, *args: Any, **kwargs: Any) -> int:
-            choice, why = sdp_backend(torch, predictor.gpu.capability, args, kwargs)
-            predictor.assume("sdpa", stacks.user_frame(3), "scaled_dot_product_attention: %s" % why)
-            return choice
 
         def index_with_mask(self, func: Any, args: Any, kwargs: Any) -> Any:
             """x[mask]: every element assumed selected (the most memory a mask can take)."""
@@ -390,6 +386,33 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
                 "one with torch.library.register_fake, then predict again. (%s)" % (name, str(error)[:300]))
 
     return PredictionMode()
+
+
+def attention_as_on_the_gpu(torch: Torch, predictor: Predictor) -> None:
+    """`scaled_dot_product_attention` on 'cuda' tensors takes the kernel PyTorch takes on the chosen GPU (its
+    fused kernels' own outputs: the logsumexp of flash and memory-efficient attention), and says which."""
+    functional = torch.nn.functional
+    original = functional.scaled_dot_product_attention
+    aten = torch.ops.aten
+    stacks = StackReader(torch)
+
+    def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
+                                     is_causal: bool = False, scale: Any = None, **more: Any) -> Any:
+        if not all(isinstance(t, torch.Tensor) and t.device.type == "cuda" for t in (query, key, value)) or more.get("enable_gqa"):
+            return original(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale, **more)
+        choice, why = sdp_backend(torch, predictor.gpu.capability, (query, key, value, attn_mask), {})
+        predictor.assume("sdpa", stacks.user_frame(1), "scaled_dot_product_attention: %s" % why)
+        if choice == SDP_FLASH:
+            return aten._scaled_dot_product_flash_attention(query, key, value, dropout_p, is_causal, False, scale=scale)[0]
+        if choice == SDP_EFFICIENT:
+            need_lse = bool(query.requires_grad or key.requires_grad or value.requires_grad) and torch.is_grad_enabled()
+            bias = attn_mask
+            if bias is not None and bias.dtype == torch.bool:  # as convert_boolean_attn_mask: 0 where kept, -inf elsewhere
+                bias = torch.zeros_like(bias, dtype=query.dtype).masked_fill_(bias.logical_not(), float("-inf"))
+            return aten._scaled_dot_product_efficient_attention(query, key, value, bias, need_lse, dropout_p, is_causal, scale=scale)[0]
+        return original(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale, **more)
+
+    functional.scaled_dot_product_attention = scaled_dot_product_attention
 
 
 def sdp_backend(torch: Torch, capability: tuple[int, int], args: Any, kwargs: Any) -> tuple[int, str]:

@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from . import nativecuda
-from .fakemode import make_mode
+from .fakemode import attention_as_on_the_gpu, make_mode
 from .fakecudaapi import install
 from .nativecuda import NativeLibrary, PredictUnavailable
 from .predictor import Gpu, Predictor
@@ -93,13 +93,14 @@ def start(session: Session, torch: Torch, prepared: Prepared | None) -> None:
     def dump(data: object, path: str) -> None:
         session.write_program_dump(data, os.path.abspath(path))
 
-    fake = fake_module.FakeTensorMode(allow_non_fake_inputs=True)  # before the shims: it asks torch.cuda.is_available()
+    fake = _fake_mode_class(fake_module)(allow_non_fake_inputs=True)  # before the shims: it asks torch.cuda.is_available()
     if hasattr(fake_module, "init_gpu_context"):  # it makes a real 'cuda' tensor for autograd's sake: there is no CUDA here
         fake_module.init_gpu_context = lambda device: None
     install(torch, predictor, dump, window)
     _modules_keep_parameters(torch, fake_module.FakeTensor)
     _foreach_as_on_cuda(fake_module.FakeTensor)
     _compile_runs_eagerly(torch, predictor)
+    attention_as_on_the_gpu(torch, predictor)
     mode = make_mode(torch, predictor)
     predictor.record_history("all", "all", options.stacks, options.max_entries, True)
     predictor.program_records = False
@@ -108,6 +109,18 @@ def start(session: Session, torch: Torch, prepared: Prepared | None) -> None:
     session.recording = True
     session.channel.predicting(gpu=gpu.name, memory=gpu.memory, capability="%d.%d" % gpu.capability, torch=version,
                                python=sys.version.split()[0], data=options.predict_data, snapshot=session.snapshot_path)
+
+
+def _fake_mode_class(fake_module: Any) -> Any:
+    """FakeTensorMode that never runs a real operation on a 'cuda' device: its constant propagation would, since
+    torch.cuda.is_available() now says yes (a BatchNorm's counter moved to 'cuda' is a constant)."""
+
+    class PredictionFakeTensorMode(fake_module.FakeTensorMode):  # type: ignore[misc]
+        @property
+        def avoid_device_init(self) -> bool:
+            return True
+
+    return PredictionFakeTensorMode
 
 
 def _fake_tensor_module(torch: Torch) -> Any:
