@@ -47,9 +47,23 @@ def prepare(options: Options) -> Prepared | None:
     found = nativecuda.find_torch()
     if found is None:
         return None  # the program's `import torch` fails as it would without us, and the runner says why
+    if _release(found.version) < (2, 0):
+        raise PredictUnavailable(
+            "PyTorch %s has no fake tensors to predict with: Predict VRAM needs PyTorch 2.0 or newer." % found.version,
+            "Predict with an environment that has PyTorch 2.0 or newer.",
+        )
     library = nativecuda.prepare(options.native_cache or nativecuda.default_cache(), found)
     handle = nativecuda.load(library) if library.early else None
     return Prepared(library, handle, found.version)
+
+
+def _release(version: str) -> tuple[int, int]:
+    """(major, minor) of a version string such as "2.6.0+debian"; unreadable ones count as new (start() checks again)."""
+    parts = version.split("+")[0].split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (ValueError, IndexError):
+        return (99, 0)
 
 
 def workspace_bytes(capability: tuple[int, int], environ: dict[str, str] | None = None) -> int:
