@@ -143,6 +143,7 @@ class PredictPrograms(unittest.TestCase):
         forward = p.allocs("forward")
         self.assertIn(8 * 20 * 64 * f32, forward, "the output sequence")
         self.assertIn(2 * 8 * 64 * f32, forward, "the final hidden (and cell) state of both layers")
+        self.assertTrue(p.assumed_on("cudnn", "forward"), "cuDNN's own buffers are named as not predicted")
 
     def test_attention_kernels_as_on_the_gpu(self) -> None:
         source = """

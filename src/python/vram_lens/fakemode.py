@@ -410,9 +410,37 @@ def attention_as_on_the_gpu(torch: Torch, predictor: Predictor) -> None:
             if bias is not None and bias.dtype == torch.bool:  # as convert_boolean_attn_mask: 0 where kept, -inf elsewhere
                 bias = torch.zeros_like(bias, dtype=query.dtype).masked_fill_(bias.logical_not(), float("-inf"))
             return aten._scaled_dot_product_efficient_attention(query, key, value, bias, need_lse, dropout_p, is_causal, scale=scale)[0]
-        return original(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale, **more)
+        # The math kernel, as PyTorch's composite calls it (asking it to choose would ask a CUDA build's driver).
+        mask = attn_mask
+        if mask is not None and mask.dtype == torch.bool:
+            mask = torch.zeros_like(mask, dtype=query.dtype).masked_fill_(mask.logical_not(), float("-inf"))
+        return aten._scaled_dot_product_attention_math(query, key, value, mask, dropout_p, is_causal, scale=scale)[0]
 
     functional.scaled_dot_product_attention = scaled_dot_product_attention
+
+
+def recurrent_layers_without_cudnn(torch: Torch, predictor: Predictor) -> None:
+    """nn.LSTM, nn.GRU and nn.RNN run PyTorch's own kernels: cuDNN's (its flat weight buffer, workspace and
+    reserve, sized by cuDNN itself) cannot be predicted. Said on the line that runs the layer."""
+    cudnn = getattr(torch.backends, "cudnn", None)
+    if cudnn is not None:
+        cudnn.is_acceptable = lambda tensor: False  # no flat weight buffer (the C++ side already sees no cuDNN)
+    stacks = StackReader(torch)
+    rnn = torch.nn.modules.rnn
+    for name in ("LSTM", "GRU", "RNN"):
+        layer = getattr(rnn, name, None)
+        if layer is None:
+            continue
+        forward = layer.forward
+
+        def predicted_forward(self: Any, *args: Any, __forward: Any = forward, __name: str = name, **kwargs: Any) -> Any:
+            first = args[0] if args else None
+            if isinstance(first, torch.Tensor) and first.device.type == "cuda":
+                predictor.assume("cudnn", stacks.user_frame(1), "nn.%s: on a GPU it runs cuDNN's kernels, whose workspace and reserve cuDNN "
+                                 "sizes itself; predicted with PyTorch's own kernels" % __name)
+            return __forward(self, *args, **kwargs)
+
+        layer.forward = predicted_forward
 
 
 def sdp_backend(torch: Torch, capability: tuple[int, int], args: Any, kwargs: Any) -> tuple[int, str]:

@@ -3,7 +3,7 @@
 Windows). Run by nativecuda.py in a child process (it imports torch, which the program must import first in its
 own process)::
 
-    python nativebuild.py SOURCE OUTPUT [guard-only]
+    python nativebuild.py SOURCE OUTPUT
 
 Exit 0: OUTPUT exists. Exit 2: no C++ compiler; 3: PyTorch's C++ headers are missing; 4: the compiler failed.
 The last lines of the compiler's output go to stderr. The command is an argument list, never a shell string.
@@ -25,14 +25,12 @@ EXIT_NO_HEADERS = 3
 EXIT_COMPILE_FAILED = 4
 
 
-def _posix_command(compiler: str, source: str, output: str, guard_only: bool) -> list[str]:
+def _posix_command(compiler: str, source: str, output: str) -> list[str]:
     import torch
     from torch.utils import cpp_extension
 
     abi = int(bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
     command = [compiler, "-O1", "-shared", "-fPIC", "-w", "-D_GLIBCXX_USE_CXX11_ABI=%d" % abi]
-    if guard_only:
-        command.append("-DVRAM_LENS_GUARD_ONLY")
     command += ["-I" + folder for folder in cpp_extension.include_paths()]
     command.append(source)
     for folder in cpp_extension.library_paths():
@@ -50,7 +48,7 @@ def _headers_present() -> bool:
     return any(os.path.isfile(os.path.join(folder, "c10", "core", "impl", "FakeGuardImpl.h")) for folder in cpp_extension.include_paths())
 
 
-def build(source: str, output: str, guard_only: bool) -> int:
+def build(source: str, output: str) -> int:
     if not _headers_present():
         sys.stderr.write("PyTorch's C++ headers (c10/core/impl/FakeGuardImpl.h) are not installed with this PyTorch.\n")
         return EXIT_NO_HEADERS
@@ -59,14 +57,14 @@ def build(source: str, output: str, guard_only: bool) -> int:
     partial = os.path.join(tmp, os.path.basename(output))
     try:
         if os.name == "nt":
-            return _build_windows(source, output, guard_only, tmp)
+            return _build_windows(source, output, tmp)
         compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
         if compiler is None or shutil.which(compiler) is None:
             sys.stderr.write("No C++ compiler was found (c++, g++ or clang++ on PATH, or $CXX).\n")
             return EXIT_NO_COMPILER
         last = ""
         for standard in ("-std=c++17", "-std=c++20"):  # PyTorch 2.0-2.9 build with C++17; newer headers may need C++20
-            command = _posix_command(compiler, source, partial, guard_only)
+            command = _posix_command(compiler, source, partial)
             command.insert(1, standard)
             done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if done.returncode == 0:
@@ -79,7 +77,7 @@ def build(source: str, output: str, guard_only: bool) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _build_windows(source: str, output: str, guard_only: bool, tmp: str) -> int:
+def _build_windows(source: str, output: str, tmp: str) -> int:
     """On Windows, PyTorch's own extension builder (MSVC and ninja); the library is copied to OUTPUT."""
     from torch.utils import cpp_extension
 
@@ -90,7 +88,6 @@ def _build_windows(source: str, output: str, guard_only: bool, tmp: str) -> int:
         built = cpp_extension.load(
             name="vram_lens_fakecuda",
             sources=[source],
-            extra_cflags=["/DVRAM_LENS_GUARD_ONLY"] if guard_only else [],
             build_directory=tmp,
             is_python_module=False,
         )
@@ -104,4 +101,4 @@ def _build_windows(source: str, output: str, guard_only: bool, tmp: str) -> int:
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    sys.exit(build(arguments[0], arguments[1], arguments[2:] == ["guard-only"]))
+    sys.exit(build(arguments[0], arguments[1]))

@@ -1,18 +1,17 @@
 """The native piece of a prediction: fakecuda.cpp, built once per PyTorch and loaded into the program's process.
 
 A CPU-only PyTorch refuses fake 'cuda' tensors (no CUDA device guard, no CUDA hooks); a CUDA build on a machine
-without a GPU has both, but its guard asks the driver for streams. The library gives either a guard that does
-nothing and, in a CPU-only build, hooks that report one device. PyTorch looks its hooks up once, while it is
-imported, so in a CPU-only build the library is loaded before the program imports torch; in a CUDA build it is
-loaded right after (its guard then replaces CUDA's).
+without a GPU has both, but they ask the driver. The library gives a guard that does nothing and hooks that report
+one device. PyTorch looks its hooks up once, while it is imported, so the library is loaded before the program
+imports torch; in a CUDA build, after PyTorch's own CUDA libraries (its guard then replaces theirs, and its hooks,
+of a higher priority, replace theirs in the registry).
 
 - ``find_torch()``: where the interpreter's torch is, its version and whether it was built with CUDA, without
   importing it (None when there is none).
 - ``prepare(cache, torch)``: the library for that PyTorch, from the cache or built now (in a child process,
   nativebuild.py, with PyTorch's ``torch.utils.cpp_extension``); raises ``PredictUnavailable`` saying what is
   missing (a compiler, PyTorch's C++ headers).
-- ``load(library)`` before or ``load_after_import(library, torch)`` after ``import torch``, as ``library.early``
-  says.
+- ``load(library)``: before ``import torch``.
 - ``default_cache()``: the user's cache folder for VRAM Lens (outside every project).
 """
 from __future__ import annotations
@@ -43,24 +42,28 @@ class PredictUnavailable(Exception):
 class TorchInstall:
     """A torch package found on the path (not imported)."""
 
-    def __init__(self, folder: str, version: str, cuda_build: bool, core_library: str | None) -> None:
+    def __init__(self, folder: str, version: str, cuda_libraries: list[str], core_library: str | None) -> None:
         self.folder = folder
         self.version = version
-        self.cuda_build = cuda_build
+        self.cuda_libraries = cuda_libraries  # a CUDA build's: c10's, then torch's
         self.core_library = core_library
+
+    @property
+    def cuda_build(self) -> bool:
+        return bool(self.cuda_libraries)
 
 
 class NativeLibrary:
-    """The built library, and when to load it: before `import torch` (early) or right after."""
+    """The built library, and PyTorch's own CUDA libraries to load before it (a CUDA build's)."""
 
-    def __init__(self, path: str, early: bool) -> None:
+    def __init__(self, path: str, cuda_libraries: list[str]) -> None:
         self.path = path
-        self.early = early
+        self.cuda_libraries = cuda_libraries
 
 
 _LIBRARY_NAMES = {
     "core": ("libtorch_cpu.so", "libtorch_cpu.dylib", "torch_cpu.dll"),
-    "cuda": ("libtorch_cuda.so", "torch_cuda.dll", "libc10_cuda.so", "c10_cuda.dll"),
+    "cuda": ("libc10_cuda.so", "c10_cuda.dll", "libtorch_cuda.so", "torch_cuda.dll"),
 }
 
 
@@ -84,7 +87,7 @@ def find_torch() -> TorchInstall | None:
     lib = os.path.join(folder, "lib")
     present = set(os.listdir(lib)) if os.path.isdir(lib) else set()
     core = next((os.path.join(lib, n) for n in _LIBRARY_NAMES["core"] if n in present), None)
-    cuda = any(n in present for n in _LIBRARY_NAMES["cuda"])
+    cuda = [os.path.join(lib, n) for n in _LIBRARY_NAMES["cuda"] if n in present]
     return TorchInstall(folder, version, cuda, core)
 
 
@@ -115,19 +118,18 @@ def library_path(cache: str, torch: TorchInstall) -> str:
 def prepare(cache: str, torch: TorchInstall) -> NativeLibrary:
     """The library for `torch`, built now when the cache has none. Raises PredictUnavailable."""
     path = library_path(cache, torch)
-    early = not torch.cuda_build
     if os.path.isfile(path):
-        return NativeLibrary(path, early)
+        return NativeLibrary(path, torch.cuda_libraries)
     sys.stderr.write("VRAM Lens: building the prediction library for PyTorch %s (once; cached in %s)...\n" % (torch.version, os.path.dirname(path)))
     sys.stderr.flush()
-    command = [sys.executable, BUILDER, SOURCE, path] + (["guard-only"] if torch.cuda_build else [])
+    command = [sys.executable, BUILDER, SOURCE, path]
     try:
         done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
         raise PredictUnavailable("Could not start %s to build the prediction library: %s." % (sys.executable, e), "")
     output = done.stderr.decode("utf-8", "replace").strip()
     if done.returncode == 0 and os.path.isfile(path):
-        return NativeLibrary(path, early)
+        return NativeLibrary(path, torch.cuda_libraries)
     if done.returncode == 2:
         raise PredictUnavailable(
             "Predict VRAM builds a small C++ library once per PyTorch version, and no C++ compiler was found.",
@@ -148,13 +150,19 @@ def prepare(cache: str, torch: TorchInstall) -> NativeLibrary:
 
 
 def load(library: NativeLibrary) -> Any:
-    """Loads the library into this process (its symbols global, as PyTorch's own libraries are)."""
+    """Loads the library into this process before `import torch` (its symbols global, as PyTorch's own are); a
+    CUDA build's libraries first. Raises PredictUnavailable when PyTorch's own cannot be loaded here."""
     mode = getattr(ctypes, "RTLD_GLOBAL", 0)
+    for cuda in library.cuda_libraries:
+        try:
+            ctypes.CDLL(cuda, mode=mode)
+        except OSError as e:
+            raise PredictUnavailable("PyTorch's CUDA library %s could not be loaded: %s." % (cuda, e), "Check that `import torch` works in this environment.")
     return ctypes.CDLL(library.path, mode=mode)
 
 
 def check_loaded(handle: Any, torch_version: str) -> None:
-    """A CPU-only build loaded early: its CUDA hooks must be ours, or PyTorch looked them up before we came."""
+    """After `import torch`: its CUDA hooks must be ours, or PyTorch looked them up before we came."""
     if not handle.vram_lens_cuda_reported():
         raise PredictUnavailable(
             "PyTorch %s was imported before Predict VRAM could prepare it (by a sitecustomize or .pth file)." % torch_version,

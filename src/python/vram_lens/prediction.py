@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from . import nativecuda
-from .fakemode import attention_as_on_the_gpu, make_mode
+from .fakemode import attention_as_on_the_gpu, make_mode, recurrent_layers_without_cudnn
 from .fakecudaapi import install
 from .nativecuda import NativeLibrary, PredictUnavailable
 from .predictor import Gpu, Predictor
@@ -53,8 +53,7 @@ def prepare(options: Options) -> Prepared | None:
             "Predict with an environment that has PyTorch 2.0 or newer.",
         )
     library = nativecuda.prepare(options.native_cache or nativecuda.default_cache(), found)
-    handle = nativecuda.load(library) if library.early else None
-    return Prepared(library, handle, found.version)
+    return Prepared(library, nativecuda.load(library), found.version)
 
 
 def _release(version: str) -> tuple[int, int]:
@@ -93,10 +92,7 @@ def start(session: Session, torch: Torch, prepared: Prepared | None) -> None:
             "Predict with an environment that has PyTorch 2.0 or newer.",
         )
     if prepared is not None:
-        if prepared.library.early:
-            nativecuda.check_loaded(prepared.handle, version)
-        else:
-            nativecuda.load(prepared.library)  # a CUDA build: our guard replaces the one that needs a driver
+        nativecuda.check_loaded(prepared.handle, version)
     gpu = Gpu(options.predict_gpu or "GPU", int(options.predict_memory or 0), options.predict_capability)
     predictor = Predictor(gpu, workspace_bytes(gpu.capability), options.predict_data, version)
     session.predictor = predictor
@@ -115,6 +111,7 @@ def start(session: Session, torch: Torch, prepared: Prepared | None) -> None:
     _foreach_as_on_cuda(fake_module.FakeTensor)
     _compile_runs_eagerly(torch, predictor)
     attention_as_on_the_gpu(torch, predictor)
+    recurrent_layers_without_cudnn(torch, predictor)
     mode = make_mode(torch, predictor)
     predictor.record_history("all", "all", options.stacks, options.max_entries, True)
     predictor.program_records = False
