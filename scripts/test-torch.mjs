@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // npm run test:torch: the bootstrap's suites against every real PyTorch that scripts/setup-torch.sh installed
 // (bookworm's 1.13.1 natively, trixie's 2.6.0 and sid's 2.14.1 in chroots) and against the stand-in.
-// Per real torch: test/torch (python unittest: signatures, import order, unrecorded paths, module ranges) and,
-// test/unit/engine/python/inPlaceRealTorch (the advisor's in-place fixes compute the same); where torchrun works,
-// test/unit/runtime/profile/torchrunCancel (the runner cancelling 2 gloo ranks). The chroots see this
+// Per real torch: test/torch (python unittest: signatures, import order, unrecorded paths, module ranges, Predict
+// VRAM's programs) and, test/unit/engine/python/inPlaceRealTorch (the advisor's in-place fixes compute the same);
+// test/unit/runtime/predict/predictRealTorch (a prediction end to end: bootstrap, placement, CLI); where torchrun
+// works, test/unit/runtime/profile/torchrunCancel (the runner cancelling 2 gloo ranks). The wheels run only
+// Predict VRAM's suites. Predict VRAM's native library is cached in /tmp/vram-lens-predict-native (seen inside
+// the chroots) between runs. The chroots see this
 // clone and /tmp at the same paths (bind mounts, removed at the end), so every path means the same inside.
 // Needs root (chroot, mount). Arguments pass as argv arrays; nothing goes through a shell.
 import { spawnSync } from 'node:child_process';
 import { cleanup, isReady, prepare, pythonCommand, repo, torchTargets, torchVersion } from './torch-chroots.mjs';
 
 const only = process.argv.slice(2);
+const NATIVE_CACHE = '/tmp/vram-lens-predict-native';
 const targets = torchTargets.filter((t) => only.length === 0 || only.includes(t.name));
 
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
@@ -36,7 +40,14 @@ try {
     prepare(t);
     const version = torchVersion(t);
     const python = pythonCommand(t);
-    step(`${t.name} (PyTorch ${version}): test/torch`, python[0], [...python.slice(1), '-m', 'unittest', 'discover', '-s', 'test/torch', '-p', 'test_*.py', '-v']);
+    const predictEnv = { VRAM_LENS_TEST_NATIVE_CACHE: NATIVE_CACHE, VRAM_LENS_TORCH_PYTHON: t.python, VRAM_LENS_TORCH_ROOT: t.root };
+    if (t.predictOnly) {
+      step(`${t.name} (PyTorch ${version}): test/torch test_predict`, python[0], [...python.slice(1), '-m', 'unittest', 'discover', '-s', 'test/torch', '-p', 'test_predict.py', '-v'], predictEnv);
+      step(`${t.name} (PyTorch ${version}): a prediction end to end`, process.execPath, ['--test', 'out/test/unit/runtime/predict/predictRealTorch.test.js'], predictEnv);
+      continue;
+    }
+    step(`${t.name} (PyTorch ${version}): test/torch`, python[0], [...python.slice(1), '-m', 'unittest', 'discover', '-s', 'test/torch', '-p', 'test_*.py', '-v'], predictEnv);
+    step(`${t.name} (PyTorch ${version}): a prediction end to end`, process.execPath, ['--test', 'out/test/unit/runtime/predict/predictRealTorch.test.js'], predictEnv);
     step(`${t.name} (PyTorch ${version}): in-place quick fixes`, process.execPath, ['--test', 'out/test/unit/engine/python/inPlaceRealTorch.test.js'], {
       VRAM_LENS_TORCH_PYTHON: t.python,
       VRAM_LENS_TORCH_ROOT: t.root,

@@ -1,5 +1,6 @@
 // The real PyTorch builds scripts/setup-torch.sh installs (bookworm's 1.13.1 natively, trixie's 2.6.0 and
-// sid's 2.14.1 in debootstrap chroots), and how to run a python inside one: the chroots see this clone, /tmp
+// sid's 2.14.1 in debootstrap chroots, the wheel index's 2.13 CPU and 2.14.1 CUDA in virtual environments),
+// and how to run a python inside one: the chroots see this clone, /tmp
 // and /etc/hosts at the same paths (bind mounts, removed by cleanup()). Needs root. Used by test-torch.mjs and
 // bench/backward-overhead.mjs. Arguments pass as argv arrays; nothing goes through a shell.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -10,10 +11,14 @@ import { fileURLToPath } from 'node:url';
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cache = process.env.VRAM_LENS_TORCH_CACHE ?? '/var/cache/vram-lens/torch';
 
+// `predictOnly`: the wheels are there for Predict VRAM (a pip PyTorch, CPU-only and CUDA without a GPU); the other
+// suites run on Debian's builds.
 export const torchTargets = [
   { name: 'bookworm', root: '', python: '/usr/bin/python3', torchrun: false }, // Debian's 1.13 torchrun fails on Python 3.11 (Std enum)
   { name: 'trixie', root: path.join(cache, 'trixie'), python: 'python3', torchrun: true },
   { name: 'sid', root: path.join(cache, 'sid'), python: 'python3', torchrun: true },
+  { name: 'wheel-2.13', root: '', python: path.join(cache, 'wheel-2.13', 'bin', 'python'), torchrun: false, predictOnly: true, venv: path.join(cache, 'wheel-2.13') },
+  { name: 'wheel-2.14-cuda', root: '', python: path.join(cache, 'wheel-2.14-cuda', 'bin', 'python'), torchrun: false, predictOnly: true, venv: path.join(cache, 'wheel-2.14-cuda') },
 ];
 
 const mounted = [];
@@ -27,6 +32,7 @@ function isMountPoint(target) {
 
 /** Whether setup-torch.sh finished for this target. */
 export function isReady(t) {
+  if (t.venv) return existsSync(path.join(t.venv, '.vram-lens-ready'));
   return !t.root || existsSync(path.join(t.root, '.vram-lens-ready'));
 }
 
@@ -54,8 +60,9 @@ export function cleanup() {
 
 /** The PyTorch version the target has. */
 export function torchVersion(t) {
-  return t.root
-    ? readFileSync(path.join(t.root, '.vram-lens-ready'), 'utf8').trim().split('\n').pop()
+  const marker = t.venv ?? t.root;
+  return marker
+    ? readFileSync(path.join(marker, '.vram-lens-ready'), 'utf8').trim().split('\n').pop()
     : execFileSync(t.python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).trim();
 }
 
