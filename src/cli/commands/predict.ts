@@ -25,10 +25,11 @@ import { renderAnalysis } from '../render';
 import { allocatorLine } from './analyze';
 
 export const predictUsage =
-  'vram-lens predict [--gpu NAME|SIZE] [--capability X.Y] [--python PATH] [--out FILE] [--json] [--top N] [--] SCRIPT [ARGS...]\n' +
+  'vram-lens predict [--gpu NAME|SIZE] [--capability X.Y] [--python PATH] [--out FILE] [--json] [--top N] [--backward-lines on|off] [--] SCRIPT [ARGS...]\n' +
   `  (--gpu: ${GPU_MODELS.map((g) => g.name).join(', ')}, or a size such as 24GiB (a GPU sold as "24 GB" has 24 GiB);\n` +
-  '   default H100 80GB. --capability: the compute capability of a GPU given by size (default 8.0))';
-export const predictOptions = { valued: ['gpu', 'capability', 'python', 'out', 'top'], flags: ['json'] };
+  '   default H100 80GB. --capability: the compute capability of a GPU given by size (default 8.0).\n' +
+  '   --backward-lines off: backward on PyTorch\'s autograd thread, as a program runs without VRAM Lens; default on, as Profile VRAM runs it)';
+export const predictOptions = { valued: ['gpu', 'capability', 'python', 'out', 'top', 'backward-lines'], flags: ['json'] };
 
 export const DEFAULT_GPU = 'H100 80GB';
 
@@ -67,6 +68,8 @@ export async function predictCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   if (script === undefined) throw new UsageError(`predict needs the script to run\nusage: ${predictUsage}`);
   const gpu = gpuOption(args);
   const top = intOption(args, 'top', 15, 1) ?? 15;
+  const backwardLines = args.options.get('backward-lines') ?? 'on';
+  if (backwardLines !== 'on' && backwardLines !== 'off') throw new UsageError('--backward-lines takes on or off');
   const json = args.options.has('json');
   const cwd = process.cwd();
   const scriptPath = path.resolve(cwd, script);
@@ -93,6 +96,7 @@ export async function predictCommand(args: ParsedArgs, io: CliIO): Promise<numbe
       maxEntries: 1_000_000,
       stacks: 'python',
       sampleIntervalMs: 1000,
+      backwardLines: backwardLines === 'on',
       predict: { gpuName: gpu.name, memoryBytes: gpu.memoryBytes, capability: gpu.capability },
     },
     env: process.env,

@@ -145,7 +145,8 @@ export class Profiler extends DisposableOwner {
       gpuName: predictFor.name,
       memoryBytes: predictFor.memoryBytes,
       capability: predictFor.capability,
-      nativeCache: path.join(this.services.context.globalStorageUri.fsPath, 'predict'),
+      // VRAM_LENS_NATIVE_CACHE: a cache shared with the CLI or other profiles (the UI tests use the test suites' one).
+      nativeCache: process.env.VRAM_LENS_NATIVE_CACHE ?? path.join(this.services.context.globalStorageUri.fsPath, 'predict'),
     };
     const recording = { ...recordingOptions(settings), ...(predict ? { predict } : {}) };
     const channel = channelAddress(id);
