@@ -33,8 +33,6 @@ from .recording import Torch
 if TYPE_CHECKING:
     from .predictor import Frame, Predictor
 
-# A line that asks for a tensor's value this many times is a loop on data the prediction does not have.
-LOOP_LIMIT = 10000
 # SDPBackend values of `_fused_sdp_choice` (torch.nn.attention.SDPBackend).
 SDP_MATH, SDP_FLASH, SDP_EFFICIENT = 0, 1, 2
 
@@ -150,7 +148,14 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
     unique = _packets(aten, ("_unique2", "_unique", "unique_dim", "unique_consecutive"))
     masked_select = _packets(aten, ("masked_select",))
     index = _packets(aten, ("index",))
-    asked: dict[tuple[str, int], int] = {}
+    composites: dict[Any, bool] = {}
+
+    def composite(func: Any) -> bool:
+        """An aten op with a CompositeImplicitAutograd kernel (asked once per op: the dispatcher's answer is fixed)."""
+        known = composites.get(func)
+        if known is None:
+            known = composites[func] = bool(has_kernel is not None and func.namespace == "aten" and has_kernel(func.name(), composite_key))
+        return known
 
     def is_gpu(t: object) -> bool:
         return isinstance(t, torch.Tensor) and t.device.type == "cuda"
@@ -185,8 +190,7 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
                 if name is not None:
                     predictor.annotate("END", name)
                 return func(*args, **kwargs)
-            if (has_kernel is not None and func.namespace == "aten" and packet not in index
-                    and has_kernel(func.name(), composite_key)):
+            if composite(func) and packet not in index:
                 with self:  # a composite op reached us whole (inference_mode): its parts go through us, as on CUDA
                     out = func.decompose(*args, **kwargs)
                 if out is not NotImplemented:
@@ -278,13 +282,6 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             known = value_of(t)
             floating = bool(t.dtype.is_floating_point) or bool(t.dtype.is_complex)
             frame = stacks.user_frame(3)
-            where = (frame["filename"], frame["line"]) if frame is not None else ("", 0)
-            asked[where] = asked.get(where, 0) + 1
-            if asked[where] > LOOP_LIMIT:
-                raise PredictionStopped(
-                    "Predict VRAM stopped: line %d of %s asked for a tensor's value %d times, a loop that depends on data the "
-                    "prediction does not have. Predict with real data (CPU) to follow the program's own control flow."
-                    % (where[1], os.path.basename(where[0]), LOOP_LIMIT))
             if known is not None:
                 return _typed(known, t.dtype, torch)
             if t.dtype == torch.bool:
