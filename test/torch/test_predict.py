@@ -181,6 +181,24 @@ class PredictPrograms(unittest.TestCase):
         self.assertIn(2 * 10 * 64 * f32, attend, "the output")
         self.assertIn(2 * 10 * 10 * f32, attend, "the averaged attention weights")
 
+    def test_gradient_sums_happen_in_place_even_when_transposed(self) -> None:
+        p = self.predicted(
+            """
+            import torch
+            q = torch.randn(4, 8, 64, 32, device="cuda", requires_grad=True)
+            k = torch.randn(4, 8, 64, 32, device="cuda").transpose(-1, -2)  # dense, not contiguous
+            t = q.transpose(-1, -2)
+            y = (t * k).sum() + (t * k).sum()  # t's two gradients have k's layout
+            y.backward()  # backward
+            """,
+            extra=["--stacks", "all"],
+        )
+        sums = [e for e in p.trace if e["action"] == "alloc" and any(f["name"].startswith("aten::add") for f in e["frames"])
+                and any("autograd" in f["name"] for f in e["frames"])]
+        # PyTorch sums two gradients into one when the first is dense and nobody else holds it (a transposed
+        # gradient is dense): no buffer is allocated for the sum.
+        self.assertEqual(sums, [], "no gradient sum allocates")
+
     def test_activation_checkpointing_recomputes_in_backward(self) -> None:
         source = """
             import torch

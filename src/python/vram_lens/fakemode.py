@@ -157,6 +157,19 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             known = composites[func] = bool(has_kernel is not None and func.namespace == "aten" and has_kernel(func.name(), composite_key))
         return known
 
+    try:
+        import importlib
+
+        prims_common: Any = importlib.import_module("torch._prims_common")
+    except ImportError:
+        prims_common = None
+    non_overlapping_and_dense = getattr(prims_common, "is_non_overlapping_and_dense", None) or getattr(
+        prims_common, "is_non_overlapping_and_dense_or_false", None)
+
+    def dense(t: Any) -> bool:
+        """Non-overlapping and dense (a transposed gradient is): what autograd asks before summing in place."""
+        return bool(non_overlapping_and_dense(t)) if non_overlapping_and_dense is not None else bool(t.is_contiguous())
+
     def is_gpu(t: object) -> bool:
         return isinstance(t, torch.Tensor) and t.device.type == "cuda"
 
@@ -265,7 +278,7 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             if len(args) != 2:
                 return False
             a, b = args
-            return (is_gpu(a) and isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype and a.is_contiguous()
+            return (is_gpu(a) and isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype and dense(a)
                     and a.storage_offset() == 0 and a.untyped_storage().nbytes() == a.numel() * a.element_size()
                     and stacks.called_by_engine(3))
 
