@@ -13,11 +13,15 @@ import { plainText } from '../../engine/text/plainText';
 import { allocatorOutOfWindow } from '../../engine/allocator/window';
 import type { Snapshot } from '../../engine/snapshot/model';
 
-/** The allocator replay's self-check in one line (none for a device whose trace allocates nothing). */
-function selfCheckLine(d: SelfCheckDetails): string | undefined {
+/**
+ * The allocator replay's self-check in one line (none for a device whose trace allocates nothing). A predicted
+ * file's addresses are this model's own: there the check says the file is consistent, not that PyTorch agrees.
+ */
+function selfCheckLine(d: SelfCheckDetails, predicted: boolean): string | undefined {
   const c = d.check;
   if (c.allocations === 0) return undefined;
-  const counts = `${c.atRecordedAddress}/${c.allocations} allocations at PyTorch's addresses, ${c.segmentEventsReproduced}/${c.segmentEvents} segment events`;
+  const whose = predicted ? "the prediction's addresses (its own placement: a consistency check)" : "PyTorch's addresses";
+  const counts = `${c.atRecordedAddress}/${c.allocations} allocations at ${whose}, ${c.segmentEventsReproduced}/${c.segmentEvents} segment events`;
   const departure = c.firstDeparture === null ? '' : `; departs at event ${c.firstDeparture.event}: ${plainText(c.firstDeparture.reason)}`;
   return `${counts} (allocator self-check; \`vram-lens whatif\` predicts)${departure}`;
 }
@@ -25,7 +29,7 @@ function selfCheckLine(d: SelfCheckDetails): string | undefined {
 /** The replay's line for a device: its self-check, or why it does not apply to a window. */
 export function allocatorLine(snapshot: Snapshot, device: number): string | undefined {
   if (allocatorOutOfWindow(snapshot, device) !== undefined) return 'no: the caching allocator replay needs the whole recording (run without --from/--to)';
-  return selfCheckLine(new AllocatorStudy(snapshot, device).check());
+  return selfCheckLine(new AllocatorStudy(snapshot, device).check(), snapshot.prediction !== undefined);
 }
 
 export const analyzeUsage = `vram-lens analyze FILE [--device N] [--top N] [--json] [--include-library] [--library-path P] ${notebookUsage} ${WINDOW_USAGE}`;
