@@ -5,18 +5,18 @@
 import * as vscode from 'vscode';
 import { adviceFeature } from './advice/adviceFeature';
 import { allocatorFeature } from './allocator/allocatorFeature';
-import { CompareMode } from './compareMode';
+import { CompareMode } from './shared/compareMode';
 import { compareFeature } from './compare/compareFeature';
-import { SourceTexts } from './compare/sourceTexts';
-import { affects, analysisWorkerOptions, frameFilter } from './config';
+import { SourceTexts } from './shared/sourceTexts';
+import { affects, analysisWorkerOptions, frameFilter } from './shared/config';
 import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
-import { PathResolver } from './paths/pathResolver';
-import { NotebookCells } from './notebook/notebookCells';
+import { PathResolver } from './shared/pathResolver';
+import { NotebookCells } from './shared/notebookCells';
 import { notebookFeature } from './notebook/notebookRecordings';
 import { profileFeature } from './profile/profileFeature';
-import type { Feature, Services } from './services';
-import { SnapshotStore } from './snapshotStore';
+import type { Feature, Services } from './shared/services';
+import { SnapshotStore } from './shared/snapshotStore';
 import { timelineFeature } from './timeline';
 import { workloadsFeature } from './workloads/workloadsFeature';
 

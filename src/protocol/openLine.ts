@@ -1,7 +1,7 @@
 /**
  * "Open a line": the one message every page (timeline, summary, comparison) sends to open a line
  * that a snapshot recorded, and its one guard. Each page's `<Page>ToHost` union includes it; every
- * host hands it to the one handler, `openLineOfPage` (src/extension/paths/openRecordedLine.ts),
+ * host hands it to the one handler, `openLineOfPage` (src/extension/shared/openRecordedLine.ts),
  * which finds the local file of the recorded path (asking where its folder is when it is not found)
  * and clamps the line to the file as it is now.
  */

@@ -17,13 +17,13 @@ import { dispatch } from '../../src/runtime/worker/methods';
 import type { SnapshotSession } from '../../src/engine/session/session';
 import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
 import { WHAT_IF_PAGE } from '../../src/extension/allocator/whatIfHtml';
-import type { PageContent } from '../../src/extension/webviewDocument';
+import type { PageContent } from '../../src/extension/shared/webviewDocument';
 import { snapshotChoice } from '../../src/extension/timeline/rows';
 import type { TimelineBackend } from '../../src/extension/timeline/timelineRequests';
 import { answerTimelineRequest, requestIdOf, TIMELINE_COMMANDS } from '../../src/extension/timeline/timelineRequests';
 import { isTimelineRequest } from '../../src/protocol/timeline';
 import { errorMessage } from '../../src/engine/base/errors';
-import { webviewDocument } from '../../src/extension/webviewDocument';
+import { webviewDocument } from '../../src/extension/shared/webviewDocument';
 import type { HostToTimeline, TimelineToHost } from '../../src/protocol/timeline';
 import { repoRoot } from '../helpers/corpus';
 

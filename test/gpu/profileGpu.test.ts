@@ -130,7 +130,7 @@ describe('Profile VRAM on a CUDA GPU', { skip }, () => {
   });
 
   it('train_step.py: backward memory lands on lines (none in an anonymous bucket), module ranges are in the snapshot; Cancel keeps a snapshot', { timeout: 600_000 }, async () => {
-    /** The peak as the extension reads it (the bootstrap's frames are library code: src/extension/config.ts). */
+    /** The peak as the extension reads it (the bootstrap's frames are library code: src/extension/shared/config.ts). */
     const read = (file: string) => {
       const device = analyzeSnapshot(snapshotFromBytes(readFileSync(file)), { extraLibraryPaths: PROFILER_LIBRARY_PATHS }).devices[0];
       const onLines = device.lines.reduce((s, l) => s + l.liveAtPeakBytes, 0);

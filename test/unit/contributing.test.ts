@@ -402,7 +402,7 @@ describe(`recipe: ${FIGURE_RECIPE}`, () => {
 
 const WORKER_RECIPE = 'A new worker query';
 
-const WORKER_DRIVER = `import { LoadedSnapshot } from '../../src/extension/loadedSnapshot';
+const WORKER_DRIVER = `import { LoadedSnapshot } from '../../src/extension/shared/loadedSnapshot';
 import { InProcessWorker } from '../helpers/inProcessWorker';
 import { GiB, TraceBuilder, user, userPath } from '../helpers/traceBuilder';
 

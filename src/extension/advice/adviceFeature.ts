@@ -5,9 +5,9 @@
  * diagnostics follow the user's edits (`AdviceDiagnostics`).
  */
 import * as vscode from 'vscode';
-import { Commands } from '../commandIds';
-import { setting } from '../config';
-import type { Feature } from '../services';
+import { Commands } from '../shared/commandIds';
+import { setting } from '../shared/config';
+import type { Feature } from '../shared/services';
 import { errorMessage } from '../../engine/base/errors';
 import { AdviceDiagnostics } from './diagnostics';
 import { AdviceQuickFixes } from './quickFixes';

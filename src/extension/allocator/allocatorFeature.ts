@@ -6,9 +6,9 @@
  */
 import * as vscode from 'vscode';
 import { formatBytes } from '../../engine/text/format';
-import { Commands } from '../commandIds';
-import type { Feature, Services } from '../services';
-import type { LoadedSnapshot } from '../snapshotStore';
+import { Commands } from '../shared/commandIds';
+import type { Feature, Services } from '../shared/services';
+import type { LoadedSnapshot } from '../shared/snapshotStore';
 import { WhatIfPanel } from './whatIfPanel';
 
 /** What the command may be given (from the summary page, or a keybinding). */

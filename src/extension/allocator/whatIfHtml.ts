@@ -1,9 +1,9 @@
 /**
  * The what-if panel's page: its static markup (no data: everything arrives by postMessage), built
- * into a document with the shared strict CSP by src/extension/webviewDocument.ts. Free of `vscode`,
+ * into a document with the shared strict CSP by src/extension/shared/webviewDocument.ts. Free of `vscode`,
  * so the browser tests load the very same page.
  */
-import type { PageContent } from '../webviewDocument';
+import type { PageContent } from '../shared/webviewDocument';
 
 export const WHAT_IF_PAGE: PageContent = {
   title: 'VRAM Lens: What If',

@@ -6,10 +6,10 @@
  */
 import * as vscode from 'vscode';
 import type { LineDelta } from '../../engine/compare/diff';
-import type { CompareMode } from '../compareMode';
+import type { CompareMode } from '../shared/compareMode';
 import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
-import type { PathResolver } from '../paths/pathResolver';
-import { DisposableOwner } from '../disposables';
+import type { PathResolver } from '../shared/pathResolver';
+import { DisposableOwner } from '../shared/disposables';
 import { affectsEditorSettings, readEditorSettings } from '../editor/settings';
 
 export class CompareDecorations extends DisposableOwner {

@@ -6,15 +6,15 @@
 import * as vscode from 'vscode';
 import { compareRuns } from '../../engine/compare/diff';
 import { sideFromSummary } from '../../engine/compare/side';
-import { cellPlacesOf } from '../paths/pathResolver';
+import { cellPlacesOf } from '../shared/pathResolver';
 import { formatBytes, formatDelta } from '../../engine/text/format';
-import { Commands } from '../commandIds';
-import type { Feature, Services } from '../services';
-import type { LoadedSnapshot } from '../snapshotStore';
+import { Commands } from '../shared/commandIds';
+import type { Feature, Services } from '../shared/services';
+import type { LoadedSnapshot } from '../shared/snapshotStore';
 import { CompareDecorations } from './compareDecorations';
-import type { ActiveComparison, ComparedSide } from '../compareMode';
+import type { ActiveComparison, ComparedSide } from '../shared/compareMode';
 import { ResultsPanel } from './resultsPanel';
-import type { SourceTexts } from './sourceTexts';
+import type { SourceTexts } from '../shared/sourceTexts';
 import { notificationText } from '../../engine/text/plainText';
 import { errorMessage, userMessage } from '../../engine/base/errors';
 

@@ -3,16 +3,16 @@ import * as vscode from 'vscode';
 import { formatBytes } from '../../engine/text/format';
 import { baseName } from '../../engine/paths/recordedPath';
 import { notificationText } from '../../engine/text/plainText';
-import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
+import type { LoadedSnapshot, SnapshotStore } from '../shared/snapshotStore';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
-import type { PathResolver } from '../paths/pathResolver';
+import type { PathResolver } from '../shared/pathResolver';
 import type { SummaryDeps } from './summaryView';
 import { peakBreakdownClause } from './peakBreakdownText';
 import { showSummary } from './summaryView';
 import { snapshotLoadMessage } from '../../engine/decode/errors';
-import { openRecordedLine } from '../paths/openRecordedLine';
-import { cellPlacesOf } from '../paths/pathResolver';
+import { openRecordedLine } from '../shared/openRecordedLine';
+import { cellPlacesOf } from '../shared/pathResolver';
 import { lineLabel } from '../../engine/paths/places';
 
 export interface CommandDeps extends SummaryDeps {

@@ -4,16 +4,16 @@
  * that open, switch and close snapshots.
  */
 import * as vscode from 'vscode';
-import { Commands } from '../commandIds';
-import type { Services } from '../services';
-import type { LoadedSnapshot } from '../snapshotStore';
+import { Commands } from '../shared/commandIds';
+import type { Services } from '../shared/services';
+import type { LoadedSnapshot } from '../shared/snapshotStore';
 import { Annotator } from './annotator';
 import { FunctionCodeLensProvider } from './codeLens';
 import type { CommandDeps } from './commands';
 import { closeSnapshot, openFrame, openSnapshot, switchSnapshot } from './commands';
 import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs } from './hoverMarkdown';
-import type { PathResolver } from '../paths/pathResolver';
+import type { PathResolver } from '../shared/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
 import { SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL, SnapshotSummaryEditorProvider, showSummary, summaryViewTypeFor } from './summaryView';
 

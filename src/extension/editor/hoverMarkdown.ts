@@ -13,7 +13,7 @@ import type { RelocationKind } from '../../engine/annotate/relocation';
 import { formatBytes, formatPercent } from '../../engine/text/format';
 import type { CellPlaces } from '../../engine/paths/places';
 import { cellLine, lineLabel, placeOf } from '../../engine/paths/places';
-import { Commands } from '../commandIds';
+import { Commands } from '../shared/commandIds';
 import { peakBreakdownLines } from './peakBreakdownText';
 
 /** Arguments of `vramLens.openFrame`. */

@@ -1,9 +1,9 @@
 /**
  * The timeline webview's page: its static markup (no data: everything the view shows arrives by
- * postMessage), built into a document with the shared strict CSP by src/extension/webviewDocument.ts.
+ * postMessage), built into a document with the shared strict CSP by src/extension/shared/webviewDocument.ts.
  * Free of `vscode`, so the browser tests load the very same page.
  */
-import type { PageContent } from '../webviewDocument';
+import type { PageContent } from '../shared/webviewDocument';
 
 export const TIMELINE_PAGE: PageContent = {
   title: 'VRAM Timeline',

@@ -3,10 +3,10 @@
  * `Show Line in Timeline` (from a command argument or the editor's cursor line).
  */
 import * as vscode from 'vscode';
-import { Commands } from '../commandIds';
-import type { Services } from '../services';
-import type { LoadedSnapshot } from '../snapshotStore';
-import { localKey } from '../paths/pathResolver';
+import { Commands } from '../shared/commandIds';
+import type { Services } from '../shared/services';
+import type { LoadedSnapshot } from '../shared/snapshotStore';
+import { localKey } from '../shared/pathResolver';
 import { TIMELINE_VIEW_ID, TimelineView } from './timelineView';
 import { notificationText } from '../../engine/text/plainText';
 

@@ -8,7 +8,7 @@ import type { WindowRequest } from '../../engine/timeline/types';
 import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
 import type { HostToTimeline, TimelineCommand, TimelineRequest } from '../../protocol/timeline';
 import { isTarget } from '../../protocol/timeline';
-import { commandAllowlist } from '../webviewCommands';
+import { commandAllowlist } from '../shared/webviewCommands';
 import { lineRow } from './rows';
 import type { CellPlaces } from '../../engine/paths/places';
 

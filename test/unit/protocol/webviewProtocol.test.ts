@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MethodName, ParamsOf, ResultOf } from '../../../src/protocol/worker';
-import { Commands } from '../../../src/extension/commandIds';
+import { Commands } from '../../../src/extension/shared/commandIds';
 import { answerTimelineRequest, MAX_OOMS, requestIdOf, sanitizeAllocatorWindowRequest, sanitizeWindowRequest, SEGMENT_MAP_BLOCKS } from '../../../src/extension/timeline/timelineRequests';
 import type { TimelineBackend, WorkerCall } from '../../../src/extension/timeline/timelineRequests';
-import { commandAllowlist } from '../../../src/extension/webviewCommands';
+import { commandAllowlist } from '../../../src/extension/shared/webviewCommands';
 import { isCompareToHost, isHostToCompare } from '../../../src/protocol/compare';
 import { describeRefused, messageGuard } from '../../../src/protocol/messageGuard';
 import { isHostToSummary, isSummaryToHost } from '../../../src/protocol/summary';

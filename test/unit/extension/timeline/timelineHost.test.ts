@@ -5,7 +5,7 @@ import type { LineFigures } from '../../../../src/engine/analysis/lines';
 import { LocalFiles, resolveRecordedPath } from '../../../../src/engine/paths/pathMapper';
 import { TIMELINE_PAGE } from '../../../../src/extension/timeline/html';
 import { commonSuffixLength, isWindowsPath, pathSegments } from '../../../../src/engine/paths/recordedPath';
-import { contentSecurityPolicy, webviewDocument } from '../../../../src/extension/webviewDocument';
+import { contentSecurityPolicy, webviewDocument } from '../../../../src/extension/shared/webviewDocument';
 import { lineRow } from '../../../../src/extension/timeline/rows';
 
 describe('timeline view: the lines table', () => {

@@ -3,9 +3,9 @@
  * list), or a window of its events or of its time (`LoadWindow`), whose ends the user types. Free of
  * `vscode` at run time: the store passes the quick pick and the input box.
  */
-import { sizeInWords } from '../engine/base/workBudget';
-import type { LoadWindow } from '../engine/snapshot/model';
-import { parseLoadWindow } from '../engine/snapshot/window';
+import { sizeInWords } from '../../engine/base/workBudget';
+import type { LoadWindow } from '../../engine/snapshot/model';
+import { parseLoadWindow } from '../../engine/snapshot/window';
 
 /** Files from this size on offer the choice (smaller ones load whole at once). */
 export const WINDOW_CHOICE_BYTES = 1e9;

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DisposableOwner } from '../../../src/extension/disposables';
+import { DisposableOwner } from '../../../../src/extension/shared/disposables';
 
 class Owner extends DisposableOwner {
   take(...names: string[]): void {

@@ -5,7 +5,7 @@
  * and no data: pages ask for it with a `ready` message and get it by postMessage.
  */
 
-/** What a page is made of; the host (src/extension/webviewHtml.ts or a test server) supplies where it lives. */
+/** What a page is made of; the host (src/extension/shared/webviewHtml.ts or a test server) supplies where it lives. */
 export interface PageContent {
   readonly title: string;
   /** Bundle under dist/webview, e.g. `summary.js`. */

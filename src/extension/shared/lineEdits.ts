@@ -1,6 +1,6 @@
 /** VS Code's text changes as the `LineEdit`s a `LineTracker` follows (annotations and advice both follow edits). */
 import type * as vscode from 'vscode';
-import type { LineEdit } from '../engine/annotate/lineTracker';
+import type { LineEdit } from '../../engine/annotate/lineTracker';
 
 /** The changes of one event, in the order VS Code lists them (the order they are applied in). */
 export function lineEditsOf(event: vscode.TextDocumentChangeEvent): LineEdit[] {

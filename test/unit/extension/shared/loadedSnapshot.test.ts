@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SourceReading } from '../../../src/extension/loadedSnapshot';
-import { LINE_DETAIL_CACHE_SIZE, LoadedSnapshot } from '../../../src/extension/loadedSnapshot';
-import { InProcessWorker } from '../../helpers/inProcessWorker';
-import { GiB, MiB, TraceBuilder, torch, user, userPath } from '../../helpers/traceBuilder';
+import type { SourceReading } from '../../../../src/extension/shared/loadedSnapshot';
+import { LINE_DETAIL_CACHE_SIZE, LoadedSnapshot } from '../../../../src/extension/shared/loadedSnapshot';
+import { InProcessWorker } from '../../../helpers/inProcessWorker';
+import { GiB, MiB, TraceBuilder, torch, user, userPath } from '../../../helpers/traceBuilder';
 
 const NOTHING_HELD = { lineDevices: 0, lineDetails: 0, lineFunctions: false, sources: false, findings: false };
 

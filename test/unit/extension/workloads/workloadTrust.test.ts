@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { repoRoot } from '../../helpers/corpus';
+import { repoRoot } from '../../../helpers/corpus';
 
 interface Manifest {
   contributes: { commands: { command: string; enablement?: string }[] };

@@ -17,14 +17,14 @@ import type { CellTarget } from '../../engine/notebook/cellIndex';
 import { isCellName } from '../../engine/notebook/cellNames';
 import type { CellPlace, CellPlaces } from '../../engine/paths/places';
 import { cellLine, cellPlace } from '../../engine/paths/places';
-import type { CellLocation, NotebookCells } from '../notebook/notebookCells';
+import type { CellLocation, NotebookCells } from './notebookCells';
 import type { ListFolder } from '../../engine/paths/existingFiles';
 import { existingFiles } from '../../engine/paths/existingFiles';
 import { LocalFiles, applyRootMappings, isInsideAny, mappedFolders, resolveRecordedPaths, unmappedRoots } from '../../engine/paths/pathMapper';
 import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath';
 import { filesUnderRoot } from '../../engine/paths/recordedLines';
 import { notificationText, plainText } from '../../engine/text/plainText';
-import { DisposableOwner } from '../disposables';
+import { DisposableOwner } from './disposables';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';
 const IGNORED_KEY = 'vramLens.ignoredRoots';

@@ -1,11 +1,11 @@
 /** Typed access to the `vramLens.*` settings. */
 import * as vscode from 'vscode';
-import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
-import { PROFILER_LIBRARY_PATHS } from '../engine/analysis/frameFilter';
-import type { WorkerOptions } from '../runtime/worker/client';
-import { DEFAULT_WORKER_HEAP_MB, MIN_WORKER_HEAP_MB } from '../runtime/worker/client';
-import type { ProfileSettings } from './profile/profileSettings';
-import { readProfileSettings } from './profile/profileSettings';
+import type { FrameFilterOptions } from '../../engine/analysis/frameFilter';
+import { PROFILER_LIBRARY_PATHS } from '../../engine/analysis/frameFilter';
+import type { WorkerOptions } from '../../runtime/worker/client';
+import { DEFAULT_WORKER_HEAP_MB, MIN_WORKER_HEAP_MB } from '../../runtime/worker/client';
+import type { ProfileSettings } from '../profile/profileSettings';
+import { readProfileSettings } from '../profile/profileSettings';
 
 export const SECTION = 'vramLens';
 

@@ -3,8 +3,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { Commands } from '../../../src/extension/commandIds';
-import { repoRoot } from '../../helpers/corpus';
+import { Commands } from '../../../../src/extension/shared/commandIds';
+import { repoRoot } from '../../../helpers/corpus';
 
 interface Manifest {
   contributes: {

@@ -1,7 +1,7 @@
 /** The shared webview page: every page gets the same strict policy, and only what it asks for on top. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { webviewDocument } from '../../../src/extension/webviewDocument';
+import { webviewDocument } from '../../../../src/extension/shared/webviewDocument';
 
 describe('webview document', () => {
   const resources = { cspSource: 'https://src', nonce: 'n0nce', scriptUri: 'https://src/dist/webview/summary.js', styleUris: ['https://src/media/a.css', 'https://src/media/b.css'] };

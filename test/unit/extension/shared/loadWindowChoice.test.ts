@@ -1,7 +1,7 @@
 /** The choice a big snapshot offers before it loads: all of it by default, or a window the user types. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chooseLoadWindow, parseRange, type WindowPrompts } from '../../../src/extension/loadWindowChoice';
+import { chooseLoadWindow, parseRange, type WindowPrompts } from '../../../../src/extension/shared/loadWindowChoice';
 
 function prompts(pick: number | undefined, typed?: string): WindowPrompts & { titles: string[]; labels: string[]; checks: (value: string) => string | undefined } {
   const out = {

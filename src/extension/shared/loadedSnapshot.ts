@@ -8,17 +8,17 @@
  * run time, so unit tests drive it with an in-process worker.
  */
 import type * as vscode from 'vscode';
-import type { Finding } from '../engine/advice/finding';
-import type { CellPlaces } from '../engine/paths/places';
-import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
-import type { LineDetail } from '../engine/analysis/lineDetail';
-import type { LineFigures } from '../engine/analysis/lines';
-import type { DeviceSummary } from '../engine/analysis/summary';
-import type { LineTextProvider } from '../engine/paths/sourceText';
-import { SourceText } from '../engine/paths/sourceText';
-import type { ExecutionProvider } from '../runtime/ort/providers';
-import type { SnapshotWorker } from '../runtime/worker/client';
-import type { MethodName, ParamsOf, ResultOf, SnapshotInfo, SourceUpdate } from '../protocol/worker';
+import type { Finding } from '../../engine/advice/finding';
+import type { CellPlaces } from '../../engine/paths/places';
+import type { FrameFilterOptions } from '../../engine/analysis/frameFilter';
+import type { LineDetail } from '../../engine/analysis/lineDetail';
+import type { LineFigures } from '../../engine/analysis/lines';
+import type { DeviceSummary } from '../../engine/analysis/summary';
+import type { LineTextProvider } from '../../engine/paths/sourceText';
+import { SourceText } from '../../engine/paths/sourceText';
+import type { ExecutionProvider } from '../../runtime/ort/providers';
+import type { SnapshotWorker } from '../../runtime/worker/client';
+import type { MethodName, ParamsOf, ResultOf, SnapshotInfo, SourceUpdate } from '../../protocol/worker';
 
 export type SnapshotOrigin = 'file' | 'profile' | 'workload';
 

@@ -4,8 +4,8 @@
  * `onDidChange` to step aside while compare mode draws its own deltas.
  */
 import * as vscode from 'vscode';
-import type { Comparison } from '../engine/compare/diff';
-import type { CellPlaces } from '../engine/paths/places';
+import type { Comparison } from '../../engine/compare/diff';
+import type { CellPlaces } from '../../engine/paths/places';
 
 export const COMPARE_MODE_CONTEXT_KEY = 'vramLens.compareMode';
 

@@ -8,14 +8,14 @@
  */
 import * as vscode from 'vscode';
 import type { LineTextProvider } from '../../engine/paths/sourceText';
-import type { LoadedSnapshot, SourceFiles, SourceReading } from '../loadedSnapshot';
-import type { SnapshotStore } from '../snapshotStore';
-import type { PathResolver } from '../paths/pathResolver';
-import { cellPlacesOf } from '../paths/pathResolver';
+import type { LoadedSnapshot, SourceFiles, SourceReading } from './loadedSnapshot';
+import type { SnapshotStore } from './snapshotStore';
+import type { PathResolver } from './pathResolver';
+import { cellPlacesOf } from './pathResolver';
 import type { CellPlaces } from '../../engine/paths/places';
 import { errorMessage } from '../../engine/base/errors';
 import { cellLines } from '../../engine/notebook/cellLines';
-import { DisposableOwner } from '../disposables';
+import { DisposableOwner } from './disposables';
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 

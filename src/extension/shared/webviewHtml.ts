@@ -1,6 +1,6 @@
 /**
  * The one place webview pages are loaded: the folders a webview may read (dist/webview, media and,
- * for pages with icons, dist/codicons) and the page's HTML (src/extension/webviewDocument.ts) with
+ * for pages with icons, dist/codicons) and the page's HTML (src/extension/shared/webviewDocument.ts) with
  * a nonce from the crypto RNG and resource URIs for this webview.
  */
 import { randomBytes } from 'node:crypto';

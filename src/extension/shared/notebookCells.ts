@@ -12,7 +12,7 @@ import { parseCellName } from '../../engine/notebook/cellNames';
 import type { NotebookCellSource } from '../../engine/notebook/ipynb';
 import { parseNotebook } from '../../engine/notebook/ipynb';
 import { errorMessage } from '../../engine/base/errors';
-import { DisposableOwner } from '../disposables';
+import { DisposableOwner } from './disposables';
 
 const EXCLUDE = '**/{node_modules,.git,.venv,venv,.tox,site-packages,dist-packages,__pycache__,.ipynb_checkpoints}/**';
 const MAX_NOTEBOOKS = 500;

@@ -1,8 +1,8 @@
 /** What every feature of the extension is given at activation: one instance of each shared service. */
 import type * as vscode from 'vscode';
-import type { SourceTexts } from './compare/sourceTexts';
+import type { SourceTexts } from './sourceTexts';
 import type { CompareMode } from './compareMode';
-import type { PathResolver } from './paths/pathResolver';
+import type { PathResolver } from './pathResolver';
 import type { SnapshotStore } from './snapshotStore';
 
 export interface Services {

@@ -4,19 +4,19 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SnapshotFileError } from '../engine/decode/errors';
-import { fileProblem } from '../runtime/input/snapshotFile';
-import { MAX_SNAPSHOT_BYTES, sizeInWords } from '../engine/decode/unpack';
-import type { SnapshotSource } from '../protocol/worker';
-import type { LoadWindow } from '../engine/snapshot/model';
+import { SnapshotFileError } from '../../engine/decode/errors';
+import { fileProblem } from '../../runtime/input/snapshotFile';
+import { MAX_SNAPSHOT_BYTES, sizeInWords } from '../../engine/decode/unpack';
+import type { SnapshotSource } from '../../protocol/worker';
+import type { LoadWindow } from '../../engine/snapshot/model';
 import type { WindowPrompts } from './loadWindowChoice';
 import { WINDOW_CHOICE_BYTES, chooseLoadWindow } from './loadWindowChoice';
-import { notificationText } from '../engine/text/plainText';
-import type { ExecutionProvider } from '../runtime/ort/providers';
-import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
-import type { LineFigures } from '../engine/analysis/lines';
-import type { WorkerOptions } from '../runtime/worker/client';
-import { CancelledError, SnapshotWorker } from '../runtime/worker/client';
+import { notificationText } from '../../engine/text/plainText';
+import type { ExecutionProvider } from '../../runtime/ort/providers';
+import type { FrameFilterOptions } from '../../engine/analysis/frameFilter';
+import type { LineFigures } from '../../engine/analysis/lines';
+import type { WorkerOptions } from '../../runtime/worker/client';
+import { CancelledError, SnapshotWorker } from '../../runtime/worker/client';
 import type { SnapshotOrigin } from './loadedSnapshot';
 import { LoadedSnapshot } from './loadedSnapshot';
 

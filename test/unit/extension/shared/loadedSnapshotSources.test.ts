@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SourceUpdate } from '../../../src/protocol/worker';
-import { LoadedSnapshot } from '../../../src/extension/loadedSnapshot';
-import { InProcessWorker } from '../../helpers/inProcessWorker';
-import { INFER_PY, MODEL_PY, MODEL_SOURCE, inferPy, inferenceRun } from '../../helpers/inferenceRun';
+import type { SourceUpdate } from '../../../../src/protocol/worker';
+import { LoadedSnapshot } from '../../../../src/extension/shared/loadedSnapshot';
+import { InProcessWorker } from '../../../helpers/inProcessWorker';
+import { INFER_PY, MODEL_PY, MODEL_SOURCE, inferPy, inferenceRun } from '../../../helpers/inferenceRun';
 
 const RULE = 'inference-without-no-grad';
 
