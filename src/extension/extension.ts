@@ -3,10 +3,10 @@
  * Features live in their own modules and only meet through `Services`.
  */
 import * as vscode from 'vscode';
-import { adviceFeature } from './advice/adviceFeature';
-import { allocatorFeature } from './allocator/allocatorFeature';
+import { adviceFeature } from './advice/feature';
+import { allocatorFeature } from './whatIf/feature';
 import { CompareMode } from './shared/compareMode';
-import { compareFeature } from './compare/compareFeature';
+import { compareFeature } from './compare/feature';
 import { SourceTexts } from './shared/sourceTexts';
 import { affects, analysisWorkerOptions, frameFilter } from './shared/config';
 import type { EditorApi } from './editor/feature';
@@ -14,11 +14,11 @@ import { registerEditor } from './editor/feature';
 import { PathResolver } from './shared/pathResolver';
 import { NotebookCells } from './shared/notebookCells';
 import { notebookFeature } from './notebook/notebookRecordings';
-import { profileFeature } from './profile/profileFeature';
+import { profileFeature } from './profile/feature';
 import type { Feature, Services } from './shared/services';
 import { SnapshotStore } from './shared/snapshotStore';
-import { timelineFeature } from './timeline';
-import { workloadsFeature } from './workloads/workloadsFeature';
+import { timelineFeature } from './timeline/feature';
+import { workloadsFeature } from './workloads/feature';
 
 const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature, allocatorFeature];
 

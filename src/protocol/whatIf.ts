@@ -1,5 +1,5 @@
 /**
- * Messages between the what-if panel (webview/whatif) and the extension (`HostToWhatIf`,
+ * Messages between the what-if panel (webview/whatIf) and the extension (`HostToWhatIf`,
  * `WhatIfToHost`): the caching allocator replayed with other settings or on another GPU size
  * (src/engine/allocator). Types and guards only: both sides import it. The page asks for a prediction
  * with the capacity and PYTORCH_CUDA_ALLOC_CONF the user typed, checked on both sides; every string of

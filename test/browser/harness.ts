@@ -16,7 +16,7 @@ import { chromiumPath, launchHeadlessChromium } from '../helpers/chromium';
 import { dispatch } from '../../src/runtime/worker/methods';
 import type { SnapshotSession } from '../../src/engine/session/session';
 import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
-import { WHAT_IF_PAGE } from '../../src/extension/allocator/whatIfHtml';
+import { WHAT_IF_PAGE } from '../../src/extension/whatIf/html';
 import type { PageContent } from '../../src/extension/shared/webviewDocument';
 import { snapshotChoice } from '../../src/extension/timeline/rows';
 import type { TimelineBackend } from '../../src/extension/timeline/timelineRequests';

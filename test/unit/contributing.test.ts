@@ -496,7 +496,7 @@ function filesUnder(tree: ScratchTree, folder: string): string[] {
 
 /**
  * The page's name as its protocol module spells it: `src/protocol/<page>.ts`, where the page's folder and
- * bundle may write the name in lower case (`webview/whatif/` for `src/protocol/whatIf.ts`).
+ * bundle may write the name in lower case (`webview/whatIf/` for `src/protocol/whatIf.ts`).
  */
 function protocolName(tree: ScratchTree, page: string): string {
   const named = filesUnder(tree, 'src/protocol').map((f) => path.posix.basename(f, '.ts')).filter((n) => n.toLowerCase() === page.toLowerCase());

@@ -15,7 +15,7 @@ import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import type { PathResolver } from '../shared/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
-import { SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL, SnapshotSummaryEditorProvider, showSummary, summaryViewTypeFor } from './summaryView';
+import { SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL, SnapshotSummaryEditorProvider, showSummary, summaryViewTypeFor } from '../summary/summaryView';
 
 /** What the editor feature offers to tests (through the extension's API) and to other features. */
 export interface EditorApi {

@@ -23,7 +23,7 @@ describe('workspace trust', () => {
   });
 
   it('both workload commands check trust themselves too (a command run by id bypasses enablement)', () => {
-    const source = readFileSync(path.join(repoRoot, 'src', 'extension', 'workloads', 'workloadsFeature.ts'), 'utf8');
+    const source = readFileSync(path.join(repoRoot, 'src', 'extension', 'workloads', 'feature.ts'), 'utf8');
     for (const fn of ['runBuiltin', 'profileModel']) {
       const body = source.slice(source.indexOf(`async function ${fn}(`));
       const firstStatement = body.slice(body.indexOf('{') + 1).trim().split('\n')[0];

@@ -1,5 +1,5 @@
 /**
- * The what-if panel's answers (src/extension/allocator/whatIfRequests.ts), free of vscode: over a
+ * The what-if panel's answers (src/extension/whatIf/whatIfRequests.ts), free of vscode: over a
  * worker that runs the core in-process (as the analysis worker does), on a corpus snapshot, the panel
  * gets the self-check then the table, and a question gets the core's prediction; a malformed question,
  * settings PyTorch would refuse and a closed snapshot get errors.
@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { SnapshotSession } from '../../../../src/engine/session/session';
-import type { WhatIfBackend } from '../../../../src/extension/allocator/whatIfRequests';
-import { answerPredict, describeSubject } from '../../../../src/extension/allocator/whatIfRequests';
+import type { WhatIfBackend } from '../../../../src/extension/whatIf/whatIfRequests';
+import { answerPredict, describeSubject } from '../../../../src/extension/whatIf/whatIfRequests';
 import type { HostToWhatIf } from '../../../../src/protocol/whatIf';
 import type { QueryName } from '../../../../src/runtime/worker/methods';
 import { dispatch } from '../../../../src/runtime/worker/methods';

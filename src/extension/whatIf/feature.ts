@@ -9,7 +9,7 @@ import { formatBytes } from '../../engine/text/format';
 import { Commands } from '../shared/commandIds';
 import type { Feature, Services } from '../shared/services';
 import type { LoadedSnapshot } from '../shared/snapshotStore';
-import { WhatIfPanel } from './whatIfPanel';
+import { WhatIfPanel } from './whatIfView';
 
 /** What the command may be given (from the summary page, or a keybinding). */
 export interface WhatIfArgs {

@@ -1,5 +1,5 @@
 /**
- * The what-if panel (dist/webview/whatif.js): the self-check of the device shown, a form (GPU memory,
+ * The what-if panel (dist/webview/whatIf.js): the self-check of the device shown, a form (GPU memory,
  * PYTORCH_CUDA_ALLOC_CONF, memory fraction; checked here by form.ts and again by the host), the
  * prediction it asks for, and the table over GPU sizes x settings. It holds no data of its own: the
  * host sends it. Snapshot text (paths) goes into the page through textContent only; a recorded line

@@ -13,7 +13,7 @@ import type { PathResolver } from '../shared/pathResolver';
 import { openLineOfPage } from '../shared/openRecordedLine';
 import type { SnapshotStore } from '../shared/snapshotStore';
 import { webviewOptions, webviewPage } from '../shared/webviewHtml';
-import { WHAT_IF_PAGE } from './whatIfHtml';
+import { WHAT_IF_PAGE } from './html';
 import type { WhatIfBackend, WhatIfSubject } from './whatIfRequests';
 import { answerPredict, describeSubject } from './whatIfRequests';
 

@@ -13,7 +13,7 @@ import type { LineFigures } from '../../engine/analysis/lines';
 import { figureValues } from '../../engine/analysis/lineFigures';
 import type { LoadedSnapshot, SnapshotStore } from '../shared/snapshotStore';
 import { webviewOptions, webviewPage } from '../shared/webviewHtml';
-import type { Annotator } from './annotator';
+import type { Annotator } from '../editor/annotator';
 import type { PathResolver, ResolvedPaths } from '../shared/pathResolver';
 import { cellPlacesOf } from '../shared/pathResolver';
 import { isCellName } from '../../engine/notebook/cellNames';

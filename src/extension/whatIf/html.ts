@@ -7,8 +7,8 @@ import type { PageContent } from '../shared/webviewDocument';
 
 export const WHAT_IF_PAGE: PageContent = {
   title: 'VRAM Lens: What If',
-  script: 'whatif.js',
-  styles: ['whatif.css'],
+  script: 'whatIf.js',
+  styles: ['whatIf.css'],
   codicons: true,
   dataImages: true,
   body: `<main id="app">

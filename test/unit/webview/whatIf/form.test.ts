@@ -1,7 +1,7 @@
-/** The what-if form (webview/whatif/form.ts): what the user typed, checked as PyTorch and the CLI would. */
+/** The what-if form (webview/whatIf/form.ts): what the user typed, checked as PyTorch and the CLI would. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkForm, EMPTY_FORM, restoreForm } from '../../../../webview/whatif/form';
+import { checkForm, EMPTY_FORM, restoreForm } from '../../../../webview/whatIf/form';
 
 const GiB = 2 ** 30;
 

@@ -13,7 +13,7 @@ import type { Feature, Services } from '../shared/services';
 import type { LoadedSnapshot } from '../shared/snapshotStore';
 import { CompareDecorations } from './compareDecorations';
 import type { ActiveComparison, ComparedSide } from '../shared/compareMode';
-import { ResultsPanel } from './resultsPanel';
+import { ResultsPanel } from './compareView';
 import type { SourceTexts } from '../shared/sourceTexts';
 import { notificationText } from '../../engine/text/plainText';
 import { errorMessage, userMessage } from '../../engine/base/errors';
