@@ -7,7 +7,7 @@
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { SegmentMapView } from '../engine/session/allocatorStudy';
-import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorWindow';
+import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorSpan';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type {
   AxisKind,

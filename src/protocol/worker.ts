@@ -10,7 +10,7 @@ import type { LineDetail } from '../engine/analysis/lineDetail';
 import type { LineFigures } from '../engine/analysis/lines';
 import type { LineRange, RangeFigures } from '../engine/analysis/rangeFigures';
 import type { SeriesAxis, TotalsSeries } from '../engine/compare/totals';
-import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorWindow';
+import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorSpan';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { SnapshotSession } from '../../src/engine/session/session';
-import type { AllocatorWindow } from '../../src/engine/timeline/allocatorWindow';
+import type { AllocatorWindow } from '../../src/engine/timeline/allocatorSpan';
 import type { SegmentMapView } from '../../src/engine/session/allocatorStudy';
 import type { AllocatorFacts } from '../../src/protocol/timeline';
 import { lineColor } from '../../src/engine/timeline/colors';

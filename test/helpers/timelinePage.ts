@@ -14,7 +14,7 @@ import { BlockDetails } from '../../webview/timeline/requests/blockDetails';
 import type { TimelineAnswer } from '../../webview/timeline/requests/requests';
 import { Requests } from '../../webview/timeline/requests/requests';
 import { TargetData } from '../../webview/timeline/requests/targetData';
-import { WindowFetcher } from '../../webview/timeline/requests/windowFetch';
+import { WindowFetcher } from '../../webview/timeline/requests/spanFetch';
 import { Navigation } from '../../webview/timeline/state/navigation';
 import type { ViewState } from '../../webview/timeline/state/state';
 import { PageStore } from '../../webview/timeline/state/store';

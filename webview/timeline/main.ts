@@ -35,7 +35,7 @@ import { AllocatorData } from './requests/allocatorData';
 import { BlockDetails } from './requests/blockDetails';
 import { Requests } from './requests/requests';
 import { TargetData } from './requests/targetData';
-import { WindowFetcher } from './requests/windowFetch';
+import { WindowFetcher } from './requests/spanFetch';
 import { Navigation } from './state/navigation';
 import type { ViewState } from './state/state';
 import { PageStore } from './state/store';

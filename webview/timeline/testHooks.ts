@@ -3,7 +3,7 @@
  * `__VRAM_LENS_TEST_HOOKS__` set (the tests set it before the bundle runs; VS Code never does).
  */
 import type { SegmentMapView } from '../../src/engine/session/allocatorStudy';
-import type { AllocatorWindow } from '../../src/engine/timeline/allocatorWindow';
+import type { AllocatorWindow } from '../../src/engine/timeline/allocatorSpan';
 import type { TimelineWindow } from '../../src/engine/timeline/types';
 import type { AllocatorFacts } from '../../src/protocol/timeline';
 import type { DrawnMap } from './drawing/segmentMap';

@@ -32,8 +32,8 @@ import type {
   TimelineWindow,
   WindowRequest,
 } from './types';
-import type { LineLookup } from './window';
-import { summarizeWindow } from './window';
+import type { LineLookup } from './span';
+import { summarizeWindow } from './span';
 
 /** Most annotation spans an overview carries (the longest are kept). */
 const MAX_ANNOTATIONS = 5_000;

@@ -3,7 +3,7 @@
  * fields and asks the snapshot's worker (or anything that answers worker methods: the browser tests'
  * host double runs the core in-process through the same routing). The view posts what this returns.
  */
-import type { AllocatorWindowRequest } from '../../engine/timeline/allocatorWindow';
+import type { AllocatorWindowRequest } from '../../engine/timeline/allocatorSpan';
 import type { WindowRequest } from '../../engine/timeline/types';
 import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
 import type { HostToTimeline, TimelineCommand, TimelineRequest } from '../../protocol/timeline';

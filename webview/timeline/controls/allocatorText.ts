@@ -8,7 +8,7 @@ import type { SegmentMapBlock, SegmentMapSegment } from '../../../src/engine/all
 import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
 import { baseName } from '../../../src/engine/paths/recordedPath';
 import { formatBytes, formatPercent } from '../../../src/engine/text/format';
-import type { AllocatorWindow } from '../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorWindow } from '../../../src/engine/timeline/allocatorSpan';
 import type { TimelineLine } from '../../../src/engine/timeline/types';
 import type { Hit } from '../drawing/hit';
 import { stateLabel } from './tooltipText';

@@ -2,7 +2,7 @@
  * The data of the target shown (a snapshot's device), asked for when the target changes: the host
  * lists the snapshots, the user picks a snapshot, device or axis, the host asks to show a line.
  * Per target: the lines table's rows and the stack filter's lines; per axis: the overview and the
- * advisor's findings; once the overview is here, the window (windowFetch.ts) and the pinned block
+ * advisor's findings; once the overview is here, the window (spanFetch.ts) and the pinned block
  * (blockDetails.ts). Every answer goes into the store, then to the screen.
  *
  * A new request for data of the target or of its axis: add it to `askTarget` or `askAxis`, its
@@ -17,7 +17,7 @@ import { onFocusBlocks, onSnapshots, onTarget } from '../state/transitions';
 import type { AllocatorData } from './allocatorData';
 import type { BlockDetails } from './blockDetails';
 import type { Requests } from './requests';
-import type { WindowFetcher } from './windowFetch';
+import type { WindowFetcher } from './spanFetch';
 
 export interface TargetParts {
   readonly requests: Requests;

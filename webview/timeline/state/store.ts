@@ -4,7 +4,7 @@
  * through these methods (the state by the pure transitions of transitions.ts); no DOM, tested in Node.
  */
 import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
-import type { AllocatorWindow } from '../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorWindow } from '../../../src/engine/timeline/allocatorSpan';
 import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
 import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
 import type { AllocatorFacts, LineRow, SnapshotChoice, Target } from '../../../src/protocol/timeline';

@@ -16,7 +16,7 @@ import { PEAK_BUCKET_KINDS } from '../../../../src/engine/analysis/peakBreakdown
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { NO_STACK } from '../../../../src/engine/snapshot/model';
 import { TimelineQueries } from '../../../../src/engine/timeline/queries';
-import { MAX_BLOCK_BUDGET } from '../../../../src/engine/timeline/window';
+import { MAX_BLOCK_BUDGET } from '../../../../src/engine/timeline/span';
 import { bucketLegend, kindsDrawn } from '../../../../webview/timeline/controls/bucketLegend';
 import { corpusFiles, corpusMissing, referenceAnalysis } from '../../../helpers/corpus';
 

@@ -12,7 +12,7 @@ import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
 import { BEFORE_TRACE, NEVER_FREED } from '../../../../src/engine/analysis/replay';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { TimelineQueries } from '../../../../src/engine/timeline/queries';
-import { chooseAmongCandidates, chooseBySize, type Chosen } from '../../../../src/engine/timeline/window';
+import { chooseAmongCandidates, chooseBySize, type Chosen } from '../../../../src/engine/timeline/span';
 import { IntBuffer } from '../../../../src/engine/base/growableArrays';
 import type { TimelineWindow } from '../../../../src/engine/timeline/types';
 import { corpusFiles, corpusMissing } from '../../../helpers/corpus';

@@ -6,7 +6,7 @@
  * A new layer: a module here exporting a `ChartLayer`, its data as a field of `ChartScene` (filled in
  * drawing/pageView.ts from the page's store), and its place in the chart's `layers` (chart.ts).
  */
-import type { AllocatorWindow } from '../../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorWindow } from '../../../../src/engine/timeline/allocatorSpan';
 import type { FindingMarker } from '../../../../src/engine/timeline/findingMarkers';
 import type { TimelineOverview, TimelineWindow } from '../../../../src/engine/timeline/types';
 import type { LabelRequest } from '../labelLayout';

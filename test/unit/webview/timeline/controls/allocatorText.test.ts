@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OomExplanation } from '../../../../../src/engine/allocator/oom';
 import type { SegmentMapView } from '../../../../../src/engine/session/allocatorStudy';
-import type { AllocatorWindow } from '../../../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorWindow } from '../../../../../src/engine/timeline/allocatorSpan';
 import { allocatorTooltip, mapBlockLines, mapFigures, mapHeading, omittedBlocks, oomAt, oomLines } from '../../../../../webview/timeline/controls/allocatorText';
 
 const MiB = 2 ** 20;

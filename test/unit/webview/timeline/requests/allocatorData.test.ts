@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SegmentMapView } from '../../../../../src/engine/session/allocatorStudy';
-import type { AllocatorWindow } from '../../../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorWindow } from '../../../../../src/engine/timeline/allocatorSpan';
 import type { AllocatorFacts } from '../../../../../src/protocol/timeline';
 import { momentOfHit } from '../../../../../webview/timeline/controls/pageActions';
 import { choice, MiB, overviewOf, pageUnderTest, windowOf } from '../../../../helpers/timelinePage';

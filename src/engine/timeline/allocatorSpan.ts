@@ -26,7 +26,7 @@ import { NO_STACK } from '../snapshot/model';
 import type { TimelineAxis } from './axis';
 import { timelineLine } from './queries';
 import type { AxisKind, TimelineLine, WindowSteps } from './types';
-import { cutSteps, windowRange } from './window';
+import { cutSteps, windowRange } from './span';
 
 /** Default and highest number of segments sent one by one. */
 export const DEFAULT_SEGMENT_BUDGET = 2_000;

@@ -1,5 +1,5 @@
 /**
- * The allocator's view of a timeline window (src/engine/timeline/allocatorWindow.ts): reserved memory
+ * The allocator's view of a timeline window (src/engine/timeline/allocatorSpan.ts): reserved memory
  * by segment, stacked, and the allocator's series per step. On a hand-written recording whose segments,
  * offsets and steps are worked out by hand, and on every corpus snapshot against the reserved memory
  * the block timeline computes from the segment events PyTorch recorded.
@@ -12,7 +12,7 @@ import { MiB } from '../../../../src/engine/allocator/sizes';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { Action } from '../../../../src/engine/snapshot/model';
 import { SnapshotSession } from '../../../../src/engine/session/session';
-import type { AllocatorWindow } from '../../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorWindow } from '../../../../src/engine/timeline/allocatorSpan';
 import { corpusFiles, corpusMissing } from '../../../helpers/corpus';
 import { RecordedTrace } from '../../../helpers/recordedTrace';
 import { user, userPath } from '../../../helpers/traceBuilder';
