@@ -16,7 +16,7 @@ import { isCellName } from '../../src/engine/notebook/cellNames';
 import { WINDOW_NOTE, windowInWords } from '../../src/engine/analysis/summary';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
-import { selfCheckLines } from '../shared/selfCheckWords';
+import { selfCheckLines } from '../shared/selfCheckText';
 
 const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;

@@ -18,11 +18,11 @@ import type { HostToWhatIf, WhatIfQuestion, WhatIfState, WhatIfTarget, WhatIfToH
 import { isHostToWhatIf } from '../../src/protocol/whatIf';
 import { byId, el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
-import { selfCheckLines, settingsWords } from '../shared/selfCheckWords';
+import { selfCheckLines, settingsWords } from '../shared/selfCheckText';
 import type { FormField } from './form';
 import { checkForm, restoreForm } from './form';
-import type { LineSentence } from './words';
-import { BLIND_SPOTS, capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from './words';
+import type { LineSentence } from './whatIfText';
+import { BLIND_SPOTS, capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from './whatIfText';
 
 interface TextField extends HTMLElement {
   value: string;

@@ -28,7 +28,7 @@ import type { LoadedSnapshot } from '../shared/snapshotStore';
 import type { Interpreter } from './interpreter';
 import { resolveInterpreter, selectInterpreter } from './interpreter';
 import { recordingOptions, runTimeouts } from './profileSettings';
-import { outcomeSentence } from './outcomeSentence';
+import { outcomeSentence } from './outcomeText';
 import { RunProgress } from './runProgress';
 import type { RunHistory } from './runHistory';
 import { notificationText } from '../../engine/text/plainText';

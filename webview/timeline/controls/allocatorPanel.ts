@@ -11,7 +11,7 @@ import { el } from '../../shared/dom';
 import type { SegmentMapCanvas } from '../drawing/segmentMap';
 import type { Theme } from '../drawing/theme';
 import { showTooltip } from './tooltip';
-import { selfCheckLines } from '../../shared/selfCheckWords';
+import { selfCheckLines } from '../../shared/selfCheckText';
 import { mapBlockLines, mapFigures, mapHeading, omittedBlocks, oomAt, oomLines } from './allocatorText';
 
 export interface AllocatorPanelElements {

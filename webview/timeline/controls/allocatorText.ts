@@ -1,7 +1,7 @@
 /**
  * Words of the allocator view, DOM-free (tested in Node): the tooltip over a segment or a step, an
  * OOM explained, the segment map's figures and a block of the map (the self-check's verdict is
- * webview/shared/selfCheckWords.ts).
+ * webview/shared/selfCheckText.ts).
  */
 import type { OomExplanation } from '../../../src/engine/allocator/oom';
 import type { SegmentMapBlock, SegmentMapSegment } from '../../../src/engine/allocator/segmentMap';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pythonPathSettingsTarget } from '../../../../src/extension/profile/interpreterSetting';
-import { outcomeSentence } from '../../../../src/extension/profile/outcomeSentence';
+import { outcomeSentence } from '../../../../src/extension/profile/outcomeText';
 
 describe('vramLens.pythonPath settings scope', () => {
   it('opens the remote settings in a remote window, where a local user setting would not apply', () => {

@@ -1,8 +1,8 @@
-/** The self-check's verdict in the words every page uses (webview/shared/selfCheckWords.ts). */
+/** The self-check's verdict in the words every page uses (webview/shared/selfCheckText.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SelfCheckDetails } from '../../../../src/engine/allocator/selfCheck';
-import { selfCheckLines, settingsWords } from '../../../../webview/shared/selfCheckWords';
+import { selfCheckLines, settingsWords } from '../../../../webview/shared/selfCheckText';
 
 function details(patch: Partial<SelfCheckDetails> = {}, check: Partial<SelfCheckDetails['check']> = {}): SelfCheckDetails {
   return {

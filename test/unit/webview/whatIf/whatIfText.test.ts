@@ -1,9 +1,9 @@
-/** The what-if panel's words (webview/whatIf/words.ts), on results written out by hand. */
+/** The what-if panel's words (webview/whatIf/whatIfText.ts), on results written out by hand. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WhatIfOom, WhatIfReplayed } from '../../../../src/engine/allocator/whatIf';
 import type { RecordingStart } from '../../../../src/engine/allocator/traceReplay';
-import { capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from '../../../../webview/whatIf/words';
+import { capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from '../../../../webview/whatIf/whatIfText';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
