@@ -566,10 +566,10 @@ import * as vscode from 'vscode';
 import { describeRefused } from '../../protocol/messageGuard';
 import type { HostToPlanted } from '../../protocol/planted';
 import { isPlantedToHost } from '../../protocol/planted';
-import { DisposableOwner } from '../disposables';
-import { openLineOfPage } from '../paths/openRecordedLine';
-import type { PathResolver } from '../paths/pathResolver';
-import { webviewOptions, webviewPage } from '../webviewHtml';
+import { DisposableOwner } from '../shared/disposables';
+import { openLineOfPage } from '../shared/openRecordedLine';
+import type { PathResolver } from '../shared/pathResolver';
+import { webviewOptions, webviewPage } from '../shared/webviewHtml';
 
 const PAGE = { title: 'Planted', script: 'planted.js', styles: ['planted.css'], codicons: true } as const;
 
