@@ -178,7 +178,7 @@ ui.device.addEventListener('change', () => {
   if (Number.isInteger(device) && device !== target?.device) host.post({ type: 'selectDevice', device });
 });
 
-onHostMessage('whatif', isHostToWhatIf, (m: HostToWhatIf) => {
+onHostMessage('whatIf', isHostToWhatIf, (m: HostToWhatIf) => {
   switch (m.type) {
     case 'target':
       showTarget(m.target);

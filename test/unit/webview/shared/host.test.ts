@@ -20,7 +20,7 @@ const pages = readdirSync(webview, { withFileTypes: true })
 
 describe('webview pages: one host-message path', () => {
   it('finds the pages', () => {
-    assert.deepEqual(pages.sort(), ['compare', 'summary', 'timeline', 'whatif']);
+    assert.deepEqual(pages.sort(), ['compare', 'summary', 'timeline', 'whatIf']);
   });
 
   it('listens to the host only in webview/shared/host.ts, and every page through onHostMessage with its guard', () => {
@@ -37,6 +37,6 @@ describe('webview pages: one host-message path', () => {
     const byHand = sources.filter((s) => /type:\s*'(openLine|openSource)'/.test(s.text)).map((s) => s.file);
     assert.deepEqual(byHand, []);
     const users = sources.filter((s) => /\bopenLine\(\{|post\(openLine\(|\bopenLine\(at\)/.test(s.text)).map((s) => s.file.split('/')[0]);
-    assert.deepEqual([...new Set(users)].sort(), ['compare', 'summary', 'timeline', 'whatif']);
+    assert.deepEqual([...new Set(users)].sort(), ['compare', 'summary', 'timeline', 'whatIf']);
   });
 });
