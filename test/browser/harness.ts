@@ -106,8 +106,8 @@ export class HostDouble {
   /** Every message the page posted, in order. */
   readonly received: TimelineToHost[] = [];
   page: Page | undefined;
-  /** Milliseconds the core took for each window request, and Playwright took to hand it to the page. */
-  readonly windowTimes: number[] = [];
+  /** Milliseconds the core took for each span request, and Playwright took to hand it to the page. */
+  readonly spanTimes: number[] = [];
   readonly transportTimes: number[] = [];
 
   constructor(
@@ -124,7 +124,7 @@ export class HostDouble {
         const started = performance.now();
         if (method === 'load') return Promise.reject(new Error('a test snapshot is loaded already'));
         const result = dispatch(method, params, { session: loaded.session, progress: () => undefined });
-        if (method === 'timelineWindow') this.windowTimes.push(performance.now() - started);
+        if (method === 'timelineSpan') this.spanTimes.push(performance.now() - started);
         return Promise.resolve(result);
       };
     },
@@ -161,7 +161,7 @@ export class HostDouble {
         if (!answer) throw new Error(`malformed ${message.type}`);
         const sent = performance.now();
         await this.send(answer);
-        if (answer.type === 'window') this.transportTimes.push(performance.now() - sent);
+        if (answer.type === 'span') this.transportTimes.push(performance.now() - sent);
       }
     } catch (e) {
       if (requestId >= 0) await this.send({ type: 'error', requestId, message: errorMessage(e) });

@@ -1,5 +1,5 @@
 /**
- * The allocator's view of one x window, at the level of detail the block timeline uses (window.ts):
+ * The allocator's view of one x span, at the level of detail the block timeline uses (span.ts):
  * the same steps (one per state when states are wider than a pixel column, else one per column), and
  * per step, from the allocator replay's series (src/engine/allocator/series.ts), the highest reserved
  * memory, allocated memory, reserved-but-unallocated memory and largest cached free block among the
@@ -13,7 +13,7 @@
  * are sent one by one (up to a budget); the others are counted in `piecesOmitted` and the page fills
  * their room under the reserved line.
  *
- * Cost per window: O(states in the window) for the series, and O(segments alive x steps where some
+ * Cost per span: O(states in the span) for the series, and O(segments alive x steps where some
  * segment was released or made) for the offsets, sent only where a segment's offset moves by at least
  * `offsetQuantum` bytes.
  */
@@ -25,8 +25,8 @@ import type { DeviceTrace } from '../snapshot/model';
 import { NO_STACK } from '../snapshot/model';
 import type { TimelineAxis } from './axis';
 import { timelineLine } from './queries';
-import type { AxisKind, TimelineLine, WindowSteps } from './types';
-import { cutSteps, windowRange } from './span';
+import type { AxisKind, TimelineLine, SpanSteps } from './types';
+import { cutSteps, spanRange } from './span';
 
 /** Default and highest number of segments sent one by one. */
 export const DEFAULT_SEGMENT_BUDGET = 2_000;
@@ -35,7 +35,7 @@ export const MAX_SEGMENT_BUDGET = 20_000;
 export const SEGMENT_RUN_BUDGET = 200_000;
 const MAX_COLUMNS = 16_384;
 
-export interface AllocatorWindowRequest {
+export interface AllocatorSpanRequest {
   readonly axis: AxisKind;
   /** The x range to show (the whole axis when left out). */
   readonly x0?: number;
@@ -49,14 +49,14 @@ export interface AllocatorWindowRequest {
 }
 
 /**
- * The allocator over one window. Steps as in TimelineWindow: step i spans [stepX[i], stepX[i + 1]) and
+ * The allocator over one window. Steps as in TimelineSpan: step i spans [stepX[i], stepX[i + 1]) and
  * covers states [stepFirst[i], stepLast[i]]; its representative `stepState[i]` is the first of its
  * states with the highest reserved memory.
  *
  * Segment j (one by one, largest first) spans steps [pieceFirstStep[j], pieceLastStep[j]]; its bottom
  * edge is runOffset[k] bytes from step runStep[k] on, for k in [pieceRunStart[j], pieceRunStart[j + 1]).
  */
-export interface AllocatorWindow extends WindowSteps {
+export interface AllocatorSpan extends SpanSteps {
   /** Highest over the step's states: reserved; allocated (rounded block sizes, memory_allocated()); reserved minus allocated; the largest cached free block. */
   readonly reserved: Float64Array;
   readonly allocated: Float64Array;
@@ -78,7 +78,7 @@ export interface AllocatorWindow extends WindowSteps {
   readonly runOffset: Float64Array;
   /** The lines the segments name. */
   readonly lines: readonly TimelineLine[];
-  /** Segments alive in the window that are not sent one by one. */
+  /** Segments alive in the span that are not sent one by one. */
   readonly piecesOmitted: number;
   readonly computeMs: number;
 }
@@ -120,16 +120,16 @@ function at(series: Float64Array, initial: number, s: number): number {
   return s === 0 ? initial : series[s - 1];
 }
 
-export function summarizeAllocatorWindow(
+export function summarizeAllocatorSpan(
   data: AllocatorSeriesData,
   stack: SegmentStack,
   axis: TimelineAxis,
-  request: AllocatorWindowRequest,
+  request: AllocatorSpanRequest,
   trace: DeviceTrace,
   lineIndex: LineIndex | undefined,
-): AllocatorWindow {
+): AllocatorSpan {
   const started = performance.now();
-  const [x0, x1] = windowRange(axis, { axis: request.axis, x0: request.x0, x1: request.x1, columns: request.columns });
+  const [x0, x1] = spanRange(axis, { axis: request.axis, x0: request.x0, x1: request.x1, columns: request.columns });
   const columns = Math.max(1, Math.min(MAX_COLUMNS, Math.round(request.columns) || 1));
   const steps = cutSteps(axis, x0, x1, columns);
   const stepFirst = steps.first.toArray();

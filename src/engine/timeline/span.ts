@@ -1,9 +1,9 @@
 /**
- * The level-of-detail summariser: for a visible x window at W pixel columns, the steps to draw,
+ * The level-of-detail summariser: for a visible x span at W pixel columns, the steps to draw,
  * the largest blocks one by one (up to a budget), and the rest merged per step, conserving the
  * bytes exactly: at every step the drawn blocks plus `rest` equal the active bytes.
  *
- * Cost: O(states in the window) to pick each step's representative, O(blocks in the device x log W)
+ * Cost: O(states in the span) to pick each step's representative, O(blocks in the device x log W)
  * at worst to pick the blocks, and one read of the live blocks per step where they changed.
  */
 import type { TimelineAxis } from './axis';
@@ -11,7 +11,7 @@ import { FloatBuffer, IntBuffer } from '../base/growableArrays';
 import { lowerBound } from './lowerBound';
 import type { BlockLayout } from './layout';
 import { MAX_BLOCK } from './layout';
-import type { TimelineLine, TimelineWindow, WindowRequest } from './types';
+import type { TimelineLine, TimelineSpan, SpanRequest } from './types';
 
 /** Default and highest number of blocks drawn one by one. */
 export const DEFAULT_BLOCK_BUDGET = 20_000;
@@ -39,7 +39,7 @@ export interface Steps {
 }
 
 /** The x range the request asks for, on the request's axis. */
-export function windowRange(axis: TimelineAxis, request: WindowRequest): [number, number] {
+export function spanRange(axis: TimelineAxis, request: SpanRequest): [number, number] {
   const info = axis.info();
   if (request.states) {
     const first = Math.max(0, Math.min(axis.states - 1, request.states[0]));
@@ -166,11 +166,11 @@ export interface Chosen {
  * Adds to `chosen` the blocks alive at some representative, largest first, up to `budget`, marking
  * each in `layout.mark` with its index; only those of `line` when it is >= 0.
  *
- * `bySize` is walked from the largest, which is quick when the largest blocks are alive in the window
+ * `bySize` is walked from the largest, which is quick when the largest blocks are alive in the span
  * (a wide one). When that walk has visited as many blocks as there are candidates without being done,
  * the candidates are read instead: every block alive at a representative is alive at the first one or
- * born between the first and the last (a zoomed-in window has few), and the largest of them are picked
- * by their rank in `bySize`. Either way the same blocks, in the same order; what a window costs depends
+ * born between the first and the last (a zoomed-in span has few), and the largest of them are picked
+ * by their rank in `bySize`. Either way the same blocks, in the same order; what a span costs depends
  * on what it shows, not on the size of the file.
  */
 function chooseBlocks(layout: BlockLayout, stepState: Int32Array, budget: number, chosen: Chosen, recordLine: Int32Array, line: number): void {
@@ -277,8 +277,8 @@ interface Runs {
  * records an offset run for a chosen block whenever its offset moved by more than `quantum`.
  *
  * The live blocks of a representative are read one of two ways. When representatives are close (a
- * narrow window), the layout's cursor moves forward from one to the next (the births and deaths on the
- * way replayed) and its list is walked. When they lie far apart (a wide window: more births and deaths
+ * narrow span), the layout's cursor moves forward from one to the next (the births and deaths on the
+ * way replayed) and its list is walked. When they lie far apart (a wide span: more births and deaths
  * between two columns than blocks alive), each is read straight from the checkpoint before it: that
  * copy's blocks not dead by then, followed by the blocks born since that are still alive (births go on
  * top, so this is the list's order), read in sequence with nothing replayed.
@@ -344,14 +344,14 @@ function walkOffsets(layout: BlockLayout, stepState: Int32Array, envelope: Float
   return runs;
 }
 
-export function summarizeWindow(
+export function summarizeSpan(
   layout: BlockLayout,
   axis: TimelineAxis,
-  request: WindowRequest,
+  request: SpanRequest,
   lines: LineLookup,
-): TimelineWindow {
+): TimelineSpan {
   const started = performance.now();
-  const [x0, x1] = windowRange(axis, request);
+  const [x0, x1] = spanRange(axis, request);
   const columns = Math.max(1, Math.min(MAX_COLUMNS, Math.round(request.columns) || 1));
   const steps = cutSteps(axis, x0, x1, columns);
   const m = steps.first.length;

@@ -8,7 +8,7 @@ import type { SegmentMapBlock, SegmentMapSegment } from '../../../src/engine/all
 import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
 import { baseName } from '../../../src/engine/paths/recordedPath';
 import { formatBytes, formatPercent } from '../../../src/engine/text/format';
-import type { AllocatorWindow } from '../../../src/engine/timeline/allocatorSpan';
+import type { AllocatorSpan } from '../../../src/engine/timeline/allocatorSpan';
 import type { TimelineLine } from '../../../src/engine/timeline/types';
 import type { Hit } from '../drawing/hit';
 import { stateLabel } from './tooltipText';
@@ -17,8 +17,8 @@ const count = (n: number) => n.toLocaleString('en-US');
 const place = (l: { readonly file: string; readonly line: number } | undefined) => (l ? `${baseName(l.file)}:${l.line}` : undefined);
 const hex = (address: number) => `0x${address.toString(16)}`;
 
-/** The allocator's figures at step i of the window: of its one state, or the most over the states it covers. */
-function stepFigures(w: AllocatorWindow, i: number): string[] {
+/** The allocator's figures at step i of the span: of its one state, or the most over the states it covers. */
+function stepFigures(w: AllocatorSpan, i: number): string[] {
   const one = w.stepFirst[i] === w.stepLast[i];
   const most = one ? '' : 'at most ';
   const when = one ? stateLabel(w.stepState[i]) : `over events ${count(Math.max(0, w.stepFirst[i] - 1))}-${count(w.stepLast[i] - 1)}`;
@@ -29,7 +29,7 @@ function stepFigures(w: AllocatorWindow, i: number): string[] {
 }
 
 /** Tooltip lines over the allocator view: a segment (what made it, when it went) or a step. */
-export function allocatorTooltip(hit: Hit, w: AllocatorWindow | undefined): string[] {
+export function allocatorTooltip(hit: Hit, w: AllocatorSpan | undefined): string[] {
   if (!w) return [];
   const step = hit.kind === 'segment' || hit.kind === 'allocatorStep' ? hit.step : -1;
   if (step < 0 || step >= w.stepState.length) return [];

@@ -4,11 +4,11 @@
  * merged), not drawing statistics. No DOM: tested in Node.
  */
 import { formatBytes, formatPercent } from '../../../src/engine/text/format';
-import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
+import type { TimelineOverview, TimelineSpan } from '../../../src/engine/timeline/types';
 import { lineLabel } from '../../../src/engine/paths/places';
 import { windowInWords } from '../../../src/engine/analysis/summary';
 
-export function statusText(overview: TimelineOverview, w: TimelineWindow | undefined): string {
+export function statusText(overview: TimelineOverview, w: TimelineSpan | undefined): string {
   const parts: string[] = [];
   // A window of the recording: say so first, every figure covers only it.
   if (overview.window !== undefined) parts.push(`window: ${windowInWords(overview.window)}`);

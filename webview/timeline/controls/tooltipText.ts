@@ -7,7 +7,7 @@ import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../../src/
 import { FIGURE, lineFigure } from '../../../src/engine/analysis/lineFigures';
 import type { LineRow } from '../../../src/protocol/timeline';
 import { formatBytes } from '../../../src/engine/text/format';
-import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
+import type { BlockDetail, TimelineOverview, TimelineSpan } from '../../../src/engine/timeline/types';
 import type { Hit } from '../drawing/hit';
 import { lineLabel } from '../../../src/engine/paths/places';
 import { formatDuration } from '../drawing/ticks';
@@ -52,8 +52,8 @@ export function unattributedLabel(detail: BlockDetail | undefined): string {
   return describeBucket('noFrames', '');
 }
 
-/** Whether every number a tooltip would print for this hit is there and finite (a hit from an older window is not). */
-function fits(hit: Hit, w: TimelineWindow): boolean {
+/** Whether every number a tooltip would print for this hit is there and finite (a hit from an older span is not). */
+function fits(hit: Hit, w: TimelineSpan): boolean {
   const finite = (...values: (number | undefined)[]) => values.every((v) => v !== undefined && Number.isFinite(v));
   switch (hit.kind) {
     case 'block':
@@ -71,7 +71,7 @@ function fits(hit: Hit, w: TimelineWindow): boolean {
 /** Tooltip lines for a hit; `detail` adds the stack once the host has sent it, `rowOf` a line's figures (the lines table's rows). */
 export function tooltipLines(
   hit: Hit,
-  w: TimelineWindow | undefined,
+  w: TimelineSpan | undefined,
   overview: TimelineOverview,
   detail: BlockDetail | undefined,
   rowOf: (lineId: number) => LineRow | undefined = () => undefined,

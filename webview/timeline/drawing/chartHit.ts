@@ -2,7 +2,7 @@
  * What is under a point of the chart, and where a block can be pointed at: pure geometry over the
  * last frame's plot, scene and finding spots (no drawing).
  */
-import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
+import type { TimelineOverview, TimelineSpan } from '../../../src/engine/timeline/types';
 import type { Hit } from './hit';
 import type { FindingSpot } from './layers/markersLayer';
 import type { Plot } from './plot';
@@ -12,14 +12,14 @@ import { blockOffsetAt, indexOfRecord, LANE_HEIGHT, runEndStep, scalesOf } from 
 export interface DrawnFrame {
   readonly plot: Plot;
   readonly overview: TimelineOverview;
-  /** The window drawn (undefined when it was for another axis). */
-  readonly window: TimelineWindow | undefined;
+  /** The span drawn (undefined when it was for another axis). */
+  readonly span: TimelineSpan | undefined;
   readonly findingSpots: readonly FindingSpot[];
 }
 
 /** What is under a point given in CSS pixels relative to the canvas. */
 export function hitTest(frame: DrawnFrame, cssX: number, cssY: number): Hit | undefined {
-  const { plot, overview, window: w } = frame;
+  const { plot, overview, span: w } = frame;
   const x = cssX * plot.dpr;
   const y = cssY * plot.dpr;
   const toX = (p: number) => plot.x0 + ((p - plot.left) / plot.width) * (plot.x1 - plot.x0);
@@ -79,8 +79,8 @@ export function hitTest(frame: DrawnFrame, cssX: number, cssY: number): Hit | un
  * markers and the findings, with the block's height there in CSS pixels; undefined when it is not on screen.
  */
 export function pointOfRecord(
-  frame: Omit<DrawnFrame, 'window'>,
-  w: TimelineWindow,
+  frame: Omit<DrawnFrame, 'span'>,
+  w: TimelineSpan,
   record: number,
 ): { x: number; y: number; height: number } | undefined {
   const { plot, overview } = frame;

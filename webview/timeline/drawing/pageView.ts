@@ -87,7 +87,7 @@ export class PageView {
   /** Draws now; returns what the chart drew. */
   draw(): DrawStats | undefined {
     const { chart, minimap, el, theme, store } = this;
-    const { overview: o, viewport, window: w, rows, stackIds } = store.data;
+    const { overview: o, viewport, span: w, rows, stackIds } = store.data;
     const state = store.state;
     chart.resize();
     minimap.resize();
@@ -107,7 +107,7 @@ export class PageView {
     const stats = chart.draw(
       {
         overview: o,
-        window: w,
+        span: w,
         viewport,
         findings: store.data.findings,
         yRange: store.yRange(),
@@ -117,14 +117,14 @@ export class PageView {
         hovered: this.hovered?.hit.kind === 'block' ? this.hovered.hit.record : undefined,
         lineColors: store.data.lineColors,
         mode: state.mode,
-        allocator: store.data.allocatorWindow,
+        allocator: store.data.allocatorSpan,
         moment: state.moment,
       },
       theme,
     );
     minimap.draw(o, viewport, theme);
     showBucketLegend(bucketLegend(o.peakBreakdown, kindsDrawn(w?.blockBucket)), theme);
-    // The hit under the pointer in what was just drawn (a new window renumbers blocks and steps).
+    // The hit under the pointer in what was just drawn (a new span renumbers blocks and steps).
     let hover = this.hovered;
     if (hover) {
       const hit = chart.hit(hover.x, hover.y);
@@ -140,10 +140,10 @@ export class PageView {
 
   /** The hover card's lines: the allocator view's words for its segments and steps, and for an OOM its explanation. */
   private tooltip(hover: Hover, rowOf: (id: number) => LineRow | undefined): string[] {
-    const { overview: o, window: w, allocatorWindow, allocatorFacts } = this.store.data;
+    const { overview: o, span: w, allocatorSpan, allocatorFacts } = this.store.data;
     if (!o) return [];
     const hit = hover.hit;
-    if (hit.kind === 'segment' || hit.kind === 'allocatorStep') return allocatorTooltip(hit, allocatorWindow);
+    if (hit.kind === 'segment' || hit.kind === 'allocatorStep') return allocatorTooltip(hit, allocatorSpan);
     const lines = tooltipLines(hit, w, o, hit.kind === 'block' ? this.detail(hit.record) : undefined, rowOf);
     if (hit.kind === 'oom' && this.store.state.mode === 'allocator') {
       const explained = oomAt(allocatorFacts?.ooms, o.ooms[hit.index].state - 1);

@@ -1,9 +1,9 @@
 /**
- * The window summaries the chart asks the host for: at most one request in flight; while it runs
+ * The span summaries the chart asks the host for: at most one request in flight; while it runs
  * the last summary is redrawn at the new zoom, and the latest viewport is asked for when it answers.
- * An answer goes into the store (a window fitted to states moves the viewport to it).
+ * An answer goes into the store (a span fitted to states moves the viewport to it).
  */
-import type { TimelineWindow } from '../../../src/engine/timeline/types';
+import type { TimelineSpan } from '../../../src/engine/timeline/types';
 import type { PlotSize } from '../parts';
 import type { PageStore } from '../state/store';
 import { estimateYMax, sameViewport } from '../state/viewport';
@@ -12,7 +12,7 @@ import type { Requests } from './requests';
 const BLOCK_BUDGET = 20_000;
 
 /** What the fetcher works with, and where it says that a summary arrived. */
-export interface WindowParts {
+export interface SpanParts {
   readonly requests: Requests;
   readonly store: PageStore;
   readonly plot: PlotSize;
@@ -21,15 +21,15 @@ export interface WindowParts {
   failed(message: string): void;
 }
 
-export type WindowRange = { x0: number; x1: number } | { states: [number, number]; statesMargin?: number };
+export type SpanRange = { x0: number; x1: number } | { states: [number, number]; statesMargin?: number };
 
-export class WindowFetcher {
+export class SpanFetcher {
   private inFlight = false;
   private wanted = false;
   /** Ask again even when the viewport has not moved (the focus line or the y range changed). */
   private stale = false;
 
-  constructor(private readonly parts: WindowParts) {}
+  constructor(private readonly parts: SpanParts) {}
 
   /** Asks for the current viewport's summary now, or after the one in flight. */
   request(): void {
@@ -46,7 +46,7 @@ export class WindowFetcher {
 
   maybeRequest(): void {
     const { store, plot } = this.parts;
-    const { viewport, overview, window: w } = store.data;
+    const { viewport, overview, span: w } = store.data;
     if (this.inFlight || !this.wanted || !viewport || !overview) return;
     if (!this.stale && w && w.columns === plot.plotColumns() && sameViewport(w, viewport) && w.axis === store.state.axis) {
       this.wanted = false;
@@ -55,7 +55,7 @@ export class WindowFetcher {
     this.send({ x0: viewport.x0, x1: viewport.x1 });
   }
 
-  send(range: WindowRange): void {
+  send(range: SpanRange): void {
     const { store, plot, requests } = this.parts;
     const { target, overview, viewport } = store.data;
     if (!target || !overview) return;
@@ -71,7 +71,7 @@ export class WindowFetcher {
     const fitted = 'states' in range;
     requests.ask(
       {
-        type: 'window',
+        type: 'span',
         target,
         request: {
           axis: state.axis,
@@ -88,7 +88,7 @@ export class WindowFetcher {
         settled: () => {
           this.inFlight = false;
         },
-        answered: (m) => this.take(m.window, fitted),
+        answered: (m) => this.take(m.span, fitted),
         stale: () => this.maybeRequest(),
         failed: (message) => {
           this.parts.failed(message);
@@ -98,9 +98,9 @@ export class WindowFetcher {
     );
   }
 
-  private take(w: TimelineWindow, fitted: boolean): void {
+  private take(w: TimelineSpan, fitted: boolean): void {
     const { store } = this.parts;
-    store.set({ window: w });
+    store.set({ span: w });
     if (fitted) store.moveViewport({ x0: w.x0, x1: w.x1 });
     this.parts.arrived();
     this.maybeRequest();

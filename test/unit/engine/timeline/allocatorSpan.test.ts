@@ -1,5 +1,5 @@
 /**
- * The allocator's view of a timeline window (src/engine/timeline/allocatorSpan.ts): reserved memory
+ * The allocator's view of a timeline span (src/engine/timeline/allocatorSpan.ts): reserved memory
  * by segment, stacked, and the allocator's series per step. On a hand-written recording whose segments,
  * offsets and steps are worked out by hand, and on every corpus snapshot against the reserved memory
  * the block timeline computes from the segment events PyTorch recorded.
@@ -12,7 +12,7 @@ import { MiB } from '../../../../src/engine/allocator/sizes';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { Action } from '../../../../src/engine/snapshot/model';
 import { SnapshotSession } from '../../../../src/engine/session/session';
-import type { AllocatorWindow } from '../../../../src/engine/timeline/allocatorSpan';
+import type { AllocatorSpan } from '../../../../src/engine/timeline/allocatorSpan';
 import { corpusFiles, corpusMissing } from '../../../helpers/corpus';
 import { RecordedTrace } from '../../../helpers/recordedTrace';
 import { user, userPath } from '../../../helpers/traceBuilder';
@@ -50,7 +50,7 @@ function program() {
 }
 
 /** Per segment sent one by one: [address, size, first step, last step, runs as [step, offset in MiB]], and its line. */
-function pieces(w: AllocatorWindow) {
+function pieces(w: AllocatorSpan) {
   const lineOf = (id: number) => {
     const l = w.lines.find((x) => x.id === id);
     return l ? `${l.file}:${l.line}` : null;
@@ -65,11 +65,11 @@ function pieces(w: AllocatorWindow) {
   }));
 }
 
-describe('the allocator window', () => {
+describe('the allocator span', () => {
   it('one step per state: the segments stacked in the order they were made, moving down when one below is released', () => {
     const session = program();
     assert.equal(session.allocator(0).check().check.firstDeparture, null, 'the replay reproduces the recording');
-    const w = session.allocatorWindow(0, { axis: 'event', columns: 100 })!;
+    const w = session.allocatorSpan(0, { axis: 'event', columns: 100 })!;
     // 11 events: states 0..11 (state p: after event p - 1), each a step of its own. Reserved memory rises and
     // falls at the recorded segment events (0, 2, 4; 8); a new segment is one free block until the allocation
     // after it takes it.
@@ -87,7 +87,7 @@ describe('the allocator window', () => {
   });
 
   it('zoomed out: each step shows the segments alive at its state of highest reserved memory', () => {
-    const w = program().allocatorWindow(0, { axis: 'event', columns: 3 })!;
+    const w = program().allocatorSpan(0, { axis: 'event', columns: 3 })!;
     // Three columns of four states: [0, 3], [4, 7], [8, 11]; the first state of highest reserved memory in each.
     assert.deepEqual([Array.from(w.stepFirst), Array.from(w.stepLast), Array.from(w.stepState)], [[0, 4, 8], [3, 7, 11], [3, 5, 8]]);
     assert.deepEqual(Array.from(w.reserved, (b) => b / MiB), [38, 56, 56]);
@@ -103,11 +103,11 @@ describe('the allocator window', () => {
   });
 
   it('a budget: the largest segments one by one, the others counted', () => {
-    const w = program().allocatorWindow(0, { axis: 'event', columns: 100, budget: 1 })!;
+    const w = program().allocatorSpan(0, { axis: 'event', columns: 100, budget: 1 })!;
     assert.deepEqual(pieces(w).map((p) => [p.address, p.runs]), [[A, [[1, 0]]]]);
     assert.equal(w.piecesOmitted, 2);
-    // A window after A's release: only B and C are alive there.
-    const late = program().allocatorWindow(0, { axis: 'event', columns: 100, x0: 10, x1: 12 })!;
+    // A span after A's release: only B and C are alive there.
+    const late = program().allocatorSpan(0, { axis: 'event', columns: 100, x0: 10, x1: 12 })!;
     assert.deepEqual(Array.from(late.stepState), [10, 11]);
     assert.deepEqual(pieces(late).map((p) => [p.address, p.steps, p.runs]), [
       [B, [0, 1], [[0, 0]]],
@@ -115,10 +115,10 @@ describe('the allocator window', () => {
     ]);
   });
 
-  it('a device without a trace has no allocator window', () => {
+  it('a device without a trace has no allocator span', () => {
     const snap = new RecordedTrace().snapshot([{ address: A, type: 'large', blocks: [[20 * MiB, 'inactive']] }], {});
     const session = new SnapshotSession({ ...snap, traces: [] }, 0, {});
-    assert.equal(session.allocatorWindow(0, { axis: 'event', columns: 10 }), undefined);
+    assert.equal(session.allocatorSpan(0, { axis: 'event', columns: 10 }), undefined);
   });
 
   it('on every corpus snapshot: the segments stack to the reserved memory, which is the one PyTorch recorded where the replay reproduces it', { skip: corpusMissing }, () => {
@@ -128,7 +128,7 @@ describe('the allocator window', () => {
       const session = new SnapshotSession(snapshotFromBytes(bytes), bytes.byteLength, {});
       for (const device of session.analysis.devices.map((d) => d.device)) {
         const name = `${path.basename(file)} device ${device}`;
-        const w = session.allocatorWindow(device, { axis: 'event', columns: 700, budget: 20_000 });
+        const w = session.allocatorSpan(device, { axis: 'event', columns: 700, budget: 20_000 });
         if (!w) continue;
         assert.equal(w.piecesOmitted, 0, name);
         // Every step: the segments alive at its representative lie edge to edge from 0 up to its reserved memory.
@@ -158,7 +158,7 @@ describe('the allocator window', () => {
         // recorded it, though the replay makes it while replaying the allocation (or event) after it.
         const check = session.allocator(device).check();
         if (check.check.firstDeparture !== null) continue;
-        const blocks = session.timeline.window(device, { axis: 'event', columns: 700, budget: 0 });
+        const blocks = session.timeline.span(device, { axis: 'event', columns: 700, budget: 0 });
         assert.deepEqual(Array.from(blocks.stepFirst), Array.from(w.stepFirst), `${name}: the same steps as the block timeline`);
         const layout = session.timeline.timeline(device).layout;
         const series = session.allocator(device).series()!;

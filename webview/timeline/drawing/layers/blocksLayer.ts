@@ -5,7 +5,7 @@
  * (outlinesLayer, drawn over the step lines).
  */
 import { PEAK_BUCKET_KINDS } from '../../../../src/engine/analysis/peakBreakdown';
-import type { TimelineWindow } from '../../../../src/engine/timeline/types';
+import type { TimelineSpan } from '../../../../src/engine/timeline/types';
 import { mixColors, SHADE } from '../colorMix';
 import { indexOfRecord, runEndStep } from '../plot';
 import type { Theme } from '../theme';
@@ -21,7 +21,7 @@ export interface DrawnBlocks {
 }
 
 /** A block's fill: its line's palette index (>= 0), else -2 - its bucket kind's index, else -1 (unattributed). */
-function fillCode(w: TimelineWindow, lineColor: ReadonlyMap<number, number>, j: number): number {
+function fillCode(w: TimelineSpan, lineColor: ReadonlyMap<number, number>, j: number): number {
   const line = w.blockLine[j];
   if (line >= 0) return lineColor.get(line) ?? -1;
   const bucket = w.blockBucket[j] ?? -1;
@@ -41,7 +41,7 @@ export class RestLayer implements ChartLayer {
   readonly area = 'plot';
   private pattern: { key: string; pattern: CanvasPattern | string } | undefined;
 
-  draw({ ctx, window: w, theme, plot, scales: { px, sy } }: LayerFrame): void {
+  draw({ ctx, span: w, theme, plot, scales: { px, sy } }: LayerFrame): void {
     if (!w) return;
     const { left, top, width, height } = plot;
     ctx.fillStyle = this.restFill(ctx, theme, plot.dpr);
@@ -95,7 +95,7 @@ export class BlocksLayer implements ChartLayer {
   private readonly shades = new Map<string, string>();
   drawn: DrawnBlocks = NOTHING_DRAWN;
 
-  draw({ ctx, window: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
+  draw({ ctx, span: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
     this.drawn = NOTHING_DRAWN;
     if (!w) return;
     const { dpr, left, width, height, yMin, yMax } = plot;
@@ -172,7 +172,7 @@ export class BlocksLayer implements ChartLayer {
 /** Outlines of the hovered and pinned blocks. */
 export const outlinesLayer: ChartLayer = {
   area: 'plot',
-  draw({ ctx, window: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
+  draw({ ctx, span: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
     if (!w) return;
     const { dpr } = plot;
     for (const [record, color, lineWidth] of [
