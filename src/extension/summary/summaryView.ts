@@ -3,29 +3,27 @@
  * for `*.pkl` (often other pickles; a file that is not a snapshot says so and reopens in the text
  * editor), and a panel for snapshots without a file.
  * It shows devices, events, the peak and where it was reached, reserved memory, OOMs and the top
- * lines, and offers to annotate the sources with it.
+ * lines, and offers to annotate the sources with it. What it posts is built by summaryRequests.ts (free
+ * of `vscode`); this module owns the editor or panel, its messages and its lifetime.
  */
 import * as vscode from 'vscode';
+import type { Finding } from '../../engine/advice/finding';
 import { userMessage } from '../../engine/base/errors';
 import { snapshotLoadMessage } from '../../engine/decode/errors';
-import { topLines } from '../../engine/analysis/summary';
-import type { LineFigures } from '../../engine/analysis/lines';
-import { figureValues } from '../../engine/analysis/lineFigures';
-import type { LoadedSnapshot, SnapshotStore } from '../shared/snapshotStore';
-import { webviewOptions, webviewPage } from '../shared/webviewHtml';
-import type { Annotator } from '../editor/annotator';
-import type { PathResolver, ResolvedPaths } from '../shared/pathResolver';
-import { cellPlacesOf } from '../shared/pathResolver';
-import { isCellName } from '../../engine/notebook/cellNames';
 import { describeRefused } from '../../protocol/messageGuard';
-import type { HostToSummary, SummaryAdvice, SummaryLine, SummaryModel, SummaryToHost } from '../../protocol/summary';
-import type { Finding } from '../../engine/advice/finding';
-import type { SourceTexts } from '../shared/sourceTexts';
-import { setting } from '../shared/config';
+import type { HostToSummary, SummaryToHost } from '../../protocol/summary';
 import { isSummaryToHost } from '../../protocol/summary';
+import { Commands } from '../shared/commandIds';
+import { setting } from '../shared/config';
 import { DisposableOwner } from '../shared/disposables';
 import { openLineOfPage } from '../shared/openRecordedLine';
-import { Commands } from '../shared/commandIds';
+import type { PathResolver } from '../shared/pathResolver';
+import type { LoadedSnapshot, SnapshotStore } from '../shared/snapshotStore';
+import type { SourceTexts } from '../shared/sourceTexts';
+import { webviewOptions, webviewPage } from '../shared/webviewHtml';
+import { SUMMARY_PAGE } from './html';
+import type { Findings } from './summaryRequests';
+import { allocatorUnavailable, recordedFiles, summaryAllocator, summaryModel } from './summaryRequests';
 
 /** The summary editor: the default editor of `*.pickle` files. */
 export const SUMMARY_VIEW_TYPE = 'vramLens.snapshotSummary';
@@ -36,109 +34,26 @@ export const SUMMARY_VIEW_TYPE_PKL = 'vramLens.snapshotSummaryPkl';
 export function summaryViewTypeFor(uri: vscode.Uri): string {
   return uri.path.toLowerCase().endsWith('.pkl') ? SUMMARY_VIEW_TYPE_PKL : SUMMARY_VIEW_TYPE;
 }
-/** The page: its script, styles and the codicons its findings' severity icons use. */
-const SUMMARY_PAGE = {
-  title: 'VRAM Lens Snapshot',
-  script: 'summary.js',
-  styles: ['summary.css'],
-  codicons: true,
-  // Shown until the first message: a page made anew after it was hidden is never empty.
-  body: '<main id="root" aria-live="polite"><p class="muted">Reading the snapshot…</p></main>',
-} as const;
-const TOP_LINES = 15;
 /** How long the page waits for the recorded files to be found before it shows the figures without links. */
 const FIRST_PAINT_MS = 150;
-/** Recorded OOMs the summary explains. */
-const SUMMARY_OOMS = 5;
+
+/** What the summary needs of the editor's annotations. */
+export interface SummaryAnnotations {
+  /** Undefined while no snapshot annotates the editors. */
+  readonly state: unknown;
+  show(): void;
+  readonly onDidChange: vscode.Event<unknown>;
+}
 
 export interface SummaryDeps {
   readonly extensionUri: vscode.Uri;
   readonly store: SnapshotStore;
-  readonly annotator: Annotator;
+  /** The editor's annotations (the editor feature's annotator): the summary shows whether they are on, and turns them on. */
+  readonly annotations: SummaryAnnotations;
   readonly resolver: PathResolver;
   readonly log: vscode.LogOutputChannel;
   /** The snapshots' source texts as captured at load (what the advisor reads). */
   readonly sources: SourceTexts;
-}
-
-/** The recorded files with figures in any of the snapshot's devices. */
-async function recordedFiles(snapshot: LoadedSnapshot): Promise<string[]> {
-  const recorded = new Set<string>();
-  for (const d of snapshot.info.devices) for (const l of await snapshot.lines(d.device)) recorded.add(l.file);
-  return [...recorded];
-}
-
-/** How many unmapped files the page lists (it says how many more there are). */
-const UNMAPPED_SHOWN = 10;
-
-/** The advisor's findings, when they are ready (or undefined while they are worked out). */
-type Findings = readonly Finding[] | 'off' | undefined;
-
-/**
- * The page's model; `resolved` undefined while the recorded files are still being looked for on this
- * machine (the page says so, and no line is a link yet).
- */
-async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings: Findings, resolved: ResolvedPaths | undefined, recordedCount: number): Promise<SummaryModel> {
-  const perDevice = await Promise.all(
-    snapshot.info.devices.map(async (d) => ({ summary: d, lines: await snapshot.lines(d.device) })),
-  );
-  const mapped = (file: string) => (resolved?.local.has(file) ?? false) || (resolved?.cells.has(file) ?? false);
-  const notFound = resolved?.unmapped ?? [];
-  const filesNotFound = notFound.filter((f) => !isCellName(f));
-  const advice: SummaryAdvice =
-    findings === 'off'
-      ? { state: 'off' }
-      : findings === undefined
-        ? { state: 'pending' }
-        : {
-            state: 'ready',
-            findings: findings.map((f) => ({
-              device: f.device,
-              rule: f.rule,
-              severity: f.severity,
-              title: f.title,
-              message: f.message,
-              ...(f.file !== undefined && f.line !== undefined ? { at: { file: f.file, line: String(f.line), mapped: mapped(f.file) } } : {}),
-            })),
-          };
-  const line = (l: LineFigures): SummaryLine => ({
-    file: l.file,
-    line: String(l.line),
-    mapped: mapped(l.file),
-    figures: figureValues(l),
-  });
-  return {
-    label: snapshot.label,
-    path: snapshot.uri?.scheme === 'file' ? snapshot.uri.fsPath : snapshot.uri?.toString(),
-    layout: snapshot.info.layout,
-    byteLength: snapshot.info.byteLength,
-    hasTimes: snapshot.info.hasTimes,
-    active: deps.store.active?.id === snapshot.id && deps.annotator.state !== undefined,
-    selectedDevice: snapshot.device,
-    devices: perDevice.map(({ summary: d, lines }) => ({
-      device: d.device,
-      events: d.events,
-      allocations: d.allocations,
-      peakBytes: d.peakBytes,
-      peakEventIndex: d.peakEventIndex,
-      peakLine: d.peakLine && { file: d.peakLine.file, line: String(d.peakLine.line), mapped: mapped(d.peakLine.file) },
-      peakReservedBytes: d.peakReservedBytes,
-      finalReservedBytes: d.finalReservedBytes,
-      initialActiveBytes: d.initialActiveBytes,
-      finalActiveBytes: d.finalActiveBytes,
-      oomCount: d.oomCount,
-      linesWithFigures: d.linesWithFigures,
-      topLines: topLines({ lines }, TOP_LINES).map(line),
-      peakBreakdown: d.peakBreakdown,
-      ...(d.window === undefined ? {} : { window: d.window }),
-    })),
-    // The first few files not found, and every cell not found (the page says which notebooks' cells they are).
-    unmappedFiles: [...filesNotFound.slice(0, UNMAPPED_SHOWN), ...notFound.filter(isCellName)],
-    unmappedCount: filesNotFound.length,
-    ...(resolved ? {} : { findingFiles: recordedCount }),
-    advice,
-    places: resolved ? cellPlacesOf(resolved) : {},
-  };
 }
 
 /** One open summary (custom editor or panel): keeps the page in step with the store. */
@@ -159,7 +74,7 @@ class SummaryView extends DisposableOwner {
     this.own(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       deps.store.onDidChange(() => void this.post()),
-      deps.annotator.onDidChange(() => void this.post()),
+      deps.annotations.onDidChange(() => void this.post()),
       panel.onDidDispose(() => this.dispose()),
     );
     if ('snapshot' in source) this.snapshot = source.snapshot;
@@ -180,7 +95,7 @@ class SummaryView extends DisposableOwner {
       case 'annotate':
         if (!this.snapshot) return;
         this.deps.store.setActive(this.snapshot.id);
-        this.deps.annotator.show();
+        this.deps.annotations.show();
         break;
       case 'selectDevice':
         if (this.snapshot && typeof message.device === 'number') this.deps.store.setDevice(this.snapshot.id, message.device);
@@ -233,17 +148,13 @@ class SummaryView extends DisposableOwner {
     const device = snapshot.device;
     if (!snapshot.deviceSummary(device)) return;
     try {
-      const [check, ooms] = await Promise.all([snapshot.call('allocatorCheck', { device }), snapshot.call('allocatorOoms', { device })]);
-      const shown = ooms.slice(0, SUMMARY_OOMS);
-      const files = [...new Set(shown.flatMap((o) => (o.file ? [o.file] : [])))];
-      const local = files.length > 0 ? (await this.deps.resolver.resolve(files)).local : new Map<string, string>();
+      const allocator = await summaryAllocator(snapshot, device, (files) => this.deps.resolver.resolve(files));
       if (this.snapshot !== snapshot) return;
-      await this.send({ type: 'allocator', allocator: { device, check, ooms: shown, mapped: files.filter((f) => local.has(f)) } });
+      await this.send({ type: 'allocator', allocator });
     } catch (e) {
       this.deps.log.warn('Summary view: could not replay the allocator:', e);
-      // Said on the page rather than left "replaying" (a window of the recording: the replay needs all of it).
-      const why = userMessage(e);
-      if (this.snapshot === snapshot && !this.isDisposed) await this.send({ type: 'allocator', allocator: { device, unavailable: why.charAt(0).toUpperCase() + why.slice(1) } });
+      // Said on the page rather than left "replaying".
+      if (this.snapshot === snapshot && !this.isDisposed) await this.send({ type: 'allocator', allocator: allocatorUnavailable(device, e) });
     }
   }
 
@@ -261,7 +172,7 @@ class SummaryView extends DisposableOwner {
     const resolving = this.deps.resolver.resolve(recorded);
     const [firstFindings, firstResolved] = await Promise.all([advisor ? soon(advisor, 50) : Promise.resolve('off' as const), soon(resolving, FIRST_PAINT_MS)]);
     if (firstFindings === undefined || firstResolved === undefined) {
-      await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, firstFindings, firstResolved, recorded.length) });
+      await this.send({ type: 'summary', model: await summaryModel(snapshot, this.active(snapshot), firstFindings, firstResolved, recorded.length) });
     }
     const findings: Findings = advisor
       ? await advisor.catch((e: unknown) => {
@@ -272,8 +183,13 @@ class SummaryView extends DisposableOwner {
     const named = findings === 'off' ? [] : findings.flatMap((f) => (f.file === undefined ? [] : [f.file]));
     const resolved = await this.deps.resolver.resolve([...recorded, ...named]);
     if (this.snapshot !== snapshot || this.isDisposed || !this.deps.store.get(snapshot.id)) return false;
-    await this.send({ type: 'summary', model: await buildModel(this.deps, snapshot, findings, resolved, recorded.length) });
+    await this.send({ type: 'summary', model: await summaryModel(snapshot, this.active(snapshot), findings, resolved, recorded.length) });
     return true;
+  }
+
+  /** Whether the snapshot annotates the editors. */
+  private active(snapshot: LoadedSnapshot): boolean {
+    return this.deps.store.active?.id === snapshot.id && this.deps.annotations.state !== undefined;
   }
 
   private send(message: HostToSummary): Thenable<boolean> {
