@@ -98,6 +98,9 @@ export type MethodName = keyof WorkerMethods;
 export type ParamsOf<M extends MethodName> = WorkerMethods[M]['params'];
 export type ResultOf<M extends MethodName> = WorkerMethods[M]['result'];
 
+/** Calls a worker method of one loaded snapshot (`LoadedSnapshot.call`, or anything that answers worker methods). */
+export type WorkerCall = <M extends MethodName>(method: M, params: ParamsOf<M>) => Promise<ResultOf<M>>;
+
 export interface RequestMessage<M extends MethodName = MethodName> {
   readonly kind: 'request';
   readonly id: number;

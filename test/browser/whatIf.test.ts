@@ -26,7 +26,7 @@ import { existsSync } from 'node:fs';
 const RESULTS = path.join(repoRoot, 'test-results');
 const bundleMissing = existsSync(path.join(repoRoot, 'dist', 'webview', 'whatIf.js')) ? false : 'dist/webview/whatIf.js is missing (npm run build)';
 
-/** Plays the extension host of the what-if panel, as WhatIfPanel does, over one in-process session. */
+/** Plays the extension host of the what-if panel, as WhatIfView does, over one in-process session. */
 class WhatIfHost implements PageHost {
   page: Page | undefined;
   readonly received: WhatIfToHost[] = [];

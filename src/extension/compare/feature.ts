@@ -13,7 +13,7 @@ import type { Feature, Services } from '../shared/services';
 import type { LoadedSnapshot } from '../shared/snapshotStore';
 import { CompareDecorations } from './compareDecorations';
 import type { ActiveComparison, ComparedSide } from '../shared/compareMode';
-import { ResultsPanel } from './compareView';
+import { CompareView } from './compareView';
 import type { SourceTexts } from '../shared/sourceTexts';
 import { notificationText } from '../../engine/text/plainText';
 import { errorMessage, userMessage } from '../../engine/base/errors';
@@ -110,7 +110,7 @@ function statusText(active: ActiveComparison): { text: string; tooltip: string }
 export const compareFeature: Feature = (services) => {
   const { context, store, compareMode, log, resolver: files, sources: texts } = services;
   const decorations = new CompareDecorations(compareMode, files);
-  const panel = new ResultsPanel(context.extensionUri, store, compareMode, files, log);
+  const panel = new CompareView(context.extensionUri, store, compareMode, files, log);
   const comparer = new Comparer(services, texts);
   const status = vscode.window.createStatusBarItem('vramLens.compare', vscode.StatusBarAlignment.Left, 90);
   status.name = 'VRAM Lens Compare';

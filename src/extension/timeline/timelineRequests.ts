@@ -5,7 +5,7 @@
  */
 import type { AllocatorSpanRequest } from '../../engine/timeline/allocatorSpan';
 import type { SpanRequest } from '../../engine/timeline/types';
-import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
+import type { WorkerCall } from '../../protocol/worker';
 import type { HostToTimeline, TimelineCommand, TimelineRequest } from '../../protocol/timeline';
 import { isTarget } from '../../protocol/timeline';
 import { commandAllowlist } from '../shared/webviewCommands';
@@ -25,9 +25,6 @@ export const LINE_BLOCK_LIMIT = 500;
 export const SEGMENT_MAP_BLOCKS = 5_000;
 /** Recorded OOMs explained for the allocator view. */
 export const MAX_OOMS = 100;
-
-/** Calls a worker method of one loaded snapshot. */
-export type WorkerCall = <M extends MethodName>(method: M, params: ParamsOf<M>) => Promise<ResultOf<M>>;
 
 export interface TimelineBackend {
   /** The worker of a loaded snapshot; undefined when it is no longer loaded. */

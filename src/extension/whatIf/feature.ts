@@ -1,6 +1,6 @@
 /**
  * VRAM Lens: What If... — the caching allocator replayed with other settings or on another GPU size,
- * in a panel beside the summary (whatIfPanel.ts). Without an argument it asks about the active
+ * in a panel beside the summary (whatIfView.ts). Without an argument it asks about the active
  * snapshot (or the only one loaded, or the one the user picks); the summary's button passes
  * `{ snapshotId, device }`.
  */
@@ -9,7 +9,7 @@ import { formatBytes } from '../../engine/text/format';
 import { Commands } from '../shared/commandIds';
 import type { Feature, Services } from '../shared/services';
 import type { LoadedSnapshot } from '../shared/snapshotStore';
-import { WhatIfPanel } from './whatIfView';
+import { WhatIfView } from './whatIfView';
 
 /** What the command may be given (from the summary page, or a keybinding). */
 export interface WhatIfArgs {
@@ -35,9 +35,9 @@ async function chooseSnapshot(services: Services): Promise<LoadedSnapshot | unde
   return picked?.snapshot;
 }
 
-export const allocatorFeature: Feature = (services) => {
+export const whatIfFeature: Feature = (services) => {
   const { context, store, resolver, log } = services;
-  const panel = new WhatIfPanel(context.extensionUri, store, resolver, log);
+  const panel = new WhatIfView(context.extensionUri, store, resolver, log);
   context.subscriptions.push(
     panel,
     vscode.commands.registerCommand(Commands.whatIf, async (args?: WhatIfArgs) => {

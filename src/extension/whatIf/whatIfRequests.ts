@@ -9,7 +9,7 @@ import type { WhatIfOom } from '../../engine/allocator/whatIf';
 import { errorMessage } from '../../engine/base/errors';
 import type { HostToWhatIf, WhatIfQuestion } from '../../protocol/whatIf';
 import { checkedQuestion } from '../../protocol/whatIf';
-import type { WorkerCall } from '../timeline/timelineRequests';
+import type { WorkerCall } from '../../protocol/worker';
 
 export interface WhatIfBackend {
   /** The worker of a loaded snapshot; undefined when it is no longer loaded. */

@@ -19,7 +19,7 @@ import { answerPredict, describeSubject } from './whatIfRequests';
 
 export const WHAT_IF_VIEW_TYPE = 'vramLens.whatIf';
 
-export class WhatIfPanel extends DisposableOwner {
+export class WhatIfView extends DisposableOwner {
   private panel: vscode.WebviewPanel | undefined;
   private subject: WhatIfSubject | undefined;
   private ready = false;

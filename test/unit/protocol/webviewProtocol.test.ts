@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MethodName, ParamsOf, ResultOf } from '../../../src/protocol/worker';
+import type { MethodName, ParamsOf, ResultOf, WorkerCall } from '../../../src/protocol/worker';
 import { Commands } from '../../../src/extension/shared/commandIds';
 import { answerTimelineRequest, MAX_OOMS, requestIdOf, sanitizeAllocatorSpanRequest, sanitizeSpanRequest, SEGMENT_MAP_BLOCKS } from '../../../src/extension/timeline/timelineRequests';
-import type { TimelineBackend, WorkerCall } from '../../../src/extension/timeline/timelineRequests';
+import type { TimelineBackend } from '../../../src/extension/timeline/timelineRequests';
 import { commandAllowlist } from '../../../src/extension/shared/webviewCommands';
 import { isCompareToHost, isHostToCompare } from '../../../src/protocol/compare';
 import { describeRefused, messageGuard } from '../../../src/protocol/messageGuard';
