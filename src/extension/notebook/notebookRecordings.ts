@@ -118,8 +118,3 @@ export class NotebookRecordings extends DisposableOwner {
     }
   }
 }
-
-/** The notebook feature: recordings from the user's kernel (the cells as sources are the path resolver's). */
-export function notebookFeature(services: Services): void {
-  services.context.subscriptions.push(new NotebookRecordings(services, services.resolver.notebooks));
-}
