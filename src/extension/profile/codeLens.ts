@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { Commands } from '../shared/commandIds';
 import type { LensPlacement } from '../../runtime/profile/lens';
 import { lensLine } from '../../runtime/profile/lens';
-import { affects, profileSettings } from '../shared/config';
+import { affects } from '../shared/config';
+import { profileSettings } from './settings';
 import { DisposableOwner } from '../shared/disposables';
 
 export class ProfileCodeLensProvider extends DisposableOwner implements vscode.CodeLensProvider {

@@ -9,7 +9,7 @@ import type { ProfileConfiguration } from '../../runtime/profile/configuration';
 import { describeTarget, fileConfiguration, targetFile } from '../../runtime/profile/configuration';
 import type { RunRecord } from '../../runtime/profile/history';
 import { Commands } from '../shared/commandIds';
-import { profileSettings } from '../shared/config';
+import { profileSettings } from './settings';
 import type { Services } from '../shared/services';
 import { ProfileCodeLensProvider } from './codeLens';
 import { configurationForFile, readConfigurations } from './configurations';

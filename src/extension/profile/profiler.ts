@@ -21,7 +21,7 @@ import type { ProfileRecord } from '../../protocol/profile';
 import type { RunResult, RunTimeouts } from '../../runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../runtime/profile/runner';
 import { Commands } from '../shared/commandIds';
-import { profileSettings } from '../shared/config';
+import { profileSettings } from './settings';
 import { DisposableOwner } from '../shared/disposables';
 import type { Services } from '../shared/services';
 import type { LoadedSnapshot } from '../shared/snapshotStore';

@@ -4,8 +4,6 @@ import type { FrameFilterOptions } from '../../engine/analysis/frameFilter';
 import { PROFILER_LIBRARY_PATHS } from '../../engine/analysis/frameFilter';
 import type { WorkerOptions } from '../../runtime/worker/client';
 import { DEFAULT_WORKER_HEAP_MB, MIN_WORKER_HEAP_MB } from '../../runtime/worker/client';
-import type { ProfileSettings } from '../profile/profileSettings';
-import { readProfileSettings } from '../profile/profileSettings';
 
 export const SECTION = 'vramLens';
 
@@ -30,10 +28,10 @@ export function setting<T>(key: string, fallback: T): T {
   return section().get<T>(key, fallback);
 }
 
-/** The `vramLens.profile.*` settings, typed and checked (src/extension/profile/profileSettings.ts). */
-export function profileSettings(): ProfileSettings {
-  const c = vscode.workspace.getConfiguration(`${SECTION}.profile`);
-  return readProfileSettings((key) => c.get(key));
+/** A reader of the settings under `vramLens.<prefix>.`, by their key there (a section's typed reader reads through it). */
+export function settingsUnder(prefix: string): (key: string) => unknown {
+  const c = vscode.workspace.getConfiguration(`${SECTION}.${prefix}`);
+  return (key) => c.get(key);
 }
 
 /** How much memory a snapshot's analysis may use (`vramLens.analysis.memoryLimitMb`), and what to do when it is not enough. */

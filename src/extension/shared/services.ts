@@ -1,4 +1,10 @@
-/** What every feature of the extension is given at activation: one instance of each shared service. */
+/**
+ * What every feature of the extension is given at activation: one instance of each shared service,
+ * built in `activate` (src/extension/extension.ts). The services, and everything else features share
+ * (settings, command ids, disposables, opening a recorded line, webview page plumbing), live in this
+ * folder, src/extension/shared/, and nowhere else: a feature folder imports only from here, never from
+ * another feature's folder.
+ */
 import type * as vscode from 'vscode';
 import type { SourceTexts } from './sourceTexts';
 import type { CompareMode } from './compareMode';
