@@ -10,7 +10,7 @@ import type { CompareMode } from '../shared/compareMode';
 import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
 import type { PathResolver } from '../shared/pathResolver';
 import { DisposableOwner } from '../shared/disposables';
-import { affectsEditorSettings, readEditorSettings } from '../editor/settings';
+import { affectsEditorSettings, readEditorSettings } from '../shared/editorSettings';
 
 export class CompareDecorations extends DisposableOwner {
   private readonly increase = this.own(vscode.window.createTextEditorDecorationType({

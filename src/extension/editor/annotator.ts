@@ -19,8 +19,8 @@ import { AnnotationDecorations } from './decorations';
 import type { PathResolver } from '../shared/pathResolver';
 import { cellPlacesOf, documentKey, localKey } from '../shared/pathResolver';
 import type { CellPlaces } from '../../engine/paths/places';
-import type { EditorSettings } from './settings';
-import { affectsEditorSettings, readEditorSettings } from './settings';
+import type { EditorSettings } from '../shared/editorSettings';
+import { affectsEditorSettings, readEditorSettings } from '../shared/editorSettings';
 
 /** The files of one recorded snapshot as they map onto this machine. */
 export interface MappedFile {

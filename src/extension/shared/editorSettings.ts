@@ -3,7 +3,7 @@ import type * as vscode from 'vscode';
 import { DEFAULT_INLINE_MAX_LENGTH, inlineFigureChoice } from '../../engine/annotate/inlineFigures';
 import type { AnnotationOptions } from '../../engine/annotate/lineAnnotations';
 import { DEFAULT_ANNOTATION_OPTIONS } from '../../engine/annotate/lineAnnotations';
-import { affects, setting } from '../shared/config';
+import { affects, setting } from './config';
 
 export interface EditorSettings {
   readonly annotation: AnnotationOptions;
