@@ -2,7 +2,8 @@
  * The messages between the extension host and the timeline webview (`HostToTimeline`,
  * `TimelineToHost`): the one contract both sides import. Discriminated unions on `type`; the page
  * starts with `ready`; every request carries an id its answer echoes. A side that receives a message
- * it does not know logs it and ignores it. Types and guards only: no DOM and no `vscode` here.
+ * it does not know logs it and ignores it. Types only (the guards: src/guards/timeline.ts): no DOM, no
+ * `vscode` and no running code here.
  */
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
@@ -18,8 +19,18 @@ import type {
   SpanRequest,
 } from '../engine/timeline/types';
 import type { FigureValues } from '../engine/analysis/lineFigures';
-import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
+
+/** Payload types the page reads, as the engine computes them (the page imports them from here, never from the engine). */
+export type { OomExplanation } from '../engine/allocator/oom';
+export type { SegmentMapBlock, SegmentMapSegment } from '../engine/allocator/segmentMap';
+export type { PeakBucket, PeakBucketKind } from '../engine/analysis/peakBreakdown';
+export type { CellPlaces } from '../engine/paths/places';
+export type { SegmentMapView } from '../engine/session/allocatorStudy';
+export type { AllocatorSpan } from '../engine/timeline/allocatorSpan';
+export type { FindingMarker } from '../engine/timeline/findingMarkers';
+export type { MeasuredLine } from '../engine/timeline/measuredLine';
+export type { AxisKind, BlockDetail, LineBlocks, TimelineLine, TimelineOverview, TimelineSpan } from '../engine/timeline/types';
 
 /**
  * The commands the page may ask the host to run (the empty state's buttons), named by their key in
@@ -106,36 +117,3 @@ export type HostToTimeline =
 
 /** The requests of the page: the messages that carry a `requestId` its answer echoes. */
 export type TimelineRequest = Extract<TimelineToHost, { readonly requestId: number }>;
-
-/**
- * The request types, declared once: both directions carry each (the page asks, the host answers
- * under the same type), so both guards and `isTimelineRequest` are built from this one record. A
- * request type missing here, or one the host cannot answer, fails to compile.
- */
-const REQUEST_TYPES: Record<TimelineRequest['type'], true> & Record<Exclude<TimelineRequest['type'], HostToTimeline['type']>, never> = {
-  overview: true,
-  span: true,
-  findings: true,
-  block: true,
-  lines: true,
-  stackFilter: true,
-  lineBlocks: true,
-  allocatorSpan: true,
-  allocatorFacts: true,
-  segmentMap: true,
-};
-
-export const isTimelineToHost = messageGuard<TimelineToHost>({ ...REQUEST_TYPES, ready: true, openLine: true, runCommand: true, showing: true, log: true });
-
-export const isHostToTimeline = messageGuard<HostToTimeline>({ ...REQUEST_TYPES, snapshots: true, error: true, showLine: true });
-
-/** Whether a page message is a request (it carries an id its answer echoes). */
-export function isTimelineRequest(message: { readonly type: string }): message is TimelineRequest {
-  return Object.hasOwn(REQUEST_TYPES, message.type);
-}
-
-export function isTarget(value: unknown): value is Target {
-  if (typeof value !== 'object' || value === null) return false;
-  const t = value as Record<string, unknown>;
-  return typeof t.snapshotId === 'string' && Number.isInteger(t.device);
-}

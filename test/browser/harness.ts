@@ -21,7 +21,7 @@ import type { PageContent } from '../../src/extension/shared/webviewDocument';
 import { snapshotChoice } from '../../src/extension/timeline/rows';
 import type { TimelineBackend } from '../../src/extension/timeline/timelineRequests';
 import { answerTimelineRequest, requestIdOf, TIMELINE_COMMANDS } from '../../src/extension/timeline/timelineRequests';
-import { isTimelineRequest } from '../../src/protocol/timeline';
+import { isTimelineRequest } from '../../src/guards/timeline';
 import { errorMessage } from '../../src/engine/base/errors';
 import { webviewDocument } from '../../src/extension/shared/webviewDocument';
 import type { HostToTimeline, TimelineToHost } from '../../src/protocol/timeline';

@@ -3,14 +3,12 @@
  * and the changed lines ranked by change in live-at-peak bytes (links open the source). Everything
  * it shows arrives by postMessage after `ready`; it builds DOM nodes, never HTML strings.
  */
-import type { Overlay, OverlayAxis } from '../../src/engine/compare/overlay';
-import type { FigureValues } from '../../src/engine/compare/diff';
 import { FIGURE, lineFigure } from '../../src/engine/analysis/lineFigures';
 import { formatBytes, formatDelta } from '../../src/engine/text/format';
-import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
-import { isHostToCompare } from '../../src/protocol/compare';
+import type { CompareCommand, CompareState, CompareToHost, ComparisonView, FigureValues, HostToCompare, Overlay, OverlayAxis, RowView } from '../../src/protocol/compare';
+import { isHostToCompare } from '../../src/guards/compare';
 import type { LineAt } from '../../src/protocol/openLine';
-import { openLine } from '../../src/protocol/openLine';
+import { openLine } from '../shared/openLine';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 

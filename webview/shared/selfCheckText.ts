@@ -3,7 +3,7 @@
  * view, the what-if panel, the summary): the self-check's figures and where the replay first departs
  * from the recording. DOM-free (tested in Node).
  */
-import type { SelfCheckDetails } from '../../src/engine/allocator/selfCheck';
+import type { SelfCheckDetails } from '../../src/protocol/whatIf';
 
 const count = (n: number) => n.toLocaleString('en-US');
 

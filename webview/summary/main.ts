@@ -3,14 +3,13 @@
  * extension posts, and sends back what the user clicks. Snapshot text (paths, names) is untrusted:
  * it only ever goes into the page through `textContent`.
  */
-import type { LineFigureSpec } from '../../src/engine/analysis/lineFigures';
-import { FIGURE } from '../../src/engine/analysis/lineFigures';
+import { FIGURE, type LineFigureSpec } from '../../src/engine/analysis/lineFigures';
 import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../src/engine/text/format';
-import type { HostToSummary, SummaryAdvice, SummaryAllocator, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
-import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
-import { openLine } from '../../src/protocol/openLine';
-import type { CellPlaces } from '../../src/engine/paths/places';
+import type { CellPlaces, HostToSummary, SummaryAdvice, SummaryAllocator, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import { isHostToSummary } from '../../src/guards/summary';
+import { summaryFigures } from './figures';
+import { openLine } from '../shared/openLine';
 import { lineLabel, placeOf } from '../../src/engine/paths/places';
 import { isCellName } from '../../src/engine/notebook/cellNames';
 import { WINDOW_NOTE, windowInWords } from '../../src/engine/analysis/summary';

@@ -15,7 +15,7 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import type { HostToTimeline, TimelineToHost } from '../../src/protocol/timeline';
-import { isHostToTimeline } from '../../src/protocol/timeline';
+import { isHostToTimeline } from '../../src/guards/timeline';
 import { byId } from '../shared/dom';
 import { statusText } from './controls/statusText';
 import { connectHost, onHostMessage } from '../shared/host';

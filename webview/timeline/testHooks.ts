@@ -2,10 +2,7 @@
  * Hooks for the browser tests, installed only when the page was started with
  * `__VRAM_LENS_TEST_HOOKS__` set (the tests set it before the bundle runs; VS Code never does).
  */
-import type { SegmentMapView } from '../../src/engine/session/allocatorStudy';
-import type { AllocatorSpan } from '../../src/engine/timeline/allocatorSpan';
-import type { TimelineSpan } from '../../src/engine/timeline/types';
-import type { AllocatorFacts } from '../../src/protocol/timeline';
+import type { AllocatorFacts, AllocatorSpan, SegmentMapView, TimelineSpan } from '../../src/protocol/timeline';
 import type { DrawnMap } from './drawing/segmentMap';
 import type { DrawStats } from './drawing/chart';
 import type { ViewState } from './state/state';

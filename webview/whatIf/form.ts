@@ -7,7 +7,7 @@ import { AllocConfError, applyAllocConf, DEFAULT_SETTINGS } from '../../src/engi
 import { errorMessage } from '../../src/engine/base/errors';
 import { parseBytes } from '../../src/engine/text/format';
 import type { WhatIfQuestion, WhatIfState } from '../../src/protocol/whatIf';
-import { MAX_ALLOC_CONF_LENGTH, MAX_CAPACITY_BYTES } from '../../src/protocol/whatIf';
+import { MAX_ALLOC_CONF_LENGTH, MAX_CAPACITY_BYTES } from '../../src/guards/whatIf';
 
 export type FormField = keyof WhatIfState;
 

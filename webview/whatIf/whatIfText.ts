@@ -3,11 +3,10 @@
  * figures, an OOM, and a cell of the table over GPU sizes. Lines are returned as parts, so the page
  * can make the recorded line a link where the file is on this machine.
  */
-import type { WhatIfCell, WhatIfOom, WhatIfResult } from '../../src/engine/allocator/whatIf';
 import { recordingStartWords } from '../../src/engine/allocator/whatIf';
 import { baseName } from '../../src/engine/paths/recordedPath';
 import { formatBytes } from '../../src/engine/text/format';
-import type { WhatIfQuestion } from '../../src/protocol/whatIf';
+import type { WhatIfCell, WhatIfOom, WhatIfQuestion, WhatIfResult } from '../../src/protocol/whatIf';
 
 const count = (n: number) => n.toLocaleString('en-US');
 

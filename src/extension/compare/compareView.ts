@@ -6,9 +6,9 @@
  */
 import * as vscode from 'vscode';
 import type { OverlayAxis } from '../../engine/compare/overlay';
-import { describeRefused } from '../../protocol/messageGuard';
+import { describeRefused } from '../../guards/messageGuard';
 import type { CompareToHost, HostToCompare } from '../../protocol/compare';
-import { isCompareToHost } from '../../protocol/compare';
+import { isCompareToHost } from '../../guards/compare';
 import type { WorkerCall } from '../../protocol/worker';
 import type { CompareMode } from '../shared/compareMode';
 import { DisposableOwner } from '../shared/disposables';

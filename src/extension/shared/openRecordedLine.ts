@@ -11,7 +11,7 @@ import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath
 import { isCellName } from '../../engine/notebook/cellNames';
 import { userMessage } from '../../engine/base/errors';
 import { notificationText } from '../../engine/text/plainText';
-import { isOpenLine } from '../../protocol/openLine';
+import { isOpenLine } from '../../guards/openLine';
 import type { LocalLine, PathResolver } from './pathResolver';
 
 export interface OpenLineOptions {

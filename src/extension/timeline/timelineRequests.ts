@@ -7,7 +7,7 @@ import type { AllocatorSpanRequest } from '../../engine/timeline/allocatorSpan';
 import type { SpanRequest } from '../../engine/timeline/types';
 import type { WorkerCall } from '../../protocol/worker';
 import type { HostToTimeline, TimelineCommand, TimelineRequest } from '../../protocol/timeline';
-import { isTarget } from '../../protocol/timeline';
+import { isTarget } from '../../guards/timeline';
 import { commandAllowlist } from '../shared/webviewCommands';
 import { lineRow } from './rows';
 import type { CellPlaces } from '../../engine/paths/places';

@@ -6,9 +6,9 @@
 import * as vscode from 'vscode';
 import { errorMessage, userMessage } from '../../engine/base/errors';
 import type { LineBlock } from '../../engine/timeline/types';
-import { describeRefused } from '../../protocol/messageGuard';
+import { describeRefused } from '../../guards/messageGuard';
 import type { HostToTimeline, Target, TimelineToHost } from '../../protocol/timeline';
-import { isTarget, isTimelineRequest, isTimelineToHost } from '../../protocol/timeline';
+import { isTarget, isTimelineRequest, isTimelineToHost } from '../../guards/timeline';
 import { setting } from '../shared/config';
 import { DisposableOwner } from '../shared/disposables';
 import type { Services } from '../shared/services';

@@ -8,7 +8,7 @@
 import type { WhatIfOom } from '../../engine/allocator/whatIf';
 import { errorMessage } from '../../engine/base/errors';
 import type { HostToWhatIf, WhatIfQuestion } from '../../protocol/whatIf';
-import { checkedQuestion } from '../../protocol/whatIf';
+import { checkedQuestion } from '../../guards/whatIf';
 import type { WorkerCall } from '../../protocol/worker';
 
 export interface WhatIfBackend {

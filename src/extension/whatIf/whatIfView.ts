@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { errorMessage } from '../../engine/base/errors';
-import { describeRefused } from '../../protocol/messageGuard';
+import { describeRefused } from '../../guards/messageGuard';
 import type { HostToWhatIf, WhatIfToHost } from '../../protocol/whatIf';
-import { isWhatIfToHost } from '../../protocol/whatIf';
+import { isWhatIfToHost } from '../../guards/whatIf';
 import { DisposableOwner } from '../shared/disposables';
 import type { PathResolver } from '../shared/pathResolver';
 import { openLineOfPage } from '../shared/openRecordedLine';

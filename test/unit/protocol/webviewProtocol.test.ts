@@ -10,12 +10,13 @@ import { Commands } from '../../../src/extension/shared/commandIds';
 import { answerTimelineRequest, MAX_OOMS, requestIdOf, sanitizeAllocatorSpanRequest, sanitizeSpanRequest, SEGMENT_MAP_BLOCKS } from '../../../src/extension/timeline/timelineRequests';
 import type { TimelineBackend } from '../../../src/extension/timeline/timelineRequests';
 import { commandAllowlist } from '../../../src/extension/shared/webviewCommands';
-import { isCompareToHost, isHostToCompare } from '../../../src/protocol/compare';
-import { describeRefused, messageGuard } from '../../../src/protocol/messageGuard';
-import { isHostToSummary, isSummaryToHost } from '../../../src/protocol/summary';
-import { isOpenLine, openLine } from '../../../src/protocol/openLine';
+import { isCompareToHost, isHostToCompare } from '../../../src/guards/compare';
+import { describeRefused, messageGuard } from '../../../src/guards/messageGuard';
+import { isHostToSummary, isSummaryToHost } from '../../../src/guards/summary';
+import { isOpenLine } from '../../../src/guards/openLine';
+import { openLine } from '../../../webview/shared/openLine';
 import type { TimelineRequest } from '../../../src/protocol/timeline';
-import { isHostToTimeline, isTarget, isTimelineRequest, isTimelineToHost } from '../../../src/protocol/timeline';
+import { isHostToTimeline, isTarget, isTimelineRequest, isTimelineToHost } from '../../../src/guards/timeline';
 import type { TimelineAnswer } from '../../../webview/timeline/requests/requests';
 import { Requests } from '../../../webview/timeline/requests/requests';
 

@@ -22,7 +22,7 @@ import { decodeModel } from '../../../src/engine/onnx/decode';
 import { encodeModel } from '../../../src/engine/onnx/encode';
 import { encodePickle } from '../../../src/engine/pickle/encoder';
 import { parseInputSpec, parseInputsFile } from '../../../src/engine/workloads/modelInputSpec';
-import { ExitCode } from '../../../src/protocol/profile';
+import { ExitCode } from '../../../src/guards/profile';
 import { outcomeSentence } from '../../../src/extension/profile/outcomeText';
 import { DEFAULT_SESSION_SETTINGS } from '../../../src/runtime/ort/session';
 import { executeJob } from '../../../src/runtime/ort/workloadJob';

@@ -4,8 +4,7 @@
  * with its figures and, at an OOM, what was asked, what the cache held and the cause. Words come from
  * allocatorText.ts; the map is drawn by drawing/segmentMap.ts. Text from the snapshot goes in as text.
  */
-import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
-import type { AllocatorFacts } from '../../../src/protocol/timeline';
+import type { AllocatorFacts, SegmentMapView } from '../../../src/protocol/timeline';
 import { baseName } from '../../../src/engine/paths/recordedPath';
 import { el } from '../../shared/dom';
 import type { SegmentMapCanvas } from '../drawing/segmentMap';

@@ -3,13 +3,9 @@
  * OOM explained, the segment map's figures and a block of the map (the self-check's verdict is
  * webview/shared/selfCheckText.ts).
  */
-import type { OomExplanation } from '../../../src/engine/allocator/oom';
-import type { SegmentMapBlock, SegmentMapSegment } from '../../../src/engine/allocator/segmentMap';
-import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
+import type { AllocatorSpan, OomExplanation, SegmentMapBlock, SegmentMapSegment, SegmentMapView, TimelineLine } from '../../../src/protocol/timeline';
 import { baseName } from '../../../src/engine/paths/recordedPath';
 import { formatBytes, formatPercent } from '../../../src/engine/text/format';
-import type { AllocatorSpan } from '../../../src/engine/timeline/allocatorSpan';
-import type { TimelineLine } from '../../../src/engine/timeline/types';
 import type { Hit } from '../drawing/hit';
 import { stateLabel } from './tooltipText';
 

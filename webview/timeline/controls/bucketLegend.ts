@@ -3,7 +3,7 @@
  * or drawn in the span, with its bytes at the peak (the sum of the analysis' peakBreakdown
  * entries of that kind) and the buckets it holds in the summary's words. No DOM: tested in Node.
  */
-import type { PeakBucket, PeakBucketKind } from '../../../src/engine/analysis/peakBreakdown';
+import type { PeakBucket, PeakBucketKind } from '../../../src/protocol/timeline';
 import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../../src/engine/analysis/peakBreakdown';
 import { formatBytes } from '../../../src/engine/text/format';
 

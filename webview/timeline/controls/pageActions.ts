@@ -4,9 +4,8 @@
  * change the store (through the pure transitions where there is one) and ask the parts for the
  * rest: navigation for the viewport, the target's requests for data, the screen for drawing.
  */
-import type { BlockDetail } from '../../../src/engine/timeline/types';
-import type { LineRow, TimelineToHost } from '../../../src/protocol/timeline';
-import { openLine } from '../../../src/protocol/openLine';
+import type { BlockDetail, LineRow, TimelineToHost } from '../../../src/protocol/timeline';
+import { openLine } from '../../shared/openLine';
 import type { Hit } from '../drawing/hit';
 import type { Screen } from '../parts';
 import type { AllocatorData } from '../requests/allocatorData';

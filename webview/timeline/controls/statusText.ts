@@ -4,7 +4,7 @@
  * merged), not drawing statistics. No DOM: tested in Node.
  */
 import { formatBytes, formatPercent } from '../../../src/engine/text/format';
-import type { TimelineOverview, TimelineSpan } from '../../../src/engine/timeline/types';
+import type { TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
 import { lineLabel } from '../../../src/engine/paths/places';
 import { windowInWords } from '../../../src/engine/analysis/summary';
 

@@ -3,8 +3,7 @@
  * (src/engine/analysis/lineFigures.ts): the figures with a `table` header, in display order, their
  * short headers for a narrow side bar, and their explanations (the registry's). No DOM: tested in Node.
  */
-import type { FigureRegistry, LineFigureKey, LineFigureSpec } from '../../../src/engine/analysis/lineFigures';
-import { LINE_FIGURES, figuresOn } from '../../../src/engine/analysis/lineFigures';
+import { LINE_FIGURES, figuresOn, type FigureRegistry, type LineFigureKey, type LineFigureSpec } from '../../../src/engine/analysis/lineFigures';
 
 /** A figure the table can show (and sort by). */
 export type TableFigure = LineFigureKey;

@@ -2,12 +2,10 @@
  * Words for what the pointer is on: the tooltip's lines, a block's lifetime, and what a block
  * without a line of the user's is (its bucket of the peak breakdown). No DOM: tested in Node.
  */
-import type { PeakBucketKind } from '../../../src/engine/analysis/peakBreakdown';
 import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../../src/engine/analysis/peakBreakdown';
 import { FIGURE, lineFigure } from '../../../src/engine/analysis/lineFigures';
-import type { LineRow } from '../../../src/protocol/timeline';
+import type { BlockDetail, LineRow, PeakBucketKind, TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
 import { formatBytes } from '../../../src/engine/text/format';
-import type { BlockDetail, TimelineOverview, TimelineSpan } from '../../../src/engine/timeline/types';
 import type { Hit } from '../drawing/hit';
 import { lineLabel } from '../../../src/engine/paths/places';
 import { formatDuration } from '../drawing/ticks';

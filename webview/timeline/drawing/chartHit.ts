@@ -2,7 +2,7 @@
  * What is under a point of the chart, and where a block can be pointed at: pure geometry over the
  * last frame's plot, scene and finding spots (no drawing).
  */
-import type { TimelineOverview, TimelineSpan } from '../../../src/engine/timeline/types';
+import type { TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
 import type { Hit } from './hit';
 import type { FindingSpot } from './layers/markersLayer';
 import type { Plot } from './plot';

@@ -1,5 +1,5 @@
 /** What the pointer is on in the chart (indices into the span the chart drew last). */
-import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
+import type { FindingMarker } from '../../../src/protocol/timeline';
 
 export type Hit =
   | { readonly kind: 'block'; readonly index: number; readonly record: number; readonly step: number }

@@ -3,7 +3,7 @@
  * visible span as a brush. Drag the brush to pan, drag elsewhere to choose a new span, click
  * to centre the span there.
  */
-import type { TimelineOverview } from '../../../src/engine/timeline/types';
+import type { TimelineOverview } from '../../../src/protocol/timeline';
 import { fitToDisplay, paintBackground } from './canvas';
 import type { Theme } from './theme';
 import type { Viewport } from '../state/viewport';

@@ -3,8 +3,7 @@
  * minimap, the legend, the hover card over the hit under the pointer, and the pinned block's panel.
  * Several changes in one animation frame draw once (`render`); the test hooks draw now (`draw`).
  */
-import type { BlockDetail, TimelineOverview } from '../../../src/engine/timeline/types';
-import type { LineRow } from '../../../src/protocol/timeline';
+import type { BlockDetail, LineRow, TimelineOverview } from '../../../src/protocol/timeline';
 import { bucketLegend, kindsDrawn } from '../controls/bucketLegend';
 import { renderDetail } from '../controls/detail';
 import { showBucketLegend, showOverviewLegend } from '../controls/legend';

@@ -3,7 +3,7 @@
  * conversions between axis x, bytes and device pixels; plus the look-ups into a span's blocks
  * that drawing and hit testing share.
  */
-import type { TimelineOverview, TimelineSpan } from '../../../src/engine/timeline/types';
+import type { TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
 import type { Viewport } from '../state/viewport';
 
 export const MAX_LANES = 4;

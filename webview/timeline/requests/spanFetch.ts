@@ -3,7 +3,7 @@
  * the last summary is redrawn at the new zoom, and the latest viewport is asked for when it answers.
  * An answer goes into the store (a span fitted to states moves the viewport to it).
  */
-import type { TimelineSpan } from '../../../src/engine/timeline/types';
+import type { TimelineSpan } from '../../../src/protocol/timeline';
 import type { PlotSize } from '../parts';
 import type { PageStore } from '../state/store';
 import { estimateYMax, sameViewport } from '../state/viewport';

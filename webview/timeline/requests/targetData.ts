@@ -8,8 +8,7 @@
  * A new request for data of the target or of its axis: add it to `askTarget` or `askAxis`, its
  * answer as a field of PageData (state/store.ts), which `forgetTarget`/`forgetAxis` clear.
  */
-import type { AxisKind, LineBlocks, TimelineOverview } from '../../../src/engine/timeline/types';
-import type { LineRow, SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import type { AxisKind, LineBlocks, LineRow, SnapshotChoice, Target, TimelineOverview } from '../../../src/protocol/timeline';
 import { distinctLineColors } from '../drawing/lineColors';
 import type { Screen } from '../parts';
 import type { PageStore } from '../state/store';

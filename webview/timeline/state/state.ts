@@ -3,7 +3,7 @@
  * hidden): where the user looked, what they selected, how the table is filtered and sorted.
  * Data never goes here: the host sends it again.
  */
-import type { AxisKind } from '../../../src/engine/timeline/types';
+import type { AxisKind } from '../../../src/protocol/timeline';
 import type { TableFigure } from '../controls/tableColumns';
 import { TABLE_FIGURES } from '../controls/tableColumns';
 import { FIGURE } from '../../../src/engine/analysis/lineFigures';

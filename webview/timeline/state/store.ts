@@ -3,11 +3,7 @@
  * data the host sent for the target shown (`PageData`). Every part reads it here and changes it
  * through these methods (the state by the pure transitions of transitions.ts); no DOM, tested in Node.
  */
-import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
-import type { AllocatorSpan } from '../../../src/engine/timeline/allocatorSpan';
-import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
-import type { TimelineOverview, TimelineSpan } from '../../../src/engine/timeline/types';
-import type { AllocatorFacts, LineRow, SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import type { AllocatorFacts, AllocatorSpan, FindingMarker, LineRow, SegmentMapView, SnapshotChoice, Target, TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
 import type { ViewState } from './state';
 import { restoreState } from './state';
 import type { Domain, Viewport } from './viewport';

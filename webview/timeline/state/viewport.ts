@@ -1,5 +1,5 @@
 /** The x span the chart shows, how zooming and panning move it inside the domain, and the y range. */
-import type { TimelineOverview } from '../../../src/engine/timeline/types';
+import type { TimelineOverview } from '../../../src/protocol/timeline';
 
 export interface Domain {
   readonly start: number;

@@ -22,7 +22,7 @@ import { renderAnalysis } from '../../../../src/cli/render';
 import { hoverMarkdown as compareHover } from '../../../../src/extension/compare/deltaText';
 import { hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
 import { lineRow } from '../../../../src/extension/timeline/rows';
-import { summaryFigures } from '../../../../src/protocol/summary';
+import { summaryFigures } from '../../../../webview/summary/figures';
 import { tableColumns } from '../../../../webview/timeline/controls/tableColumns';
 import { GiB, TraceBuilder, user, userPath } from '../../../helpers/traceBuilder';
 import { repoRoot } from '../../../helpers/corpus';

@@ -5,7 +5,7 @@
  * (outlinesLayer, drawn over the step lines).
  */
 import { PEAK_BUCKET_KINDS } from '../../../../src/engine/analysis/peakBreakdown';
-import type { TimelineSpan } from '../../../../src/engine/timeline/types';
+import type { TimelineSpan } from '../../../../src/protocol/timeline';
 import { mixColors, SHADE } from '../colorMix';
 import { indexOfRecord, runEndStep } from '../plot';
 import type { Theme } from '../theme';

@@ -6,9 +6,7 @@
  * A new layer: a module here exporting a `ChartLayer`, its data as a field of `ChartScene` (filled in
  * drawing/pageView.ts from the page's store), and its place in the chart's `layers` (chart.ts).
  */
-import type { AllocatorSpan } from '../../../../src/engine/timeline/allocatorSpan';
-import type { FindingMarker } from '../../../../src/engine/timeline/findingMarkers';
-import type { TimelineOverview, TimelineSpan } from '../../../../src/engine/timeline/types';
+import type { AllocatorSpan, FindingMarker, TimelineOverview, TimelineSpan } from '../../../../src/protocol/timeline';
 import type { LabelRequest } from '../labelLayout';
 import type { Plot, Scales } from '../plot';
 import type { Theme } from '../theme';

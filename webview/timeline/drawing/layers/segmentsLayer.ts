@@ -4,7 +4,7 @@
  * hatched fill for the segments not sent one by one), the allocator's lines (allocated, reserved,
  * reserved but unallocated, the largest free block), and the chosen moment (a band over its step).
  */
-import type { AllocatorSpan } from '../../../../src/engine/timeline/allocatorSpan';
+import type { AllocatorSpan } from '../../../../src/protocol/timeline';
 import { mixColors, SHADE } from '../colorMix';
 import type { Scales } from '../plot';
 import type { ChartLayer, LayerFrame } from './layer';

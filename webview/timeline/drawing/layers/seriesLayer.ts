@@ -1,6 +1,5 @@
 /** The chart's lines over the blocks: allocated and reserved memory as step lines, measured memory as segments. */
-import type { MeasuredLine } from '../../../../src/engine/timeline/measuredLine';
-import type { TimelineSpan } from '../../../../src/engine/timeline/types';
+import type { MeasuredLine, TimelineSpan } from '../../../../src/protocol/timeline';
 import type { Scales } from '../plot';
 import type { ChartLayer } from './layer';
 

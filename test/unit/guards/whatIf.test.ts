@@ -1,8 +1,8 @@
-/** The what-if panel's protocol (src/protocol/whatIf.ts): its guards and the host's check of a question. */
+/** The what-if panel's guards (src/guards/whatIf.ts): each direction's, and the host's check of a question. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openLine } from '../../../src/protocol/openLine';
-import { checkedQuestion, isHostToWhatIf, isWhatIfToHost } from '../../../src/protocol/whatIf';
+import { openLine } from '../../../webview/shared/openLine';
+import { checkedQuestion, isHostToWhatIf, isWhatIfToHost } from '../../../src/guards/whatIf';
 
 describe('the what-if protocol', () => {
   it('guards each direction', () => {

@@ -1,6 +1,6 @@
 /**
  * The one guard every side of every webview protocol uses on what it receives: a message is an
- * object whose `type` is one of the protocol's types. Each type is listed once, in a record keyed by
+ * object whose `type` is one of the protocol's types (the unions of src/protocol). Each type is listed once, in a record keyed by
  * the union's types, so a new message that is not listed fails to compile. Fields are checked where
  * a message is handled (the host's routing); this only keeps unknown shapes out.
  */
