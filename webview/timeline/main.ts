@@ -3,9 +3,11 @@
  * it finds the page's elements, builds the parts and wires them by their interfaces (parts.ts).
  *
  * - state/: the store (the UI state and the host's data), its pure transitions, navigation;
+ * - drawing/: the chart in layers, the minimap, the segment map;
  * - requests/: request ids, the target's data, span summaries, block details, the allocator view's data;
- * - drawing/: the chart in layers, the minimap, one frame of the page (pageView.ts);
- * - controls/: the toolbar, the lines table, the chart's input, and what each input does (pageActions.ts).
+ * - controls/: the toolbar, the lines table, the chart's input, and what each input does (pageActions.ts);
+ * - pageView.ts: one frame of the page from the store, drawing and controls together.
+ * Each folder imports only those above it in this list (test/unit/importOrder.test.ts).
  *
  * Messages from the host arrive through the one listener every page uses (webview/shared/host.ts).
  */
@@ -26,7 +28,7 @@ import { LinesTable } from './controls/table';
 import { Toolbar } from './controls/toolbar';
 import { Chart } from './drawing/chart';
 import { Minimap } from './drawing/minimap';
-import { PageView } from './drawing/pageView';
+import { PageView } from './pageView';
 import { watchTheme } from './drawing/theme';
 import type { Screen } from './parts';
 import { AllocatorPanel } from './controls/allocatorPanel';

@@ -9,7 +9,7 @@ import type { TableFilter } from '../state/lineFilter';
 import { compareRows, rowPasses } from '../state/lineFilter';
 import type { CellPlaces, LineRow } from '../../../src/protocol/timeline';
 import type { SortKey, ViewState } from '../state/state';
-import { TABLE_COLUMNS } from './tableColumns';
+import { TABLE_COLUMNS } from '../state/tableColumns';
 import type { TableHandlers } from './actions';
 import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 

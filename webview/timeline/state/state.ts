@@ -4,8 +4,8 @@
  * Data never goes here: the host sends it again.
  */
 import type { AxisKind } from '../../../src/protocol/timeline';
-import type { TableFigure } from '../controls/tableColumns';
-import { TABLE_FIGURES } from '../controls/tableColumns';
+import type { TableFigure } from './tableColumns';
+import { TABLE_FIGURES } from './tableColumns';
 import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 
 export type SortKey = 'line' | TableFigure;

@@ -23,7 +23,7 @@ import { hoverMarkdown as compareHover } from '../../../../src/extension/compare
 import { hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
 import { lineRow } from '../../../../src/extension/timeline/rows';
 import { summaryFigures } from '../../../../webview/summary/figures';
-import { tableColumns } from '../../../../webview/timeline/controls/tableColumns';
+import { tableColumns } from '../../../../webview/timeline/state/tableColumns';
 import { GiB, TraceBuilder, user, userPath } from '../../../helpers/traceBuilder';
 import { repoRoot } from '../../../helpers/corpus';
 

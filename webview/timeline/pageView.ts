@@ -3,21 +3,21 @@
  * minimap, the legend, the hover card over the hit under the pointer, and the pinned block's panel.
  * Several changes in one animation frame draw once (`render`); the test hooks draw now (`draw`).
  */
-import type { BlockDetail, LineRow, TimelineOverview } from '../../../src/protocol/timeline';
-import { bucketLegend, kindsDrawn } from '../controls/bucketLegend';
-import { renderDetail } from '../controls/detail';
-import { showBucketLegend, showOverviewLegend } from '../controls/legend';
-import { showTooltip } from '../controls/tooltip';
-import { tooltipLines } from '../controls/tooltipText';
-import { allocatorTooltip, oomAt, oomLines } from '../controls/allocatorText';
-import type { AllocatorPanel } from '../controls/allocatorPanel';
-import { highlightedLines } from '../state/lineFilter';
-import type { PageStore } from '../state/store';
-import type { Chart, DrawStats } from './chart';
-import type { Hit } from './hit';
-import type { Minimap } from './minimap';
-import type { Theme } from './theme';
-import { readTheme } from './theme';
+import type { BlockDetail, LineRow, TimelineOverview } from '../../src/protocol/timeline';
+import { bucketLegend, kindsDrawn } from './controls/bucketLegend';
+import { renderDetail } from './controls/detail';
+import { showBucketLegend, showOverviewLegend } from './controls/legend';
+import { showTooltip } from './controls/tooltip';
+import { tooltipLines } from './controls/tooltipText';
+import { allocatorTooltip, oomAt, oomLines } from './controls/allocatorText';
+import type { AllocatorPanel } from './controls/allocatorPanel';
+import { highlightedLines } from './state/lineFilter';
+import type { PageStore } from './state/store';
+import type { Chart, DrawStats } from './drawing/chart';
+import type { Hit } from './drawing/hit';
+import type { Minimap } from './drawing/minimap';
+import type { Theme } from './drawing/theme';
+import { readTheme } from './drawing/theme';
 
 export interface Hover {
   readonly hit: Hit;
