@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LineDetail } from '../../../../src/engine/analysis/lineDetail';
 import type { LineFigures } from '../../../../src/engine/analysis/lines';
-import { escapeMarkdown, hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
+import { hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
+import { escapeMarkdown } from '../../../../src/engine/text/plainText';
 import { peakBreakdownClause } from '../../../../src/extension/editor/peakBreakdownText';
 
 const MiB = 2 ** 20;
