@@ -4,7 +4,7 @@
  * it shows arrives by postMessage after `ready`; it builds DOM nodes, never HTML strings.
  */
 import { FIGURE, lineFigure } from '../../src/engine/analysis/lineFigures';
-import { formatBytes, formatDelta } from '../../src/engine/text/format';
+import { formatBytes, formatDelta, formatSignedCount } from '../../src/engine/text/format';
 import type { CompareCommand, CompareState, CompareToHost, ComparisonView, FigureValues, HostToCompare, Overlay, OverlayAxis, RowView } from '../../src/protocol/compare';
 import { isHostToCompare } from '../../src/guards/compare';
 import type { LineAt } from '../../src/protocol/openLine';
@@ -18,10 +18,6 @@ let view: ComparisonView | undefined;
 let overlay: Overlay | undefined;
 let axis: OverlayAxis = vscode.getState()?.axis ?? 'normalized';
 let canvas: HTMLCanvasElement | undefined;
-
-function signedCount(n: number): string {
-  return n > 0 ? `+${n}` : String(n);
-}
 
 function changeCell(value: number, text: string): HTMLTableCellElement {
   return el('td', { className: `num ${value > 0 ? 'up' : value < 0 ? 'down' : 'same'}`, text });
@@ -45,7 +41,7 @@ function renderTotals(v: ComparisonView): HTMLElement {
   for (const [label, b, c, bytes] of rows) {
     const f = bytes ? formatBytes : String;
     // Bytes and OOMs: more is worse (coloured); event and allocation counts are neutral.
-    const change = bytes || label === 'Out of memory' ? changeCell(c - b, bytes ? formatDelta(c - b) : signedCount(c - b)) : el('td', { className: 'num', text: signedCount(c - b) });
+    const change = bytes || label === 'Out of memory' ? changeCell(c - b, bytes ? formatDelta(c - b) : formatSignedCount(c - b)) : el('td', { className: 'num', text: formatSignedCount(c - b) });
     body.appendChild(el('tr', {}, el('th', { className: 'lead', text: label }), el('td', { className: 'num', text: f(b) }), el('td', { className: 'num', text: f(c) }), change));
   }
   const head = el('thead', {}, el('tr', {}, el('th', 'lead'), el('th', { className: 'num', text: 'Baseline' }), el('th', { className: 'num', text: 'Current' }), el('th', { className: 'num', text: 'Change' })));

@@ -4,11 +4,11 @@
  * from the recording. DOM-free (tested in Node).
  */
 import type { SelfCheckDetails } from '../../src/protocol/whatIf';
+import { formatCount } from '../../src/engine/text/format';
 
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** The settings replayed, in words. */
-export function settingsWords(settings: string): string {
+export function settingsText(settings: string): string {
   return settings === '' ? 'PyTorch\'s defaults' : settings;
 }
 
@@ -20,12 +20,12 @@ export function selfCheckLines(c: SelfCheckDetails): { readonly ok: boolean; rea
   // Nothing to check against: said plainly, not as a failed check.
   if (c.notReplayable !== undefined) return { ok: true, lines: [c.notReplayable] };
   const k = c.check;
-  const settings = settingsWords(c.settings) + (c.settingsRecorded ? '' : ' (assumed: this snapshot does not record its settings)');
+  const settings = settingsText(c.settings) + (c.settingsRecorded ? '' : ' (assumed: this snapshot does not record its settings)');
   const figures =
-    `${count(k.atRecordedAddress)} of ${count(k.allocations)} allocations at the address PyTorch recorded, ` +
-    `${count(k.segmentEventsReproduced)} of ${count(k.segmentEvents)} segment events reproduced` +
-    (c.recordedOoms > 0 ? `, ${count(c.oomsReproduced)} of ${count(c.recordedOoms)} OOMs` : '') +
-    (c.finalBlocks > 0 ? `, ${count(c.finalBlocksMatching)} of ${count(c.finalBlocks)} blocks of the final state` : '');
+    `${formatCount(k.atRecordedAddress)} of ${formatCount(k.allocations)} allocations at the address PyTorch recorded, ` +
+    `${formatCount(k.segmentEventsReproduced)} of ${formatCount(k.segmentEvents)} segment events reproduced` +
+    (c.recordedOoms > 0 ? `, ${formatCount(c.oomsReproduced)} of ${formatCount(c.recordedOoms)} OOMs` : '') +
+    (c.finalBlocks > 0 ? `, ${formatCount(c.finalBlocksMatching)} of ${formatCount(c.finalBlocks)} blocks of the final state` : '');
   const first = `The trace replayed with the recorded settings (${settings}): ${figures}.`;
   const d = k.firstDeparture;
   if (!d) {
@@ -35,6 +35,6 @@ export function selfCheckLines(c: SelfCheckDetails): { readonly ok: boolean; rea
         : 'The replay never departs from the recording: what it shows and predicts follows the rules that reproduce this very run.';
     return { ok: k.allocations > 0, lines: [first, verdict] };
   }
-  const at = d.event < 0 ? 'before the first event' : d.action === 'end' ? 'at the end' : `at event ${count(d.event)} (${d.action})`;
+  const at = d.event < 0 ? 'before the first event' : d.action === 'end' ? 'at the end' : `at event ${formatCount(d.event)} (${d.action})`;
   return { ok: false, lines: [first, `It first departs ${at}: ${d.reason}. Figures past that point may differ from what PyTorch did.`] };
 }

@@ -3,9 +3,9 @@
  * list), or a window of its events or of its time (`LoadWindow`), whose ends the user types. Free of
  * `vscode` at run time: the store passes the quick pick and the input box.
  */
-import { sizeInWords } from '../../engine/base/workBudget';
 import type { LoadWindow } from '../../engine/snapshot/model';
 import { parseLoadWindow } from '../../engine/snapshot/window';
+import { formatFileSize } from '../../engine/text/format';
 
 /** Files from this size on offer the choice (smaller ones load whole at once). */
 export const WINDOW_CHOICE_BYTES = 1e9;
@@ -29,7 +29,7 @@ export function parseRange(text: string): LoadWindow | undefined | { readonly pr
 
 /** Asks how much of a file of `fileBytes` to load. */
 export async function chooseLoadWindow(name: string, fileBytes: number, prompts: WindowPrompts): Promise<WindowChoice> {
-  const title = `${name} is ${sizeInWords(fileBytes)}`;
+  const title = `${name} is ${formatFileSize(fileBytes)}`;
   const picked = await prompts.pick(title, [
     { label: 'Load all of it', detail: 'Every event: the figures, the timeline and the advice cover the whole recording.' },
     { label: 'Load a window of events…', detail: 'Events from-to of each device: faster and smaller, live memory carried in.' },

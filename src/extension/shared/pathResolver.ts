@@ -25,6 +25,7 @@ import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath
 import { filesUnderRoot } from '../../engine/paths/recordedLines';
 import { notificationText, plainText } from '../../engine/text/plainText';
 import { DisposableOwner } from './disposables';
+import { formatCount } from '../../engine/text/format';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';
 const IGNORED_KEY = 'vramLens.ignoredRoots';
@@ -206,7 +207,7 @@ export class PathResolver extends DisposableOwner {
     if (recorded.length < PROGRESS_FROM) return work();
     return Promise.resolve(
       vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `VRAM Lens: finding ${recorded.length.toLocaleString('en-US')} recorded files` },
+        { location: vscode.ProgressLocation.Window, title: `VRAM Lens: finding ${formatCount(recorded.length)} recorded files` },
         work,
       ),
     );

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SnapshotFileError } from '../../engine/decode/errors';
 import { fileProblem } from '../../runtime/input/snapshotFile';
-import { MAX_SNAPSHOT_BYTES, sizeInWords } from '../../engine/decode/unpack';
+import { MAX_SNAPSHOT_BYTES } from '../../engine/decode/unpack';
 import type { SnapshotSource } from '../../protocol/worker';
 import type { LoadWindow } from '../../engine/snapshot/model';
 import type { WindowPrompts } from './loadWindowChoice';
@@ -19,6 +19,7 @@ import type { WorkerOptions } from '../../runtime/worker/client';
 import { CancelledError, SnapshotWorker } from '../../runtime/worker/client';
 import type { SnapshotOrigin } from './loadedSnapshot';
 import { LoadedSnapshot } from './loadedSnapshot';
+import { formatFileSize } from '../../engine/text/format';
 
 export { LoadedSnapshot, type SnapshotOrigin } from './loadedSnapshot';
 
@@ -239,7 +240,7 @@ async function snapshotSource(uri: vscode.Uri): Promise<SnapshotSource> {
   const problem = fileProblem({ isFile, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
   if (problem !== undefined) throw new SnapshotFileError(`${path.basename(uri.path)}: ${problem}`);
   if (stat.size > MAX_SNAPSHOT_BYTES) {
-    throw new SnapshotFileError(`${path.basename(uri.path)}: is ${sizeInWords(stat.size)}; VRAM Lens reads files of this file system up to ${sizeInWords(MAX_SNAPSHOT_BYTES)} (local files of any size)`);
+    throw new SnapshotFileError(`${path.basename(uri.path)}: is ${formatFileSize(stat.size)}; VRAM Lens reads files of this file system up to ${formatFileSize(MAX_SNAPSHOT_BYTES)} (local files of any size)`);
   }
   return { kind: 'bytes', bytes: await vscode.workspace.fs.readFile(uri) };
 }

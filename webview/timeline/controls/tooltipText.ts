@@ -5,23 +5,22 @@
 import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../../src/engine/analysis/peakBreakdown';
 import { FIGURE, lineFigure } from '../../../src/engine/analysis/lineFigures';
 import type { BlockDetail, LineRow, PeakBucketKind, TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
-import { formatBytes } from '../../../src/engine/text/format';
+import { formatBytes, formatCount } from '../../../src/engine/text/format';
 import type { Hit } from '../drawing/hit';
 import { lineLabel } from '../../../src/engine/paths/places';
 import { formatDuration } from '../drawing/ticks';
 import { BEFORE_TRACE, BEFORE_WINDOW } from '../../../src/engine/analysis/replay';
 
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** "event 1,234" or "the start" for a state (state s follows event s - 1). */
 export function stateLabel(state: number): string {
-  return state === 0 ? 'before the first event' : `after event ${count(state - 1)}`;
+  return state === 0 ? 'before the first event' : `after event ${formatCount(state - 1)}`;
 }
 
 export function lifetime(d: BlockDetail, overview: TimelineOverview): string {
   const origin = overview.axis.kind === 'time' ? overview.axis.start : undefined;
   const at = (event: number, time: number | undefined) =>
-    `event ${count(event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
+    `event ${formatCount(event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
   const born = d.allocEvent >= 0 ? `allocated at ${at(d.allocEvent, d.allocTimeUs)}` : d.allocEvent === BEFORE_WINDOW ? 'allocated before the loaded window' : 'allocated before recording began';
   const died = d.freeEvent >= 0 ? `freed at ${at(d.freeEvent, d.freeTimeUs)}` : 'still allocated at the end';
   const span = d.allocTimeUs !== undefined && d.freeTimeUs !== undefined ? `, alive ${formatDuration(d.freeTimeUs - d.allocTimeUs)}` : '';

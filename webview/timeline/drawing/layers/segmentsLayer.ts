@@ -8,6 +8,7 @@ import type { AllocatorSpan } from '../../../../src/protocol/timeline';
 import { mixColors, SHADE } from '../colorMix';
 import type { Scales } from '../plot';
 import type { ChartLayer, LayerFrame } from './layer';
+import { formatCount } from '../../../../src/engine/text/format';
 
 /** What the last frame drew of the segments (the test hooks read it). */
 export interface DrawnSegments {
@@ -237,7 +238,7 @@ export const momentLayer: ChartLayer = {
     ctx.strokeStyle = theme.selection;
     ctx.lineWidth = 1.5 * dpr;
     ctx.strokeRect(a, top, b - a, height);
-    const text = moment === 0 ? 'map: start' : `map: event ${(moment - 1).toLocaleString('en-US')}`;
+    const text = moment === 0 ? 'map: start' : `map: event ${formatCount(moment - 1)}`;
     labels.push({ request: { text, anchorX: b, width: ctx.measureText(text).width, rows: [top + height - 10 * dpr], priority: 1 }, font: ctx.font, color: theme.selection });
   },
 };
