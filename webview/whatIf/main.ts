@@ -16,11 +16,11 @@ import type { HostToWhatIf, SelfCheckDetails, WhatIfQuestion, WhatIfResult, What
 import { isHostToWhatIf } from '../../src/guards/whatIf';
 import { byId, el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
-import { selfCheckLines, settingsWords } from '../shared/selfCheckText';
+import { selfCheckLines, settingsText } from '../shared/selfCheckText';
 import type { FormField } from './form';
 import { checkForm, restoreForm } from './form';
-import type { LineSentence } from './whatIfText';
-import { BLIND_SPOTS, capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from './whatIfText';
+import type { LineText } from './whatIfText';
+import { BLIND_SPOTS, capacityText, cellText, gpuSizeText, oomText, resultLines } from './whatIfText';
 
 interface TextField extends HTMLElement {
   value: string;
@@ -58,7 +58,7 @@ function formState(): WhatIfState {
 }
 
 /** A recorded line: a link when its file is on this machine, else plain text with the path in its title. */
-function lineRef(line: NonNullable<LineSentence['line']>, mapped: ReadonlySet<string>): HTMLElement {
+function lineRef(line: NonNullable<LineText['line']>, mapped: ReadonlySet<string>): HTMLElement {
   if (!mapped.has(line.file)) return el('span', { className: 'unmapped', text: line.label, title: `${line.file}:${line.line} (not found on this machine)` });
   const link = el('a', { className: 'line-link', text: line.label, title: `${line.file}:${line.line}` });
   link.href = '#';
@@ -69,7 +69,7 @@ function lineRef(line: NonNullable<LineSentence['line']>, mapped: ReadonlySet<st
   return link;
 }
 
-function sentence(s: LineSentence, mapped: ReadonlySet<string>): HTMLElement {
+function sentence(s: LineText, mapped: ReadonlySet<string>): HTMLElement {
   return el('p', undefined, s.before, s.line ? lineRef(s.line, mapped) : undefined, s.after);
 }
 
@@ -106,7 +106,7 @@ function showCheck(c: SelfCheckDetails): void {
 function showPrediction(question: WhatIfQuestion, r: WhatIfResult, mapped: ReadonlySet<string>): void {
   ui.result.hidden = false;
   const head = el('h2', undefined, 'Prediction');
-  const on = el('p', 'muted', `${settingsWords(r.settings)} on ${capacityWords(r, question, check?.capacityBytes ?? null)}`);
+  const on = el('p', 'muted', `${settingsText(r.settings)} on ${capacityText(r, question, check?.capacityBytes ?? null)}`);
   const list = el('ul', 'figures', ...resultLines(r).map((text) => el('li', undefined, text)));
   if (!r.replayed) {
     // The state recording began in does not fit this GPU: the verdict is the first line, no replay ran.
@@ -114,7 +114,7 @@ function showPrediction(question: WhatIfQuestion, r: WhatIfResult, mapped: Reado
     ui.result.replaceChildren(head, on, list);
     return;
   }
-  const oom = sentence(oomSentence(r.oom), mapped);
+  const oom = sentence(oomText(r.oom), mapped);
   oom.classList.add(r.oom ? 'oom' : 'fits');
   ui.result.replaceChildren(head, on, list, oom);
 }
@@ -128,9 +128,9 @@ function showTable(table: WhatIfTable, mapped: ReadonlySet<string>): void {
   t.append(el('thead', undefined, head));
   const body = el('tbody');
   table.gpuSizesBytes.forEach((size, i) => {
-    const tr = el('tr', undefined, el('th', { text: gpuSizeWords(size), title: formatBytes(size, 2) }));
+    const tr = el('tr', undefined, el('th', { text: gpuSizeText(size), title: formatBytes(size, 2) }));
     for (const row of table.rows) {
-      const cell = cellSentence(row.cells[i]);
+      const cell = cellText(row.cells[i]);
       const td = el('td', { className: cell.fits === undefined ? 'unknown' : cell.fits ? 'fits' : 'oom', title: cell.title }, cell.text);
       if (cell.line) td.append(' ', lineRef(cell.line, mapped));
       tr.append(td);

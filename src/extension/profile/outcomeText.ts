@@ -10,7 +10,7 @@ function withoutFullStop(text: string): string {
   return text.trim().replace(/[.\s]+$/, '');
 }
 
-export function outcomeSentence(name: string, outcome: Pick<RunOutcome, 'kind' | 'headline'>): string {
+export function outcomeText(name: string, outcome: Pick<RunOutcome, 'kind' | 'headline'>): string {
   const headline = withoutFullStop(outcome.headline);
   if (outcome.kind === 'environment' || outcome.kind === 'failed-to-start') return `${name} could not be profiled: ${headline}.`;
   return `${name} ${headline}.`;

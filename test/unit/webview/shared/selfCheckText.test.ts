@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SelfCheckDetails } from '../../../../src/engine/allocator/selfCheck';
-import { selfCheckLines, settingsWords } from '../../../../webview/shared/selfCheckText';
+import { selfCheckLines, settingsText } from '../../../../webview/shared/selfCheckText';
 
 function details(patch: Partial<SelfCheckDetails> = {}, check: Partial<SelfCheckDetails['check']> = {}): SelfCheckDetails {
   return {
@@ -58,6 +58,6 @@ describe('the self-check in words', () => {
     const v = selfCheckLines(details({}, { allocations: 0, atRecordedAddress: 0 }));
     assert.equal(v.ok, false);
     assert.match(v.lines[1], /no allocation to check the replay against/);
-    assert.equal(settingsWords(''), "PyTorch's defaults");
+    assert.equal(settingsText(''), "PyTorch's defaults");
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WhatIfOom, WhatIfReplayed } from '../../../../src/engine/allocator/whatIf';
 import type { RecordingStart } from '../../../../src/engine/allocator/traceReplay';
-import { capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from '../../../../webview/whatIf/whatIfText';
+import { capacityText, cellText, gpuSizeText, oomText, resultLines } from '../../../../webview/whatIf/whatIfText';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
@@ -42,35 +42,35 @@ describe('what-if words', () => {
   });
 
   it('the first OOM: where, what was asked, the cache, the cause', () => {
-    const s = oomSentence(oom);
+    const s = oomText(oom);
     assert.equal(s.before, 'First out-of-memory error at event 3,738 (');
     assert.deepEqual(s.line, { file: '/home/u/proj/model.py', line: 427, label: 'model.py:427' });
     assert.equal(s.after, '): 64.0 MiB asked with 11.5 GiB reserved, largest free block 44.0 MiB. Cause: fragmentation: enough memory was free in the cache, but no block large enough.');
-    const noLine = oomSentence({ ...oom, file: null, line: null, cause: 'capacity', recorded: true });
+    const noLine = oomText({ ...oom, file: null, line: null, cause: 'capacity', recorded: true });
     assert.equal(noLine.line, undefined);
     assert.match(noLine.before + noLine.after, /\(no line of your code\): .* Cause: capacity: .* The recording ran out here too\.$/);
-    assert.deepEqual(oomSentence(null), { before: 'Out of memory: no allocation fails.', line: undefined, after: '' });
+    assert.deepEqual(oomText(null), { before: 'Out of memory: no allocation fails.', line: undefined, after: '' });
   });
 
   it('a cell of the table: fits, the line where it runs out, or unknown, as the engine decided', () => {
-    assert.deepEqual(cellSentence({ capacityBytes: 8 * GiB, fits: true, peakReservedBytes: 7 * GiB, oom: null, start: null }), { fits: true, text: 'fits', line: undefined, title: 'Fits: peak reserved 7.0 GiB' });
-    const out = cellSentence({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: 8 * GiB, oom, start: null });
+    assert.deepEqual(cellText({ capacityBytes: 8 * GiB, fits: true, peakReservedBytes: 7 * GiB, oom: null, start: null }), { fits: true, text: 'fits', line: undefined, title: 'Fits: peak reserved 7.0 GiB' });
+    const out = cellText({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: 8 * GiB, oom, start: null });
     assert.deepEqual([out.fits, out.text, out.line?.label], [false, 'OOM at', 'model.py:427']);
     assert.match(out.title, /^Runs out at event 3,738: 64\.0 MiB asked with 11\.5 GiB reserved, largest free block 44\.0 MiB \(fragmentation\)$/);
-    assert.equal(cellSentence({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: 8 * GiB, oom: { ...oom, file: null, line: null }, start: null }).text, 'OOM at event 3,738');
+    assert.equal(cellText({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: 8 * GiB, oom: { ...oom, file: null, line: null }, start: null }).text, 'OOM at event 3,738');
     const start: RecordingStart = { outcome: 'reserved', limitBytes: 8 * GiB, reservedBytes: 22 * GiB, allocatedBytes: 7 * GiB, neededBytes: 7 * GiB, keptBytes: 9 * GiB };
-    const unknown = cellSentence({ capacityBytes: 8 * GiB, fits: null, peakReservedBytes: null, oom: null, start });
+    const unknown = cellText({ capacityBytes: 8 * GiB, fits: null, peakReservedBytes: null, oom: null, start });
     assert.deepEqual([unknown.fits, unknown.text], [undefined, 'unknown']);
     assert.match(unknown.title, /^Unknown: recording began with 22\.00 GiB reserved, and the segments holding live tensors alone take 9\.00 GiB/);
-    const before = cellSentence({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: null, oom: null, start: { ...start, outcome: 'allocated', allocatedBytes: 15 * GiB, neededBytes: 14 * GiB } });
+    const before = cellText({ capacityBytes: 8 * GiB, fits: false, peakReservedBytes: null, oom: null, start: { ...start, outcome: 'allocated', allocatedBytes: 15 * GiB, neededBytes: 14 * GiB } });
     assert.deepEqual([before.fits, before.text], [false, 'OOM']);
     assert.match(before.title, /^Does not fit: 15\.00 GiB was already allocated before recording began/);
   });
 
   it('capacities and GPU sizes', () => {
-    assert.equal(capacityWords(result({ capacityBytes: null }), undefined, null), 'no memory limit');
-    assert.equal(capacityWords(result(), { capacityBytes: 8 * GiB, allocConf: '', memoryFraction: 0.5 }, null), 'a GPU of 8.00 GiB x 0.5 (set_per_process_memory_fraction)');
-    assert.equal(capacityWords(result({ capacityBytes: 78.5 * GiB }), { capacityBytes: null, allocConf: '', memoryFraction: null }, 78.5 * GiB), 'the 78.50 GiB the recording had');
-    assert.equal(gpuSizeWords(12 * GiB), '12 GB');
+    assert.equal(capacityText(result({ capacityBytes: null }), undefined, null), 'no memory limit');
+    assert.equal(capacityText(result(), { capacityBytes: 8 * GiB, allocConf: '', memoryFraction: 0.5 }, null), 'a GPU of 8.00 GiB x 0.5 (set_per_process_memory_fraction)');
+    assert.equal(capacityText(result({ capacityBytes: 78.5 * GiB }), { capacityBytes: null, allocConf: '', memoryFraction: null }, 78.5 * GiB), 'the 78.50 GiB the recording had');
+    assert.equal(gpuSizeText(12 * GiB), '12 GB');
   });
 });
