@@ -7,7 +7,7 @@
  * allocated them (their size is worked out from the layout: see `blockSizeOf`).
  */
 import type { DeviceTrace, Segment } from '../snapshot/model';
-import { Action, NO_STACK } from '../snapshot/model';
+import { Action, NO_STACK, isLiveState } from '../snapshot/model';
 import { AddressMap } from './addressMap';
 import type { AllocatorSettings } from './settings';
 import { MIN_BLOCK_SIZE, SMALL_BUFFER, SMALL_SIZE, roundSize } from './sizes';
@@ -55,10 +55,6 @@ export interface InitialLayout {
 }
 
 const MAX_PROBLEMS = 5;
-
-export function isLiveState(state: string): boolean {
-  return state === 'active_allocated' || state === 'active_pending_free';
-}
 
 interface PreBlock {
   address: number;

@@ -7,11 +7,10 @@
  */
 import { traceOf } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
-import { Action } from '../snapshot/model';
+import { Action, isLiveState } from '../snapshot/model';
 import type { Block } from './blocks';
 import type { MismatchKind } from './devices';
 import type { InitialLayout } from './initialState';
-import { isLiveState } from './initialState';
 import { assumedTotalMemory, recordedCapacity } from './recordedDevice';
 import type { AllocatorSettings } from './settings';
 import { describeSettings, recordedSettings } from './settings';

@@ -4,7 +4,7 @@
  * freed) for the views that draw blocks.
  */
 import type { Block, DeviceTrace, Segment, Snapshot } from '../snapshot/model';
-import { Action, NO_STACK } from '../snapshot/model';
+import { Action, NO_STACK, isLiveState } from '../snapshot/model';
 import { AddressIndex } from '../base/addressIndex';
 import { FloatBuffer, IntBuffer } from '../base/growableArrays';
 
@@ -76,10 +76,6 @@ const EMPTY_TRACE: Omit<DeviceTrace, 'device'> = {
 
 export function traceOf(snapshot: Snapshot, device: number): DeviceTrace {
   return snapshot.traces[device] ?? { ...EMPTY_TRACE, device };
-}
-
-export function isLiveState(state: string): boolean {
-  return state === 'active_allocated' || state === 'active_pending_free';
 }
 
 /** Allocation records while the trace is replayed, column-wise. */
