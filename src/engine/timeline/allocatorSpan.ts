@@ -26,14 +26,13 @@ import { NO_STACK } from '../snapshot/model';
 import type { TimelineAxis } from './axis';
 import { timelineLine } from './queries';
 import type { AxisKind, TimelineLine, SpanSteps } from './types';
-import { cutSteps, spanRange } from './span';
+import { cutSpan, spanSteps } from './span';
 
 /** Default and highest number of segments sent one by one. */
 export const DEFAULT_SEGMENT_BUDGET = 2_000;
 export const MAX_SEGMENT_BUDGET = 20_000;
 /** Most offset changes sent for the segments one by one (the smallest are left out beyond it). */
 export const SEGMENT_RUN_BUDGET = 200_000;
-const MAX_COLUMNS = 16_384;
 
 export interface AllocatorSpanRequest {
   readonly axis: AxisKind;
@@ -129,11 +128,8 @@ export function summarizeAllocatorSpan(
   lineIndex: LineIndex | undefined,
 ): AllocatorSpan {
   const started = performance.now();
-  const [x0, x1] = spanRange(axis, { axis: request.axis, x0: request.x0, x1: request.x1, columns: request.columns });
-  const columns = Math.max(1, Math.min(MAX_COLUMNS, Math.round(request.columns) || 1));
-  const steps = cutSteps(axis, x0, x1, columns);
-  const stepFirst = steps.first.toArray();
-  const stepLast = steps.last.toArray();
+  const cut = cutSpan(axis, { axis: request.axis, x0: request.x0, x1: request.x1, columns: request.columns });
+  const { stepFirst, stepLast } = cut;
   const m = stepFirst.length;
 
   // The series per step, and each step's representative (its first state of highest reserved memory).
@@ -235,14 +231,7 @@ export function summarizeAllocatorSpan(
   pieceRunStart[n] = w;
   const lines = lineIndex ? [...lineIds].sort((a, b) => a - b).map((id) => timelineLine(lineIndex, id)) : [];
   return {
-    axis: axis.kind,
-    x0,
-    x1,
-    columns,
-    stepX: steps.x.toArray(),
-    stepState,
-    stepFirst,
-    stepLast,
+    ...spanSteps(axis, cut, stepState),
     reserved,
     allocated,
     unallocated,

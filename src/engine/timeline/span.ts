@@ -11,7 +11,7 @@ import { FloatBuffer, IntBuffer } from '../base/growableArrays';
 import { lowerBound } from './lowerBound';
 import type { BlockLayout } from './layout';
 import { MAX_BLOCK } from './layout';
-import type { TimelineLine, TimelineSpan, SpanRequest } from './types';
+import type { SpanRequest, SpanSteps, TimelineLine, TimelineSpan } from './types';
 
 /** Default and highest number of blocks drawn one by one. */
 export const DEFAULT_BLOCK_BUDGET = 20_000;
@@ -344,6 +344,29 @@ function walkOffsets(layout: BlockLayout, stepState: Int32Array, envelope: Float
   return runs;
 }
 
+/** A request's span cut into steps: its x range, its columns, and each step's x, first and last state. */
+export interface CutSpan {
+  readonly x0: number;
+  readonly x1: number;
+  readonly columns: number;
+  readonly stepX: Float64Array;
+  readonly stepFirst: Int32Array;
+  readonly stepLast: Int32Array;
+}
+
+/** Cuts the span `request` asks for into steps (every span answer, of the blocks or of the allocator, starts so). */
+export function cutSpan(axis: TimelineAxis, request: SpanRequest): CutSpan {
+  const [x0, x1] = spanRange(axis, request);
+  const columns = Math.max(1, Math.min(MAX_COLUMNS, Math.round(request.columns) || 1));
+  const steps = cutSteps(axis, x0, x1, columns);
+  return { x0, x1, columns, stepX: steps.x.toArray(), stepFirst: steps.first.toArray(), stepLast: steps.last.toArray() };
+}
+
+/** The fields every span answer starts with: where its steps are, and each one's representative state. */
+export function spanSteps(axis: TimelineAxis, cut: CutSpan, stepState: Int32Array): SpanSteps {
+  return { axis: axis.kind, x0: cut.x0, x1: cut.x1, columns: cut.columns, stepX: cut.stepX, stepState, stepFirst: cut.stepFirst, stepLast: cut.stepLast };
+}
+
 export function summarizeSpan(
   layout: BlockLayout,
   axis: TimelineAxis,
@@ -351,12 +374,9 @@ export function summarizeSpan(
   lines: LineLookup,
 ): TimelineSpan {
   const started = performance.now();
-  const [x0, x1] = spanRange(axis, request);
-  const columns = Math.max(1, Math.min(MAX_COLUMNS, Math.round(request.columns) || 1));
-  const steps = cutSteps(axis, x0, x1, columns);
-  const m = steps.first.length;
-  const stepFirst = steps.first.toArray();
-  const stepLast = steps.last.toArray();
+  const cut = cutSpan(axis, request);
+  const { stepFirst, stepLast } = cut;
+  const m = stepFirst.length;
   const { stepState, envelope, reserved } = representatives(layout, stepFirst, stepLast);
 
   // The blocks alive at some representative, largest first (the focus line's first), up to the budget.
@@ -441,17 +461,10 @@ export function summarizeSpan(
   const lineIds = new Set<number>();
   for (let j = 0; j < kept; j++) if (blockLine[j] >= 0) lineIds.add(blockLine[j]);
   if (focus >= 0) lineIds.add(focus);
-  const releases = releasesInWindow(layout, axis, stepFirst, stepLast);
+  const releases = releasesInSpan(layout, axis, stepFirst, stepLast);
 
   return {
-    axis: axis.kind,
-    x0,
-    x1,
-    columns,
-    stepX: steps.x.toArray(),
-    stepState,
-    stepFirst,
-    stepLast,
+    ...spanSteps(axis, cut, stepState),
     envelope,
     reserved,
     rest,
@@ -473,7 +486,7 @@ export function summarizeSpan(
   };
 }
 
-function releasesInWindow(
+function releasesInSpan(
   layout: BlockLayout,
   axis: TimelineAxis,
   stepFirst: Int32Array,
