@@ -6,7 +6,8 @@ import type { TimelineOverview, TimelineSpan } from '../../../src/protocol/timel
 import type { Hit } from './hit';
 import type { FindingSpot } from './layers/markersLayer';
 import type { Plot } from './plot';
-import { blockOffsetAt, indexOfRecord, LANE_HEIGHT, runEndStep, scalesOf } from './plot';
+import { indexOfRecord, LANE_HEIGHT, scalesOf } from './plot';
+import { blockRuns, offsetAt, runEnd } from './runs';
 
 /** What the last frame drew, as hit testing needs it. */
 export interface DrawnFrame {
@@ -57,9 +58,10 @@ export function hitTest(frame: DrawnFrame, cssX: number, cssY: number): Hit | un
   // thinner than a pixel can still be pointed at).
   const rowBytes = (plot.yMax - plot.yMin) / plot.height;
   let best = -1;
+  const runs = blockRuns(w);
   for (let j = 0; j < w.blockRecord.length; j++) {
     if (step < w.blockFirstStep[j] || step > w.blockLastStep[j]) continue;
-    const offset = blockOffsetAt(w, j, step);
+    const offset = offsetAt(runs, j, step);
     const end = offset + w.blockSize[j];
     if (bytes >= offset && bytes < end) {
       best = j;
@@ -89,9 +91,10 @@ export function pointOfRecord(
   const { sx } = scalesOf(plot);
   const markers = [overview.peak.x, ...overview.ooms.map((o) => o.x)].map(sx);
   const height = (w.blockSize[j] / (plot.yMax - plot.yMin)) * plot.height;
+  const runs = blockRuns(w);
   for (let k = w.blockRunStart[j]; k < w.blockRunStart[j + 1]; k++) {
     const a = Math.max(plot.left, sx(w.stepX[w.runStep[k]]));
-    const b = Math.min(plot.left + plot.width, sx(w.stepX[runEndStep(w, j, k)]));
+    const b = Math.min(plot.left + plot.width, sx(w.stepX[runEnd(runs, j, k)]));
     if (b - a < 4 * plot.dpr) continue;
     for (const f of [0.5, 0.3, 0.7, 0.15, 0.85]) {
       const x = a + (b - a) * f;

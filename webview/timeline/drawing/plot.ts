@@ -83,28 +83,6 @@ export function layoutPlot(
   return { dpr, left, top, width, height, x0: viewport.x0, x1: viewport.x1, yMin, yMax, lanesTop };
 }
 
-/** Index of the last run of block j starting at or before `step`. */
-function runAt(w: TimelineSpan, j: number, step: number): number {
-  let lo = w.blockRunStart[j];
-  let hi = w.blockRunStart[j + 1] - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (w.runStep[mid] <= step) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-/** Bottom offset (bytes) of block j at `step`. */
-export function blockOffsetAt(w: TimelineSpan, j: number, step: number): number {
-  return w.runOffset[runAt(w, j, step)];
-}
-
-/** The step after run k of block j ends (the next run's step, else one past the block's last). */
-export function runEndStep(w: TimelineSpan, j: number, k: number): number {
-  return k + 1 < w.blockRunStart[j + 1] ? w.runStep[k + 1] : w.blockLastStep[j] + 1;
-}
-
 export function indexOfRecord(w: TimelineSpan, record: number): number {
   for (let j = 0; j < w.blockRecord.length; j++) if (w.blockRecord[j] === record) return j;
   return -1;

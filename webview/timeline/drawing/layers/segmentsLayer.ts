@@ -8,6 +8,7 @@ import type { AllocatorSpan } from '../../../../src/protocol/timeline';
 import { mixColors, SHADE } from '../colorMix';
 import type { Scales } from '../plot';
 import type { ChartLayer, LayerFrame } from './layer';
+import { addRunRects, offsetAt, pieceRuns } from '../runs';
 import { formatCount } from '../../../../src/engine/text/format';
 
 /** What the last frame drew of the segments (the test hooks read it). */
@@ -21,33 +22,12 @@ export interface DrawnSegments {
 
 const NONE: DrawnSegments = { rects: 0, addresses: [], colors: [] };
 
-/** Index of the last run of segment j starting at or before `step`. */
-function runAt(w: AllocatorSpan, j: number, step: number): number {
-  let lo = w.pieceRunStart[j];
-  let hi = w.pieceRunStart[j + 1] - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (w.runStep[mid] <= step) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-/** Bottom offset (bytes) of segment j at `step`. */
-export function pieceOffsetAt(w: AllocatorSpan, j: number, step: number): number {
-  return w.runOffset[runAt(w, j, step)];
-}
-
-/** The step after run k of segment j ends. */
-export function pieceRunEnd(w: AllocatorSpan, j: number, k: number): number {
-  return k + 1 < w.pieceRunStart[j + 1] ? w.runStep[k + 1] : w.pieceLastStep[j] + 1;
-}
-
 /** The segment under `bytes` at `step`, else -1. */
 export function pieceAt(w: AllocatorSpan, step: number, bytes: number): number {
+  const runs = pieceRuns(w);
   for (let j = 0; j < w.pieceSize.length; j++) {
     if (step < w.pieceFirstStep[j] || step > w.pieceLastStep[j] || w.pieceRunStart[j] === w.pieceRunStart[j + 1]) continue;
-    const offset = pieceOffsetAt(w, j, step);
+    const offset = offsetAt(runs, j, step);
     if (bytes >= offset && bytes < offset + w.pieceSize[j]) return j;
   }
   return -1;
@@ -124,28 +104,17 @@ export class SegmentsLayer implements ChartLayer {
     }
     let rects = 0;
     const edges = new Path2D();
+    const runs = pieceRuns(w);
+    const view = { px, sy, left, width };
+    // A segment band at least four device pixels tall gets its top edge.
+    const edged = (height: number) => height >= 4 * dpr;
     for (const [key, pieces] of groups) {
       const [code, odd] = key.split(':').map(Number);
       const base = fill(code);
       // Neighbouring segments alternate between the colour and a shade of it.
       ctx.fillStyle = odd ? this.shade(base, theme.background) : base;
       ctx.beginPath();
-      for (const j of pieces) {
-        for (let k = w.pieceRunStart[j]; k < w.pieceRunStart[j + 1]; k++) {
-          const a = px(w.stepX[w.runStep[k]]);
-          const b = px(w.stepX[pieceRunEnd(w, j, k)]);
-          if (b <= left || a >= left + width || b <= a) continue;
-          const y = Math.round(sy(w.runOffset[k] + w.pieceSize[j]));
-          const yBottom = Math.round(sy(w.runOffset[k]));
-          if (yBottom <= y) continue;
-          ctx.rect(a, y, b - a, yBottom - y);
-          rects++;
-          if (yBottom - y >= 4 * dpr) {
-            edges.moveTo(a, y + 0.5);
-            edges.lineTo(b, y + 0.5);
-          }
-        }
-      }
+      for (const j of pieces) rects += addRunRects(ctx, edges, runs, j, view, edged);
       ctx.fill();
     }
     ctx.globalAlpha = 0.7;
