@@ -5,7 +5,7 @@ import type { BlockDetail } from '../../../../../src/engine/timeline/types';
 import type { LineRow } from '../../../../../src/protocol/timeline';
 import { choice, MiB, overviewOf, pageUnderTest, spanOf } from '../../../../helpers/timelinePage';
 
-const row: LineRow = { id: 1, file: '/p/model.py', line: 7, color: 0, allocCount: 1, allocBytes: 1, peakBytes: 1, liveAtPeakBytes: 1, inclusiveLiveAtPeakBytes: 1, freedBytes: 0, inclusiveAllocBytes: 1, inclusivePeakBytes: 1, reservedGrowthBytes: 0, deviceCallCount: 0 };
+const row: LineRow = { id: 1, file: '/p/model.py', line: 7, color: 0, allocCount: 1, allocBytes: 1, peakWhileAllocatingBytes: 1, liveAtPeakBytes: 1, inclusiveLiveAtPeakBytes: 1, freedBytes: 0, inclusiveAllocBytes: 1, inclusivePeakWhileAllocatingBytes: 1, reservedGrowthBytes: 0, deviceCallCount: 0 };
 
 function shown(hit?: Parameters<typeof pageUnderTest>[1]) {
   const page = pageUnderTest(undefined, hit);

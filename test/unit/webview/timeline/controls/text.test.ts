@@ -116,7 +116,7 @@ describe('timeline tooltip', () => {
     assert.equal(tooltipLines({ kind: 'block', index: 1, record: 11, step: 0 }, unknown, o, undefined)[0], '2.0 MiB  no Python line recorded');
   });
   it('shows the line\'s own live-at-peak bytes (the lines table\'s row) under a block of that line', () => {
-    const row = { id: 1, file: '/home/u/proj/model.py', line: 7, color: 0, allocCount: 3, allocBytes: 12 * MiB, peakBytes: 0, liveAtPeakBytes: 8 * MiB, inclusiveLiveAtPeakBytes: 8 * MiB, freedBytes: 0, inclusiveAllocBytes: 12 * MiB, inclusivePeakBytes: 0, reservedGrowthBytes: 0, deviceCallCount: 0 };
+    const row = { id: 1, file: '/home/u/proj/model.py', line: 7, color: 0, allocCount: 3, allocBytes: 12 * MiB, peakWhileAllocatingBytes: 0, liveAtPeakBytes: 8 * MiB, inclusiveLiveAtPeakBytes: 8 * MiB, freedBytes: 0, inclusiveAllocBytes: 12 * MiB, inclusivePeakWhileAllocatingBytes: 0, reservedGrowthBytes: 0, deviceCallCount: 0 };
     const lines = tooltipLines({ kind: 'block', index: 0, record: 10, step: 0 }, span(0, 1000), o, undefined, (id) => (id === 1 ? row : undefined));
     assert.deepEqual(lines, ['4.0 MiB  model.py:7', 'model.py:7 holds 8.0 MiB live at peak', 'Click to pin, double-click to open the line']);
   });

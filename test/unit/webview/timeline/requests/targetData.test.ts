@@ -9,7 +9,7 @@ import type { LineRow } from '../../../../../src/protocol/timeline';
 import type { LineBlocks } from '../../../../../src/engine/timeline/types';
 import { choice, MiB, overviewOf, pageUnderTest, spanOf } from '../../../../helpers/timelinePage';
 
-const row = (id: number, line: number, live: number): LineRow => ({ id, file: '/p/model.py', line, color: 0, allocCount: 1, allocBytes: live, peakBytes: live, liveAtPeakBytes: live, inclusiveLiveAtPeakBytes: live, freedBytes: 0, inclusiveAllocBytes: live, inclusivePeakBytes: live, reservedGrowthBytes: 0, deviceCallCount: 0 });
+const row = (id: number, line: number, live: number): LineRow => ({ id, file: '/p/model.py', line, color: 0, allocCount: 1, allocBytes: live, peakWhileAllocatingBytes: live, liveAtPeakBytes: live, inclusiveLiveAtPeakBytes: live, freedBytes: 0, inclusiveAllocBytes: live, inclusivePeakWhileAllocatingBytes: live, reservedGrowthBytes: 0, deviceCallCount: 0 });
 
 describe('timeline page: the target\'s requests', () => {
   it('shows the active snapshot: tells the host, then asks for the overview, the findings and the lines, in that order', () => {
