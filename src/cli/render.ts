@@ -1,7 +1,7 @@
 /** Plain-text rendering of an analysis for terminals: a summary and a table of the top lines. */
 import { predictionAssumptions, predictionHeader } from './renderPrediction';
 import type { Analysis } from '../engine/analysis/analyze';
-import { WINDOW_NOTE, summarizeDevice, topLines, windowInWords } from '../engine/analysis/summary';
+import { WINDOW_NOTE, summarizeDevice, topLines, windowText } from '../engine/analysis/summary';
 import { formatBytes, formatPercent } from '../engine/text/format';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import { describeBucket } from '../engine/analysis/peakBreakdown';
@@ -81,7 +81,7 @@ export function renderAnalysis(
     const first = s.window?.firstEvent ?? 0;
     out.push('');
     out.push(`device ${s.device}: ${s.events} events, ${s.allocations} allocations`);
-    if (s.window !== undefined) out.push(`  window          ${windowInWords(s.window)}: ${WINDOW_NOTE}`);
+    if (s.window !== undefined) out.push(`  window          ${windowText(s.window)}: ${WINDOW_NOTE}`);
     const where = s.peakLine ? ` at ${placeText(s.peakLine.file, s.peakLine.line, places)}` : '';
     const when = s.peakEventIndex < 0 ? (s.window ? 'when the window opens' : 'before the first event') : `event ${first + s.peakEventIndex}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);

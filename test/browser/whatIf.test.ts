@@ -1,6 +1,6 @@
 /**
  * The what-if panel in Chromium, answered by a host double that routes the page's messages through the
- * extension's own answers (src/extension/allocator/whatIfRequests.ts) over corpus snapshots run
+ * extension's own answers (src/extension/whatIf/whatIfRequests.ts) over corpus snapshots run
  * in-process as the worker runs them: the self-check, the table over GPU sizes, the form's checks, a
  * prediction, a line opened from the table; at 300 and 600 px. Screenshots in test-results/.
  */
@@ -13,8 +13,8 @@ import type { Browser, Page } from 'playwright-core';
 import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { SnapshotSession } from '../../src/engine/session/session';
 import { formatBytes } from '../../src/engine/text/format';
-import type { WhatIfBackend, WhatIfSubject } from '../../src/extension/allocator/whatIfRequests';
-import { answerPredict, describeSubject } from '../../src/extension/allocator/whatIfRequests';
+import type { WhatIfBackend, WhatIfSubject } from '../../src/extension/whatIf/whatIfRequests';
+import { answerPredict, describeSubject } from '../../src/extension/whatIf/whatIfRequests';
 import type { HostToWhatIf, WhatIfToHost } from '../../src/protocol/whatIf';
 import type { QueryName } from '../../src/runtime/worker/methods';
 import { dispatch } from '../../src/runtime/worker/methods';
@@ -24,9 +24,9 @@ import { browserMissing, launchBrowser, openPage, startServer } from './harness'
 import { existsSync } from 'node:fs';
 
 const RESULTS = path.join(repoRoot, 'test-results');
-const bundleMissing = existsSync(path.join(repoRoot, 'dist', 'webview', 'whatif.js')) ? false : 'dist/webview/whatif.js is missing (npm run build)';
+const bundleMissing = existsSync(path.join(repoRoot, 'dist', 'webview', 'whatIf.js')) ? false : 'dist/webview/whatIf.js is missing (npm run build)';
 
-/** Plays the extension host of the what-if panel, as WhatIfPanel does, over one in-process session. */
+/** Plays the extension host of the what-if panel, as WhatIfView does, over one in-process session. */
 class WhatIfHost implements PageHost {
   page: Page | undefined;
   readonly received: WhatIfToHost[] = [];

@@ -11,7 +11,7 @@ export interface Screen {
   renderTable(): void;
   /** The status line under the selectors. */
   setStatus(text: string): void;
-  /** A window summary is in the store: the status line says what is shown (statusText.ts), the chart draws it. */
+  /** A span summary is in the store: the status line says what is shown (statusText.ts), the chart draws it. */
   windowShown(): void;
   /** The snapshot, device and axis selectors from the store. */
   fillSelectors(): void;
@@ -25,7 +25,7 @@ export interface Screen {
   segmentMapShown(): void;
 }
 
-/** The chart's size, which the window requests read. */
+/** The chart's size, which the span requests read. */
 export interface PlotSize {
   /** Matches the canvas to its CSS size; true when that changed it. */
   resize(): boolean;

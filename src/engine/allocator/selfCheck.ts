@@ -7,17 +7,17 @@
  */
 import { traceOf } from '../analysis/replay';
 import type { Snapshot } from '../snapshot/model';
-import { Action } from '../snapshot/model';
+import { Action, isLiveState } from '../snapshot/model';
 import type { Block } from './blocks';
 import type { MismatchKind } from './devices';
 import type { InitialLayout } from './initialState';
-import { isLiveState } from './initialState';
 import { assumedTotalMemory, recordedCapacity } from './recordedDevice';
 import type { AllocatorSettings } from './settings';
 import { describeSettings, recordedSettings } from './settings';
 import type { SeriesRecorder } from './series';
 import type { ReplayObserver } from './traceReplay';
 import { AllocatorReplay } from './traceReplay';
+import { formatHex } from '../text/format';
 
 /** Where the replay first did something PyTorch did not. */
 export interface Departure {
@@ -226,8 +226,8 @@ function compareFinalState(snapshot: Snapshot, replay: AllocatorReplay): { compa
       if (m && m.size === b.size && m.allocated === live) matching++;
       else if (!firstDifference) {
         firstDifference = m
-          ? `at the end the replay holds a ${m.allocated ? 'live' : 'free'} block of ${m.size} bytes at 0x${b.address.toString(16)}; the snapshot has ${b.size} bytes, ${b.state}`
-          : `at the end the replay has no block at 0x${b.address.toString(16)} (${b.size} bytes, ${b.state} in the snapshot)`;
+          ? `at the end the replay holds a ${m.allocated ? 'live' : 'free'} block of ${m.size} bytes at ${formatHex(b.address)}; the snapshot has ${b.size} bytes, ${b.state}`
+          : `at the end the replay has no block at ${formatHex(b.address)} (${b.size} bytes, ${b.state} in the snapshot)`;
       }
     }
   }

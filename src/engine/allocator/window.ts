@@ -6,6 +6,7 @@
  * whole recording. A window that holds every event of its trace is the whole recording.
  */
 import type { Snapshot, TraceWindow } from '../snapshot/model';
+import { formatCount } from '../text/format';
 
 /** Whether a trace's window leaves out some of the recorded events. */
 export function isPartialWindow(window: TraceWindow | undefined, length: number): boolean {
@@ -20,13 +21,9 @@ export function allocatorOutOfWindow(snapshot: Snapshot, device: number): string
   const trace = snapshot.traces[device];
   if (!trace || !isPartialWindow(trace.window, trace.length)) return undefined;
   const w = trace.window!;
-  const span = trace.length === 0 ? 'no events' : `events ${count(w.firstEvent)} to ${count(w.firstEvent + trace.length - 1)}`;
+  const span = trace.length === 0 ? 'no events' : `events ${formatCount(w.firstEvent)} to ${formatCount(w.firstEvent + trace.length - 1)}`;
   return (
     `the caching allocator replay needs the whole recording, and this snapshot was loaded as a window of it (${span} of ` +
-    `${count(w.recordedEvents)} on device ${device}): open the file again and load all of it to see the allocator's self-check, its view and its predictions`
+    `${formatCount(w.recordedEvents)} on device ${device}): open the file again and load all of it to see the allocator's self-check, its view and its predictions`
   );
-}
-
-function count(n: number): string {
-  return n.toLocaleString('en-US');
 }

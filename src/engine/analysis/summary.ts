@@ -11,6 +11,7 @@ import type { FigureValues } from './lineFigures';
 import { LINE_RANKING } from './lineFigures';
 import { NO_STACK } from '../snapshot/model';
 import type { PeakBucket } from './peakBreakdown';
+import { formatCount } from '../text/format';
 
 /** The user line whose allocation reached the device's peak, if the peak event has one. */
 export function peakLine(analysis: Analysis, device: DeviceAnalysis): SourceLine | undefined {
@@ -64,10 +65,9 @@ export interface WindowSummary {
 }
 
 /** The window of `device` in words: "events 1,200 to 4,999 of 19,464". */
-export function windowInWords(w: WindowSummary): string {
-  const n = (x: number) => x.toLocaleString('en-US');
-  if (w.events === 0) return `no events (the window holds none of the ${n(w.recordedEvents)} recorded)`;
-  return `events ${n(w.firstEvent)} to ${n(w.firstEvent + w.events - 1)} of ${n(w.recordedEvents)}`;
+export function windowText(w: WindowSummary): string {
+  if (w.events === 0) return `no events (the window holds none of the ${formatCount(w.recordedEvents)} recorded)`;
+  return `events ${formatCount(w.firstEvent)} to ${formatCount(w.firstEvent + w.events - 1)} of ${formatCount(w.recordedEvents)}`;
 }
 
 /** What a window's figures mean, for a line under its range. */

@@ -5,8 +5,8 @@
  * runtime passes in (the engine itself has no zlib: `src/runtime/input/gunzip.ts`; files are streamed
  * through zlib there).
  */
-import { sizeInWords } from '../base/workBudget';
 import { SnapshotFileError } from './errors';
+import { formatFileSize } from '../text/format';
 
 /**
  * The most a gzip'd snapshot held in memory may hold once decompressed (Node's Buffer stops near 2
@@ -24,7 +24,6 @@ function startsWith(bytes: Uint8Array, magic: readonly number[]): boolean {
   return bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b);
 }
 
-export { sizeInWords } from '../base/workBudget';
 
 /**
  * Decompresses a whole gzip member, producing at most `maxOutputLength` bytes.
@@ -70,7 +69,7 @@ export function pickleBytesOf(bytes: Uint8Array, gunzip: Gunzip | undefined, max
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
-      throw new SnapshotFileError(`this gzip file holds more than ${sizeInWords(maxBytes)}, larger than VRAM Lens reads`);
+      throw new SnapshotFileError(`this gzip file holds more than ${formatFileSize(maxBytes)}, larger than VRAM Lens reads`);
     }
     throw new SnapshotFileError('this gzip file cannot be decompressed: it is damaged or was cut short; copy it again');
   }

@@ -1,5 +1,11 @@
-/** Human-readable byte counts (binary units, as PyTorch and nvidia-smi users read them). */
+/**
+ * How numbers are written, in one module: byte counts (binary units, as PyTorch and nvidia-smi users read
+ * them; a file's size in decimal units, as file managers show it; an axis label's short form), counts,
+ * signed changes, shares, and addresses. Every surface (CLI, extension, webviews, the engine's own
+ * messages) writes its numbers through these, so the same number reads the same everywhere.
+ */
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+const GiB = 1024 ** 3;
 
 export function formatBytes(bytes: number, digits = 1): string {
   const sign = bytes < 0 ? '-' : '';
@@ -13,9 +19,44 @@ export function formatBytes(bytes: number, digits = 1): string {
   return `${sign}${value.toFixed(digits)} ${UNITS[unit]}`;
 }
 
+/** Bytes to two decimals from a GiB on, where one would hide a difference (the allocator's self-check): 1.50 GiB, 20.0 MiB. */
+export function formatBytesFine(bytes: number): string {
+  return formatBytes(bytes, Math.abs(bytes) >= GiB ? 2 : 1);
+}
+
+/** A byte count in the largest binary unit it fills, without trailing zeros (an axis label): 768 MiB, 1.25 GiB, 0. */
+export function formatAxisBytes(bytes: number): string {
+  if (bytes === 0) return '0';
+  const k = Math.max(0, Math.min(UNITS.length - 1, Math.floor(Math.log2(bytes) / 10)));
+  return `${+(bytes / Math.pow(1024, k)).toFixed(2)} ${UNITS[k]}`;
+}
+
+/** A file's size in decimal units, as file managers show them: "2.3 GB", "512 bytes". */
+export function formatFileSize(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} bytes`;
+}
+
 /** A signed change, e.g. `+2.0 GiB` or `-512.0 MiB`. */
 export function formatDelta(bytes: number, digits = 1): string {
   return bytes > 0 ? `+${formatBytes(bytes, digits)}` : formatBytes(bytes, digits);
+}
+
+/** A count with thousands separators, to the nearest whole number: 400,000,000. */
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** A signed change of a count: +3, -2, 0. */
+export function formatSignedCount(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+/** A device address: 0x7f3a00000000. */
+export function formatHex(address: number): string {
+  return `0x${address.toString(16)}`;
 }
 
 export function formatPercent(part: number, whole: number): string {

@@ -15,10 +15,10 @@
 import * as vscode from 'vscode';
 import type { Finding } from '../../engine/advice/finding';
 import { PythonSource } from '../../engine/python/pythonSource';
-import { DisposableOwner } from '../disposables';
-import { lineEditsOf } from '../lineEdits';
-import type { SourceFiles } from '../loadedSnapshot';
-import type { PathResolver } from '../paths/pathResolver';
+import { DisposableOwner } from '../shared/disposables';
+import { lineEditsOf } from '../shared/lineEdits';
+import type { SourceFiles } from '../shared/loadedSnapshot';
+import type { PathResolver } from '../shared/pathResolver';
 import type { CurrentText, Placement } from './followedFindings';
 import { FollowedDocument } from './followedFindings';
 

@@ -11,9 +11,10 @@ import type { LineFigures } from '../../engine/analysis/lines';
 import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
 import type { RelocationKind } from '../../engine/annotate/relocation';
 import { formatBytes, formatPercent } from '../../engine/text/format';
+import { escapeMarkdown } from '../../engine/text/plainText';
 import type { CellPlaces } from '../../engine/paths/places';
 import { cellLine, lineLabel, placeOf } from '../../engine/paths/places';
-import { Commands } from '../commandIds';
+import { Commands } from '../shared/commandIds';
 import { peakBreakdownLines } from './peakBreakdownText';
 
 /** Arguments of `vramLens.openFrame`. */
@@ -63,10 +64,6 @@ export interface HoverInput {
 const MAX_USER_FRAMES = 6;
 
 /** Escapes text for markdown (and for the HTML markdown may carry). */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&"']/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
-}
-
 export function commandUri(command: string, args: unknown): string {
   return `command:${command}?${encodeURIComponent(JSON.stringify([args]))}`;
 }

@@ -2,12 +2,12 @@
 import * as vscode from 'vscode';
 import { formatBytes } from '../../engine/text/format';
 import { lineLabel } from '../../engine/paths/places';
-import { Commands } from '../commandIds';
-import type { SnapshotStore } from '../snapshotStore';
+import { Commands } from '../shared/commandIds';
+import type { SnapshotStore } from '../shared/snapshotStore';
 import type { Annotator } from './annotator';
 import { peakBreakdownLines } from './peakBreakdownText';
 import { deviceLongName, deviceShortName } from './statusText';
-import { DisposableOwner } from '../disposables';
+import { DisposableOwner } from '../shared/disposables';
 
 export class SnapshotStatusBar extends DisposableOwner {
   private readonly item = this.own(vscode.window.createStatusBarItem('vramLens.snapshot', vscode.StatusBarAlignment.Right, 100));

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Commands } from '../commandIds';
+import { Commands } from '../shared/commandIds';
 
 interface Sample {
   readonly file: string;

@@ -32,7 +32,7 @@ interface AllocatorHooks {
     drawNow(): { segments: { rects: number } } | undefined;
     inspect(): { state: { mode: string; moment?: number } };
     inspectAllocator(): {
-      window?: { x0: number; pieceSize: ArrayLike<number> };
+      span?: { x0: number; pieceSize: ArrayLike<number> };
       map?: { event: number; reservedBytes: number; segments: { blocks: { size: number; line: number }[] }[]; lines: { id: number; file: string; line: number }[] };
       drawnMap?: { rects: number; segments: number };
       check: string;
@@ -116,7 +116,7 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
     await frame.locator('#mode').getByRole('option', { name: 'Allocator' }).click();
     const first = await eventually('the allocator window', async () => {
       const a = await frame.evaluate(() => (globalThis as AllocatorHooks).__vramLensTimeline!.inspectAllocator());
-      return a.window && a.window.pieceSize.length > 0 && a.check !== '' && !a.check.startsWith('Replaying') ? a : undefined;
+      return a.span && a.span.pieceSize.length > 0 && a.check !== '' && !a.check.startsWith('Replaying') ? a : undefined;
     }, 90_000);
     assert.match(first.check, /1,491 of 1,491 allocations at the address PyTorch recorded, 48 of 48 segment events reproduced/);
     assert.ok((await frame.evaluate(() => (globalThis as AllocatorHooks).__vramLensTimeline!.drawNow()))!.segments.rects > 0, 'segments drawn');

@@ -2,8 +2,7 @@
  * The legend under the chart: the entries that depend on the overview (OOMs, segment releases,
  * measured memory) and one per bucket kind of the blocks no line holds (bucketLegend), in its colour.
  */
-import type { MeasuredLine } from '../../../src/engine/timeline/measuredLine';
-import type { TimelineOverview } from '../../../src/engine/timeline/types';
+import type { MeasuredLine, TimelineOverview } from '../../../src/protocol/timeline';
 import { byId, el } from '../../shared/dom';
 import type { BucketLegendEntry } from './bucketLegend';
 import { legendText } from './bucketLegend';

@@ -1,7 +1,6 @@
 /** The snapshot, device and axis selectors above the chart, filled from the host's list. */
 import { formatBytes } from '../../../src/engine/text/format';
-import type { AxisKind } from '../../../src/engine/timeline/types';
-import type { SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import type { AxisKind, SnapshotChoice, Target } from '../../../src/protocol/timeline';
 
 export interface SelectElement extends HTMLElement {
   value: string;

@@ -2,28 +2,25 @@
  * Words for what the pointer is on: the tooltip's lines, a block's lifetime, and what a block
  * without a line of the user's is (its bucket of the peak breakdown). No DOM: tested in Node.
  */
-import type { PeakBucketKind } from '../../../src/engine/analysis/peakBreakdown';
 import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../../src/engine/analysis/peakBreakdown';
 import { FIGURE, lineFigure } from '../../../src/engine/analysis/lineFigures';
-import type { LineRow } from '../../../src/protocol/timeline';
-import { formatBytes } from '../../../src/engine/text/format';
-import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
+import type { BlockDetail, LineRow, PeakBucketKind, TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
+import { formatBytes, formatCount } from '../../../src/engine/text/format';
 import type { Hit } from '../drawing/hit';
 import { lineLabel } from '../../../src/engine/paths/places';
 import { formatDuration } from '../drawing/ticks';
 import { BEFORE_TRACE, BEFORE_WINDOW } from '../../../src/engine/analysis/replay';
 
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** "event 1,234" or "the start" for a state (state s follows event s - 1). */
 export function stateLabel(state: number): string {
-  return state === 0 ? 'before the first event' : `after event ${count(state - 1)}`;
+  return state === 0 ? 'before the first event' : `after event ${formatCount(state - 1)}`;
 }
 
 export function lifetime(d: BlockDetail, overview: TimelineOverview): string {
   const origin = overview.axis.kind === 'time' ? overview.axis.start : undefined;
   const at = (event: number, time: number | undefined) =>
-    `event ${count(event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
+    `event ${formatCount(event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
   const born = d.allocEvent >= 0 ? `allocated at ${at(d.allocEvent, d.allocTimeUs)}` : d.allocEvent === BEFORE_WINDOW ? 'allocated before the loaded window' : 'allocated before recording began';
   const died = d.freeEvent >= 0 ? `freed at ${at(d.freeEvent, d.freeTimeUs)}` : 'still allocated at the end';
   const span = d.allocTimeUs !== undefined && d.freeTimeUs !== undefined ? `, alive ${formatDuration(d.freeTimeUs - d.allocTimeUs)}` : '';
@@ -52,8 +49,8 @@ export function unattributedLabel(detail: BlockDetail | undefined): string {
   return describeBucket('noFrames', '');
 }
 
-/** Whether every number a tooltip would print for this hit is there and finite (a hit from an older window is not). */
-function fits(hit: Hit, w: TimelineWindow): boolean {
+/** Whether every number a tooltip would print for this hit is there and finite (a hit from an older span is not). */
+function fits(hit: Hit, w: TimelineSpan): boolean {
   const finite = (...values: (number | undefined)[]) => values.every((v) => v !== undefined && Number.isFinite(v));
   switch (hit.kind) {
     case 'block':
@@ -71,7 +68,7 @@ function fits(hit: Hit, w: TimelineWindow): boolean {
 /** Tooltip lines for a hit; `detail` adds the stack once the host has sent it, `rowOf` a line's figures (the lines table's rows). */
 export function tooltipLines(
   hit: Hit,
-  w: TimelineWindow | undefined,
+  w: TimelineSpan | undefined,
   overview: TimelineOverview,
   detail: BlockDetail | undefined,
   rowOf: (lineId: number) => LineRow | undefined = () => undefined,

@@ -1,3 +1,4 @@
+import { formatAxisBytes, formatCount } from '../../../src/engine/text/format';
 /** Axis ticks and labels: bytes in binary units, event counts, and wall time relative to the start. */
 
 export interface Tick {
@@ -13,22 +14,13 @@ function niceDecimalStep(span: number, count: number): number {
   return 10 * power;
 }
 
-const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
-/** A byte count in the largest binary unit it fills, without trailing zeros: 768 MiB, 1.25 GiB. */
-export function binaryLabel(bytes: number): string {
-  if (bytes === 0) return '0';
-  const k = Math.max(0, Math.min(BINARY_UNITS.length - 1, Math.floor(Math.log2(bytes) / 10)));
-  return `${+(bytes / Math.pow(1024, k)).toFixed(2)} ${BINARY_UNITS[k]}`;
-}
-
 /** Byte ticks every power of two (256 MiB, 512 MiB, 1 GiB, ...): about `count` intervals over [min, max]. */
 export function byteTicks(min: number, max: number, count: number): Tick[] {
-  if (!(max > min)) return [{ value: min, label: binaryLabel(min) }];
+  if (!(max > min)) return [{ value: min, label: formatAxisBytes(min) }];
   const raw = (max - min) / Math.max(1, count);
   const step = Math.pow(2, Math.max(0, Math.ceil(Math.log2(raw))));
   const ticks: Tick[] = [];
-  for (let v = Math.ceil(min / step) * step; v <= max; v += step) ticks.push({ value: v, label: binaryLabel(v) });
+  for (let v = Math.ceil(min / step) * step; v <= max; v += step) ticks.push({ value: v, label: formatAxisBytes(v) });
   return ticks;
 }
 
@@ -44,7 +36,7 @@ export function eventTicks(x0: number, x1: number, count: number): Tick[] {
   const step = Math.max(1, niceDecimalStep(x1 - x0, count));
   const ticks: Tick[] = [];
   // Compact labels (12k) only when the step is round enough for them not to repeat.
-  const label = (v: number) => (step >= 1000 || v < 1000 ? compactCount(v) : v.toLocaleString('en-US'));
+  const label = (v: number) => (step >= 1000 || v < 1000 ? compactCount(v) : formatCount(v));
   for (let v = Math.ceil(x0 / step) * step; v <= x1; v += step) ticks.push({ value: v, label: label(v) });
   return ticks;
 }

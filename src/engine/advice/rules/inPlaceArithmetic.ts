@@ -100,7 +100,7 @@ function avoids(form: InPlaceForm, m: Made, as: 'temporary' | 'replacement'): bo
   return true;
 }
 
-function avoidedWords(form: InPlaceForm): string {
+function avoidedText(form: InPlaceForm): string {
   if (form.kind === 'binary') return `the result of \`${form.statement.replace(/^[^=]*=\s*/, '')}\`, which \`${form.suggestion}\` would write into the old block of ${form.target} instead`;
   if (form.kind === 'update') return 'temporaries of the right-hand side freed within the line or the next, which one fused call would not make';
   return 'temporaries freed within the line or the next and the result that replaced the old value, which in-place calls on the old block would not make';
@@ -265,7 +265,7 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
   const sameSize = g.replacements > 0;
   const offered = form.kind === 'binary' && form.edit !== undefined && verdict.safe && sameSize;
 
-  const peakWords =
+  const peakText =
     d.peakEventIndex < 0
       ? 'The device\'s peak is its state before the first recorded event, which no line changes.'
       : saving > 0
@@ -290,8 +290,8 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
         : `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} per run that an in-place form would not`,
     message:
       `${where(at, ctx.places)} (\`${form.statement}\`) allocated blocks the size of a tensor already live (${made}). ` +
-      `${counted(g.avoided, 'of them is', 'of them are')} ${avoidedWords(form)}: ${formatBytes(g.avoidedBytes)} in all, the largest ${formatBytes(g.largest)}, up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution. ` +
-      `${peakWords} ${advice}`,
+      `${counted(g.avoided, 'of them is', 'of them are')} ${avoidedText(form)}: ${formatBytes(g.avoidedBytes)} in all, the largest ${formatBytes(g.largest)}, up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution. ` +
+      `${peakText} ${advice}`,
     evidence: {
       avoidableCount: g.avoided,
       avoidableBytes: g.avoidedBytes,

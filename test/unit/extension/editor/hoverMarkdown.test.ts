@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LineDetail } from '../../../../src/engine/analysis/lineDetail';
 import type { LineFigures } from '../../../../src/engine/analysis/lines';
-import { escapeMarkdown, hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
+import { hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
+import { escapeMarkdown } from '../../../../src/engine/text/plainText';
 import { peakBreakdownClause } from '../../../../src/extension/editor/peakBreakdownText';
 
 const MiB = 2 ** 20;
@@ -14,10 +15,10 @@ const figures: LineFigures = {
   allocCount: 3,
   allocBytes: 48 * MiB,
   freedBytes: 0,
-  peakBytes: 900 * MiB,
+  peakWhileAllocatingBytes: 900 * MiB,
   liveAtPeakBytes: 16 * MiB,
   inclusiveAllocBytes: 48 * MiB,
-  inclusivePeakBytes: 900 * MiB,
+  inclusivePeakWhileAllocatingBytes: 900 * MiB,
   inclusiveLiveAtPeakBytes: 32 * MiB,
   reservedGrowthBytes: 0,
   deviceCallCount: 0,

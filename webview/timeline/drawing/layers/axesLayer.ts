@@ -36,7 +36,7 @@ function drawYGrid({ ctx, theme, plot, scales: { sy } }: LayerFrame): void {
   for (const t of yTicks) ctx.fillText(t.label, left - 6 * dpr, sy(t.value));
 }
 
-function drawReleases({ ctx, window: w, theme, plot, scales: { px } }: LayerFrame): void {
+function drawReleases({ ctx, span: w, theme, plot, scales: { px } }: LayerFrame): void {
   if (!w || w.releaseX.length === 0) return;
   const { dpr, left, top, width, height } = plot;
   ctx.fillStyle = theme.release;

@@ -4,7 +4,7 @@
  * none overlaps another (labelLayout).
  */
 import { formatBytes } from '../../../../src/engine/text/format';
-import type { FindingMarker } from '../../../../src/engine/timeline/findingMarkers';
+import type { FindingMarker } from '../../../../src/protocol/timeline';
 import { placeLabels } from '../labelLayout';
 import type { Plot } from '../plot';
 import type { ChartLayer, Label, LayerFrame } from './layer';
