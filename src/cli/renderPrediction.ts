@@ -1,10 +1,9 @@
 /** The lines that say a snapshot is a prediction: for which GPU, whether the run fits, what was assumed. */
 import type { Prediction } from '../engine/snapshot/prediction';
-import { formatBytes } from '../engine/text/format';
+import { formatBytes, formatCount } from '../engine/text/format';
 import { plainText } from '../engine/text/plainText';
 import { baseName } from '../engine/paths/recordedPath';
 
-const exact = (bytes: number): string => bytes.toLocaleString('en-US');
 
 /** What kind of tensors the run used, in words. */
 function dataWords(data: string): string {
@@ -15,7 +14,7 @@ function dataWords(data: string): string {
 export function predictionHeader(p: Prediction): string[] {
   const gpu = p.gpu;
   const out = [
-    `  PREDICTED       for ${plainText(gpu.name)} (${formatBytes(gpu.memoryBytes)} = ${exact(gpu.memoryBytes)} bytes, compute capability ${plainText(gpu.capability)}); ` +
+    `  PREDICTED       for ${plainText(gpu.name)} (${formatBytes(gpu.memoryBytes)} = ${formatCount(gpu.memoryBytes)} bytes, compute capability ${plainText(gpu.capability)}); ` +
       `PyTorch ${plainText(p.torch)}, Python ${plainText(p.python)}, ${dataWords(p.data)}`,
   ];
   const placement = p.placement;

@@ -22,6 +22,7 @@ import { UsageError, intOption } from '../args';
 import type { CliIO } from '../io';
 import { InputError, loadSnapshotFile } from '../io';
 import { renderAnalysis } from '../render';
+import { formatCount } from '../../engine/text/format';
 import { allocatorLine } from './analyze';
 
 export const predictUsage =
@@ -85,7 +86,7 @@ export async function predictCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   };
   const bootstrap = bootstrapPath();
   if (!existsSync(bootstrap)) throw new InputError(`the VRAM Lens bootstrap is missing (${bootstrap}): reinstall or rebuild VRAM Lens`);
-  io.err(`vram-lens: predicting ${script} for ${gpu.name} (${gpu.memoryBytes.toLocaleString('en-US')} bytes, compute capability ${gpu.capability})\n`);
+  io.err(`vram-lens: predicting ${script} for ${gpu.name} (${formatCount(gpu.memoryBytes)} bytes, compute capability ${gpu.capability})\n`);
   const ran = await runPrediction({
     configuration,
     cwd,

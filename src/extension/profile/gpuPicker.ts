@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { GpuModel } from '../../engine/predict/gpus';
 import { CUSTOM_CAPABILITY, GPU_MODELS, gpuFor, parseCapability, parseGpuSize } from '../../engine/predict/gpus';
-import { formatBytes } from '../../engine/text/format';
+import { formatBytes, formatCount } from '../../engine/text/format';
 
 const REMEMBERED = 'vramLens.predict.gpu';
 
@@ -47,7 +47,7 @@ async function customGpu(last: GpuModel | undefined): Promise<GpuModel | undefin
     value: last?.id.startsWith('custom-') ? `${last.memoryBytes}` : '24GB',
     validateInput: (text) => {
       const bytes = parseGpuSize(text);
-      return bytes === undefined ? 'Give a size: 24GB, 12 GiB, 0.5TiB or a number of bytes' : { message: `${bytes.toLocaleString('en-US')} bytes`, severity: vscode.InputBoxValidationSeverity.Info };
+      return bytes === undefined ? 'Give a size: 24GB, 12 GiB, 0.5TiB or a number of bytes' : { message: `${formatCount(bytes)} bytes`, severity: vscode.InputBoxValidationSeverity.Info };
     },
   });
   if (size === undefined) return undefined;

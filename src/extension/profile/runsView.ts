@@ -1,7 +1,7 @@
 /** The "Runs" view: profiled runs, newest first, each with its snapshot file(s) and how it ended. */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatBytes } from '../../engine/text/format';
+import { formatBytes, formatCount } from '../../engine/text/format';
 import { describeTarget } from '../../runtime/profile/configuration';
 import type { RunRecord, RunSnapshotFile } from '../../runtime/profile/history';
 import type { OutcomeKind } from '../../runtime/profile/outcome';
@@ -99,7 +99,7 @@ function runTooltip(run: RunRecord): vscode.MarkdownString {
   ];
   if (c.nprocPerNode && c.nprocPerNode > 1) rows.push(['Processes', `torchrun, ${c.nprocPerNode} per node`]);
   if (run.torch) rows.push(['PyTorch', run.torch]);
-  if (run.predicted) rows.push(['Predicted for', `${run.predicted.gpu} (${run.predicted.memoryBytes.toLocaleString('en-US')} bytes, compute capability ${run.predicted.capability})`]);
+  if (run.predicted) rows.push(['Predicted for', `${run.predicted.gpu} (${formatCount(run.predicted.memoryBytes)} bytes, compute capability ${run.predicted.capability})`]);
   if (run.peakBytes !== undefined) rows.push(['Peak', formatBytes(run.peakBytes)]);
   if (run.peakLine) rows.push(['Peak at', `${path.basename(run.peakLine.file)}:${run.peakLine.line}`]);
   for (const [k, v] of rows) md.appendMarkdown(`${k}: \`${v.replace(/`/g, "'")}\`  \n`);
