@@ -82,7 +82,7 @@ export function renderAnalysis(
     const where = s.peakLine ? ` at ${placeText(s.peakLine.file, s.peakLine.line, places)}` : '';
     const when = s.peakEventIndex < 0 ? (s.window ? 'when the window opens' : 'before the first event') : `event ${first + s.peakEventIndex}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
-    out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
+    out.push(`  reserved        ${s.reservedUnknown ?? `peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`}`);
     const replay = options.allocator?.(s.device);
     if (replay !== undefined) out.push(`  replayed        ${replay}`);
     out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);

@@ -16,9 +16,10 @@ function signedCount(n: number): string {
   return n > 0 ? `+${n}` : String(n);
 }
 
-function totalsRow(label: string, b: number, c: number, bytes: boolean): string {
-  const f = bytes ? formatBytes : String;
-  const d = bytes ? formatDelta(c - b) : signedCount(c - b);
+/** A figure a side does not know (null) reads "unknown", and so does its change. */
+function totalsRow(label: string, b: number | null, c: number | null, bytes: boolean): string {
+  const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : String(n));
+  const d = b === null || c === null ? 'unknown' : bytes ? formatDelta(c - b) : signedCount(c - b);
   return `  ${label.padEnd(16)}${cell(f(b))}${cell(f(c))}${cell(d)}`;
 }
 

@@ -139,6 +139,11 @@ export function renderWhatIf(name: string, results: readonly DeviceWhatIf[], ask
   for (const r of results) {
     out.push('');
     out.push(`device ${r.check.device}:`);
+    if (r.check.notReplayable !== undefined) {
+      // As the editor says it: no self-check to fail, no prediction to make.
+      out.push(`  ${plainText(r.check.notReplayable)}`);
+      continue;
+    }
     out.push(...renderCheck(r.check));
     const source =
       asked.capacity !== undefined || r.result.capacityBytes === null

@@ -67,7 +67,7 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const when = d.peakEventIndex < 0 ? (d.window ? 'when the window opens' : 'before the first recorded event') : `after event ${(first + d.peakEventIndex).toLocaleString('en-US')}`;
   const where = d.peakLine ? lineRef(d.peakLine.file, d.peakLine.line, d.peakLine.mapped) : undefined;
   stat(grid, 'Peak allocated', `${formatBytes(d.peakBytes)} ${when}${where ? ' at' : ''}`, where);
-  stat(grid, 'Reserved', `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);
+  stat(grid, 'Reserved', d.reservedUnknown ?? `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);
   stat(grid, 'Allocated at start / end', `${formatBytes(d.initialActiveBytes)} / ${formatBytes(d.finalActiveBytes)}`);
   stat(grid, 'Trace', `${d.events.toLocaleString('en-US')} events, ${d.allocations.toLocaleString('en-US')} allocations, ${d.linesWithFigures} source lines`);
   stat(grid, 'Out of memory', d.oomCount === 0 ? 'none' : `${d.oomCount} OOM event${d.oomCount === 1 ? '' : 's'}`, undefined, d.oomCount > 0);

@@ -84,7 +84,7 @@ function showTarget(t: WhatIfTarget): void {
     ...t.devices.map((d) => {
       const o = document.createElement('vscode-option');
       o.setAttribute('value', String(d.device));
-      o.textContent = `Device ${d.device} · peak reserved ${formatBytes(d.peakReservedBytes)}`;
+      o.textContent = `Device ${d.device} · peak reserved ${d.reservedUnknown ? 'unknown' : formatBytes(d.peakReservedBytes)}`;
       return o;
     }),
   );

@@ -58,6 +58,19 @@ export interface DeviceReplay {
   readonly ooms: readonly OomEvent[];
   /** Blocks live at the end according to `segments`. */
   readonly liveBlocksAtEnd: readonly Block[];
+  /**
+   * The first moment the trace holds more allocated memory than the recorded segments reserve (event
+   * -1: before the first event), which no caching allocator does: the snapshot does not record this
+   * device's reserved memory (no segments, or not all of them), so its reserved figures are unknown.
+   * Undefined where reserved memory always covers allocated memory.
+   */
+  readonly reservedShortfall?: ReservedShortfall;
+}
+
+export interface ReservedShortfall {
+  readonly event: number;
+  readonly activeBytes: number;
+  readonly reservedBytes: number;
 }
 
 const EMPTY_TRACE: Omit<DeviceTrace, 'device'> = {
@@ -222,6 +235,8 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   let peakBytes = initialActiveBytes;
   let peakEventIndex = -1;
   let peakReservedBytes = initialReservedBytes;
+  let reservedShortfall: ReservedShortfall | undefined =
+    initialActiveBytes > initialReservedBytes ? { event: -1, activeBytes: initialActiveBytes, reservedBytes: initialReservedBytes } : undefined;
   for (let i = 0; i < n; i++) {
     switch (action[i]) {
       case Action.Alloc:
@@ -247,6 +262,7 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
         break;
     }
     active[i] = activeBytes;
+    if (activeBytes > reservedBytes && reservedShortfall === undefined) reservedShortfall = { event: i, activeBytes, reservedBytes };
   }
 
   let reserved: Float64Array | undefined;
@@ -269,6 +285,7 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     allocations: records.build(),
     ooms,
     liveBlocksAtEnd,
+    ...(reservedShortfall === undefined ? {} : { reservedShortfall }),
   };
 }
 

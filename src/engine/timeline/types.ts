@@ -155,6 +155,8 @@ export interface TimelineOverview {
   readonly hasTimes: boolean;
   readonly peak: PeakMarker;
   readonly peakReservedBytes: number;
+  /** Set when the snapshot does not record the device's reserved memory (`reservedUnknownWords`): no reserved line is drawn. */
+  readonly reservedUnknown?: string;
   readonly ooms: readonly OomMarker[];
   readonly annotations: readonly AnnotationSpan[];
   /** Annotation pairs left out because there were too many to draw. */

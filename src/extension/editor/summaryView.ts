@@ -131,6 +131,7 @@ async function buildModel(deps: SummaryDeps, snapshot: LoadedSnapshot, findings:
       topLines: topLines({ lines }, TOP_LINES).map(line),
       peakBreakdown: d.peakBreakdown,
       ...(d.window === undefined ? {} : { window: d.window }),
+      ...(d.reservedUnknown === undefined ? {} : { reservedUnknown: d.reservedUnknown }),
     })),
     // The first few files not found, and every cell not found (the page says which notebooks' cells they are).
     unmappedFiles: [...filesNotFound.slice(0, UNMAPPED_SHOWN), ...notFound.filter(isCellName)],
