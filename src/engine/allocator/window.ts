@@ -5,6 +5,7 @@
  * a window holds only some of those events, so the replay, its self-check and its predictions need the
  * whole recording. A window that holds every event of its trace is the whole recording.
  */
+import type { DeviceReplay } from '../analysis/replay';
 import { replayDevice } from '../analysis/replay';
 import { shortfallWords } from '../analysis/summary';
 import type { Snapshot, TraceWindow } from '../snapshot/model';
@@ -27,11 +28,16 @@ export function allocatorOutOfWindow(snapshot: Snapshot, device: number): string
  * file), or `reservedUnknown` where the window allocates more than the recording's segments reserve,
  * said first because loading all of the file would not help. Undefined when it applies.
  */
-export function windowReplayProblem(snapshot: Snapshot, device: number): { readonly kind: 'partialWindow' | 'reservedUnknown'; readonly words: string } | undefined {
+export function windowReplayProblem(
+  snapshot: Snapshot,
+  device: number,
+  /** The device's replay, when the caller has it (its `reservedShortfall` is read; else the window is replayed). */
+  replay?: Pick<DeviceReplay, 'reservedShortfall'>,
+): { readonly kind: 'partialWindow' | 'reservedUnknown'; readonly words: string } | undefined {
   const trace = snapshot.traces[device];
   if (!trace || !isPartialWindow(trace.window, trace.length)) return undefined;
   const w = trace.window!;
-  const shortfall = replayDevice(snapshot, device).reservedShortfall;
+  const shortfall = (replay ?? replayDevice(snapshot, device)).reservedShortfall;
   if (shortfall !== undefined) {
     return {
       kind: 'reservedUnknown',

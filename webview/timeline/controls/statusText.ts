@@ -8,8 +8,10 @@ import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timel
 import { lineLabel } from '../../../src/engine/paths/places';
 import { windowInWords } from '../../../src/engine/analysis/summary';
 
-export function statusText(overview: TimelineOverview, w: TimelineWindow | undefined): string {
+/** `notice`: why the view asked for is not shown (PageData's `notice`), said first. */
+export function statusText(overview: TimelineOverview, w: TimelineWindow | undefined, notice?: string): string {
   const parts: string[] = [];
+  if (notice !== undefined) parts.push(notice);
   // A window of the recording: say so first, every figure covers only it.
   if (overview.window !== undefined) parts.push(`window: ${windowInWords(overview.window)}`);
   const peak = overview.peak;
@@ -24,4 +26,9 @@ export function statusText(overview: TimelineOverview, w: TimelineWindow | undef
     if (w.moreBlocks) parts.push('small blocks merged (zoom in)');
   }
   return parts.join(' · ');
+}
+
+/** The status line's words when Show: Allocator cannot be shown: why, and what is shown instead. */
+export function allocatorNotice(why: string): string {
+  return `Allocator view not available: ${why}. Showing the blocks`;
 }
