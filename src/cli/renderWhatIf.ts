@@ -85,7 +85,7 @@ function renderCheck(c: SelfCheckDetails): string[] {
 }
 
 function renderResult(r: WhatIfResult, capacitySource: string): string[] {
-  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)}${capacitySource}`;
+  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)} (${r.capacityBytes.toLocaleString('en-US')} bytes)${capacitySource}`;
   const out = [`  prediction (${settingsText(r.settings)}; ${cap}):`];
   if (r.start !== null) out.push(`    ${recordingStartWords(r.start)}`);
   if (!r.replayed) return out;

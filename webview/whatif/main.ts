@@ -22,7 +22,7 @@ import { selfCheckLines, settingsWords } from '../shared/selfCheckWords';
 import type { FormField } from './form';
 import { checkForm, restoreForm } from './form';
 import type { LineSentence } from './words';
-import { BLIND_SPOTS, capacityWords, cellSentence, gpuSizeWords, oomSentence, resultLines } from './words';
+import { BLIND_SPOTS, capacityWords, cellSentence, columnPeakWords, gpuSizeWords, oomSentence, resultLines } from './words';
 
 interface TextField extends HTMLElement {
   value: string;
@@ -125,7 +125,9 @@ function showTable(table: WhatIfTable, mapped: ReadonlySet<string>): void {
   const t = el('table', 'gpu-table');
   const head = el('tr', undefined, el('th', { text: 'GPU', title: 'The memory PyTorch may use' }));
   for (const row of table.rows) {
-    head.append(el('th', { title: row.settings === '' ? 'PyTorch\'s defaults' : row.settings }, el('div', undefined, row.label), el('div', 'muted peak', `peak ${formatBytes(row.unlimited.peakReservedBytes)}`)));
+    const device = target?.devices.find((d) => d.device === target?.device);
+    const peak = columnPeakWords(row.unlimited.peakReservedBytes, row.kind, device && !device.reservedUnknown ? device.peakReservedBytes : undefined);
+    head.append(el('th', { title: row.settings === '' ? 'PyTorch\'s defaults' : row.settings }, el('div', undefined, row.label), el('div', { className: 'muted peak', text: peak.text, title: peak.title })));
   }
   t.append(el('thead', undefined, head));
   const body = el('tbody');

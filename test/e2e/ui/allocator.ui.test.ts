@@ -186,14 +186,26 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
         assert.equal(cells[k], expected, `${row.label} on ${table.gpuSizesBytes[i]} bytes`);
       });
     }
-    // A prediction: a 12 GiB GPU with expandable segments runs out where the core says.
+    // Issue 29: each column's heading says its peak is a replay with no memory limit (the recorded settings'
+    // title names the recording's own reserved peak), and no file:line in the table breaks across lines.
+    const headings = (await whatIf.locator('.gpu-table thead .peak').allInnerTexts()).map((t) => t.trim());
+    assert.deepEqual(headings, table.rows.map((r) => `no limit: peak ${formatBytes(r.unlimited.peakReservedBytes)}`));
+    const recordedPeak = session.analysis.devices[0].peakReservedBytes;
+    assert.match((await whatIf.locator('.gpu-table thead .peak').first().getAttribute('title')) ?? '', new RegExp(`the recording itself reserved at most ${formatBytes(recordedPeak).replace('.', '\\.')}`));
+    const wrapped = await whatIf.evaluate<string[]>(
+      `[...document.querySelectorAll('.gpu-table .line-link, .gpu-table .unmapped')].filter((e) => e.getClientRects().length !== 1).map((e) => e.textContent)`,
+    );
+    assert.deepEqual(wrapped, [], 'every file:line of the table on one line at the panel\'s width');
+    // A prediction: a 12 GiB GPU with expandable segments runs out where the core says. Typed as a GPU
+    // is sold, "12 GB", which is 12 GiB (issue 29: it used to read 12 x 10^9 bytes, 11.18 GiB).
     const expected = session.allocator(0).whatIf({ allocConf: 'expandable_segments:True', capacity: 12 * 2 ** 30 }, session.analysis.lineIndex);
     assert.ok(expected.replayed && expected.oom?.file, 'the prediction runs out at a line');
-    await whatIf.locator('#capacity input').fill('12 GiB');
+    await whatIf.locator('#capacity input').fill('12 GB');
     await whatIf.locator('#alloc-conf input').fill('expandable_segments:True');
     await whatIf.locator('#predict').click();
     await whatIf.locator('#result .figures').waitFor({ timeout: 90_000 });
     const result = (await whatIf.locator('#result').innerText()).replace(/\s+/g, ' ');
+    assert.ok(result.includes('on a GPU of 12.00 GiB (12,884,901,888 bytes)'), result);
     assert.ok(result.includes(`Peak reserved: ${formatBytes(expected.peakReservedBytes)}`), result);
     assert.ok(result.includes(`cudaMalloc calls: ${expected.cudaMallocs.toLocaleString('en-US')}`), result);
     assert.ok(result.includes(`First out-of-memory error at event ${expected.oom.event.toLocaleString('en-US')} (${path.basename(expected.oom.file)}:${expected.oom.line})`), result);
