@@ -77,10 +77,11 @@ export function renderAnalysis(
     // In a window, events are named by their index in the recording.
     const first = s.window?.firstEvent ?? 0;
     out.push('');
-    out.push(`device ${s.device}: ${s.events} events, ${s.allocations} allocations`);
+    const n = (x: number) => x.toLocaleString('en-US');
+    out.push(`device ${s.device}: ${n(s.events)} events, ${n(s.allocations)} allocations`);
     if (s.window !== undefined) out.push(`  window          ${windowInWords(s.window)}: ${WINDOW_NOTE}`);
     const where = s.peakLine ? ` at ${placeText(s.peakLine.file, s.peakLine.line, places)}` : '';
-    const when = s.peakEventIndex < 0 ? (s.window ? 'when the window opens' : 'before the first event') : `event ${first + s.peakEventIndex}`;
+    const when = s.peakEventIndex < 0 ? (s.window ? 'when the window opens' : 'before the first event') : `event ${n(first + s.peakEventIndex)}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
     out.push(`  reserved        ${s.reservedUnknown ?? `peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`}`);
     const replay = options.allocator?.(s.device);
@@ -90,7 +91,7 @@ export function renderAnalysis(
     if (s.oomCount > 0) {
       for (const oom of device.ooms) {
         const free = oom.deviceFreeBytes === undefined ? '' : `, ${formatBytes(oom.deviceFreeBytes)} free on the device`;
-        out.push(`  OUT OF MEMORY   event ${first + oom.eventIndex}: ${formatBytes(oom.requestedBytes)} requested${free}`);
+        out.push(`  OUT OF MEMORY   event ${n(first + oom.eventIndex)}: ${formatBytes(oom.requestedBytes)} requested${free}`);
       }
     }
     const rows = topLines(device, options.top).filter((l) => l[FIGURE.heldAtPeak] > 0 || l[FIGURE.allocated] > 0);

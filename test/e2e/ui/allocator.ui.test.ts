@@ -29,7 +29,7 @@ const MODEL_FILES = ['src/models/Model_BasicNCA3D.py', 'src/models/Model_OctreeN
 
 interface AllocatorHooks {
   __vramLensTimeline?: {
-    drawNow(): { segments: { rects: number } } | undefined;
+    drawNow(): { segments: { rects: number }; drawnLabels: { text: string; y0: number; y1: number }[] } | undefined;
     inspect(): { state: { mode: string; moment?: number } };
     inspectAllocator(): {
       window?: { x0: number; pieceSize: ArrayLike<number> };
@@ -135,6 +135,10 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
     assert.equal(map.reservedBytes, mine.reservedBytes);
     assert.equal(map.segments.length, mine.segments.length);
     assert.ok(shown.figures.includes(`${formatBytes(mine.reservedBytes)} reserved in ${mine.segments.length.toLocaleString('en-US')} segments`), shown.figures);
+    // Issue 29: in this 300 px side bar the moment's label sat on the x axis among the bands; it is near the top now.
+    const label = (await frame.evaluate(() => (globalThis as AllocatorHooks).__vramLensTimeline!.drawNow()))!.drawnLabels.find((l) => l.text.startsWith('map: event'));
+    assert.ok(label, 'the moment\'s label is drawn');
+    assert.ok(label.y1 < chart.height / 2, `the label (y ${label.y0}-${label.y1}) in the upper half of the ${chart.height} px chart, clear of the x axis`);
     await frame.locator('#allocator-panel').scrollIntoViewIfNeeded();
     await page.mouse.move(5, 5);
     await page.screenshot({ path: path.join(resultsDir, 'allocator-segment-map-in-vscode.png') });
