@@ -29,6 +29,7 @@ import { sideFromAnalysis } from '../../../../src/engine/compare/side';
 import { SnapshotReader, snapshotFromBytes } from '../../../../src/engine/decode/load';
 import type { PlainValue } from '../../../../src/engine/pickle/encoder';
 import { encodePickle } from '../../../../src/engine/pickle/encoder';
+import { AllocatorStudy } from '../../../../src/engine/session/allocatorStudy';
 import { SnapshotSession } from '../../../../src/engine/session/session';
 import { corpusFiles, corpusMissing } from '../../../helpers/corpus';
 import { GiB, MiB } from '../../../helpers/traceBuilder';
@@ -100,6 +101,8 @@ describe('reserved memory a snapshot does not record is unknown everywhere (issu
   it('the allocator\'s self-check says it does not apply, so no OOM is explained with a reserved figure of the replay\'s', () => {
     const c = selfCheck(analysis.snapshot, 0);
     assert.match(c.notReplayable ?? '', /^The trace allocates more than this device's recorded segments reserve \(1\.0 GiB allocated after event 0, and no segment holds it\)/);
+    // ...and explains no recorded OOM with the replay's own state (it said "1.0 TiB asked with 1.0 GiB reserved").
+    assert.deepEqual(new AllocatorStudy(analysis.snapshot, 0).ooms(analysis.lineIndex), []);
     // The summary page's allocator section shows only this sentence where `notReplayable` is set (webview/summary/main.ts).
     const session = new SnapshotSession(analysis.snapshot, bytes.byteLength, {});
     assert.equal(session.info().devices.find((d) => d.device === 0)?.reservedUnknown, summarizeDevice(analysis, d0).reservedUnknown);
