@@ -7,9 +7,17 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../runtime/profile/history';
 import { addRun, partitionByAge, readRuns } from '../../runtime/profile/history';
+import type { RunFile } from '../compare/sideChoices';
 
 const KEY = 'vramLens.profile.runs';
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The snapshot files of the profiled runs kept in `state` (globalState), for pickers outside the Runs view. */
+export function runSnapshotFiles(state: vscode.Memento): RunFile[] {
+  return readRuns(state.get<unknown>(KEY)).flatMap((r) =>
+    r.snapshots.map((s) => ({ path: s.path, run: r.configuration.name, startedAt: r.startedAt, ...(s.rank === undefined ? {} : { rank: s.rank }) })),
+  );
+}
 
 export class RunHistory implements vscode.Disposable {
   private runs: RunRecord[];
