@@ -3,8 +3,8 @@
  * allocator view shows the segment map at a moment chosen by a click (its figures the core's replay's,
  * a block's line opened from it), and the what-if panel, opened from the summary's button, shows the
  * table over GPU sizes and a prediction whose line opens in the editor, on corpus snapshots.
- * Screenshots: test-results/allocator-*.png (the README's media/screenshots/allocator-view.png and what-if.png
- * are allocator-segment-map-in-vscode.png and allocator-what-if-table-in-vscode.png).
+ * Screenshots: test-results/allocator-*.png; the README's media/screenshots/allocator-view.png and
+ * allocator-what-if.png are taken here (mediaScreenshot).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -142,6 +142,7 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
     await frame.locator('#allocator-panel').scrollIntoViewIfNeeded();
     await page.mouse.move(5, 5);
     await page.screenshot({ path: path.join(resultsDir, 'allocator-segment-map-in-vscode.png') });
+    await mediaScreenshot(page, 'screenshots/allocator-view.png');
 
     // A large block of a line the workspace holds: hover names it, a click opens it.
     let target: { si: number; bi: number; file: string; line: number } | undefined;
