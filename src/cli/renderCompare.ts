@@ -13,12 +13,12 @@ function cell(text: string, width = W): string {
 }
 
 function signedCount(n: number): string {
-  return n > 0 ? `+${n}` : String(n);
+  return n > 0 ? `+${n.toLocaleString('en-US')}` : n.toLocaleString('en-US');
 }
 
 /** A figure a side does not know (null) reads "unknown", and so does its change. */
 function totalsRow(label: string, b: number | null, c: number | null, bytes: boolean): string {
-  const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : String(n));
+  const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : n.toLocaleString('en-US'));
   const d = b === null || c === null ? 'unknown' : bytes ? formatDelta(c - b) : signedCount(c - b);
   return `  ${label.padEnd(16)}${cell(f(b))}${cell(f(c))}${cell(d)}`;
 }

@@ -22,7 +22,7 @@ let axis: OverlayAxis = vscode.getState()?.axis ?? 'normalized';
 let canvas: HTMLCanvasElement | undefined;
 
 function signedCount(n: number): string {
-  return n > 0 ? `+${n}` : String(n);
+  return n > 0 ? `+${n.toLocaleString('en-US')}` : n.toLocaleString('en-US');
 }
 
 function changeCell(value: number, text: string): HTMLTableCellElement {
@@ -46,7 +46,7 @@ function renderTotals(v: ComparisonView): HTMLElement {
   const body = el('tbody');
   for (const [label, b, c, bytes] of rows) {
     // A figure a side does not know (the snapshot records no reserved memory) reads "unknown", and so does its change.
-    const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : String(n));
+    const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : n.toLocaleString('en-US'));
     // Bytes and OOMs: more is worse (coloured); event and allocation counts are neutral.
     const change =
       b === null || c === null

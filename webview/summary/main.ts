@@ -92,7 +92,8 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const body = el('tbody');
   for (const l of d.topLines) body.append(lineRow(l, d.peakBytes));
   table.append(body);
-  section.append(table);
+  // A narrow summary (What If... opens beside it) scrolls the table, not the page.
+  section.append(el('div', 'table-box', table));
   if (d.peakBreakdown && d.peakBreakdown.length > 0) section.append(renderBreakdown(d));
   return section;
 }

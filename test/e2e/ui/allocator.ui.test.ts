@@ -18,6 +18,7 @@ import { corpusDir, missingPrerequisite, resultsDir } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, workspaceFileOf } from '../uiWorkbench';
 import { eventually, mediaScreenshot, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+import { measureLayout } from '../webviewLayout';
 
 /**
  * A training run recorded from its start (56 MiB before the first event) whose segments grow to 19.4 GiB,
@@ -181,6 +182,9 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
     await summary.locator('#what-if').click();
 
     const whatIf = await frameWith('.gpu-table', 'the what-if panel with its table');
+    // The summary, now half as wide beside the panel, scrolls its table of lines, not the whole page.
+    const layout = await measureLayout(summary);
+    assert.equal(layout.scrollsSideways, false, `the summary beside What If does not scroll sideways: ${layout.pastEdge.filter((e) => !/^(table|thead|tbody|tr|th|td|a)\b/.test(e)).slice(0, 8).join(' | ')}`);
     const rows = await whatIf.locator('.gpu-table tbody tr').all();
     assert.equal(rows.length, table.gpuSizesBytes.length);
     for (let i = 0; i < rows.length; i++) {

@@ -223,6 +223,9 @@ describe('the first hour, as a new user (code-server + Chromium)', { skip: missi
     const [b] = oracle(baseline);
     const [c] = oracle(path.join(corpusDir, 'silmont2000-cs336-small.pickle'));
     assert.ok(totals.includes(binary(b.peakBytes)) && totals.includes(binary(c.peakBytes)), totals);
+    // Found trying it as a new user: counts without separators ("Events 902 3797 +2895"). 8,507 events in the baseline.
+    assert.ok(totals.includes('8,507'), totals);
+    assert.doesNotMatch(totals, /\b\d{4,}\b/, 'no count of four digits or more without separators');
     await page.screenshot({ path: path.join(resultsDir, 'first-hour-compare.png') });
     await runCommand(page, 'VRAM Lens: Leave Compare Mode');
   }));
