@@ -88,6 +88,7 @@ describe('the first hour, as a new user (code-server + Chromium)', { skip: missi
   let roots: string;
   let rootsAgain: string;
   let markup: string;
+  let changed: string;
   const [sample] = oracle(SAMPLE_SNAPSHOT);
 
   before(async () => {
@@ -101,6 +102,21 @@ describe('the first hour, as a new user (code-server + Chromium)', { skip: missi
         writeFileSync(rootsAgain, recordedUnder(['/r0/proj/other/x.py', '/r0/proj/other/y.py', '/r5/proj/m5.py']));
         markup = path.join(tempDir, 'markup.pickle');
         writeFileSync(markup, markupSnapshot());
+        // A file changed since its recording: the OOM's line 5 is a comment now.
+        mkdirSync(path.join(ws, 'changed'));
+        writeFileSync(path.join(ws, 'changed', 'step_loop.py'), ['import torch', '', 'def step(x):', '    y = x * 2', '    # z = torch.cat([y, y])  (taken out since)', '    return y', ''].join('\n'));
+        changed = path.join(tempDir, 'changed.pickle');
+        const oomFrames = [{ filename: '/home/someone/proj/changed/step_loop.py', line: 5, name: 'step' }];
+        writeFileSync(
+          changed,
+          encodePickle({
+            segments: [{ device: 0, address: 0x7f0000000000, total_size: 2 * GiB, stream: 0, segment_type: 'large', allocated_size: GiB, active_size: GiB, blocks: [{ size: GiB, requested_size: GiB, state: 'active_allocated', address: 0x7f0000000000, frames: [{ ...oomFrames[0], line: 4 }] }, { size: GiB, requested_size: 0, state: 'inactive', address: 0x7f0000000000 + GiB, frames: [] }] }],
+            device_traces: [[
+              { action: 'alloc', addr: 0x7f0000000000, size: GiB, stream: 0, time_us: 1, frames: [{ ...oomFrames[0], line: 4 }] },
+              { action: 'oom', addr: 0, size: 4 * GiB, stream: 0, time_us: 2, frames: oomFrames, device_free: 0 },
+            ]],
+          }),
+        );
         mkdirSync(path.join(ws, 'snapshots'));
         copyFileSync(path.join(corpusDir, 'silmont2000-cs336-small.pickle'), path.join(ws, 'snapshots', 'small.pickle'));
       },
@@ -249,5 +265,19 @@ describe('the first hour, as a new user (code-server + Chromium)', { skip: missi
     // Text from the snapshot stays text.
     assert.equal(await frame.locator('#root b, #root i, #root code').count(), 0, 'no markup rendered');
     await page.screenshot({ path: path.join(resultsDir, 'first-hour-markup-summary.png') });
+  }));
+
+  it('a finding on a line that is not code any more (the file changed since the recording) says so, as information', withScreenshot('first-hour-changed', () => page, async () => {
+    await openSnapshotFromPalette(page, changed);
+    await page.keyboard.press('Control+Shift+M');
+    const rows = page.locator('.markers-panel .monaco-list-row');
+    const oom = await eventually('the OOM finding in Problems', async () => {
+      const t = await rows.allInnerTexts();
+      return t.find((r) => r.includes('Out of memory: 4.0 GiB requested'));
+    }, 60_000);
+    assert.match(oom, /^Stale: this line is not code in the file as it is now/, oom);
+    assert.match(oom, /\[Ln 5, Col 1\]/, oom);
+    assert.equal(await page.locator('.markers-panel .monaco-list-row .codicon-error').count(), 0, 'not shown as an error on a comment');
+    await page.screenshot({ path: path.join(resultsDir, 'first-hour-changed-file.png') });
   }));
 });
