@@ -32,3 +32,11 @@ export function statusText(overview: TimelineOverview, w: TimelineWindow | undef
 export function allocatorNotice(why: string): string {
   return `Allocator view not available: ${why}. Showing the blocks`;
 }
+
+/**
+ * A device as the selector names it, in the summary's words ("Device 1 · 78.3 GiB"): it said "GPU 1",
+ * beside "Device 1" on the summary, and of a workload that ran on the CPU too.
+ */
+export function deviceOptionLabel(d: { readonly device: number; readonly peakBytes: number }): string {
+  return `Device ${d.device} · ${formatBytes(d.peakBytes)}`;
+}
