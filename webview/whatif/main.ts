@@ -103,6 +103,10 @@ function showCheck(c: SelfCheckDetails): void {
   ui.check.classList.toggle('warn', !verdict.ok);
   const recorded = c.capacityBytes !== null ? [el('p', 'muted', `The recording shows PyTorch could have ${formatBytes(c.capacityBytes, 2)} on this device (${c.capacitySource === 'oom' ? 'from its out-of-memory error' : 'where cudaMalloc failed'}); predictions use it unless you enter a GPU memory.`)] : [];
   ui.check.replaceChildren(...verdict.lines.map((text) => el('p', undefined, text)), ...recorded);
+  // Where the replay does not apply (the check says why), neither do its predictions: no table, no Predict.
+  const applies = c.notReplayable === undefined;
+  ui.predict.toggleAttribute('disabled', !applies);
+  if (!applies) ui.table.replaceChildren(el('p', 'muted', 'No table over GPU sizes: the replay does not apply to this snapshot (above).'));
 }
 
 function showPrediction(question: WhatIfQuestion, r: WhatIfResult, mapped: ReadonlySet<string>): void {
