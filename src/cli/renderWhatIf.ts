@@ -85,7 +85,7 @@ function renderCheck(c: SelfCheckDetails): string[] {
 }
 
 function renderResult(r: WhatIfResult, capacitySource: string): string[] {
-  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)}${capacitySource}`;
+  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)} (${r.capacityBytes.toLocaleString('en-US')} bytes)${capacitySource}`;
   const out = [`  prediction (${settingsText(r.settings)}; ${cap}):`];
   if (r.start !== null) out.push(`    ${recordingStartText(r.start)}`);
   if (!r.replayed) return out;
@@ -139,6 +139,11 @@ export function renderWhatIf(name: string, results: readonly DeviceWhatIf[], ask
   for (const r of results) {
     out.push('');
     out.push(`device ${r.check.device}:`);
+    if (r.check.notReplayable !== undefined) {
+      // As the editor says it: no self-check to fail, no prediction to make.
+      out.push(`  ${plainText(r.check.notReplayable)}`);
+      continue;
+    }
     out.push(...renderCheck(r.check));
     const source =
       asked.capacity !== undefined || r.result.capacityBytes === null

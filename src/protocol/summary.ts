@@ -44,6 +44,8 @@ export interface SummaryDevice {
   readonly peakBreakdown?: readonly PeakBucket[];
   /** Set when only a window of the recording was loaded: the figures cover it (event indices count from its first). */
   readonly window?: WindowSummary;
+  /** Set when the snapshot does not record this device's reserved memory: why, in words ("unknown: ..."), shown instead of the reserved figures. */
+  readonly reservedUnknown?: string;
 }
 
 /** One of the advisor's findings, as the summary shows it. */

@@ -19,7 +19,8 @@ export interface WhatIfTarget {
   readonly snapshotId: string;
   readonly label: string;
   readonly device: number;
-  readonly devices: readonly { readonly device: number; readonly peakReservedBytes: number }[];
+  /** Each device's recorded peak reserved memory; `reservedUnknown` where the snapshot does not record it. */
+  readonly devices: readonly { readonly device: number; readonly peakReservedBytes: number; readonly reservedUnknown?: true }[];
 }
 
 /** What the user asked: capacity in bytes (null: what the recording implies, else no limit), options over the recorded settings, a memory fraction. */

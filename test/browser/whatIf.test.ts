@@ -102,7 +102,9 @@ describe('the what-if panel in Chromium', { skip: browserMissing || bundleMissin
     assert.match((await page.locator('#check').textContent())!, /6,488 of 6,488 allocations at the address PyTorch recorded/);
     // Rows are the GPU sizes, columns the settings, as the core's table has them.
     const header = await page.locator('.gpu-table thead th').allTextContents();
-    assert.deepEqual(header.slice(1).map((h) => h.split('peak')[0]), table.rows.map((r) => r.label));
+    // Each column's label, then its peak replayed with no memory limit (issue 29: the heading says so).
+    assert.deepEqual(header.slice(1).map((h) => h.split('no limit: peak')[0]), table.rows.map((r) => r.label));
+    assert.ok(header.slice(1).every((h) => h.includes('no limit: peak')), header.join(' | '));
     const rows = await page.locator('.gpu-table tbody tr').all();
     assert.equal(rows.length, 7);
     // nothanmin began recording with 14.9 GiB allocated (22 GiB reserved): the core says 8 GiB cannot hold it.
@@ -137,7 +139,7 @@ describe('the what-if panel in Chromium', { skip: browserMissing || bundleMissin
     // Refused before anything is asked: a size that is not one, options PyTorch would refuse, a fraction without a capacity.
     await typeInto(page, 'capacity', 'twelve');
     await page.locator('#predict').click();
-    assert.match((await page.locator('#form-error').textContent())!, /A size such as 12 GiB/);
+    assert.match((await page.locator('#form-error').textContent())!, /A size such as 12 GB \(as GPUs are sold: 12 GiB\)/);
     await typeInto(page, 'capacity', '');
     await typeInto(page, 'alloc-conf', 'expandable_segments:Maybe');
     await page.locator('#predict').click();

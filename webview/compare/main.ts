@@ -30,7 +30,7 @@ function commandButton(label: string, command: CompareCommand): HTMLButtonElemen
 }
 
 function renderTotals(v: ComparisonView): HTMLElement {
-  const rows: [string, number, number, boolean][] = [
+  const rows: [string, number | null, number | null, boolean][] = [
     ['Peak allocated', v.baseline.totals.peakBytes, v.current.totals.peakBytes, true],
     ['Peak reserved', v.baseline.totals.peakReservedBytes, v.current.totals.peakReservedBytes, true],
     ['Events', v.baseline.totals.events, v.current.totals.events, false],
@@ -39,9 +39,15 @@ function renderTotals(v: ComparisonView): HTMLElement {
   ];
   const body = el('tbody');
   for (const [label, b, c, bytes] of rows) {
-    const f = bytes ? formatBytes : String;
+    // A figure a side does not know (the snapshot records no reserved memory) reads "unknown", and so does its change.
+    const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : n.toLocaleString('en-US'));
     // Bytes and OOMs: more is worse (coloured); event and allocation counts are neutral.
-    const change = bytes || label === 'Out of memory' ? changeCell(c - b, bytes ? formatDelta(c - b) : formatSignedCount(c - b)) : el('td', { className: 'num', text: formatSignedCount(c - b) });
+    const change =
+      b === null || c === null
+        ? el('td', { className: 'num', text: 'unknown' })
+        : bytes || label === 'Out of memory'
+          ? changeCell(c - b, bytes ? formatDelta(c - b) : formatSignedCount(c - b))
+          : el('td', { className: 'num', text: formatSignedCount(c - b) });
     body.appendChild(el('tr', {}, el('th', { className: 'lead', text: label }), el('td', { className: 'num', text: f(b) }), el('td', { className: 'num', text: f(c) }), change));
   }
   const head = el('thead', {}, el('tr', {}, el('th', 'lead'), el('th', { className: 'num', text: 'Baseline' }), el('th', { className: 'num', text: 'Current' }), el('th', { className: 'num', text: 'Change' })));

@@ -66,9 +66,9 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const when = d.peakEventIndex < 0 ? (d.window ? 'when the window opens' : 'before the first recorded event') : `after event ${formatCount(first + d.peakEventIndex)}`;
   const where = d.peakLine ? lineRef(d.peakLine.file, d.peakLine.line, d.peakLine.mapped) : undefined;
   stat(grid, 'Peak allocated', `${formatBytes(d.peakBytes)} ${when}${where ? ' at' : ''}`, where);
-  stat(grid, 'Reserved', `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);
+  stat(grid, 'Reserved', d.reservedUnknown ?? `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);
   stat(grid, 'Allocated at start / end', `${formatBytes(d.initialActiveBytes)} / ${formatBytes(d.finalActiveBytes)}`);
-  stat(grid, 'Trace', `${formatCount(d.events)} events, ${formatCount(d.allocations)} allocations, ${d.linesWithFigures} source lines`);
+  stat(grid, 'Trace', `${formatCount(d.events)} events, ${formatCount(d.allocations)} allocations, ${formatCount(d.linesWithFigures)} source lines`);
   stat(grid, 'Out of memory', d.oomCount === 0 ? 'none' : `${d.oomCount} OOM event${d.oomCount === 1 ? '' : 's'}`, undefined, d.oomCount > 0);
   section.append(grid);
   section.append(renderAllocator(d));
@@ -91,7 +91,8 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const body = el('tbody');
   for (const l of d.topLines) body.append(lineRow(l, d.peakBytes));
   table.append(body);
-  section.append(table);
+  // A narrow summary (What If... opens beside it) scrolls the table, not the page.
+  section.append(el('div', 'table-box', table));
   if (d.peakBreakdown && d.peakBreakdown.length > 0) section.append(renderBreakdown(d));
   return section;
 }
@@ -265,10 +266,11 @@ function render(model: SummaryModel): void {
   if (model.path) header.append(el('p', 'path', model.path));
   header.append(el('p', 'muted', meta.join(' · ')));
   const actions = el('div', 'actions');
-  const annotate = el('button', undefined, model.active ? 'Annotating Sources' : 'Annotate Sources');
+  // Done once it annotates: the button says so (and does nothing more) rather than sounding busy.
+  const annotate = el('button', undefined, model.active ? 'Sources Annotated' : 'Annotate Sources');
   annotate.id = 'annotate';
   annotate.disabled = model.active;
-  annotate.title = model.active ? 'This snapshot annotates your source files' : 'Show this snapshot\'s figures on your source files';
+  annotate.title = model.active ? 'This snapshot\'s figures are on your source files now' : 'Show this snapshot\'s figures on your source files';
   annotate.addEventListener('click', () => vscode.post({ type: 'annotate' }));
   actions.append(annotate);
   header.append(actions);

@@ -98,7 +98,7 @@ const screen: Screen = {
   setStatus: (text) => toolbar.setStatus(text),
   windowShown: () => {
     const { overview, span } = store.data;
-    if (overview) toolbar.setStatus(statusText(overview, span));
+    if (overview) toolbar.setStatus(statusText(overview, span, store.data.notice));
     view.render();
   },
   fillSelectors: () => toolbar.fillSelectors(store.data.snapshots, store.data.target, store.state.axis),
@@ -107,7 +107,11 @@ const screen: Screen = {
     el.app.hidden = empty;
   },
   showDeviceless: (deviceless) => el.app.classList.toggle('no-devices', deviceless),
-  showMode: () => el.app.classList.toggle('mode-allocator', store.state.mode === 'allocator'),
+  showMode: () => {
+    el.app.classList.toggle('mode-allocator', store.state.mode === 'allocator');
+    // The Show selector follows the state (the page may fall back to the blocks itself).
+    if (el.mode.value !== store.state.mode) el.mode.value = store.state.mode;
+  },
   segmentMapShown: () => view.render(),
 };
 

@@ -19,7 +19,7 @@ export interface Screen {
   showEmpty(empty: boolean): void;
   /** Whether the snapshot shown holds no device (nothing to draw). */
   showDeviceless(deviceless: boolean): void;
-  /** The chart shows the blocks or the allocator (state.mode): the legend and the panels that go with it. */
+  /** The chart shows the blocks or the allocator (state.mode): the legend, the panels that go with it, and the Show selector. */
   showMode(): void;
   /** The allocator panel from the store: the segment map at the chosen moment, the OOMs, the self-check. */
   segmentMapShown(): void;

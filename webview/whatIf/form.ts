@@ -5,7 +5,7 @@
  */
 import { AllocConfError, applyAllocConf, DEFAULT_SETTINGS } from '../../src/engine/allocator/settings';
 import { errorMessage } from '../../src/engine/base/errors';
-import { parseBytes } from '../../src/engine/text/format';
+import { parseGpuMemory } from '../../src/engine/text/format';
 import type { WhatIfQuestion, WhatIfState } from '../../src/protocol/whatIf';
 import { MAX_ALLOC_CONF_LENGTH, MAX_CAPACITY_BYTES } from '../../src/guards/whatIf';
 
@@ -28,8 +28,8 @@ export function checkForm(form: WhatIfState): FormCheck {
   const capacityText = form.capacity.trim();
   let capacityBytes: number | null = null;
   if (capacityText !== '') {
-    const bytes = parseBytes(capacityText);
-    if (bytes === undefined || !(bytes > 0)) return { ok: false, field: 'capacity', message: `A size such as 12 GiB, 24 GB or 8589934592, not '${capacityText}'.` };
+    const bytes = parseGpuMemory(capacityText);
+    if (bytes === undefined || !(bytes > 0)) return { ok: false, field: 'capacity', message: `A size such as 12 GB (as GPUs are sold: 12 GiB), 24 GiB or 8589934592 (bytes), not '${capacityText}'.` };
     if (bytes > MAX_CAPACITY_BYTES) return { ok: false, field: 'capacity', message: 'That is more memory than any GPU has.' };
     capacityBytes = bytes;
   }

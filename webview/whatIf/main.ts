@@ -20,7 +20,7 @@ import { selfCheckLines, settingsText } from '../shared/selfCheckText';
 import type { FormField } from './form';
 import { checkForm, restoreForm } from './form';
 import type { LineText } from './whatIfText';
-import { BLIND_SPOTS, capacityText, cellText, gpuSizeText, oomText, resultLines } from './whatIfText';
+import { BLIND_SPOTS, capacityText, cellText, columnPeakText, gpuSizeText, oomText, resultLines } from './whatIfText';
 
 interface TextField extends HTMLElement {
   value: string;
@@ -82,7 +82,7 @@ function showTarget(t: WhatIfTarget): void {
     ...t.devices.map((d) => {
       const o = document.createElement('vscode-option');
       o.setAttribute('value', String(d.device));
-      o.textContent = `Device ${d.device} · peak reserved ${formatBytes(d.peakReservedBytes)}`;
+      o.textContent = `Device ${d.device} · peak reserved ${d.reservedUnknown ? 'unknown' : formatBytes(d.peakReservedBytes)}`;
       return o;
     }),
   );
@@ -101,6 +101,10 @@ function showCheck(c: SelfCheckDetails): void {
   ui.check.classList.toggle('warn', !verdict.ok);
   const recorded = c.capacityBytes !== null ? [el('p', 'muted', `The recording shows PyTorch could have ${formatBytes(c.capacityBytes, 2)} on this device (${c.capacitySource === 'oom' ? 'from its out-of-memory error' : 'where cudaMalloc failed'}); predictions use it unless you enter a GPU memory.`)] : [];
   ui.check.replaceChildren(...verdict.lines.map((text) => el('p', undefined, text)), ...recorded);
+  // Where the replay does not apply (the check says why), neither do its predictions: no table, no Predict.
+  const applies = c.notReplayable === undefined;
+  ui.predict.toggleAttribute('disabled', !applies);
+  if (!applies) ui.table.replaceChildren(el('p', 'muted', 'No table over GPU sizes: the replay does not apply to this snapshot (above).'));
 }
 
 function showPrediction(question: WhatIfQuestion, r: WhatIfResult, mapped: ReadonlySet<string>): void {
@@ -123,7 +127,9 @@ function showTable(table: WhatIfTable, mapped: ReadonlySet<string>): void {
   const t = el('table', 'gpu-table');
   const head = el('tr', undefined, el('th', { text: 'GPU', title: 'The memory PyTorch may use' }));
   for (const row of table.rows) {
-    head.append(el('th', { title: row.settings === '' ? 'PyTorch\'s defaults' : row.settings }, el('div', undefined, row.label), el('div', 'muted peak', `peak ${formatBytes(row.unlimited.peakReservedBytes)}`)));
+    const device = target?.devices.find((d) => d.device === target?.device);
+    const peak = columnPeakText(row.unlimited.peakReservedBytes, row.kind, device && !device.reservedUnknown ? device.peakReservedBytes : undefined);
+    head.append(el('th', { title: row.settings === '' ? 'PyTorch\'s defaults' : row.settings }, el('div', undefined, row.label), el('div', { className: 'muted peak', text: peak.text, title: peak.title })));
   }
   t.append(el('thead', undefined, head));
   const body = el('tbody');

@@ -23,7 +23,8 @@ export function capacityText(result: WhatIfResult, question: WhatIfQuestion | un
   const fractionText = fraction !== null && fraction !== undefined && fraction < 1 ? ` x ${fraction} (set_per_process_memory_fraction)` : '';
   const asked = question?.capacityBytes !== null && question?.capacityBytes !== undefined;
   if (!asked && recordedCapacity !== null && result.capacityBytes === recordedCapacity) return `the ${formatBytes(result.capacityBytes, 2)} the recording had${fractionText}`;
-  return `a GPU of ${formatBytes(result.capacityBytes, 2)}${fractionText}`;
+  // The bytes used, so that how the size was read is plain: "a GPU of 12.00 GiB (12,884,901,888 bytes)".
+  return `a GPU of ${formatBytes(result.capacityBytes, 2)} (${formatCount(result.capacityBytes)} bytes)${fractionText}`;
 }
 
 /** A prediction's figures, one sentence each (first, why it is no plain replay from the recording's start, when it is not). */
@@ -78,6 +79,19 @@ export function cellText(cell: WhatIfCell): { readonly fits: boolean | undefined
 /** A GPU size as the table's rows name it (8 GB ... 80 GB are GiB, as GPUs are sold). */
 export function gpuSizeText(bytes: number): string {
   return `${Math.round(bytes / 2 ** 30)} GB`;
+}
+
+/**
+ * A column's heading under its settings: the peak its replay reaches with no memory limit (which can
+ * pass what the recording reserved, where the recording ran short and released cached memory), and
+ * its title, with the recording's own reserved peak for the recorded settings.
+ */
+export function columnPeakText(peakBytes: number, kind: string, recordedPeakBytes: number | undefined): { readonly text: string; readonly title: string } {
+  const recorded = kind === 'recorded' && recordedPeakBytes !== undefined ? `; the recording itself reserved at most ${formatBytes(recordedPeakBytes)}` : '';
+  return {
+    text: `no limit: peak ${formatBytes(peakBytes)}`,
+    title: `Replayed with no memory limit, these settings reserve at most ${formatBytes(peakBytes)}${recorded}. The rows below replay each GPU size.`,
+  };
 }
 
 /** What the replay cannot see, said once under the results. */

@@ -10,7 +10,7 @@ import { renderAnalysis } from '../render';
 import { AllocatorStudy } from '../../engine/session/allocatorStudy';
 import type { SelfCheckDetails } from '../../engine/allocator/selfCheck';
 import { plainText } from '../../engine/text/plainText';
-import { allocatorOutOfWindow } from '../../engine/allocator/window';
+import { windowReplayProblem } from '../../engine/allocator/window';
 import type { Snapshot } from '../../engine/snapshot/model';
 
 /**
@@ -19,6 +19,7 @@ import type { Snapshot } from '../../engine/snapshot/model';
  */
 function selfCheckLine(d: SelfCheckDetails, predicted: boolean): string | undefined {
   const c = d.check;
+  if (d.notReplayable !== undefined) return `no: ${plainText(d.notReplayable)}`;
   if (c.allocations === 0) return undefined;
   const whose = predicted ? "the prediction's addresses (its own placement: a consistency check)" : "PyTorch's addresses";
   const counts = `${c.atRecordedAddress}/${c.allocations} allocations at ${whose}, ${c.segmentEventsReproduced}/${c.segmentEvents} segment events`;
@@ -28,7 +29,9 @@ function selfCheckLine(d: SelfCheckDetails, predicted: boolean): string | undefi
 
 /** The replay's line for a device: its self-check, or why it does not apply to a window. */
 export function allocatorLine(snapshot: Snapshot, device: number): string | undefined {
-  if (allocatorOutOfWindow(snapshot, device) !== undefined) return 'no: the caching allocator replay needs the whole recording (run without --from/--to)';
+  const problem = windowReplayProblem(snapshot, device);
+  if (problem?.kind === 'reservedUnknown') return `no: ${plainText(problem.words)}`;
+  if (problem !== undefined) return 'no: the caching allocator replay needs the whole recording (run without --from/--to)';
   return selfCheckLine(new AllocatorStudy(snapshot, device).check(), snapshot.prediction !== undefined);
 }
 

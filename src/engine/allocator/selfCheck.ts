@@ -5,7 +5,8 @@
  * did (with the same size), and end in the state `segments` shows. Where it first departs, and
  * the likeliest reason, tell a user how far to trust a prediction for this snapshot.
  */
-import { traceOf } from '../analysis/replay';
+import { replayDevice, traceOf } from '../analysis/replay';
+import { shortfallWords } from '../analysis/summary';
 import type { Snapshot } from '../snapshot/model';
 import { Action, isLiveState } from '../snapshot/model';
 import type { Block } from './blocks';
@@ -80,20 +81,27 @@ export interface SelfCheckDetails {
   /**
    * Set when replaying the trace does not apply, in plain words: the trace was not recorded by PyTorch's
    * caching allocator (a snapshot VRAM Lens wrote from a run of its own), or it records allocations but
-   * no segment at all (none held, none made or released), which no caching allocator does. Views say
-   * this instead of a failed check.
+   * no segment at all (none held, none made or released), or more allocated memory than its segments
+   * reserve (the analysis' `reservedShortfall`: the device's reserved memory is unknown), which no
+   * caching allocator does. Views say this instead of a failed check.
    */
   readonly notReplayable?: string;
 }
 
 /** Why the replay does not apply to this snapshot's trace, or undefined where it does. */
-function notReplayableReason(snapshot: Snapshot, allocations: number, segmentEvents: number): string | undefined {
+function notReplayableReason(snapshot: Snapshot, replay: AllocatorReplay, departs: boolean): string | undefined {
+  const { allocations, segmentEvents } = replay;
   if (snapshot.producer?.tool === 'vram-lens') {
     const ran = snapshot.producer.provider === 'cpu' ? ' on the CPU' : snapshot.producer.provider === 'webgpu' ? ' on WebGPU' : '';
     return `VRAM Lens wrote this snapshot from a run of its own${ran}, not PyTorch's caching allocator, so there is no allocator to replay: replaying it and the what-if predictions do not apply.`;
   }
   if (allocations > 0 && segmentEvents === 0 && snapshot.segments.length === 0) {
     return 'The trace records allocations but no memory segment (none held, none made or released), so it did not come from a caching allocator PyTorch could replay: replaying it and the what-if predictions do not apply.';
+  }
+  // A trace that allocates more than its segments reserve makes the replay depart; only then is it looked for.
+  const shortfall = departs ? replayDevice(snapshot, replay.deviceIndex).reservedShortfall : undefined;
+  if (shortfall !== undefined) {
+    return `The trace allocates more than this device's recorded segments reserve (${shortfallWords(shortfall)}), so the snapshot does not record its reserved memory and the trace did not come from a caching allocator PyTorch could replay: replaying it and the what-if predictions do not apply.`;
   }
   return undefined;
 }
@@ -180,7 +188,7 @@ export function selfCheckOf(snapshot: Snapshot, replay: AllocatorReplay): SelfCh
     cudaMallocs: replay.cudaMallocs,
     cudaFrees: replay.cudaFrees,
     clean: firstDeparture === null && replay.deviceFailures.length === 0 && replay.recordedOoms === 0,
-    ...withReason(notReplayableReason(snapshot, replay.allocations, replay.segmentEvents)),
+    ...withReason(notReplayableReason(snapshot, replay, firstDeparture !== null)),
   };
 }
 

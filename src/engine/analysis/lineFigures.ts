@@ -297,7 +297,8 @@ export function figuresOn(surface: keyof Surfaces, figures: FigureRegistry = LIN
 
 /** A figure's value as a table cell: bytes in binary units, counts as digits. */
 export function figureText(spec: LineFigureSpec, value: number): string {
-  return spec.unit === 'bytes' ? formatBytes(value) : String(value);
+  // Counts with thousands separators (19,430), as every view writes them.
+  return spec.unit === 'bytes' ? formatBytes(value) : value.toLocaleString('en-US');
 }
 
 /** A figure's short form in the inline text after a line. */

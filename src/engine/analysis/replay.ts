@@ -58,6 +58,19 @@ export interface DeviceReplay {
   readonly ooms: readonly OomEvent[];
   /** Blocks live at the end according to `segments`. */
   readonly liveBlocksAtEnd: readonly Block[];
+  /**
+   * The first moment the trace holds more allocated memory than the recorded segments reserve (event
+   * -1: before the first event), which no caching allocator does: the snapshot does not record this
+   * device's reserved memory (no segments, or not all of them), so its reserved figures are unknown.
+   * Undefined where reserved memory always covers allocated memory.
+   */
+  readonly reservedShortfall?: ReservedShortfall;
+}
+
+export interface ReservedShortfall {
+  readonly event: number;
+  readonly activeBytes: number;
+  readonly reservedBytes: number;
 }
 
 const EMPTY_TRACE: Omit<DeviceTrace, 'device'> = {
@@ -162,6 +175,7 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
     allocations: records.build(),
     ooms: events.ooms,
     liveBlocksAtEnd: atEnd.liveBlocksAtEnd,
+    ...(after.reservedShortfall === undefined ? {} : { reservedShortfall: after.reservedShortfall }),
   };
 }
 
@@ -275,7 +289,11 @@ function addBlocksLiveAtEnd(segments: readonly Segment[], records: RecordBuilder
  * The second pass, once the map of addresses is done with: the active bytes after each event and the
  * peaks. (Byte counts are integers below 2^53, so every partial sum is exact in any order.)
  */
-function activeAfterEach(trace: DeviceTrace, initialActiveBytes: number, initialReservedBytes: number): { active: Float64Array; peakBytes: number; peakEventIndex: number; peakReservedBytes: number } {
+function activeAfterEach(
+  trace: DeviceTrace,
+  initialActiveBytes: number,
+  initialReservedBytes: number,
+): { active: Float64Array; peakBytes: number; peakEventIndex: number; peakReservedBytes: number; reservedShortfall?: ReservedShortfall } {
   const { action, size } = trace;
   const n = trace.length;
   const active = new Float64Array(n);
@@ -284,6 +302,8 @@ function activeAfterEach(trace: DeviceTrace, initialActiveBytes: number, initial
   let peakBytes = initialActiveBytes;
   let peakEventIndex = -1;
   let peakReservedBytes = initialReservedBytes;
+  let reservedShortfall: ReservedShortfall | undefined =
+    initialActiveBytes > initialReservedBytes ? { event: -1, activeBytes: initialActiveBytes, reservedBytes: initialReservedBytes } : undefined;
   for (let i = 0; i < n; i++) {
     switch (action[i]) {
       case Action.Alloc:
@@ -309,8 +329,9 @@ function activeAfterEach(trace: DeviceTrace, initialActiveBytes: number, initial
         break;
     }
     active[i] = activeBytes;
+    if (activeBytes > reservedBytes && reservedShortfall === undefined) reservedShortfall = { event: i, activeBytes, reservedBytes };
   }
-  return { active, peakBytes, peakEventIndex, peakReservedBytes };
+  return { active, peakBytes, peakEventIndex, peakReservedBytes, ...(reservedShortfall === undefined ? {} : { reservedShortfall }) };
 }
 
 /** Reserved bytes right after each event of `trace`, from the reserved bytes before it. */

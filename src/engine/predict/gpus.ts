@@ -7,6 +7,8 @@
  * 8,519,680 bytes elsewhere) and which attention kernel `scaled_dot_product_attention` takes.
  */
 
+import { parseGpuMemory } from '../text/format';
+
 export interface GpuModel {
   /** Short id, as typed: "h100-80gb". */
   readonly id: string;
@@ -47,16 +49,13 @@ export const CUSTOM_CAPABILITY = '8.0';
 
 const squash = (s: string): string => s.toLowerCase().replace(/[\s_-]+/g, '');
 
-/** Bytes of a size as users write it: "24GiB", "24 GB" (= 24 GiB), "24g", "25769803776" (bytes), "0.5 TiB". */
+/**
+ * Bytes of a GPU size as users write it (`parseGpuMemory`: "24GiB", "24 GB" = 24 GiB, "24g", a number of
+ * bytes); undefined for anything else, and for no bytes at all.
+ */
 export function parseGpuSize(text: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|bytes?|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\s*$/i.exec(text);
-  if (!m) return undefined;
-  const value = Number(m[1]);
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const scale = unit.startsWith('t') ? 1024 ** 4 : unit.startsWith('g') ? GiB : unit.startsWith('m') ? 1024 ** 2 : unit.startsWith('k') ? 1024 : 1;
-  if (scale === 1 && !Number.isInteger(value)) return undefined;
-  const bytes = Math.round(value * scale);
-  return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : undefined;
+  const bytes = parseGpuMemory(text);
+  return bytes !== undefined && bytes > 0 ? bytes : undefined;
 }
 
 /**

@@ -82,6 +82,18 @@ const PARSE_UNITS: Readonly<Record<string, number>> = {
 };
 
 /**
+ * A GPU's memory as people write it: GPUs are sold in binary units under decimal names (a "12 GB"
+ * card has 12 GiB), so `12 GB`, `12G` and `12 GiB` are all 12 x 2^30 bytes (`MB`, `TB` alike); a
+ * plain number is bytes. Undefined for anything else.
+ */
+export function parseGpuMemory(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
+  if (!m) return undefined;
+  const unit = m[2].toLowerCase().replace(/^([kmgt])b$/, '$1ib');
+  return parseBytes(`${m[1]}${unit}`);
+}
+
+/**
  * A byte count as people write it: `12GiB`, `12 GB` (10^9), `12G` (binary), `1.5GiB`, `4096`.
  * Undefined for anything else.
  */

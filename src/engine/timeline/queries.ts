@@ -11,6 +11,8 @@ import { isSourceFrame } from '../analysis/frameFilter';
 import type { LineIndex } from '../analysis/lineIndex';
 import { NO_LINE } from '../analysis/lineIndex';
 import type { DeviceReplay } from '../analysis/replay';
+import { reservedUnknownWords } from '../analysis/summary';
+import { windowReplayProblem } from '../allocator/window';
 import { traceOf } from '../analysis/replay';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
 import { Action, devicesOf, NO_STACK } from '../snapshot/model';
@@ -221,6 +223,8 @@ export class TimelineQueries {
         line: d.peakEventIndex >= 0 ? selfLineOf(index, t.trace.stack[d.peakEventIndex]) : undefined,
       },
       peakReservedBytes: d.peakReservedBytes,
+      ...reservedUnknownOf(d, t.trace.window?.firstEvent ?? 0),
+      ...allocatorUnavailableOf(this.snapshot, device, d),
       ooms,
       annotations: spans,
       annotationsOmitted: omitted,
@@ -359,3 +363,12 @@ export class TimelineQueries {
   }
 }
 
+function reservedUnknownOf(d: Pick<DeviceReplay, 'reservedShortfall'>, firstEvent: number): { reservedUnknown?: string } {
+  const words = reservedUnknownWords(d, firstEvent);
+  return words === undefined ? {} : { reservedUnknown: words };
+}
+
+function allocatorUnavailableOf(snapshot: Snapshot, device: number, d: Pick<DeviceReplay, 'reservedShortfall'>): { allocatorUnavailable?: string } {
+  const problem = windowReplayProblem(snapshot, device, d);
+  return problem === undefined ? {} : { allocatorUnavailable: problem.words };
+}

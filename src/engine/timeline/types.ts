@@ -155,6 +155,13 @@ export interface TimelineOverview {
   readonly hasTimes: boolean;
   readonly peak: PeakMarker;
   readonly peakReservedBytes: number;
+  /** Set when the snapshot does not record the device's reserved memory (`reservedUnknownWords`): no reserved line is drawn. */
+  readonly reservedUnknown?: string;
+  /**
+   * Set when the allocator view cannot be shown for this device (a window of the recording was loaded,
+   * `windowReplayProblem`): why, in words; the page shows the blocks instead and says so.
+   */
+  readonly allocatorUnavailable?: string;
   readonly ooms: readonly OomMarker[];
   readonly annotations: readonly AnnotationSpan[];
   /** Annotation pairs left out because there were too many to draw. */

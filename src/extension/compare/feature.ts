@@ -1,5 +1,6 @@
 /**
- * VRAM Lens: Compare Snapshots... — pick two loaded snapshots (or two devices of one), then see
+ * VRAM Lens: Compare Snapshots... — pick two snapshots (loaded ones, devices of one, or files loaded
+ * on the spot: pickSide.ts), then see
  * what changed: deltas next to the lines of the current run, a results panel, and a status bar
  * item that leaves compare mode.
  */
@@ -10,33 +11,13 @@ import { cellPlacesOf } from '../shared/pathResolver';
 import { formatBytes, formatDelta } from '../../engine/text/format';
 import { Commands } from '../shared/commandIds';
 import type { Feature, Services } from '../shared/services';
-import type { LoadedSnapshot } from '../shared/snapshotStore';
 import { CompareDecorations } from './compareDecorations';
 import type { ActiveComparison, ComparedSide } from '../shared/compareMode';
 import { CompareView } from './compareView';
 import type { SourceTexts } from '../shared/sourceTexts';
+import { pickSide } from './pickSide';
 import { notificationText } from '../../engine/text/plainText';
 import { errorMessage, userMessage } from '../../engine/base/errors';
-
-interface SideItem extends vscode.QuickPickItem {
-  readonly side: ComparedSide;
-}
-
-function sideItems(snapshots: readonly LoadedSnapshot[], exclude?: ComparedSide): SideItem[] {
-  const items: SideItem[] = [];
-  for (const s of snapshots) {
-    for (const d of s.info.devices) {
-      if (exclude && exclude.snapshotId === s.id && exclude.device === d.device) continue;
-      items.push({
-        label: s.info.devices.length > 1 ? `${s.label} — device ${d.device}` : s.label,
-        description: `peak ${formatBytes(d.peakBytes)}, ${d.events} events`,
-        detail: s.uri?.fsPath,
-        side: { snapshotId: s.id, device: d.device },
-      });
-    }
-  }
-  return items;
-}
 
 /** Runs a comparison between two loaded snapshot devices and enters compare mode. */
 export class Comparer {
@@ -80,23 +61,14 @@ export class Comparer {
   }
 }
 
+/** The two sides: each a loaded snapshot's device, or a snapshot file loaded for it (pickSide.ts). */
 async function pickSides(services: Services): Promise<[ComparedSide, ComparedSide] | undefined> {
-  const snapshots = services.store.list();
-  const all = sideItems(snapshots);
-  if (all.length < 2) {
-    const open = 'Open Snapshot...';
-    const choice = await vscode.window.showInformationMessage(
-      'VRAM Lens: comparing needs two loaded snapshots (or one with two devices). Open another snapshot first.',
-      open,
-    );
-    if (choice === open) await vscode.commands.executeCommand(Commands.openSnapshot);
-    return undefined;
-  }
-  const first = await vscode.window.showQuickPick(all, { title: 'Compare Snapshots (1/2): the baseline, the run before your change', matchOnDetail: true });
+  const first = await pickSide(services, 'Compare Snapshots (1/2): the baseline, the run before your change');
   if (!first) return undefined;
-  const second = await vscode.window.showQuickPick(sideItems(snapshots, first.side), { title: `Compare Snapshots (2/2): the current run, compared with ${first.label}`, matchOnDetail: true });
+  const baseline = services.store.get(first.snapshotId);
+  const second = await pickSide(services, `Compare Snapshots (2/2): the current run, compared with ${baseline?.label ?? 'the baseline'}`, first);
   if (!second) return undefined;
-  return [first.side, second.side];
+  return [first, second];
 }
 
 function statusText(active: ActiveComparison): { text: string; tooltip: string } {

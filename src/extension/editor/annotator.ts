@@ -231,7 +231,7 @@ export class Annotator extends DisposableOwner {
       this.log.info(
         `Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped (${resolved.cells.size} notebook cells), ${resolved.unmapped.length} not found.`,
       );
-      void this.resolver.askAboutUnmapped(resolved);
+      void this.resolver.askAboutUnmapped(resolved, snapshot.persistentKey);
     }
     this.current = next;
     this.invalidate();

@@ -66,7 +66,7 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const besides = device ? peakBreakdownClause(device.peakBreakdown, device.peakBytes) : '';
   const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${besides}`}.`;
   void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
-    if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
+    if (choice === goToPeak && device?.peakLine) await openRecordedLine(deps.resolver, device.peakLine.file, Number(device.peakLine.line), { snapshot: loaded.persistentKey });
     // The summary is its own feature: reached through its command, as the user would.
     if (choice === summary) await vscode.commands.executeCommand(Commands.showSummary, loaded.id);
   });

@@ -49,7 +49,7 @@ export class SnapshotStatusBar extends DisposableOwner {
       const places = this.annotator.state?.snapshot === active ? this.annotator.state.places : undefined;
       const where = device.peakLine ? ` at ${lineLabel(device.peakLine.file, device.peakLine.line, places)}` : '';
       const gpu = prediction ? `a predicted ${prediction.gpu.name}` : deviceLongName(device.device, active.ranOn);
-      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${gpu}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
+      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${gpu}; reserved ${device.reservedUnknown === undefined ? `up to ${formatBytes(device.peakReservedBytes)}` : 'unknown'}`);
       if (device.oomCount > 0) tooltip.appendText(`; ${device.oomCount} out-of-memory event${device.oomCount === 1 ? '' : 's'}`);
       const breakdown = peakBreakdownLines(device.peakBreakdown, device.peakBytes);
       if (breakdown.length > 0) tooltip.appendMarkdown(`\n\nHeld at the peak besides lines of your code:\n\n${breakdown.join('\n')}`);

@@ -71,7 +71,7 @@ export function profileFeature(services: Services): void {
     }),
     vscode.commands.registerCommand(Commands.cancelProfile, () => profiler.cancel()),
     vscode.commands.registerCommand(Commands.showProfileOutput, () => output.show()),
-    vscode.commands.registerCommand(Commands.openSample, (which?: string) => openSample(context.extensionUri, which)),
+    vscode.commands.registerCommand(Commands.openSample, (which?: string) => openSample(context.extensionUri, services.resolver, which)),
     vscode.commands.registerCommand(Commands.loadRun, async (arg?: RunNode | string) => {
       const run = runOf(arg);
       if (!run) return undefined;

@@ -5,7 +5,7 @@
  */
 import type { LoadWindow } from '../../engine/snapshot/model';
 import { parseLoadWindow } from '../../engine/snapshot/window';
-import { formatFileSize } from '../../engine/text/format';
+import { formatBytes } from '../../engine/text/format';
 
 /** Files from this size on offer the choice (smaller ones load whole at once). */
 export const WINDOW_CHOICE_BYTES = 1e9;
@@ -29,7 +29,8 @@ export function parseRange(text: string): LoadWindow | undefined | { readonly pr
 
 /** Asks how much of a file of `fileBytes` to load. */
 export async function chooseLoadWindow(name: string, fileBytes: number, prompts: WindowPrompts): Promise<WindowChoice> {
-  const title = `${name} is ${formatFileSize(fileBytes)}`;
+  // In the units the summary and every view use (binary: a 4.3 GB file is 4.0 GiB).
+  const title = `${name} is ${formatBytes(fileBytes)}`;
   const picked = await prompts.pick(title, [
     { label: 'Load all of it', detail: 'Every event: the figures, the timeline and the advice cover the whole recording.' },
     { label: 'Load a window of events…', detail: 'Events from-to of each device: faster and smaller, live memory carried in.' },
@@ -42,8 +43,8 @@ export async function chooseLoadWindow(name: string, fileBytes: number, prompts:
   const typed = await prompts.input(
     title,
     events
-      ? 'Events to load, from-to: from event `from` up to, not including, event `to` (the first event is 0; leave an end out for the start or the end)'
-      : 'Time to load after the first event, from-to with units (s, ms, us): from `from` up to, not including, `to`',
+      ? 'Events to load, as from-to: 1000000-2000000 loads events 1,000,000 up to, not including, 2,000,000 (the first event is 0; leave an end out for the start or the end)'
+      : 'Time to load after the first event, as from-to with units (s, ms, us): 10s-25s loads from 10 s up to, not including, 25 s',
     events ? '1000000-2000000' : '10s-25s',
     (value) => {
       const window = parseRange(value);

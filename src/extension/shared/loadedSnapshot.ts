@@ -79,6 +79,11 @@ export class LoadedSnapshot {
     this.device = highestPeakDevice(info);
   }
 
+  /** What names this snapshot across sessions (its file, else its label), for answers remembered about it. */
+  get persistentKey(): string {
+    return this.uri?.toString() ?? `label:${this.label}`;
+  }
+
   /** Bumped by every re-attribution: anything made from the snapshot at an older revision is stale. */
   get revision(): number {
     return this.#revision;

@@ -17,6 +17,8 @@ import type { LocalLine, PathResolver } from './pathResolver';
 export interface OpenLineOptions {
   readonly viewColumn?: vscode.ViewColumn;
   readonly preview?: boolean;
+  /** The snapshot the line is from (`LoadedSnapshot.persistentKey`): one whose folders the user declined asks about none. */
+  readonly snapshot?: string;
 }
 
 /** Opens recorded `file` at 1-based `line`; resolves false when it could not be opened. */
@@ -25,7 +27,7 @@ export async function openRecordedLine(resolver: PathResolver, file: string, lin
   if (!found && !isCellName(file)) {
     const root = unmappedRoots([file])[0]?.root;
     const why = `${notificationText(baseName(file))} is not in this workspace: `;
-    if (root !== undefined && (await resolver.askAbout(root, [file], why))) found = await resolver.localLine(file, line);
+    if (root !== undefined && (await resolver.askAbout(root, [file], why, options.snapshot))) found = await resolver.localLine(file, line);
   }
   if (!found) {
     const what = isCellName(file)

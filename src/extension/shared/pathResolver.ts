@@ -8,6 +8,8 @@
  * the names, and folders listed from the top down to find files recorded on this machine. Unmapped
  * folders are asked about once each, one question per folder at a time, never about a folder a
  * resolved file already places; a chosen folder must hold at least one of the recorded files.
+ * "Not on This Machine" covers the folder and everything under it, and the snapshot it was asked for
+ * (no other folder of it is asked about), remembered for the workspace until Forget Path Mappings.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -20,7 +22,7 @@ import { cellLine, cellPlace } from '../../engine/paths/places';
 import type { CellLocation, NotebookCells } from './notebookCells';
 import type { ListFolder } from '../../engine/paths/existingFiles';
 import { existingFiles } from '../../engine/paths/existingFiles';
-import { LocalFiles, applyRootMappings, isInsideAny, mappedFolders, resolveRecordedPaths, unmappedRoots } from '../../engine/paths/pathMapper';
+import { LocalFiles, applyRootMappings, isInsideAny, mappedFolders, nextFolderToAsk, resolveRecordedPaths } from '../../engine/paths/pathMapper';
 import { baseName, normaliseRecordedPath } from '../../engine/paths/recordedPath';
 import { filesUnderRoot } from '../../engine/paths/recordedLines';
 import { notificationText, plainText } from '../../engine/text/plainText';
@@ -29,6 +31,8 @@ import { formatCount } from '../../engine/text/format';
 
 const MAPPINGS_KEY = 'vramLens.pathMappings';
 const IGNORED_KEY = 'vramLens.ignoredRoots';
+/** Snapshots (by `snapshotKey`) whose folders the user said are not on this machine: asked about no more. */
+const DECLINED_SNAPSHOTS_KEY = 'vramLens.declinedSnapshots';
 const EXCLUDE = '**/{node_modules,.git,.venv,venv,.tox,site-packages,dist-packages,__pycache__}/**';
 const MAX_CANDIDATES = 20000;
 /** Names searched for in one brace glob; more names than a few globs hold list the files by extension instead. */
@@ -91,6 +95,8 @@ export class PathResolver extends DisposableOwner {
   /** Fires when a root mapping is added or forgotten. */
   readonly onDidChange = this.changed.event;
   private readonly askedThisSession = new Set<string>();
+  /** Snapshots whose question was closed without an answer: not asked about again this session. */
+  private readonly dismissedThisSession = new Set<string>();
   /** Each recorded path's answer, asked once; dropped when a mapping, the workspace folders, the notebooks or the files change. */
   private readonly answers = new Map<string, Promise<Answer>>();
   /** The answers that arrived (read without waiting: a snapshot's views ask about the same 100,000 paths). */
@@ -141,7 +147,9 @@ export class PathResolver extends DisposableOwner {
   async forgetMappings(): Promise<void> {
     await this.state.update(MAPPINGS_KEY, []);
     await this.state.update(IGNORED_KEY, []);
+    await this.state.update(DECLINED_SNAPSHOTS_KEY, []);
     this.askedThisSession.clear();
+    this.dismissedThisSession.clear();
     this.changed.fire();
   }
 
@@ -243,39 +251,49 @@ export class PathResolver extends DisposableOwner {
   }
 
   /**
-   * Asks where one unmapped recorded folder is (the one with the most files first), unless it was
-   * asked about already or a resolved file places it. Resolves true when the user chose a folder.
+   * Asks where one unmapped recorded folder of a snapshot is (the one with the most files first),
+   * unless the snapshot's folders were declined or its question closed, the folder was asked about
+   * already, lies in a declined folder, or a resolved file places it. `snapshot` identifies the
+   * snapshot (`snapshotKey`). Resolves true when the user chose a folder.
    */
-  async askAboutUnmapped(resolved: Pick<ResolvedPaths, 'local' | 'unmapped'>): Promise<boolean> {
+  async askAboutUnmapped(resolved: Pick<ResolvedPaths, 'local' | 'unmapped'>, snapshot?: string): Promise<boolean> {
     if (this.asking.size > 0 || resolved.unmapped.length === 0) return false;
-    const ignored = new Set(this.state.get<string[]>(IGNORED_KEY, []));
+    if (snapshot !== undefined && (this.dismissedThisSession.has(snapshot) || this.declinedSnapshots().includes(snapshot))) return false;
     // A folder a found file places (its file found by suffix, or under a remembered mapping) is not asked about:
     // the files under it that were not found are not in this workspace.
     const placed = [...mappedFolders(resolved.local), ...this.mappings.map((m) => m.from)];
-    const roots = unmappedRoots(resolved.unmapped)
-      .filter((r) => !ignored.has(r.root) && !this.askedThisSession.has(r.root) && !isInsideAny(r.root, placed))
-      .sort((a, b) => b.files.length - a.files.length);
-    const next = roots[0];
+    const next = nextFolderToAsk(resolved.unmapped, { declined: this.declinedFolders(), asked: [...this.askedThisSession], placed });
     if (!next) return false;
     this.askedThisSession.add(next.root);
-    return this.askAbout(next.root, next.files);
+    return this.askAbout(next.root, next.files, undefined, snapshot);
+  }
+
+  private declinedFolders(): string[] {
+    return this.state.get<string[]>(IGNORED_KEY, []);
+  }
+
+  private declinedSnapshots(): string[] {
+    return this.state.get<string[]>(DECLINED_SNAPSHOTS_KEY, []);
   }
 
   /**
    * Asks where recorded folder `root` is on this machine and remembers the answer. `files` are the
    * recorded files under it; a chosen folder that holds none of them is refused, naming the files
-   * expected, and the question is asked again. Resolves true when a folder was mapped.
+   * expected, and the question is asked again. A folder in one the user declined is not asked about.
+   * `snapshot`: the snapshot it is asked for, which "Not on This Machine" covers too. Resolves true
+   * when a folder was mapped.
    */
-  askAbout(root: string, files: readonly string[], why?: string): Promise<boolean> {
+  askAbout(root: string, files: readonly string[], why?: string, snapshot?: string): Promise<boolean> {
+    if (isInsideAny(root, this.declinedFolders()) || (snapshot !== undefined && this.declinedSnapshots().includes(snapshot))) return Promise.resolve(false);
     let question = this.asking.get(root);
     if (!question) {
-      question = this.ask(root, files, why).finally(() => this.asking.delete(root));
+      question = this.ask(root, files, why, snapshot).finally(() => this.asking.delete(root));
       this.asking.set(root, question);
     }
     return question;
   }
 
-  private async ask(root: string, files: readonly string[], why: string | undefined): Promise<boolean> {
+  private async ask(root: string, files: readonly string[], why: string | undefined, snapshot: string | undefined): Promise<boolean> {
     const choose = 'Choose Folder...';
     const skip = 'Not on This Machine';
     const count = `${files.length} file${files.length === 1 ? '' : 's'}`;
@@ -285,10 +303,17 @@ export class PathResolver extends DisposableOwner {
       skip,
     );
     if (answer === skip) {
-      await this.state.update(IGNORED_KEY, [...this.state.get<string[]>(IGNORED_KEY, []), root]);
+      // One answer: this folder and everything under it, and the snapshot's other folders.
+      await this.state.update(IGNORED_KEY, [...this.declinedFolders(), root]);
+      if (snapshot !== undefined) await this.state.update(DECLINED_SNAPSHOTS_KEY, [...this.declinedSnapshots(), snapshot]);
+      this.log.info(`Path mapping: ${root} is not on this machine${snapshot === undefined ? '' : ` (no more questions for ${snapshot})`}; VRAM Lens: Forget Path Mappings asks again.`);
       return false;
     }
-    if (answer !== choose) return false;
+    if (answer !== choose) {
+      // Closed without an answer: not asked again for this snapshot until the next session.
+      if (snapshot !== undefined) this.dismissedThisSession.add(snapshot);
+      return false;
+    }
     let defaultUri = vscode.workspace.workspaceFolders?.[0]?.uri;
     for (;;) {
       const picked = await vscode.window.showOpenDialog({

@@ -92,6 +92,7 @@ export async function summaryModel(snapshot: LoadedSnapshot, active: boolean, fi
       topLines: topLines({ lines }, TOP_LINES).map(line),
       peakBreakdown: d.peakBreakdown,
       ...(d.window === undefined ? {} : { window: d.window }),
+      ...(d.reservedUnknown === undefined ? {} : { reservedUnknown: d.reservedUnknown }),
     })),
     // The first few files not found, and every cell not found (the page says which notebooks' cells they are).
     unmappedFiles: [...filesNotFound.slice(0, UNMAPPED_SHOWN), ...notFound.filter(isCellName)],

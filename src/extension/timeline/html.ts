@@ -41,7 +41,7 @@ export const TIMELINE_PAGE: PageContent = {
     <span class="for-allocator"><span class="key key-allocated"></span>allocated</span>
     <span class="for-allocator"><span class="key key-unallocated"></span>reserved but unallocated</span>
     <span class="for-allocator"><span class="key key-largest-free"></span>largest free block</span>
-    <span><span class="key key-reserved"></span>reserved</span>
+    <span id="legend-reserved"><span class="key key-reserved"></span><span>reserved</span></span>
     <span><span class="key key-peak"></span>peak</span>
     <span id="legend-oom" hidden><span class="key key-oom"></span>out of memory</span>
     <span id="legend-release" hidden><span class="key key-release"></span>segment released</span>

@@ -29,7 +29,7 @@ async function chooseSnapshot(services: Services): Promise<LoadedSnapshot | unde
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    loaded.map((s) => ({ label: s.label, description: `peak reserved ${formatBytes(Math.max(0, ...s.info.devices.map((d) => d.peakReservedBytes)))}`, snapshot: s })),
+    loaded.map((s) => ({ label: s.label, description: s.info.devices.some((d) => d.reservedUnknown !== undefined) ? 'peak reserved unknown' : `peak reserved ${formatBytes(Math.max(0, ...s.info.devices.map((d) => d.peakReservedBytes)))}`, snapshot: s })),
     { title: 'VRAM Lens: What If...', placeHolder: 'Which snapshot?' },
   );
   return picked?.snapshot;

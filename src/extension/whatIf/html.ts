@@ -21,8 +21,8 @@ export const WHAT_IF_PAGE: PageContent = {
   <div id="form" class="form" role="form" aria-label="What if">
     <div class="field">
       <vscode-label for="capacity">GPU memory</vscode-label>
-      <vscode-textfield id="capacity" placeholder="as recorded, e.g. 12 GiB" aria-describedby="capacity-help"></vscode-textfield>
-      <div id="capacity-help" class="help">What PyTorch may use: leave room for the CUDA context and other processes. Empty: what the recording had, else no limit.</div>
+      <vscode-textfield id="capacity" placeholder="as recorded, e.g. 12 GB" aria-describedby="capacity-help"></vscode-textfield>
+      <div id="capacity-help" class="help">What PyTorch may use: leave room for the CUDA context and other processes. A size as GPUs are sold: 12 GB is 12 GiB. Empty: what the recording had, else no limit.</div>
     </div>
     <div class="field">
       <vscode-label for="alloc-conf">PYTORCH_CUDA_ALLOC_CONF</vscode-label>

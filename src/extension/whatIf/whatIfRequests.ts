@@ -33,7 +33,10 @@ export async function describeSubject(subject: WhatIfSubject, backend: WhatIfBac
   const call = backend.worker(subject.snapshotId);
   if (!call) throw new Error('This snapshot is no longer loaded.');
   const { snapshotId, device } = subject;
-  post({ type: 'check', snapshotId, device, check: await call('allocatorCheck', { device }) });
+  const check = await call('allocatorCheck', { device });
+  post({ type: 'check', snapshotId, device, check });
+  // Where the replay does not apply, its predictions do not either (the check says why): no table.
+  if (check.notReplayable !== undefined) return;
   const table = await call('allocatorWhatIfTable', { device });
   const mapped = await backend.mapped(files(table.rows.flatMap((r) => r.cells.map((c) => c.oom))));
   post({ type: 'table', snapshotId, device, table, mapped });
@@ -46,6 +49,8 @@ export async function answerPredict(requestId: number, raw: unknown, subject: Wh
   const call = backend.worker(subject.snapshotId);
   if (!call) return { type: 'error', requestId, message: 'This snapshot is no longer loaded.' };
   try {
+    const check = await call('allocatorCheck', { device: subject.device });
+    if (check.notReplayable !== undefined) return { type: 'error', requestId, message: `No prediction: ${check.notReplayable}` };
     const result = await call('allocatorWhatIf', {
       device: subject.device,
       allocConf: question.allocConf === '' ? undefined : question.allocConf,

@@ -136,7 +136,7 @@ export class WhatIfView extends DisposableOwner {
         snapshotId: snapshot.id,
         label: snapshot.label,
         device: subject.device,
-        devices: snapshot.info.devices.map((d) => ({ device: d.device, peakReservedBytes: d.peakReservedBytes })),
+        devices: snapshot.info.devices.map((d) => ({ device: d.device, peakReservedBytes: d.peakReservedBytes, ...(d.reservedUnknown === undefined ? {} : { reservedUnknown: true as const }) })),
       },
     });
     try {

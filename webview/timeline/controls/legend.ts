@@ -28,6 +28,11 @@ function showMeasuredLegend(measured: MeasuredLine | undefined): void {
 export function showOverviewLegend(overview: TimelineOverview): void {
   byId('legend-oom').hidden = overview.ooms.length === 0;
   byId('legend-release').hidden = overview.summary.releaseX.length === 0;
+  // Unknown reserved memory is said, not drawn: no key line, and the reason on hover.
+  const reserved = byId('legend-reserved');
+  (reserved.firstElementChild as HTMLElement).hidden = overview.reservedUnknown !== undefined;
+  (reserved.lastElementChild as HTMLElement).textContent = overview.reservedUnknown === undefined ? 'reserved' : 'reserved: unknown';
+  reserved.title = overview.reservedUnknown ?? '';
   showMeasuredLegend(overview.measured);
 }
 

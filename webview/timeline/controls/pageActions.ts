@@ -14,6 +14,7 @@ import type { Navigation } from '../state/navigation';
 import type { PageStore } from '../state/store';
 import { onSort } from '../state/transitions';
 import type { ChartActions, ControlActions, TableHandlers } from './actions';
+import { allocatorNotice } from './statusText';
 
 export interface ActionParts {
   readonly store: PageStore;
@@ -96,6 +97,14 @@ export function pageActions(p: ActionParts): PageActions {
     switchAxis: (axis) => targets.switchAxis(axis),
     switchMode: (mode) => {
       if (mode === store.state.mode) return;
+      const unavailable = store.data.overview?.allocatorUnavailable;
+      store.set({ notice: mode === 'allocator' && unavailable !== undefined ? allocatorNotice(unavailable) : undefined });
+      if (mode === 'allocator' && unavailable !== undefined) {
+        // Not shown: the selector goes back to the blocks, and the status line says why.
+        screen.showMode();
+        screen.windowShown();
+        return;
+      }
       store.update({ mode });
       screen.showMode();
       // The block span is asked again (the allocator view needs no blocks one by one), then the allocator's.

@@ -8,8 +8,10 @@ import type { TimelineOverview, TimelineSpan } from '../../../src/protocol/timel
 import { lineLabel } from '../../../src/engine/paths/places';
 import { windowText } from '../../../src/engine/analysis/summary';
 
-export function statusText(overview: TimelineOverview, w: TimelineSpan | undefined): string {
+/** `notice`: why the view asked for is not shown (PageData's `notice`), said first. */
+export function statusText(overview: TimelineOverview, w: TimelineSpan | undefined, notice?: string): string {
   const parts: string[] = [];
+  if (notice !== undefined) parts.push(notice);
   // A window of the recording: say so first, every figure covers only it.
   if (overview.window !== undefined) parts.push(`window: ${windowText(overview.window)}`);
   const peak = overview.peak;
@@ -24,4 +26,17 @@ export function statusText(overview: TimelineOverview, w: TimelineSpan | undefin
     if (w.moreBlocks) parts.push('small blocks merged (zoom in)');
   }
   return parts.join(' · ');
+}
+
+/** The status line's words when Show: Allocator cannot be shown: why, and what is shown instead. */
+export function allocatorNotice(why: string): string {
+  return `Allocator view not available: ${why}. Showing the blocks`;
+}
+
+/**
+ * A device as the selector names it, in the summary's words ("Device 1 · 78.3 GiB"): it said "GPU 1",
+ * beside "Device 1" on the summary, and of a workload that ran on the CPU too.
+ */
+export function deviceOptionLabel(d: { readonly device: number; readonly peakBytes: number }): string {
+  return `Device ${d.device} · ${formatBytes(d.peakBytes)}`;
 }

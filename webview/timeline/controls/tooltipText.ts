@@ -12,15 +12,29 @@ import { formatDuration } from '../drawing/ticks';
 import { BEFORE_TRACE, BEFORE_WINDOW } from '../../../src/engine/analysis/replay';
 
 
-/** "event 1,234" or "the start" for a state (state s follows event s - 1). */
-export function stateLabel(state: number): string {
-  return state === 0 ? 'before the first event' : `after event ${formatCount(state - 1)}`;
+/**
+ * The index in the recording of the loaded trace's first event: a window's first (the file's
+ * numbering is the one every view uses), else 0.
+ */
+export function firstEventOf(overview: Pick<TimelineOverview, 'window'>): number {
+  return overview.window?.firstEvent ?? 0;
+}
+
+/**
+ * "after event 1,234" for a state (state s follows event s - 1 of the loaded trace), the event named as
+ * the recording numbers it (`first`: `firstEventOf`); state 0 is before the first event, or when a
+ * window opens.
+ */
+export function stateLabel(state: number, first = 0): string {
+  if (state === 0) return first > 0 ? 'when the window opens' : 'before the first event';
+  return `after event ${formatCount(first + state - 1)}`;
 }
 
 export function lifetime(d: BlockDetail, overview: TimelineOverview): string {
   const origin = overview.axis.kind === 'time' ? overview.axis.start : undefined;
+  const first = firstEventOf(overview);
   const at = (event: number, time: number | undefined) =>
-    `event ${formatCount(event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
+    `event ${formatCount(first + event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
   const born = d.allocEvent >= 0 ? `allocated at ${at(d.allocEvent, d.allocTimeUs)}` : d.allocEvent === BEFORE_WINDOW ? 'allocated before the loaded window' : 'allocated before recording began';
   const died = d.freeEvent >= 0 ? `freed at ${at(d.freeEvent, d.freeTimeUs)}` : 'still allocated at the end';
   const span = d.allocTimeUs !== undefined && d.freeTimeUs !== undefined ? `, alive ${formatDuration(d.freeTimeUs - d.allocTimeUs)}` : '';
@@ -99,7 +113,7 @@ export function tooltipLines(
       return w
         ? [
             `${formatBytes(w.rest[hit.step])} in smaller blocks, merged`,
-            `of ${formatBytes(w.envelope[hit.step])} allocated ${stateLabel(w.stepState[hit.step])}`,
+            `of ${formatBytes(w.envelope[hit.step])} allocated ${stateLabel(w.stepState[hit.step], firstEventOf(overview))}`,
             'Zoom in to see them one by one',
           ]
         : [];
@@ -112,14 +126,14 @@ export function tooltipLines(
         : [];
     case 'peak': {
       const p = overview.peak;
-      return [`Peak: ${formatBytes(p.bytes)} ${stateLabel(p.state)}`, p.line ? `reached by ${lineLabel(p.line.file, p.line.line, overview.places)}` : ''];
+      return [`Peak: ${formatBytes(p.bytes)} ${stateLabel(p.state, firstEventOf(overview))}`, p.line ? `reached by ${lineLabel(p.line.file, p.line.line, overview.places)}` : ''];
     }
     case 'finding':
       return [hit.marker.title, hit.marker.message];
     case 'oom': {
       const o = overview.ooms[hit.index];
       return [
-        `Out of memory ${stateLabel(o.state)}`,
+        `Out of memory ${stateLabel(o.state, firstEventOf(overview))}`,
         `requested ${formatBytes(o.requestedBytes)}${o.deviceFreeBytes !== undefined ? `, ${formatBytes(o.deviceFreeBytes)} free on the device` : ''}`,
         o.line ? `at ${lineLabel(o.line.file, o.line.line, overview.places)}` : '',
       ];

@@ -72,7 +72,7 @@ export function hitTest(frame: DrawnFrame, cssX: number, cssY: number): Hit | un
   if (best >= 0) return { kind: 'block', index: best, record: w.blockRecord[best], step };
   if (Math.abs(sx(overview.peak.x) - x) <= near) return { kind: 'peak' };
   if (bytes < w.envelope[step]) return { kind: 'rest', step };
-  if (bytes < w.reserved[step]) return { kind: 'reserved', step };
+  if (overview.reservedUnknown === undefined && bytes < w.reserved[step]) return { kind: 'reserved', step };
   return undefined;
 }
 

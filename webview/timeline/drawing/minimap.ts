@@ -89,16 +89,19 @@ export class Minimap {
     }
     ctx.fill();
     ctx.globalAlpha = 1;
-    ctx.strokeStyle = theme.reserved;
-    ctx.lineWidth = dpr;
-    ctx.beginPath();
-    for (let i = 0; i < s.stepState.length; i++) {
-      const y = Math.round(sy(s.reserved[i])) + 0.5;
-      if (i === 0) ctx.moveTo(sx(s.stepX[i]), y);
-      else ctx.lineTo(sx(s.stepX[i]), y);
-      ctx.lineTo(sx(s.stepX[i + 1]), y);
+    // Where the snapshot does not record reserved memory, no line claims a figure for it.
+    if (overview.reservedUnknown === undefined) {
+      ctx.strokeStyle = theme.reserved;
+      ctx.lineWidth = dpr;
+      ctx.beginPath();
+      for (let i = 0; i < s.stepState.length; i++) {
+        const y = Math.round(sy(s.reserved[i])) + 0.5;
+        if (i === 0) ctx.moveTo(sx(s.stepX[i]), y);
+        else ctx.lineTo(sx(s.stepX[i]), y);
+        ctx.lineTo(sx(s.stepX[i + 1]), y);
+      }
+      ctx.stroke();
     }
-    ctx.stroke();
     ctx.fillStyle = theme.oom;
     for (const o of overview.ooms) ctx.fillRect(Math.round(sx(o.x)) - dpr, top, 2 * dpr, height);
 

@@ -24,20 +24,25 @@ export function byteTicks(min: number, max: number, count: number): Tick[] {
   return ticks;
 }
 
-function compactCount(n: number): string {
+/** "12k", "1.385M": with the decimals the tick step needs, so that no two ticks read the same. */
+function compactCount(n: number, step: number): string {
   const a = Math.abs(n);
-  if (a >= 1e6) return `${+(n / 1e6).toFixed(a >= 1e7 ? 1 : 2)}M`;
-  if (a >= 1e3) return `${+(n / 1e3).toFixed(a >= 1e4 ? 0 : 1)}k`;
-  return String(Math.round(n));
+  const [unit, suffix] = a >= 1e6 ? [1e6, 'M'] : a >= 1e3 ? [1e3, 'k'] : [1, ''];
+  const decimals = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9), a >= 10 * unit ? 0 : 1));
+  return `${+(n / unit).toFixed(decimals)}${suffix}`;
 }
 
-/** Ticks on the event axis (x = state index; labelled by event number). */
-export function eventTicks(x0: number, x1: number, count: number): Tick[] {
+/**
+ * Ticks on the event axis (x = state index; labelled by event number), numbered as the recording
+ * numbers its events: a loaded window's x = 0 is the recording's event `first`, and the ticks fall
+ * on round numbers of the recording.
+ */
+export function eventTicks(x0: number, x1: number, count: number, first = 0): Tick[] {
   const step = Math.max(1, niceDecimalStep(x1 - x0, count));
   const ticks: Tick[] = [];
   // Compact labels (12k) only when the step is round enough for them not to repeat.
-  const label = (v: number) => (step >= 1000 || v < 1000 ? compactCount(v) : formatCount(v));
-  for (let v = Math.ceil(x0 / step) * step; v <= x1; v += step) ticks.push({ value: v, label: label(v) });
+  const label = (v: number) => (step >= 1000 || v < 1000 ? compactCount(v, step) : formatCount(v));
+  for (let v = Math.ceil((x0 + first) / step) * step; v <= x1 + first; v += step) ticks.push({ value: v - first, label: label(v) });
   return ticks;
 }
 

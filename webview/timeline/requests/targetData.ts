@@ -11,6 +11,7 @@
 import type { AxisKind, LineBlocks, LineRow, SnapshotChoice, Target, TimelineOverview } from '../../../src/protocol/timeline';
 import { distinctLineColors } from '../drawing/lineColors';
 import type { Screen } from '../parts';
+import { allocatorNotice } from '../controls/statusText';
 import type { PageStore } from '../state/store';
 import { onFocusBlocks, onSnapshots, onTarget } from '../state/transitions';
 import type { AllocatorData } from './allocatorData';
@@ -235,6 +236,12 @@ export class TargetData {
   private overviewArrived(overview: TimelineOverview): void {
     const { store, spans, screen } = this.parts;
     store.set({ overview });
+    // Show: Allocator where it cannot be shown: the blocks instead, and the status line says why.
+    if (overview.allocatorUnavailable !== undefined && store.state.mode === 'allocator') {
+      store.update({ mode: 'blocks' });
+      store.set({ notice: allocatorNotice(overview.allocatorUnavailable) });
+      screen.showMode();
+    }
     const { x0, x1 } = store.state;
     store.moveViewport(x0 !== undefined && x1 !== undefined ? { x0, x1 } : { x0: overview.axis.start, x1: overview.axis.end });
     if (store.state.pinnedRecord !== undefined) this.askBlock(store.state.pinnedRecord);

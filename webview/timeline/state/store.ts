@@ -34,6 +34,8 @@ export interface PageData {
   readonly allocatorFacts: AllocatorFacts | undefined;
   /** The segment map at the chosen moment (its `event` is the moment - 1). */
   readonly segmentMap: SegmentMapView | undefined;
+  /** Why the view asked for is not shown (Show: Allocator where the overview has `allocatorUnavailable`), for the status line. */
+  readonly notice: string | undefined;
 }
 
 /** The data of one axis of the target: asked again when the axis changes. */
@@ -47,6 +49,7 @@ const NO_TARGET_DATA = {
   stackIds: undefined,
   allocatorFacts: undefined,
   segmentMap: undefined,
+  notice: undefined,
 } as const satisfies Partial<PageData>;
 
 const NO_DATA: PageData = { snapshots: [], target: undefined, ...NO_TARGET_DATA };

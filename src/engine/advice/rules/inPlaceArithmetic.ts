@@ -269,8 +269,8 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
     d.peakEventIndex < 0
       ? 'The device\'s peak is its state before the first recorded event, which no line changes.'
       : saving > 0
-        ? `Replaying the trace without them lowers the device's peak by ${formatBytes(saving)} (from ${formatBytes(d.peakBytes)} to ${formatBytes(peakAfter)}); the line holds ${formatBytes(lineLive)} at the peak (event ${d.peakEventIndex}), ${counted(lineLiveBlocks, 'block')}.`
-        : `The line holds ${formatBytes(lineLive)} at the device's peak (event ${d.peakEventIndex}), and replaying the trace without them leaves the peak where it is (${formatBytes(d.peakBytes)}): the saving is while the line runs, not at the peak.`;
+        ? `Replaying the trace without them lowers the device's peak by ${formatBytes(saving)} (from ${formatBytes(d.peakBytes)} to ${formatBytes(peakAfter)}); the line holds ${formatBytes(lineLive)} at the peak (event ${ctx.eventName(d.peakEventIndex)}), ${counted(lineLiveBlocks, 'block')}.`
+        : `The line holds ${formatBytes(lineLive)} at the device's peak (event ${ctx.eventName(d.peakEventIndex)}), and replaying the trace without them leaves the peak where it is (${formatBytes(d.peakBytes)}): the saving is while the line runs, not at the peak.`;
   const advice = offered
     ? `${form.target} belongs to this function and nothing else reads its old value, so its memory can be reused: consider \`${form.suggestion}\`.`
     : `Consider \`${form.suggestion}\` where nothing else needs the old value of ${form.target}. No quick fix is offered: ${verdict.safe ? 'the trace shows no result of the size of the old value, so the in-place call might change its shape or element type' : verdict.reason}.`;

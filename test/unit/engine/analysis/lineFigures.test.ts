@@ -20,7 +20,7 @@ import { Action } from '../../../../src/engine/snapshot/model';
 import { changedLines, compareRuns } from '../../../../src/engine/compare/diff';
 import { renderAnalysis } from '../../../../src/cli/render';
 import { hoverMarkdown as compareHover } from '../../../../src/extension/compare/deltaText';
-import { hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
+import { COLUMN_GAP, hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
 import { lineRow } from '../../../../src/extension/timeline/rows';
 import { summaryFigures } from '../../../../webview/summary/figures';
 import { tableColumns } from '../../../../webview/timeline/state/tableColumns';
@@ -190,7 +190,8 @@ describe('a figure planted in the registry', () => {
     assert.equal(setting.enum.at(-1), PLANTED_KEY);
     assert.equal(setting.enumDescriptions.at(-1), 'Bytes of segments the allocator reserved from the device under this line (`3.2 GiB segments reserved`).');
     const md = hoverMarkdown({ snapshotId: 's', snapshotLabel: 's', device: 0, peakBytes: 16 * GiB, figures: line(6), detail: undefined, stale: false, isMapped: () => true, figureRegistry: WITH_PLANTED });
-    assert.ok(md.split('\n').includes('| segments reserved | 4.0 GiB |  |'), md);
+    // Each figure after the hover's column gap (issue 29: VS Code draws hover tables without padding).
+    assert.ok(md.split('\n').includes(`| segments reserved | ${COLUMN_GAP}4.0 GiB |  |`), md);
   });
 
   it("reaches a function's figures (the code lens), counted once per block of lines", () => {

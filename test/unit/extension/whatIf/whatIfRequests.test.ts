@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
+import { encodePickle } from '../../../../src/engine/pickle/encoder';
 import { SnapshotSession } from '../../../../src/engine/session/session';
 import type { WhatIfBackend } from '../../../../src/extension/whatIf/whatIfRequests';
 import { answerPredict, describeSubject } from '../../../../src/extension/whatIf/whatIfRequests';
@@ -46,6 +47,22 @@ describe('what-if host answers', { skip: corpusMissing }, () => {
     const oomFiles = new Set(table.table.rows.flatMap((r) => r.cells.flatMap((c) => (c.oom?.file ? [c.oom.file] : []))));
     assert.deepEqual(new Set(table.mapped), new Set([...oomFiles].filter((f) => f.endsWith('model.py'))));
     await assert.rejects(describeSubject({ snapshotId: 'gone', device: 0 }, backend, () => undefined), /no longer loaded/);
+  });
+
+  it('where the replay does not apply (a trace that allocates more than its segments reserve), the check alone, and no prediction (issue 29)', async () => {
+    const frames = [{ filename: '/home/u/train.py', line: 3, name: 'train' }];
+    const markup = encodePickle({ segments: [], device_traces: [[{ action: 'alloc', addr: 0x7f0000000000, size: GiB, stream: 0, time_us: 1, frames }]] });
+    const unknown = new SnapshotSession(snapshotFromBytes(markup), markup.byteLength, {});
+    const other: WhatIfBackend = {
+      worker: () => (method, params) => Promise.resolve(dispatch(method as QueryName, params as never, { session: unknown, progress: () => undefined }) as never),
+      mapped: () => Promise.resolve([]),
+    };
+    const posted: HostToWhatIf[] = [];
+    await describeSubject(subject, other, (m) => posted.push(m));
+    assert.deepEqual(posted.map((m) => m.type), ['check']);
+    const answer = await answerPredict(3, { capacityBytes: 8 * GiB, allocConf: '', memoryFraction: null }, subject, other);
+    assert.equal(answer.type, 'error');
+    assert.match(answer.type === 'error' ? answer.message : '', /^No prediction: The trace records allocations but no memory segment/);
   });
 
   it('a prediction is the core\'s for the question asked', async () => {

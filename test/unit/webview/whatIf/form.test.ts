@@ -10,11 +10,21 @@ describe('the what-if form', () => {
     assert.deepEqual(checkForm(EMPTY_FORM), { ok: true, question: { capacityBytes: null, allocConf: '', memoryFraction: null } });
   });
 
-  it('reads a GPU memory as people write it (GiB binary, GB decimal) and the options as PYTORCH_CUDA_ALLOC_CONF takes them', () => {
+  it('reads a GPU memory as people mean it (a GPU sold as "12 GB" has 12 GiB) and the options as PYTORCH_CUDA_ALLOC_CONF takes them', () => {
     const check = checkForm({ capacity: ' 12 GiB ', allocConf: 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:128', memoryFraction: '0.5' });
     assert.deepEqual(check, { ok: true, question: { capacityBytes: 12 * GiB, allocConf: 'expandable_segments:True,max_split_size_mb:128', memoryFraction: 0.5 } });
-    const decimal = checkForm({ capacity: '24GB', allocConf: '', memoryFraction: '' });
-    assert.deepEqual(decimal.ok && decimal.question.capacityBytes, 24e9);
+    // Issue 29: "12 GB" read as 10^9 bytes each gave 11.18 GiB, while the table's "12 GB" row is 12 GiB.
+    const capacity = (text: string) => {
+      const c = checkForm({ capacity: text, allocConf: '', memoryFraction: '' });
+      return c.ok ? c.question.capacityBytes : undefined;
+    };
+    assert.equal(capacity('12 GB'), 12 * GiB);
+    assert.equal(capacity('24GB'), 24 * GiB);
+    assert.equal(capacity('12G'), 12 * GiB);
+    assert.equal(capacity('12gb'), 12 * GiB);
+    assert.equal(capacity('24576 MB'), 24 * GiB, 'nvidia-smi\'s MiB written as MB');
+    assert.equal(capacity('1.5 TB'), 1.5 * 1024 * GiB);
+    assert.equal(capacity('8589934592'), 8 * GiB, 'a plain number is bytes');
   });
 
   it('names the field of the first problem, in PyTorch\'s words where PyTorch would refuse', () => {
@@ -22,7 +32,7 @@ describe('the what-if form', () => {
       const c = checkForm({ capacity, allocConf, memoryFraction });
       return c.ok ? 'ok' : `${c.field}: ${c.message}`;
     };
-    assert.match(problem('twelve', '', ''), /^capacity: A size such as 12 GiB/);
+    assert.match(problem('twelve', '', ''), /^capacity: A size such as 12 GB \(as GPUs are sold: 12 GiB\)/);
     assert.match(problem('0', '', ''), /^capacity:/);
     assert.match(problem('-3 GiB', '', ''), /^capacity:/);
     assert.match(problem('4096 TiB', '', ''), /^capacity: That is more memory than any GPU has/);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WhatIfOom, WhatIfReplayed } from '../../../../src/engine/allocator/whatIf';
 import type { RecordingStart } from '../../../../src/engine/allocator/traceReplay';
-import { capacityText, cellText, gpuSizeText, oomText, resultLines } from '../../../../webview/whatIf/whatIfText';
+import { capacityText, cellText, columnPeakText, gpuSizeText, oomText, resultLines } from '../../../../webview/whatIf/whatIfText';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
@@ -69,8 +69,18 @@ describe('what-if words', () => {
 
   it('capacities and GPU sizes', () => {
     assert.equal(capacityText(result({ capacityBytes: null }), undefined, null), 'no memory limit');
-    assert.equal(capacityText(result(), { capacityBytes: 8 * GiB, allocConf: '', memoryFraction: 0.5 }, null), 'a GPU of 8.00 GiB x 0.5 (set_per_process_memory_fraction)');
+    // The bytes used, so that how a typed size was read is plain (issue 29).
+    assert.equal(capacityText(result(), { capacityBytes: 8 * GiB, allocConf: '', memoryFraction: 0.5 }, null), 'a GPU of 8.00 GiB (8,589,934,592 bytes) x 0.5 (set_per_process_memory_fraction)');
     assert.equal(capacityText(result({ capacityBytes: 78.5 * GiB }), { capacityBytes: null, allocConf: '', memoryFraction: null }, 78.5 * GiB), 'the 78.50 GiB the recording had');
     assert.equal(gpuSizeText(12 * GiB), '12 GB');
+  });
+
+  it('a column\'s heading says its peak is a replay with no memory limit, and the recorded settings\' title names the recording\'s own peak (issue 29)', () => {
+    // The NCA run: the recorded settings reserve 23.5 GiB with no limit, where the recording reserved 20.7 GiB.
+    const recorded = columnPeakText(23.5 * GiB, 'recorded', 20.7 * GiB);
+    assert.equal(recorded.text, 'no limit: peak 23.5 GiB');
+    assert.equal(recorded.title, 'Replayed with no memory limit, these settings reserve at most 23.5 GiB; the recording itself reserved at most 20.7 GiB. The rows below replay each GPU size.');
+    assert.equal(columnPeakText(11 * GiB, 'expandable', 20.7 * GiB).title, 'Replayed with no memory limit, these settings reserve at most 11.0 GiB. The rows below replay each GPU size.');
+    assert.equal(columnPeakText(23.5 * GiB, 'recorded', undefined).title, 'Replayed with no memory limit, these settings reserve at most 23.5 GiB. The rows below replay each GPU size.');
   });
 });

@@ -91,7 +91,7 @@ function drawXAxis({ ctx, scene: { overview }, theme, plot, scales: { sx } }: La
   const xTicks: Tick[] =
     overview.axis.kind === 'time'
       ? timeTicks(plot.x0, plot.x1, overview.axis.start, Math.max(2, Math.floor(width / (90 * dpr))))
-      : eventTicks(plot.x0, plot.x1, Math.max(2, Math.floor(width / (70 * dpr))));
+      : eventTicks(plot.x0, plot.x1, Math.max(2, Math.floor(width / (70 * dpr))), overview.window?.firstEvent ?? 0);
   ctx.fillStyle = theme.muted;
   ctx.textAlign = 'right';
   ctx.fillText(overview.axis.kind === 'time' ? 'time' : 'events', left - 6 * dpr, top + height + 12 * dpr);

@@ -43,6 +43,8 @@ export interface Label {
   readonly request: LabelRequest;
   readonly font: string;
   readonly color: string;
+  /** A colour drawn behind the text, for a label that sits over filled bands (the segment map's moment). */
+  readonly backdrop?: string;
 }
 
 /** One frame as a layer sees it. Positions are device pixels. */

@@ -208,7 +208,10 @@ export const momentLayer: ChartLayer = {
     ctx.lineWidth = 1.5 * dpr;
     ctx.strokeRect(a, top, b - a, height);
     const text = moment === 0 ? 'map: start' : `map: event ${formatCount(moment - 1)}`;
-    labels.push({ request: { text, anchorX: b, width: ctx.measureText(text).width, rows: [top + height - 10 * dpr], priority: 1 }, font: ctx.font, color: theme.selection });
+    // Near the top, under the peak's and the OOMs' rows, on a backdrop: not on the x axis among the bands
+    // (where it sat at 300 px, issue 29), and readable over the segments.
+    const rows = [top + 36 * dpr, top + 50 * dpr, top + 64 * dpr].filter((y) => y < top + height - 24 * dpr);
+    labels.push({ request: { text, anchorX: b, width: ctx.measureText(text).width, rows, priority: 1 }, font: ctx.font, color: theme.selection, backdrop: theme.background });
   },
 };
 

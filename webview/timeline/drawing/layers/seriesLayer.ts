@@ -9,7 +9,8 @@ export const seriesLayer: ChartLayer = {
   draw({ ctx, span: w, scene, theme, plot: { dpr }, scales }) {
     if (!w) return;
     drawStepLine(ctx, w, (i) => w.envelope[i], scales, theme.allocated, 1.25 * dpr, []);
-    drawStepLine(ctx, w, (i) => w.reserved[i], scales, theme.reserved, 1.25 * dpr, [4 * dpr, 3 * dpr]);
+    // Where the snapshot does not record reserved memory, no line claims a figure for it.
+    if (scene.overview.reservedUnknown === undefined) drawStepLine(ctx, w, (i) => w.reserved[i], scales, theme.reserved, 1.25 * dpr, [4 * dpr, 3 * dpr]);
     if (scene.overview.measured) drawMeasuredLine(ctx, scene.overview.measured, scales, theme.measured, 1.5 * dpr);
   },
 };

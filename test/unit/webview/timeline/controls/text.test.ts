@@ -9,6 +9,7 @@ import type { BlockDetail, TimelineOverview, TimelineSpan } from '../../../../..
 import type { PeakBucketKind } from '../../../../../src/engine/analysis/peakBreakdown';
 import { statusText } from '../../../../../webview/timeline/controls/statusText';
 import { tooltipLines, unattributedLabel } from '../../../../../webview/timeline/controls/tooltipText';
+import { deviceOptionLabel } from '../../../../../webview/timeline/controls/statusText';
 
 const MiB = 1024 ** 2;
 
@@ -131,5 +132,11 @@ describe('timeline tooltip', () => {
     const reserved = tooltipLines({ kind: 'reserved', step: 1 }, w, o, undefined);
     assert.deepEqual(reserved, ['2.0 MiB reserved but not allocated (cached by PyTorch)', '8.0 MiB reserved, 6.0 MiB allocated']);
     assert.ok(!reserved.join(' ').includes('NaN'));
+  });
+});
+
+describe('the timeline\'s device selector (issue 29, found trying the VSIX)', () => {
+  it('names a device as the summary does ("Device 1 · 78.3 GiB"), not "GPU 1" (a CPU run has devices too)', () => {
+    assert.equal(deviceOptionLabel({ device: 1, peakBytes: 78.3 * 2 ** 30 }), 'Device 1 · 78.3 GiB');
   });
 });
