@@ -49,9 +49,9 @@ export function formatCount(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-/** A signed change of a count: +3, -2, 0. */
+/** A signed change of a count, with thousands separators as every count: +3, -2, 0, +8,410. */
 export function formatSignedCount(n: number): string {
-  return n > 0 ? `+${n}` : String(n);
+  return n > 0 ? `+${formatCount(n)}` : formatCount(n);
 }
 
 /** A device address: 0x7f3a00000000. */

@@ -14,7 +14,7 @@ import type { Navigation } from '../state/navigation';
 import type { PageStore } from '../state/store';
 import { onSort } from '../state/transitions';
 import type { ChartActions, ControlActions, TableHandlers } from './actions';
-import { allocatorNotice } from './statusText';
+import { allocatorNotice } from '../state/notice';
 
 export interface ActionParts {
   readonly store: PageStore;

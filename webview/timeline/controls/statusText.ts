@@ -28,11 +28,6 @@ export function statusText(overview: TimelineOverview, w: TimelineSpan | undefin
   return parts.join(' · ');
 }
 
-/** The status line's words when Show: Allocator cannot be shown: why, and what is shown instead. */
-export function allocatorNotice(why: string): string {
-  return `Allocator view not available: ${why}. Showing the blocks`;
-}
-
 /**
  * A device as the selector names it, in the summary's words ("Device 1 · 78.3 GiB"): it said "GPU 1",
  * beside "Device 1" on the summary, and of a workload that ran on the CPU too.

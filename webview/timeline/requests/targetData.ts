@@ -11,7 +11,7 @@
 import type { AxisKind, LineBlocks, LineRow, SnapshotChoice, Target, TimelineOverview } from '../../../src/protocol/timeline';
 import { distinctLineColors } from '../drawing/lineColors';
 import type { Screen } from '../parts';
-import { allocatorNotice } from '../controls/statusText';
+import { allocatorNotice } from '../state/notice';
 import type { PageStore } from '../state/store';
 import { onFocusBlocks, onSnapshots, onTarget } from '../state/transitions';
 import type { AllocatorData } from './allocatorData';

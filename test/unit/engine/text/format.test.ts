@@ -36,6 +36,8 @@ describe('writing numbers', () => {
     assert.equal(formatSignedCount(3), '+3');
     assert.equal(formatSignedCount(-2), '-2');
     assert.equal(formatSignedCount(0), '0');
+    assert.equal(formatSignedCount(8410), '+8,410');
+    assert.equal(formatSignedCount(-12345), '-12,345');
     assert.equal(formatPercent(1, 3), '33%');
     assert.equal(formatPercent(1, 200), '0.5%');
     assert.equal(formatHex(0x7f3a00000000), '0x7f3a00000000');
