@@ -1,5 +1,5 @@
 /** The lines that say a snapshot is a prediction: for which GPU, whether the run fits, what was assumed. */
-import type { Prediction } from '../engine/snapshot/prediction';
+import type { Prediction } from '../engine/snapshot/model';
 import { formatBytes, formatCount } from '../engine/text/format';
 import { plainText } from '../engine/text/plainText';
 import { baseName } from '../engine/paths/recordedPath';

@@ -9,7 +9,7 @@ import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import type { FigureValues } from '../engine/analysis/lineFigures';
 import type { CellPlaces } from '../engine/paths/places';
-import type { Prediction } from '../engine/snapshot/prediction';
+import type { Prediction } from '../engine/snapshot/model';
 import type { WindowSummary } from '../engine/analysis/summary';
 import type { OpenLine } from './openLine';
 

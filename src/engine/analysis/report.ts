@@ -3,7 +3,7 @@
  * (line numbers PyTorch writes as 2^64-1) are printed exactly, never rounded.
  */
 import type { LineNumber } from '../snapshot/model';
-import type { Prediction } from '../snapshot/prediction';
+import type { Prediction } from '../snapshot/model';
 import type { CellPlaces, PlacedLine } from '../paths/places';
 import { placeLine } from '../paths/places';
 import type { Analysis } from './analyze';

@@ -21,7 +21,7 @@ import { ExpandableSegment } from '../allocator/segments';
 import type { AllocatorSettings } from '../allocator/settings';
 import { recordedSettings } from '../allocator/settings';
 import { ROUNDUP_INTERVALS } from '../allocator/sizes';
-import type { PredictionPlacement } from '../snapshot/prediction';
+import type { PredictionPlacement } from '../snapshot/model';
 import { PredictedDevice } from './predictedDevice';
 
 type Dict = { [key: string]: PlainValue | undefined };

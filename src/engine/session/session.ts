@@ -1,5 +1,5 @@
 /** What one snapshot worker holds: the model and its analysis under the current filter. */
-import type { Prediction } from '../snapshot/prediction';
+import type { Prediction } from '../snapshot/model';
 import type { Analysis } from '../analysis/analyze';
 import { analyzeSnapshot } from '../analysis/analyze';
 import { advise } from '../advice/advise';

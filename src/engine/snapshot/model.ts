@@ -7,8 +7,6 @@
  * a few typed arrays rather than a million objects.
  */
 
-import type { Prediction } from './prediction';
-
 /** A source line number. `bigint` only for values beyond 2^53 (PyTorch sometimes writes 2^64-1). */
 export type LineNumber = number | bigint;
 
@@ -213,4 +211,54 @@ export function devicesOf(snapshot: Snapshot): number[] {
   for (const segment of snapshot.segments) devices.add(segment.device);
   for (const trace of snapshot.traces) if (trace.length > 0) devices.add(trace.device);
   return [...devices].sort((a, b) => a - b);
+}
+
+/**
+ * A predicted snapshot (Predict VRAM, the snapshot's `vram_lens.predicted` key; `readPrediction` in
+ * prediction.ts): for which GPU, what was assumed, and once placed by the caching allocator, whether it fits.
+ */
+/** The GPU a snapshot was predicted for. */
+export interface PredictedGpu {
+  readonly name: string;
+  readonly memoryBytes: number;
+  /** CUDA compute capability, "8.0". */
+  readonly capability: string;
+}
+
+/** A value the prediction could not know (or a kernel it chose), on the line that needed it. */
+export interface PredictionAssumption {
+  /** 'value' (.item(), bool()), 'size' (nonzero, masks, unique), 'sdpa', 'compile', 'reserved', 'unsupported', ... */
+  readonly kind: string;
+  readonly filename: string;
+  readonly line: number;
+  readonly message: string;
+  /** How many times the line needed it. */
+  readonly count: number;
+}
+
+/** What the caching allocator's replay found, once placed. */
+export interface PredictionPlacement {
+  /** Whether the run fits: no allocation failed under the GPU's memory. */
+  readonly fits: boolean;
+  readonly peakReservedBytes: number;
+  /** Peak reserved with no memory limit (what the run needs), when it does not fit. */
+  readonly neededReservedBytes: number;
+  /** The allocation that failed, when one did: bytes asked for, reserved then, and where in the trace (-1: before it). */
+  readonly oom?: { readonly requestedBytes: number; readonly reservedBytes: number; readonly event: number };
+}
+
+export interface Prediction {
+  readonly gpu: PredictedGpu;
+  readonly torch: string;
+  readonly python: string;
+  /** 'fake': tensors without data; 'cpu': real data on the CPU. */
+  readonly data: string;
+  /** 'program': the program's own _record_memory_history calls set the window; 'run': the whole run. */
+  readonly window: string;
+  readonly placed: boolean;
+  readonly workspaceBytes: number;
+  readonly peakAllocatedBytes: number;
+  readonly memoryFraction?: number;
+  readonly assumptions: readonly PredictionAssumption[];
+  readonly placement?: PredictionPlacement;
 }

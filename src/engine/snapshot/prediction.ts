@@ -1,5 +1,5 @@
 /**
- * A predicted snapshot (Predict VRAM): written by the bootstrap from a run on fake 'cuda' tensors, for a GPU
+ * Reading a predicted snapshot's key (Predict VRAM; the model's `Prediction`): written by the bootstrap from a run on fake 'cuda' tensors, for a GPU
  * the user chose, under the snapshot's `vram_lens.predicted` key. Every view that shows such a snapshot says
  * it is a prediction and for which GPU; this module reads the key (malformed parts are dropped, never fatal).
  *
@@ -8,54 +8,9 @@
  * (`engine/predict/placement.ts`) and rewrites the file with real segments (`placed` true, `history` gone,
  * `placement` set).
  */
+import type { Prediction, PredictionAssumption, PredictionPlacement } from './model';
 import type { Dict } from './pyFields';
 import { isDict } from './pyFields';
-
-/** The GPU a snapshot was predicted for. */
-export interface PredictedGpu {
-  readonly name: string;
-  readonly memoryBytes: number;
-  /** CUDA compute capability, "8.0". */
-  readonly capability: string;
-}
-
-/** A value the prediction could not know (or a kernel it chose), on the line that needed it. */
-export interface PredictionAssumption {
-  /** 'value' (.item(), bool()), 'size' (nonzero, masks, unique), 'sdpa', 'compile', 'reserved', 'unsupported', ... */
-  readonly kind: string;
-  readonly filename: string;
-  readonly line: number;
-  readonly message: string;
-  /** How many times the line needed it. */
-  readonly count: number;
-}
-
-/** What the caching allocator's replay found, once placed. */
-export interface PredictionPlacement {
-  /** Whether the run fits: no allocation failed under the GPU's memory. */
-  readonly fits: boolean;
-  readonly peakReservedBytes: number;
-  /** Peak reserved with no memory limit (what the run needs), when it does not fit. */
-  readonly neededReservedBytes: number;
-  /** The allocation that failed, when one did: bytes asked for, reserved then, and where in the trace (-1: before it). */
-  readonly oom?: { readonly requestedBytes: number; readonly reservedBytes: number; readonly event: number };
-}
-
-export interface Prediction {
-  readonly gpu: PredictedGpu;
-  readonly torch: string;
-  readonly python: string;
-  /** 'fake': tensors without data; 'cpu': real data on the CPU. */
-  readonly data: string;
-  /** 'program': the program's own _record_memory_history calls set the window; 'run': the whole run. */
-  readonly window: string;
-  readonly placed: boolean;
-  readonly workspaceBytes: number;
-  readonly peakAllocatedBytes: number;
-  readonly memoryFraction?: number;
-  readonly assumptions: readonly PredictionAssumption[];
-  readonly placement?: PredictionPlacement;
-}
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);

@@ -8,7 +8,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { decodePickle } from '../../engine/pickle/decoder';
 import { encodePickle } from '../../engine/pickle/encoder';
 import { placePrediction } from '../../engine/predict/placement';
-import type { PredictionPlacement } from '../../engine/snapshot/prediction';
+import type { PredictionPlacement } from '../../engine/snapshot/model';
 
 export interface PlacedFile {
   readonly path: string;
