@@ -1,7 +1,7 @@
 import { appendRange } from './arrays';
 import { readInt32, readUint16, readUint32, readUint64 } from './binary';
 import { PickleError } from './errors';
-import { corrupt, missingMark, missingMemoKey, setItem, truncated, underflow, utf8OrThrow, wrongTarget, type Machine } from './machine';
+import { corrupt, missingMark, missingMemoKey, setItem, truncated, underflow, utf8OrThrow, wrongTarget, type EntryReader, type Machine } from './machine';
 import { Memo, MemoToken, RestartWithoutFastPath } from './memo';
 import { decodeLong } from './numbers';
 import { HIGHEST_PROTOCOL, Op } from './opcodes';
@@ -10,17 +10,7 @@ import { isPyDict, type PyValue } from './values';
 import { ContentError } from '../base/errors';
 
 export { isPyDict, PY_NON_STRING_KEYS, type PyDict, type PyValue } from './values';
-
-/**
- * Reads trace entries straight from the bytes (`traceEntries.ts`): called after a MARK over a list
- * when the next opcode builds a dict. It reads entries from `m.pos` while they have the shape it
- * knows, advances `m.pos` past them and leaves the stack alone; it reads none (and changes nothing)
- * when the first is not one of them. Returns true when it stopped at an entry cut by the end of
- * `m.data` (and the input goes on): the decoder then waits for more bytes and resumes there.
- */
-export interface EntryReader {
-  read(list: PyValue[], m: Machine): boolean;
-}
+export type { EntryReader } from './machine';
 
 /** Options for {@link PickleDecoder} and {@link decodePickle}. */
 export interface DecodeOptions {
@@ -86,7 +76,7 @@ export class PickleDecoder {
   private result: PyValue = null;
 
   constructor(options: DecodeOptions = {}) {
-    this.m = { data: new Uint8Array(0), memo: new Memo(), stack: [], marks: [], sp: 0, floor: 0, pos: 0, final: false, need: 0, staged: -1, resume: -1, work: 0, base: 0, frameAt: -1, frameEnd: 0, fastPathDicts: new WeakSet() };
+    this.m = { data: new Uint8Array(0), memo: new Memo(), stack: [], marks: [], sp: 0, floor: 0, pos: 0, final: false, need: 0, staged: -1, resume: -1, work: 0, base: 0, frameAt: -1, frameEnd: 0, entries: options.entries };
     this.onProgress = options.onProgress;
     this.onAppend = options.onAppend;
     this.entries = options.entries;
@@ -420,7 +410,7 @@ export class PickleDecoder {
             if (first <= floor) throw underflow(at, 'SETITEMS');
             const dict = stack[first - 1];
             if (!isPyDict(dict)) throw wrongTarget(at, 'SETITEMS', 'dict');
-            if (entries !== undefined && m.fastPathDicts.has(dict)) throw new RestartWithoutFastPath();
+            if (entries !== undefined && entries.readsDict(dict)) throw new RestartWithoutFastPath();
             if ((sp - first) % 2 !== 0) throw corrupt(at, 'SETITEMS has an odd number of items');
             for (let i = first; i < sp; i += 2) {
               const key = stack[i];

@@ -15,8 +15,7 @@
  */
 import { ContentError } from '../base/errors';
 import { readInt32, readUint16, readUint32, readUint64 } from './binary';
-import type { EntryReader } from './decoder';
-import type { Machine } from './machine';
+import type { EntryReader, Machine } from './machine';
 import { CONSUMED_ENTRY, MemoToken } from './memo';
 import { decodeLong } from './numbers';
 import { Op } from './opcodes';
@@ -25,13 +24,22 @@ import type { PyDict, PyValue } from './values';
 
 /** An entry's frames, as read: what the sink turns into a stack id. */
 export interface EntryFrames {
-  /** 'none': no frames list (missing, None or a scalar); 'stack': a list read before (its stack id in `stack`); 'list': a list the general machine built (`list`); 'dicts': a new list of these frame dicts. */
-  kind: 'none' | 'stack' | 'list' | 'dicts';
+  /**
+   * 'none': no frames list (missing, None or a scalar); 'stack': a list read before (its stack id in
+   * `stack`); 'list': a list the general machine built (`list`); 'ids': a new list, its items in `ids`.
+   */
+  kind: 'none' | 'stack' | 'list' | 'ids';
   stack: number;
   list: PyValue[] | undefined;
-  /** The frame dicts of a new list, `dictCount` of them (the array is reused). */
-  dicts: PyDict[];
-  dictCount: number;
+  /**
+   * The items of a new list, `idCount` of them (the array is reused): a frame id (>= 0) where the item
+   * is a frame dict the sink interned before (read back from the memo), else `-1 - j` for the frame
+   * dict `pending[j]`, which the sink interns (and so checks) when the entry is written.
+   */
+  ids: Int32Array;
+  idCount: number;
+  pending: PyDict[];
+  pendingCount: number;
 }
 
 /** The numeric fields of an entry, by their index in {@link EntryFields.numbers}. */
@@ -70,10 +78,11 @@ export interface EntrySink {
   push(list: PyValue[], entry: EntryFields): number;
   /** The code of a known action name, -1 for any other (the reader remembers it per memo key). */
   actionCode(name: string): number;
-  /** False when entries' stacks are not kept: the reader may then step over frames the sink says it {@link skipsInterned}. */
-  readonly stacks: boolean;
-  /** True for an item of a frames list that need not be handed over (a frame dict the sink interned and checked before). */
-  skipsInterned(value: unknown): boolean;
+  /**
+   * The frame id of a frame dict the sink interned before (-1 for anything else): an item of a frames
+   * list read back from the memo is then one id, with nothing read from the dict.
+   */
+  frameIdOf(value: unknown): number;
 }
 
 const enum Key {
@@ -103,6 +112,9 @@ const ENTRY_KEYS: ReadonlyMap<string, Key> = new Map([
 
 /** Memo keys below this have their key strings' codes cached (keys are memoized early in a file). */
 const KEY_CACHE = 1 << 16;
+/** Memo keys per page of the frame id cache (`TraceEntryReader.framePages`). */
+const FRAME_PAGE_BITS = 12;
+const FRAME_PAGE = 1 << FRAME_PAGE_BITS;
 const UNKNOWN = -2;
 
 /** A value the fast path does not read (a container, a token, malformed or cut bytes). */
@@ -125,7 +137,7 @@ export class TraceEntryReader implements EntryReader {
     values: [undefined, undefined, undefined, undefined, undefined],
     userMetadata: undefined,
     compileContext: undefined,
-    frames: { kind: 'none', stack: 0, list: undefined, dicts: [], dictCount: 0 },
+    frames: { kind: 'none', stack: 0, list: undefined, ids: new Int32Array(256), idCount: 0, pending: [], pendingCount: 0 },
   };
   // The state of one read() call, as fields so the small readers below share it.
   private m!: Machine;
@@ -143,16 +155,18 @@ export class TraceEntryReader implements EntryReader {
    */
   private readonly keyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
   private readonly actionCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
-  /** Memo key -> 1 when it holds a frame dict the sink may skip (`EntrySink.skipsInterned`), kept like `keyCodes`; only without stacks. */
-  private readonly skippable: Uint8Array;
+  /**
+   * Memo key -> the id of the interned frame dict stored there (-1: not known), in pages of
+   * FRAME_PAGE keys made where frame dicts are read back, kept like `keyCodes`.
+   */
+  private framePages: (Int32Array | undefined)[] = [];
   private cachedOverwrites = 0;
 
-  /** Stacks are not kept: frames lists' items that the sink interned before are stepped over. */
-  private readonly skipInterned: boolean;
+  constructor(private readonly sink: EntrySink) {}
 
-  constructor(private readonly sink: EntrySink) {
-    this.skipInterned = !sink.stacks;
-    this.skippable = new Uint8Array(this.skipInterned ? KEY_CACHE : 0);
+  /** True for a dict the fast path has read as a frame (an interned one): changing it later must restart the decode. */
+  readsDict(dict: PyDict): boolean {
+    return this.sink.frameIdOf(dict) >= 0;
   }
 
   read(list: PyValue[], m: Machine): boolean {
@@ -196,14 +210,15 @@ export class TraceEntryReader implements EntryReader {
     f.userMetadata = f.compileContext = undefined;
     f.frames.kind = 'none';
     f.frames.list = undefined;
-    f.frames.dictCount = 0;
+    f.frames.idCount = 0;
+    f.frames.pendingCount = 0;
     this.framesKey = -1;
     this.journalLength = 0;
     const workBefore = m.work;
     if (memo.overwrites !== this.cachedOverwrites) {
       this.keyCodes.fill(UNKNOWN);
       this.actionCodes.fill(UNKNOWN);
-      this.skippable.fill(0);
+      this.framePages = [];
       this.cachedOverwrites = memo.overwrites;
     }
     const keyCodes = this.keyCodes;
@@ -433,8 +448,9 @@ export class TraceEntryReader implements EntryReader {
     }
     this.p++;
     this.m.work++;
-    frames.kind = 'dicts';
-    frames.dictCount = 0;
+    frames.kind = 'ids';
+    frames.idCount = 0;
+    frames.pendingCount = 0;
     // Memoized as an entry until the entry is done, when its stack id is known.
     const key = this.memoKeyAfter();
     if (key === -2 || (key >= 0 && !this.journalPut(key, CONSUMED_ENTRY))) return false;
@@ -451,7 +467,7 @@ export class TraceEntryReader implements EntryReader {
     while (!this.atEnd() && data[this.p] === Op.MARK) {
       this.p++;
       for (;;) {
-        if (this.skipInterned) this.stepOverInterned();
+        this.knownFrames();
         this.skipFrames();
         if (this.atEnd()) return false;
         if (data[this.p] === Op.APPENDS) {
@@ -466,18 +482,18 @@ export class TraceEntryReader implements EntryReader {
   }
 
   /**
-   * Steps over the items at `p` that are memo reads of frame dicts the sink interned before (see
-   * `EntrySink.skipsInterned`), counting each as the work of a memo read like {@link frameItem} does;
-   * stops at anything else (a new dict, another value, a FRAME opcode, the end of the bytes at hand),
-   * which the caller reads as usual.
+   * Reads the items at `p` that are memo reads of frame dicts whose ids are cached (nearly every item
+   * PyTorch writes): one small loop, so that it is optimized early in a file; stops at anything else.
    */
-  private stepOverInterned(): void {
+  private knownFrames(): void {
     const data = this.data;
     const end = this.end;
-    const memo = this.m.memo;
-    const skippable = this.skippable;
+    const pages = this.framePages;
+    const frames = this.fields.frames;
+    let ids = frames.ids;
+    const first = frames.idCount;
+    let n = first;
     let p = this.p;
-    let n = 0;
     for (;;) {
       const op = data[p];
       let k: number;
@@ -491,23 +507,44 @@ export class TraceEntryReader implements EntryReader {
       } else {
         break;
       }
-      // A key found skippable stays so while the memo overwrites nothing (the cache is cleared then).
-      if (k >= KEY_CACHE || skippable[k] === 0) {
-        if (!this.sink.skipsInterned(memo.get(k))) break;
-        if (k < KEY_CACHE) skippable[k] = 1;
-      }
+      const page = pages[k >>> FRAME_PAGE_BITS];
+      if (page === undefined) break;
+      const id = page[k & (FRAME_PAGE - 1)];
+      if (id < 0) break;
+      if (n === ids.length) ids = this.growIds();
+      ids[n++] = id;
       p = next;
-      n++;
     }
     this.p = p;
-    this.m.work += n;
+    frames.idCount = n;
+    this.m.work += n - first;
   }
 
-  /** One item of a new frames list: a frame dict, new or read back from the memo. */
+  /**
+   * One item of a new frames list: a frame dict the sink interned before, read back from the memo (one
+   * id, then cached for its memo key), else a frame dict, new or read back, that the sink interns when
+   * the entry is written.
+   */
   private frameItem(): boolean {
     const frames = this.fields.frames;
+    const data = this.data;
+    const p = this.p;
+    const op = data[p];
+    const long = op === Op.LONG_BINGET;
+    if (frames.idCount === frames.ids.length) this.growIds();
+    if ((op === Op.BINGET && p + 1 < this.end) || (long && this.end - p >= 5)) {
+      const k = long ? readUint32(data, p + 1) : data[p + 1];
+      const id = this.sink.frameIdOf(this.m.memo.get(k));
+      if (id >= 0) {
+        this.cacheFrameId(k, id);
+        frames.ids[frames.idCount++] = id;
+        this.p = p + (long ? 5 : 2);
+        this.m.work++;
+        return true;
+      }
+    }
     let dict: PyDict;
-    if (this.data[this.p] === Op.EMPTY_DICT) {
+    if (op === Op.EMPTY_DICT) {
       const read = this.frameDict();
       if (read === undefined) return false;
       dict = read;
@@ -516,9 +553,29 @@ export class TraceEntryReader implements EntryReader {
       if (value === NOT_READ || value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof MemoToken || value instanceof Uint8Array || value instanceof Set) return false;
       dict = value;
     }
-    frames.dicts[frames.dictCount++] = dict;
-    this.m.fastPathDicts.add(dict);
+    frames.ids[frames.idCount++] = -1 - frames.pendingCount;
+    frames.pending[frames.pendingCount++] = dict;
     return true;
+  }
+
+  /** Remembers that memo key `k` holds the interned frame `id` (while the memo overwrites nothing). */
+  private cacheFrameId(k: number, id: number): void {
+    const index = k >>> FRAME_PAGE_BITS;
+    let page = this.framePages[index];
+    if (page === undefined) {
+      while (this.framePages.length <= index) this.framePages.push(undefined);
+      page = new Int32Array(FRAME_PAGE).fill(-1);
+      this.framePages[index] = page;
+    }
+    page[k & (FRAME_PAGE - 1)] = id;
+  }
+
+  private growIds(): Int32Array {
+    const frames = this.fields.frames;
+    const grown = new Int32Array(2 * frames.ids.length);
+    grown.set(frames.ids);
+    frames.ids = grown;
+    return grown;
   }
 
   /** A frame dict of str keys and plain values; undefined when it is not one. */

@@ -104,24 +104,20 @@ export class TraceSink {
     return ACTION_BY_NAME.get(name) ?? -1;
   }
 
-  /**
-   * For the fast path when frames are to be read and checked only (see `stacks`): the frame dicts the
-   * reader handed over are interned (which checks them; the reader steps over those interned before:
-   * {@link skipsInterned}), a list built by the general machine is read as with stacks.
-   */
-  private checkFrames(frames: EntryFrames): number {
-    if (frames.kind === 'list') this.table.stackOf(frames.list);
-    else if (frames.kind === 'dicts') for (let i = 0; i < frames.dictCount; i++) this.table.frameOf(frames.dicts[i]);
-    return STACK_NOT_READ;
+  /** For the fast path: the frame id of a frame dict interned before, -1 for anything else. */
+  frameIdOf(value: unknown): number {
+    return this.table.internedFrameId(value);
   }
 
   /**
-   * For the fast path: whether an item of a new frames list may be stepped over without handing it to
-   * {@link push}: a frame dict interned before, when stacks are not kept (it was checked then, and
-   * interning it again would only find it).
+   * For the fast path when frames are to be read and checked only (see `stacks`): the frame dicts the
+   * reader could not name by id are interned (which checks them), a list built by the general machine
+   * is read as with stacks.
    */
-  skipsInterned(value: unknown): boolean {
-    return !this.stacks && this.table.isInterned(value);
+  private checkFrames(frames: EntryFrames): number {
+    if (frames.kind === 'list') this.table.stackOf(frames.list);
+    else if (frames.kind === 'ids') for (let j = 0; j < frames.pendingCount; j++) this.table.frameOf(frames.pending[j]);
+    return STACK_NOT_READ;
   }
 
   private stackOfFrames(frames: EntryFrames): number {
@@ -130,10 +126,11 @@ export class TraceSink {
         return frames.stack;
       case 'list':
         return this.table.stackOf(frames.list);
-      case 'dicts': {
-        const ids: number[] = [];
-        for (let i = 0; i < frames.dictCount; i++) ids.push(this.table.frameOf(frames.dicts[i]));
-        return this.table.stack(ids);
+      case 'ids': {
+        // Frame dicts not interned before are interned in the list's order, as the general machine would.
+        const ids = frames.ids;
+        for (let i = 0; i < frames.idCount; i++) if (ids[i] < 0) ids[i] = this.table.frameOf(frames.pending[-1 - ids[i]]);
+        return this.table.stackOfIds(ids, frames.idCount);
       }
       default:
         return NO_STACK;

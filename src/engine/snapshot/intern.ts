@@ -65,9 +65,10 @@ export class FrameTable {
     return id;
   }
 
-  /** True for a decoded frame dict interned (and so checked) before: its fields need not be read again. */
-  isInterned(value: unknown): boolean {
-    return typeof value === 'object' && value !== null && (value as Marked)[this.frameMark] !== undefined;
+  /** The id of a decoded frame dict interned (and so checked) before; -1 for anything else. */
+  internedFrameId(value: unknown): number {
+    if (typeof value !== 'object' || value === null) return -1;
+    return (value as Marked)[this.frameMark] ?? -1;
   }
 
   /** Interns a decoded frame dict (filename, line, name). */
@@ -81,19 +82,27 @@ export class FrameTable {
 
   /** Interns a stack of frame ids (innermost first). */
   stack(frameIds: number[]): number {
-    if (frameIds.length === 0) return NO_STACK;
+    return this.stackOfIds(frameIds, frameIds.length, frameIds);
+  }
+
+  /**
+   * Interns the stack of the first `count` ids of `ids` (innermost first), which may be a buffer the
+   * caller reuses: a new stack keeps a copy (or `own`, an array the table may keep).
+   */
+  stackOfIds(ids: ArrayLike<number>, count: number, own?: number[]): number {
+    if (count === 0) return NO_STACK;
     let hash = 0x811c9dc5;
-    for (const id of frameIds) hash = Math.imul(hash ^ id, 0x01000193);
+    for (let i = 0; i < count; i++) hash = Math.imul(hash ^ ids[i], 0x01000193);
     let bucket = this.stacksByHash.get(hash);
     if (bucket === undefined) {
       bucket = [];
       this.stacksByHash.set(hash, bucket);
     }
     for (const candidate of bucket) {
-      if (sameIds(this.stacks[candidate], frameIds)) return candidate;
+      if (sameIds(this.stacks[candidate], ids, count)) return candidate;
     }
     const id = this.stacks.length;
-    this.stacks.push(frameIds);
+    this.stacks.push(own ?? copyOf(ids, count));
     bucket.push(id);
     return id;
   }
@@ -103,8 +112,15 @@ function markOf(source: object, mark: symbol): number | undefined {
   return (source as Marked)[mark];
 }
 
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether stack `a` holds the first `count` ids of `b`. */
+function sameIds(a: readonly number[], b: ArrayLike<number>, count: number): boolean {
+  if (a.length !== count) return false;
+  for (let i = 0; i < count; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+function copyOf(ids: ArrayLike<number>, count: number): number[] {
+  const out = new Array<number>(count);
+  for (let i = 0; i < count; i++) out[i] = ids[i];
+  return out;
 }
