@@ -74,6 +74,8 @@ export interface EntryFields {
 export interface EntrySink {
   /** True when `list` takes entries this way: a trace being streamed, or an empty list (its first entry starts one). */
   accepts(list: PyValue[]): boolean;
+  /** True when `list` is a trace being streamed (an entry without an action is one of its entries). */
+  isTrace(list: PyValue[]): boolean;
   /** Writes one entry to the trace of `list`; returns the stack id of its frames. */
   push(list: PyValue[], entry: EntryFields): number;
   /** The code of a known action name, -1 for any other (the reader remembers it per memo key). */
@@ -117,6 +119,11 @@ const FRAME_PAGE_BITS = 12;
 const FRAME_PAGE = 1 << FRAME_PAGE_BITS;
 const UNKNOWN = -2;
 
+/** What a step of an entry's reading returns instead of a position: the entry is cut by the end of the bytes at hand. */
+const CUT = -2;
+/** ... or it is not one the fast path reads. */
+const NOT_OURS = -1;
+
 /** A value the fast path does not read (a container, a token, malformed or cut bytes). */
 const NOT_READ = Symbol('notRead');
 type Read = PyValue | typeof NOT_READ;
@@ -147,6 +154,8 @@ export class TraceEntryReader implements EntryReader {
   private p = 0;
   /** Memo key of the frames list being read (-1: not memoized). */
   private framesKey = -1;
+  /** Work of the entry being read (its dict and memo reads), counted once it is written. */
+  private entryWork = 0;
   /** Set when the entry being read runs past the end of the bytes at hand. */
   private cut = false;
   /**
@@ -194,17 +203,51 @@ export class TraceEntryReader implements EntryReader {
 
   /**
    * Reads one entry dict at `p`; true when it was written, false (with the memo as it was) when not.
-   * The shapes CPython writes for PyTorch's entries are read inline; anything else goes through the
-   * general readers below, which are slower but read every shape the fast path takes.
+   * Its keys may come in any order; the shapes CPython writes for PyTorch's entries are read by the
+   * small steps below, anything else through the general readers further down, which are slower but
+   * read every shape the fast path takes.
    */
   private entry(list: PyValue[]): boolean {
-    const m = this.m;
-    const data = this.data;
-    const end = this.end;
-    const memo = m.memo;
+    const workBefore = this.m.work;
+    this.startEntry();
+    // The first entry of a list makes it a trace (as the general machine decides, by its first item):
+    // until then a dict with a key no entry has (a segment, a block, a frame) is given back at once.
+    const trace = this.sink.isTrace(list);
+    let p = this.dictOpening(this.p + 1);
+    let seen = 0;
+    while (p >= 0) {
+      if (p >= this.end) {
+        p = CUT;
+        break;
+      }
+      if (this.data[p] === Op.SETITEMS) break;
+      const code = this.keyAt(p);
+      if (code < 0) {
+        p = code === CUT ? CUT : NOT_OURS;
+        break;
+      }
+      // A key given twice (the general machine keeps the last value), or one no entry has in a list that is no trace yet.
+      if (code === Key.Other ? !trace : (seen & (1 << code)) !== 0) {
+        p = NOT_OURS;
+        break;
+      }
+      seen |= 1 << code;
+      p = this.valueOf(code, this.p);
+    }
+    if (p < 0) return p === CUT ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
+    // An entry without an action is a trace entry only in a list that is a trace already (as the
+    // general machine decides it, by the list's first item).
+    if ((seen & (1 << Key.Action)) === 0 && !trace) return this.undo(workBefore);
+    this.p = p + 1; // past SETITEMS
+    return this.write(list, workBefore);
+  }
+
+  /** Clears the fields of the entry before, and the caches when the memo was overwritten. */
+  private startEntry(): void {
     const f = this.fields;
-    const numbers = f.numbers;
     const values = f.values;
+    f.actionCode = -1;
+    f.action = '';
     f.numeric = 0;
     values[0] = values[1] = values[2] = values[3] = values[4] = undefined;
     f.userMetadata = f.compileContext = undefined;
@@ -214,197 +257,212 @@ export class TraceEntryReader implements EntryReader {
     f.frames.pendingCount = 0;
     this.framesKey = -1;
     this.journalLength = 0;
-    const workBefore = m.work;
+    this.entryWork = 1;
+    const memo = this.m.memo;
     if (memo.overwrites !== this.cachedOverwrites) {
       this.keyCodes.fill(UNKNOWN);
       this.actionCodes.fill(UNKNOWN);
       this.framePages = [];
       this.cachedOverwrites = memo.overwrites;
     }
-    const keyCodes = this.keyCodes;
-    let p = this.p + 1; // past EMPTY_DICT
-    let work = 1;
-    // The dict's memo opcode, then its MARK.
+  }
+
+  /** The dict's memo opcode at `p`, then its MARK: the position of its first key, or CUT / NOT_OURS. */
+  private dictOpening(p: number): number {
+    const data = this.data;
+    const end = this.end;
     if (p < end && data[p] === Op.MEMOIZE) {
+      const memo = this.m.memo;
       const key = memo.memoizeConsumed();
       if (key >= 0) this.journal[this.journalLength++] = key;
-      else if (!this.journalPut(memo.size, CONSUMED_ENTRY)) return this.undo(workBefore);
+      else if (!this.journalPut(memo.size, CONSUMED_ENTRY)) return NOT_OURS;
       p++;
     } else {
       this.p = p;
-      if (!this.memoizeAfter(CONSUMED_ENTRY)) return this.undo(workBefore);
+      if (!this.memoizeAfter(CONSUMED_ENTRY)) return this.cut ? CUT : NOT_OURS;
       p = this.p;
     }
-    if (p >= end) return this.cutAt(p, workBefore);
-    if (data[p] !== Op.MARK) return this.undo(workBefore);
-    p++;
-    let seen = 0;
-    for (;;) {
-      if (p >= end) return this.cutAt(p, workBefore);
-      let op = data[p];
-      if (op === Op.SETITEMS) {
-        p++;
-        break;
-      }
-      // The key: a str read back from the memo (every key after the first entry), else read in full.
-      let code: number;
-      if (op === Op.BINGET && p + 1 < end) {
-        code = keyCodes[data[p + 1]];
-        if (code === UNKNOWN) code = this.keyCode(data[p + 1]);
-        p += 2;
-        work++;
-      } else if (op === Op.LONG_BINGET && end - p >= 5) {
-        const k = readUint32(data, p + 1);
-        code = k < KEY_CACHE ? keyCodes[k] : UNKNOWN;
-        if (code === UNKNOWN) code = this.keyCode(k);
-        p += 5;
-        work++;
-      } else {
-        this.p = p;
-        const key = this.value();
-        if (typeof key !== 'string') return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
-        code = ENTRY_KEYS.get(key) ?? Key.Other;
-        p = this.p;
-      }
-      if (code < 0 || (seen === 0 && code !== Key.Action)) return this.undo(workBefore);
-      if (code !== Key.Other) {
-        if ((seen & (1 << code)) !== 0) return this.undo(workBefore);
-      }
-      seen |= 1 << code;
-      if (p >= end) return this.cutAt(p, workBefore);
-      op = data[p];
-      if (code <= Key.DeviceFree) {
-        // An int, written straight to `numbers` (a double in a local would be boxed).
-        let next = p;
-        switch (op) {
-          case Op.BININT1:
-            if (p + 1 < end) {
-              numbers[code] = data[p + 1];
-              next = p + 2;
-            }
-            break;
-          case Op.BININT2:
-            if (end - p >= 3) {
-              numbers[code] = readUint16(data, p + 1);
-              next = p + 3;
-            }
-            break;
-          case Op.BININT:
-            if (end - p >= 5) {
-              numbers[code] = readInt32(data, p + 1);
-              next = p + 5;
-            }
-            break;
-          case Op.LONG1: {
-            const n = p + 1 < end ? data[p + 1] : 9;
-            // Non-negative, 1 to 7 bytes (below 2^56; exact while below 2^53).
-            if (n > 0 && n <= 7 && end - p - 2 >= n && data[p + 1 + n] < 0x80) {
-              const q = p + 2;
-              if (n >= 4) {
-                let high = 0;
-                for (let i = n - 1; i >= 4; i--) high = high * 256 + data[q + i];
-                if (high < 0x20_0000) {
-                  numbers[code] = high * 0x1_0000_0000 + readUint32(data, q);
-                  next = q + n;
-                }
-              } else {
-                numbers[code] = data[q] + (n > 1 ? data[q + 1] * 256 : 0) + (n > 2 ? data[q + 2] * 65536 : 0);
-                next = q + n;
-              }
-            }
-            break;
-          }
-          default:
-            break;
-        }
-        if (next !== p) {
-          f.numeric |= 1 << code;
-          p = next;
-          continue;
-        }
-        this.p = p;
-        const read = this.value();
-        if (read === NOT_READ) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
-        values[code] = read;
-        p = this.p;
-        continue;
-      }
-      if (code === Key.Action && ((op === Op.BINGET && p + 1 < end) || (op === Op.LONG_BINGET && end - p >= 5))) {
-        const long = op === Op.LONG_BINGET;
-        const k = long ? readUint32(data, p + 1) : data[p + 1];
-        let action = k < KEY_CACHE ? this.actionCodes[k] : UNKNOWN;
-        if (action < 0) {
-          const name = memo.get(k);
-          if (typeof name !== 'string') return this.undo(workBefore);
-          if (action === UNKNOWN) {
-            action = this.sink.actionCode(name);
-            if (k < KEY_CACHE) this.actionCodes[k] = action;
-          }
-          f.action = name;
-        }
-        f.actionCode = action;
-        p += long ? 5 : 2;
-        work++;
-        continue;
-      }
-      if (code === Key.Frames) {
-        // A frames list read back from the memo: an earlier entry's (a stack token) or the general machine's.
-        const long = op === Op.LONG_BINGET;
-        if ((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5)) {
-          const value = memo.get(long ? readUint32(data, p + 1) : data[p + 1]);
-          if (value instanceof MemoToken) {
-            if (value !== CONSUMED_ENTRY) {
-              f.frames.kind = 'stack';
-              f.frames.stack = value.id;
-              p += long ? 5 : 2;
-              work++;
-              continue;
-            }
-          } else if (Array.isArray(value)) {
-            f.frames.kind = 'list';
-            f.frames.list = value;
-            p += long ? 5 : 2;
-            work++;
-            continue;
-          }
-        }
-        this.p = p;
-        if (!this.frames()) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
-        p = this.p;
-        continue;
-      }
+    this.p = p;
+    if (p >= end) return CUT;
+    return data[p] === Op.MARK ? p + 1 : NOT_OURS;
+  }
+
+  /**
+   * The code of the key at `p` (a `Key`; `this.p` is left after it): a str read back from the memo
+   * (every key after the first entry), else read in full. CUT or NOT_OURS when it is not one.
+   */
+  private keyAt(p: number): number {
+    const data = this.data;
+    const end = this.end;
+    const op = data[p];
+    let code: number;
+    if (op === Op.BINGET && p + 1 < end) {
+      code = this.keyCodes[data[p + 1]];
+      if (code === UNKNOWN) code = this.keyCode(data[p + 1]);
+      this.p = p + 2;
+      this.entryWork++;
+    } else if (op === Op.LONG_BINGET && end - p >= 5) {
+      const k = readUint32(data, p + 1);
+      code = k < KEY_CACHE ? this.keyCodes[k] : UNKNOWN;
+      if (code === UNKNOWN) code = this.keyCode(k);
+      this.p = p + 5;
+      this.entryWork++;
+    } else {
       this.p = p;
-      const read = this.value();
-      if (read === NOT_READ) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
-      p = this.p;
-      switch (code) {
-        case Key.Action:
-          if (typeof read !== 'string') return this.undo(workBefore);
-          f.action = read;
-          f.actionCode = this.sink.actionCode(read);
-          break;
-        case Key.UserMetadata:
-          f.userMetadata = read;
-          break;
-        case Key.CompileContext:
-          f.compileContext = read;
-          break;
-        default:
-          break;
+      const key = this.value();
+      if (typeof key !== 'string') return this.cut ? CUT : NOT_OURS;
+      code = ENTRY_KEYS.get(key) ?? Key.Other;
+    }
+    return code < 0 ? NOT_OURS : code;
+  }
+
+  /** Reads the value of key `code` at `p`: the position after it, or CUT / NOT_OURS. */
+  private valueOf(code: number, p: number): number {
+    if (p >= this.end) return CUT;
+    if (code <= Key.DeviceFree) {
+      const next = this.intAt(code, p);
+      if (next !== p) {
+        this.fields.numeric |= 1 << code;
+        return next;
+      }
+      return this.scalarAt(p, code);
+    }
+    if (code === Key.Action) return this.actionAt(p);
+    if (code === Key.Frames) return this.framesAt(p);
+    return this.scalarAt(p, code);
+  }
+
+  /**
+   * An int at `p` written straight to `fields.numbers[code]` (a double in a local would be boxed):
+   * BININT1, BININT2, BININT, or a non-negative LONG1 of 1 to 7 bytes below 2^53. Returns the position
+   * after it, or `p` when it is not one of those (the general reader then reads it).
+   */
+  private intAt(code: number, p: number): number {
+    const data = this.data;
+    const end = this.end;
+    const numbers = this.fields.numbers;
+    switch (data[p]) {
+      case Op.BININT1:
+        if (p + 1 >= end) return p;
+        numbers[code] = data[p + 1];
+        return p + 2;
+      case Op.BININT2:
+        if (end - p < 3) return p;
+        numbers[code] = readUint16(data, p + 1);
+        return p + 3;
+      case Op.BININT:
+        if (end - p < 5) return p;
+        numbers[code] = readInt32(data, p + 1);
+        return p + 5;
+      case Op.LONG1: {
+        const n = p + 1 < end ? data[p + 1] : 9;
+        if (n === 0 || n > 7 || end - p - 2 < n || data[p + 1 + n] >= 0x80) return p;
+        const q = p + 2;
+        if (n < 4) {
+          numbers[code] = data[q] + (n > 1 ? data[q + 1] * 256 : 0) + (n > 2 ? data[q + 2] * 65536 : 0);
+          return q + n;
+        }
+        let high = 0;
+        for (let i = n - 1; i >= 4; i--) high = high * 256 + data[q + i];
+        if (high >= 0x20_0000) return p;
+        numbers[code] = high * 0x1_0000_0000 + readUint32(data, q);
+        return q + n;
+      }
+      default:
+        return p;
+    }
+  }
+
+  /** The action at `p`: a name read back from the memo (its code cached per memo key), else read in full. */
+  private actionAt(p: number): number {
+    const data = this.data;
+    const end = this.end;
+    const f = this.fields;
+    const op = data[p];
+    const long = op === Op.LONG_BINGET;
+    if (!((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5))) return this.scalarAt(p, Key.Action);
+    const k = long ? readUint32(data, p + 1) : data[p + 1];
+    let action = k < KEY_CACHE ? this.actionCodes[k] : UNKNOWN;
+    if (action < 0) {
+      const name = this.m.memo.get(k);
+      if (typeof name !== 'string') return NOT_OURS;
+      if (action === UNKNOWN) {
+        action = this.sink.actionCode(name);
+        if (k < KEY_CACHE) this.actionCodes[k] = action;
+      }
+      f.action = name;
+    }
+    f.actionCode = action;
+    this.entryWork++;
+    return p + (long ? 5 : 2);
+  }
+
+  /** The frames at `p`: a list read back from the memo (an earlier entry's stack, or the general machine's list), else read. */
+  private framesAt(p: number): number {
+    const data = this.data;
+    const end = this.end;
+    const frames = this.fields.frames;
+    const op = data[p];
+    const long = op === Op.LONG_BINGET;
+    if ((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5)) {
+      const value = this.m.memo.get(long ? readUint32(data, p + 1) : data[p + 1]);
+      if (value instanceof MemoToken) {
+        if (value !== CONSUMED_ENTRY) {
+          frames.kind = 'stack';
+          frames.stack = value.id;
+          this.entryWork++;
+          return p + (long ? 5 : 2);
+        }
+      } else if (Array.isArray(value)) {
+        frames.kind = 'list';
+        frames.list = value;
+        this.entryWork++;
+        return p + (long ? 5 : 2);
       }
     }
     this.p = p;
+    if (!this.frames()) return this.cut ? CUT : NOT_OURS;
+    return this.p;
+  }
+
+  /** Any other value at `p`, read by the general readers: a scalar, kept where the entry has a field for it. */
+  private scalarAt(p: number, code: number): number {
+    const f = this.fields;
+    this.p = p;
+    const read = this.value();
+    if (read === NOT_READ) return this.cut ? CUT : NOT_OURS;
+    switch (code) {
+      case Key.Action:
+        if (typeof read !== 'string') return NOT_OURS;
+        f.action = read;
+        f.actionCode = this.sink.actionCode(read);
+        break;
+      case Key.UserMetadata:
+        f.userMetadata = read;
+        break;
+      case Key.CompileContext:
+        f.compileContext = read;
+        break;
+      default:
+        if (code <= Key.DeviceFree) f.values[code] = read;
+        break;
+    }
+    return this.p;
+  }
+
+  /** Hands the entry read to the sink; false (the entry given back) when the sink refuses it. */
+  private write(list: PyValue[], workBefore: number): boolean {
     let stack: number;
     try {
-      stack = this.sink.push(list, f);
+      stack = this.sink.push(list, this.fields);
     } catch (e) {
       // What the sink refuses (a frame with a line that is not one), the general machine meets again
       // when the batch is appended: the error comes from the same entry at the same point of decoding.
       if (e instanceof ContentError) return this.undo(workBefore);
       throw e;
     }
-    m.work += work;
-    if (this.framesKey >= 0) memo.settle(this.framesKey, this.stackToken(stack));
+    this.m.work += this.entryWork;
+    if (this.framesKey >= 0) this.m.memo.settle(this.framesKey, this.stackToken(stack));
     return true;
   }
 

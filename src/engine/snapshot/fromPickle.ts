@@ -89,6 +89,11 @@ export class TraceSink {
     return list.length === 0 || this.columnsOf(list) !== undefined;
   }
 
+  /** For the decoder's fast path: whether `list` is a trace being streamed. */
+  isTrace(list: unknown[]): boolean {
+    return this.columnsOf(list) !== undefined;
+  }
+
   /** For the decoder's fast path: one entry read from the bytes; returns the stack id of its frames. */
   push(list: unknown[], entry: EntryFields): number {
     const columns = this.columnsOf(list) ?? this.begin(list);
