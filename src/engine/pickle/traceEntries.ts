@@ -40,6 +40,14 @@ export interface EntryFrames {
   idCount: number;
   pending: PyDict[];
   pendingCount: number;
+  /** While `pendingCount` is 0: the stack hash of `ids` (`stackHash`), computed as they are read. */
+  hash: number;
+}
+
+/** The stack hash of frame ids (FNV-1a over the ids): the first step, then one step per id. */
+export const STACK_HASH_START = 0x811c9dc5;
+export function stackHashStep(hash: number, id: number): number {
+  return Math.imul(hash ^ id, 0x01000193);
 }
 
 /** The numeric fields of an entry, by their index in {@link EntryFields.numbers}. */
@@ -144,7 +152,7 @@ export class TraceEntryReader implements EntryReader {
     values: [undefined, undefined, undefined, undefined, undefined],
     userMetadata: undefined,
     compileContext: undefined,
-    frames: { kind: 'none', stack: 0, list: undefined, ids: new Int32Array(256), idCount: 0, pending: [], pendingCount: 0 },
+    frames: { kind: 'none', stack: 0, list: undefined, ids: new Int32Array(256), idCount: 0, pending: [], pendingCount: 0, hash: STACK_HASH_START },
   };
   // The state of one read() call, as fields so the small readers below share it.
   private m!: Machine;
@@ -255,6 +263,7 @@ export class TraceEntryReader implements EntryReader {
     f.frames.list = undefined;
     f.frames.idCount = 0;
     f.frames.pendingCount = 0;
+    f.frames.hash = STACK_HASH_START;
     this.framesKey = -1;
     this.journalLength = 0;
     this.entryWork = 1;
@@ -509,6 +518,7 @@ export class TraceEntryReader implements EntryReader {
     frames.kind = 'ids';
     frames.idCount = 0;
     frames.pendingCount = 0;
+    frames.hash = STACK_HASH_START;
     // Memoized as an entry until the entry is done, when its stack id is known.
     const key = this.memoKeyAfter();
     if (key === -2 || (key >= 0 && !this.journalPut(key, CONSUMED_ENTRY))) return false;
@@ -551,6 +561,7 @@ export class TraceEntryReader implements EntryReader {
     let ids = frames.ids;
     const first = frames.idCount;
     let n = first;
+    let hash = frames.hash;
     let p = this.p;
     for (;;) {
       const op = data[p];
@@ -571,10 +582,12 @@ export class TraceEntryReader implements EntryReader {
       if (id < 0) break;
       if (n === ids.length) ids = this.growIds();
       ids[n++] = id;
+      hash = Math.imul(hash ^ id, 0x01000193);
       p = next;
     }
     this.p = p;
     frames.idCount = n;
+    frames.hash = hash;
     this.m.work += n - first;
   }
 
@@ -596,6 +609,7 @@ export class TraceEntryReader implements EntryReader {
       if (id >= 0) {
         this.cacheFrameId(k, id);
         frames.ids[frames.idCount++] = id;
+        frames.hash = stackHashStep(frames.hash, id);
         this.p = p + (long ? 5 : 2);
         this.m.work++;
         return true;

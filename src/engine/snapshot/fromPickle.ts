@@ -132,6 +132,7 @@ export class TraceSink {
       case 'list':
         return this.table.stackOf(frames.list);
       case 'ids': {
+        if (frames.pendingCount === 0) return this.table.stackOfIds(frames.ids, frames.idCount, frames.hash);
         // Frame dicts not interned before are interned in the list's order, as the general machine would.
         const ids = frames.ids;
         for (let i = 0; i < frames.idCount; i++) if (ids[i] < 0) ids[i] = this.table.frameOf(frames.pending[-1 - ids[i]]);

@@ -9,6 +9,7 @@ import type { Frame, LineNumber } from './model';
 import { NO_STACK } from './model';
 import { describe, isDict, lineNumber, text } from './pyFields';
 import { COST, WorkBudget, count } from '../base/workBudget';
+import { STACK_HASH_START, stackHashStep } from '../pickle/traceEntries';
 
 type Marked = Record<symbol, number | undefined>;
 
@@ -82,17 +83,17 @@ export class FrameTable {
 
   /** Interns a stack of frame ids (innermost first). */
   stack(frameIds: number[]): number {
-    return this.stackOfIds(frameIds, frameIds.length, frameIds);
+    return this.stackOfIds(frameIds, frameIds.length, undefined, frameIds);
   }
 
   /**
    * Interns the stack of the first `count` ids of `ids` (innermost first), which may be a buffer the
-   * caller reuses: a new stack keeps a copy (or `own`, an array the table may keep).
+   * caller reuses: a new stack keeps a copy (or `own`, an array the table may keep). `hash`: their
+   * `stackHash`, when the caller computed it as it read them.
    */
-  stackOfIds(ids: ArrayLike<number>, count: number, own?: number[]): number {
+  stackOfIds(ids: ArrayLike<number>, count: number, hash?: number, own?: number[]): number {
     if (count === 0) return NO_STACK;
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < count; i++) hash = Math.imul(hash ^ ids[i], 0x01000193);
+    if (hash === undefined) hash = stackHash(ids, count);
     let bucket = this.stacksByHash.get(hash);
     if (bucket === undefined) {
       bucket = [];
@@ -106,6 +107,13 @@ export class FrameTable {
     bucket.push(id);
     return id;
   }
+}
+
+/** FNV-1a over frame ids: what the trace fast path computes as it reads them (`stackHashStep`). */
+export function stackHash(ids: ArrayLike<number>, count: number): number {
+  let hash = STACK_HASH_START;
+  for (let i = 0; i < count; i++) hash = stackHashStep(hash, ids[i]);
+  return hash;
 }
 
 function markOf(source: object, mark: symbol): number | undefined {
