@@ -8,6 +8,7 @@ import { SnapshotFileError } from '../engine/decode/errors';
 import { fileProblem } from '../runtime/input/snapshotFile';
 import { MAX_SNAPSHOT_BYTES, sizeInWords } from '../engine/decode/unpack';
 import type { SnapshotSource } from '../protocol/worker';
+import type { PlainValue } from '../engine/pickle/encoder';
 import type { LoadWindow } from '../engine/snapshot/model';
 import type { WindowPrompts } from './loadWindowChoice';
 import { WINDOW_CHOICE_BYTES, chooseLoadWindow } from './loadWindowChoice';
@@ -28,6 +29,8 @@ export interface LoadRequest {
   readonly ranOn?: ExecutionProvider;
   /** Bytes already in memory (an instrumented run); otherwise the file is read through workspace.fs. */
   readonly bytes?: Uint8Array;
+  /** A snapshot built in memory (a built-in workload's run), as the plain values its pickle would hold. */
+  readonly value?: PlainValue;
   readonly makeActive?: boolean;
 }
 
@@ -89,7 +92,7 @@ export class SnapshotStore implements vscode.Disposable {
         const worker = new SnapshotWorker(this.workerScript, this.workerOptions());
         try {
           progress.report({ message: 'reading the file' });
-          const source: SnapshotSource = request.bytes ? { kind: 'bytes', bytes: request.bytes } : await snapshotSource(uri!);
+          const source: SnapshotSource = request.value !== undefined ? { kind: 'value', value: request.value } : request.bytes ? { kind: 'bytes', bytes: request.bytes } : await snapshotSource(uri!);
           if (abort.signal.aborted) throw new CancelledError();
           // The bar fills as the worker reads the file (`fraction`); the messages say what it does. Bytes
           // read here (another file system) are handed to the worker, not copied: the host keeps no second copy.
@@ -237,9 +240,9 @@ async function snapshotSource(uri: vscode.Uri): Promise<SnapshotSource> {
   const stat = await vscode.workspace.fs.stat(uri);
   const isFile = (stat.type & vscode.FileType.File) !== 0;
   const problem = fileProblem({ isFile, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
-  if (problem !== undefined) throw new SnapshotFileError(`${path.basename(uri.path)}: ${problem}`);
+  if (problem !== undefined) throw new SnapshotFileError('unreadable', `${path.basename(uri.path)}: ${problem}`);
   if (stat.size > MAX_SNAPSHOT_BYTES) {
-    throw new SnapshotFileError(`${path.basename(uri.path)}: is ${sizeInWords(stat.size)}; VRAM Lens reads files of this file system up to ${sizeInWords(MAX_SNAPSHOT_BYTES)} (local files of any size)`);
+    throw new SnapshotFileError('over-limit', `${path.basename(uri.path)}: is ${sizeInWords(stat.size)}; VRAM Lens reads files of this file system up to ${sizeInWords(MAX_SNAPSHOT_BYTES)} (local files of any size)`);
   }
   return { kind: 'bytes', bytes: await vscode.workspace.fs.readFile(uri) };
 }

@@ -4,6 +4,7 @@
  * Add a method by extending `WorkerMethods` and implementing it in `src/runtime/worker/methods.ts`.
  */
 import type { ErrorShape } from '../engine/base/errors';
+import type { PlainValue } from '../engine/pickle/encoder';
 import type { Finding } from '../engine/advice/finding';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineDetail } from '../engine/analysis/lineDetail';
@@ -23,8 +24,12 @@ import type { CellPlaces } from '../engine/paths/places';
 
 export type { SnapshotInfo, SourceUpdate };
 
-/** Where a worker's snapshot comes from. */
-export type SnapshotSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'bytes'; readonly bytes: Uint8Array };
+/** Where a worker's snapshot comes from: what the runtime's one way in for snapshot bytes (`openSnapshot`) reads. */
+export type SnapshotSource =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'bytes'; readonly bytes: Uint8Array }
+  /** A snapshot built in memory (a built-in workload's run), as the plain values its pickle would hold. */
+  | { readonly kind: 'value'; readonly value: PlainValue };
 
 export interface WorkerMethods {
   /**

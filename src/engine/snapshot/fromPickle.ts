@@ -84,6 +84,18 @@ export class TraceSink {
     return true;
   };
 
+  /**
+   * A whole list built in memory (a snapshot made as plain values) streamed into columns as the decoder
+   * streams a list it reads, if its first item looks like a trace entry: its frames are then interned in
+   * the decoder's order (a trace's before the segments').
+   */
+  streamList(list: unknown[]): void {
+    if (this.columnsOf(list) !== undefined || list.length === 0 || !looksLikeTraceEntry(list[0])) return;
+    const columns = this.begin(list);
+    for (const item of list) columns.push(item);
+    this.entries += list.length;
+  }
+
   /** For the decoder's fast path (`EntrySink`): a trace being streamed, or an empty list its first entry makes one. */
   accepts(list: unknown[]): boolean {
     return list.length === 0 || this.columnsOf(list) !== undefined;
