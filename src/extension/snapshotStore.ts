@@ -17,7 +17,8 @@ import type { ExecutionProvider } from '../runtime/ort/providers';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineFigures } from '../engine/analysis/lines';
 import type { WorkerOptions } from '../runtime/worker/client';
-import { CancelledError, SnapshotWorker } from '../runtime/worker/client';
+import { CancelledError } from '../runtime/worker/client';
+import { SpareWorkers } from '../runtime/worker/spareWorker';
 import type { SnapshotOrigin } from './loadedSnapshot';
 import { LoadedSnapshot } from './loadedSnapshot';
 
@@ -46,16 +47,20 @@ export class SnapshotStore implements vscode.Disposable {
   private readonly fileLoads = new Map<string, Promise<FileLoad>>();
   private activeId: string | undefined;
   private counter = 0;
+  /** The next snapshot's worker, started (and warmed) once a snapshot has loaded. */
+  private readonly spares: SpareWorkers;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a snapshot is added, removed, made active, or its device or filter changes. */
   readonly onDidChange = this.changed.event;
 
   constructor(
-    private readonly workerScript: string,
+    workerScript: string,
     private readonly filter: () => FrameFilterOptions,
     /** The analysis worker's memory limit and what to say when it is reached (read at each load). */
     private readonly workerOptions: () => WorkerOptions = () => ({}),
-  ) {}
+  ) {
+    this.spares = new SpareWorkers(workerScript);
+  }
 
   get active(): LoadedSnapshot | undefined {
     return this.activeId === undefined ? undefined : this.snapshots.get(this.activeId);
@@ -89,7 +94,8 @@ export class SnapshotStore implements vscode.Disposable {
       async (progress, token) => {
         const abort = new AbortController();
         const subscription = token.onCancellationRequested(() => abort.abort());
-        const worker = new SnapshotWorker(this.workerScript, this.workerOptions());
+        const workerOptions = this.workerOptions();
+        const worker = this.spares.take(workerOptions);
         try {
           progress.report({ message: 'reading the file' });
           const source: SnapshotSource = request.value !== undefined ? { kind: 'value', value: request.value } : request.bytes ? { kind: 'bytes', bytes: request.bytes } : await snapshotSource(uri!);
@@ -117,6 +123,8 @@ export class SnapshotStore implements vscode.Disposable {
           this.snapshots.set(loaded.id, loaded);
           if (request.makeActive !== false) this.activeId = loaded.id;
           this.changed.fire();
+          // The next snapshot's worker, warmed on this one's file (a snapshot like the next, most often).
+          this.spares.prepare(workerOptions, source, info.byteLength, this.filter());
           return loaded;
         } catch (e) {
           await worker.dispose();
@@ -193,6 +201,7 @@ export class SnapshotStore implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.spares.dispose();
     for (const s of this.snapshots.values()) void s.dispose();
     this.snapshots.clear();
     this.fileLoads.clear();

@@ -38,6 +38,11 @@ export interface WorkerMethods {
    * `window`: only that window of a file's recording (memory live when it opens carried in).
    */
   load: { params: { source: SnapshotSource; filter: FrameFilterOptions; window?: LoadWindow }; result: SnapshotInfo };
+  /**
+   * Reads, analyses and attributes a snapshot like `load` and `lines` do, then drops it: a spare worker
+   * warmed this way (V8 has compiled the decoder and the analysis) opens the next snapshot at once.
+   */
+  warmUp: { params: { source: SnapshotSource; filter: FrameFilterOptions }; result: null };
   /** Re-run the attribution with another user-frame filter. */
   setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Every line with figures on one device, sorted by file then line. */
