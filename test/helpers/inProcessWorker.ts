@@ -4,7 +4,7 @@
  * host caches use it where starting a worker thread would only slow them down.
  */
 import type { SnapshotWorkerPort } from '../../src/extension/loadedSnapshot';
-import type { MethodContext, QueryName } from '../../src/runtime/worker/methods';
+import type { MethodContext } from '../../src/runtime/worker/methods';
 import { dispatch } from '../../src/runtime/worker/methods';
 import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../../src/protocol/worker';
 import { SnapshotSession } from '../../src/engine/session/session';
@@ -43,7 +43,7 @@ export class InProcessWorker implements SnapshotWorkerPort {
     this.requests.push({ method, params: crossed });
     await Promise.resolve();
     if (method === 'load' || method === 'warmUp') throw new Error('an in-process worker holds the snapshot it was made with');
-    return structuredClone(dispatch(method as QueryName, crossed as ParamsOf<QueryName>, this.ctx)) as ResultOf<M>;
+    return structuredClone(dispatch(method, crossed, this.ctx));
   }
 
   async dispose(): Promise<void> {
