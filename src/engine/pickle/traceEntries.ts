@@ -93,6 +93,14 @@ export interface EntrySink {
    * list read back from the memo is then one id, with nothing read from the dict.
    */
   frameIdOf(value: unknown): number;
+  /**
+   * An interned frame dict of exactly the keys `filename`, `line` and `name`, in the `order` given (their
+   * indices 0, 1, 2 as base-3 digits, first key first), and of these values: a new frame dict just like it
+   * (PyTorch 2.0 writes one per frame occurrence) is that one, and so is kept in the memo in its place (one
+   * dict per frame, not per occurrence). Nothing can tell them apart: a change to an interned dict makes
+   * the decode start over without the fast path (`readsDict`).
+   */
+  sameFrame(order: number, filename: PyValue, line: PyValue, name: PyValue): PyDict | undefined;
 }
 
 const enum Key {
@@ -166,6 +174,9 @@ export class TraceEntryReader implements EntryReader {
   private entryWork = 0;
   /** Set when the entry being read runs past the end of the bytes at hand. */
   private cut = false;
+  /** The items of the frame dict being read (`frameDict`). */
+  private readonly frameNames: string[] = [];
+  private readonly frameValues: PyValue[] = [];
   /**
    * Memo key -> the code of the key string (`keyCodes`) or action name (`actionCodes`) stored there,
    * kept while the memo overwrites nothing (so the memo need not be read for every key of every entry).
@@ -619,6 +630,13 @@ export class TraceEntryReader implements EntryReader {
     if (op === Op.EMPTY_DICT) {
       const read = this.frameDict();
       if (read === undefined) return false;
+      // A new dict of a frame interned before (PyTorch 2.0 writes one per occurrence) is that frame's id.
+      const id = this.sink.frameIdOf(read);
+      if (id >= 0) {
+        frames.ids[frames.idCount++] = id;
+        frames.hash = stackHashStep(frames.hash, id);
+        return true;
+      }
       dict = read;
     } else {
       const value = this.valueOrObject();
@@ -654,22 +672,51 @@ export class TraceEntryReader implements EntryReader {
   private frameDict(): PyDict | undefined {
     this.p++; // EMPTY_DICT
     this.m.work++;
-    const dict: PyDict = {};
+    // Memoized as a placeholder until its items are read (none can read it back: they are scalars).
     const key = this.memoKeyAfter();
-    if (key === -2 || (key >= 0 && !this.journalPut(key, dict)) || !this.expect(Op.MARK)) return undefined;
+    if (key === -2 || (key >= 0 && !this.journalPut(key, CONSUMED_ENTRY)) || !this.expect(Op.MARK)) return undefined;
+    // Its items, kept aside: a dict is made only for a frame not interned before (or of another shape).
+    // `order`: the keys `filename` (0), `line` (1), `name` (2) read so far, as digits in base 3 (-1: others).
+    const names = this.frameNames;
+    const values = this.frameValues;
+    let n = 0;
+    let order = 0;
+    let filename: PyValue = null;
+    let line: PyValue = null;
+    let name: PyValue = null;
     for (;;) {
       this.skipFrames();
       if (this.atEnd()) return undefined;
       if (this.data[this.p] === Op.SETITEMS) {
         this.p++;
-        return dict;
+        break;
       }
-      const name = this.value();
-      if (typeof name !== 'string' || name === '__proto__' || Object.hasOwn(dict, name)) return undefined;
+      const key = this.value();
+      if (typeof key !== 'string' || key === '__proto__') return undefined;
+      for (let i = 0; i < n; i++) if (names[i] === key) return undefined;
       const value = this.value();
       if (value === NOT_READ) return undefined;
-      dict[name] = value;
+      names[n] = key;
+      values[n] = value;
+      n++;
+      if (key === 'filename') {
+        filename = value;
+        order = order < 0 ? order : order * 3;
+      } else if (key === 'line') {
+        line = value;
+        order = order < 0 ? order : order * 3 + 1;
+      } else if (key === 'name') {
+        name = value;
+        order = order < 0 ? order : order * 3 + 2;
+      } else {
+        order = -1;
+      }
     }
+    const same = n === 3 && order >= 0 ? this.sink.sameFrame(order, filename, line, name) : undefined;
+    const dict: PyDict = same ?? {};
+    if (same === undefined) for (let i = 0; i < n; i++) dict[names[i]] = values[i];
+    if (key >= 0) this.m.memo.settle(key, dict);
+    return dict;
   }
 
   /**

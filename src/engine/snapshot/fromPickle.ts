@@ -13,6 +13,7 @@ import type { Block, DeviceTrace, ExternalAnnotation, LoadWindow, MeasuredDevice
 import { WindowCarry } from './window';
 import { NO_STACK, STACK_NOT_READ } from './model';
 import type { EntryFields, EntryFrames } from '../pickle/traceEntries';
+import type { PyDict } from '../pickle/values';
 
 /**
  * Input bytes per trace entry the arena is sized for: a trace entry PyTorch writes takes 40 bytes or
@@ -124,6 +125,11 @@ export class TraceSink {
   /** For the fast path: the frame id of a frame dict interned before, -1 for anything else. */
   frameIdOf(value: unknown): number {
     return this.table.internedFrameId(value);
+  }
+
+  /** For the fast path: an interned frame dict of these items (see `FrameTable.internedLike`). */
+  sameFrame(order: number, filename: unknown, line: unknown, name: unknown): PyDict | undefined {
+    return this.table.internedLike(order, filename, line, name) as PyDict | undefined;
   }
 
   /**
