@@ -524,52 +524,35 @@ export class PickleDecoder {
 }
 
 /**
- * The bytes of each opcode's argument that the decoding loop checks are there before it decodes the
- * opcode: its fixed size, or the size of its length for one of variable length (LONG1, SHORT_BINUNICODE,
- * BINUNICODE); 0 for an opcode without one or one that `decodeRareOpcode` checks itself.
+ * The opcodes whose argument the decoding loop checks is all there before it decodes them: their names
+ * (for messages) and the bytes of their argument (its fixed size, or the size of its length for one of
+ * variable length: LONG1, SHORT_BINUNICODE, BINUNICODE). Every other opcode has none, or is one that
+ * `decodeRareOpcode` checks itself.
  */
-const ARGUMENT_BYTES: Uint8Array = (() => {
-  const bytes = new Uint8Array(256);
-  const widths: [number, number][] = [
-    [Op.BINGET, 1],
-    [Op.LONG_BINGET, 4],
-    [Op.BINPUT, 1],
-    [Op.LONG_BINPUT, 4],
-    [Op.BININT1, 1],
-    [Op.BININT2, 2],
-    [Op.BININT, 4],
-    [Op.LONG1, 1],
-    [Op.BINFLOAT, 8],
-    [Op.SHORT_BINUNICODE, 1],
-    [Op.BINUNICODE, 4],
-    [Op.FRAME, 8],
-    [Op.PROTO, 1],
-  ];
-  for (const [op, width] of widths) bytes[op] = width;
-  return bytes;
-})();
+const CHECKED_OPCODES: readonly (readonly [Op, string, number])[] = [
+  [Op.BINGET, 'BINGET', 1],
+  [Op.LONG_BINGET, 'LONG_BINGET', 4],
+  [Op.BINPUT, 'BINPUT', 1],
+  [Op.LONG_BINPUT, 'LONG_BINPUT', 4],
+  [Op.BININT1, 'BININT1', 1],
+  [Op.BININT2, 'BININT2', 2],
+  [Op.BININT, 'BININT', 4],
+  [Op.LONG1, 'LONG1', 1],
+  [Op.BINFLOAT, 'BINFLOAT', 8],
+  [Op.SHORT_BINUNICODE, 'SHORT_BINUNICODE', 1],
+  [Op.BINUNICODE, 'BINUNICODE', 4],
+  [Op.FRAME, 'FRAME', 8],
+  [Op.PROTO, 'PROTO', 1],
+];
 
-/** Names of the opcodes the decoding loop decodes, for its messages. */
-const OPCODE_NAMES: readonly string[] = (() => {
-  const names: string[] = [];
-  const known: [number, string][] = [
-    [Op.BINGET, 'BINGET'],
-    [Op.LONG_BINGET, 'LONG_BINGET'],
-    [Op.BINPUT, 'BINPUT'],
-    [Op.LONG_BINPUT, 'LONG_BINPUT'],
-    [Op.BININT1, 'BININT1'],
-    [Op.BININT2, 'BININT2'],
-    [Op.BININT, 'BININT'],
-    [Op.LONG1, 'LONG1'],
-    [Op.BINFLOAT, 'BINFLOAT'],
-    [Op.SHORT_BINUNICODE, 'SHORT_BINUNICODE'],
-    [Op.BINUNICODE, 'BINUNICODE'],
-    [Op.FRAME, 'FRAME'],
-    [Op.PROTO, 'PROTO'],
-  ];
-  for (const [op, name] of known) names[op] = name;
-  return names;
-})();
+/** Per opcode byte: the bytes of its argument the decoding loop checks (see {@link CHECKED_OPCODES}). */
+const ARGUMENT_BYTES = new Uint8Array(256);
+/** Names of the opcodes the decoding loop checks, for its messages. */
+const OPCODE_NAMES: string[] = [];
+for (const [op, name, bytes] of CHECKED_OPCODES) {
+  ARGUMENT_BYTES[op] = bytes;
+  OPCODE_NAMES[op] = name;
+}
 
 /**
  * Decodes a whole pickle held in memory (see {@link PickleDecoder}).
