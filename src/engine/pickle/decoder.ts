@@ -418,7 +418,9 @@ export class PickleDecoder {
     m.marks.push(m.floor);
     m.floor = m.sp;
     const entries = this.entries;
-    if (entries !== undefined && m.sp > 0 && m.data[m.pos] === Op.EMPTY_DICT && Array.isArray(m.stack[m.sp - 1]) && this.readEntries(entries, m.stack[m.sp - 1] as PyValue[])) {
+    // The batch's first item is a dict, or a FRAME opcode before it (CPython writes one wherever a 64 KiB frame ends).
+    const next = m.data[m.pos];
+    if (entries !== undefined && m.sp > 0 && (next === Op.EMPTY_DICT || next === Op.FRAME) && Array.isArray(m.stack[m.sp - 1]) && this.readEntries(entries, m.stack[m.sp - 1] as PyValue[])) {
       return true;
     }
     const offset = m.base + m.pos;
