@@ -1,17 +1,23 @@
 /**
  * The fast path for trace entries: reads the dicts of a snapshot's `device_traces` lists straight from
- * the bytes, in the shapes CPython writes for PyTorch's entries (a dict of str keys, the first
- * 'action'; keys and repeated strings as memo references; ints; a frames list of frame dicts or a memo
- * reference to one), and hands each entry's fields to a sink that writes columns. No dict is built for
- * an entry and no list for a frames list: an entry's memo slot gets a token (`CONSUMED_ENTRY`), a frames
- * list's the token of its interned stack, which later entries that share the list read back.
+ * the bytes, in the shapes CPython writes for PyTorch's entries (a dict of str keys, in any order; keys
+ * and repeated strings as memo references; ints; a frames list of frame dicts, or a memo reference to
+ * one), and hands each entry's fields to a sink that writes columns. No dict is built for an entry and
+ * no list for a frames list: an entry's memo slot gets a token (`CONSUMED_ENTRY`), a frames list's the
+ * token of its interned stack, which later entries that share the list read back. A frames list's items
+ * that read back a frame dict interned before become its frame id in one small loop (the id cached per
+ * memo key), and a new frame dict just like one interned before is not built (its memo slot gets that
+ * one): files that share frames and files that write them anew both read at the speed of their bytes.
  *
  * Anything else (another opcode, a value that is a container, a key that is not a string, a repeated
  * key, an entry cut by the end of the chunk) makes the reader stop before that entry, undoing what it
  * wrote to the memo for it, and the general machine decodes it as usual. So the result never depends
  * on the path: the fast path only changes how fast, and how much is built. A pickle that later reads
- * back a token, or closes a batch of entries other than by APPENDS, makes the decoder start over
- * without the fast path (`RestartWithoutFastPath`).
+ * back a token, changes a frame dict interned before, or closes a batch of entries other than by
+ * APPENDS, makes the decoder start over without the fast path (`RestartWithoutFastPath`).
+ *
+ * One module: its small readers share the state of one read (the bytes at hand, the position, the memo
+ * keys written for the entry being read, which are undone when it is given back) as fields of one reader.
  */
 import { ContentError } from '../base/errors';
 import { readInt32, readUint16, readUint32, readUint64 } from './binary';
