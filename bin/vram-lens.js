@@ -25,7 +25,7 @@ for (const stream of [process.stdout, process.stderr]) {
  * again whenever V8 rejects it. `VRAM_LENS_COMPILE_CACHE=0` turns it off.
  */
 function loadCli(file) {
-  if (process.env.VRAM_LENS_COMPILE_CACHE === '0') return { cli: require(file), save: () => undefined };
+  if (process.env.VRAM_LENS_COMPILE_CACHE === '0' || largeInput()) return { cli: require(file), save: () => undefined };
   const nodeModule = require('node:module');
   if (typeof nodeModule.enableCompileCache === 'function') {
     try {
@@ -67,6 +67,22 @@ function loadCli(file) {
     }
   };
   return { cli: module.exports, save };
+}
+
+/**
+ * True when an argument names a file over 64 MB: its reading takes seconds, next to which compiling the CLI
+ * is nothing, and the code cache would cost memory (a script run through vm.Script grows V8's young
+ * generation: about 8 MiB more at the peak of a 100 MB snapshot's analysis).
+ */
+function largeInput() {
+  return process.argv.slice(2).some((arg) => {
+    try {
+      const stats = fs.statSync(arg);
+      return stats.isFile() && stats.size > 64e6;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Where compiled code is cached: per user, per Node version and architecture. */
