@@ -28,10 +28,36 @@ function restrictionsOf(layer, target) {
   };
 }
 
-function rule(restrictions) {
+/**
+ * The `no-restricted-syntax` selectors of what a layer's files may hold besides imports: a `typesOnly`
+ * layer holds types alone (no running code); a layer imports its `runsOnlyFrom` layers only for code it
+ * runs (every import from them takes a value; their types reach it through the protocol).
+ */
+function syntaxOf(layer) {
+  const { typesOnly, runsOnlyFrom = [] } = LAYERS[layer];
+  const who = `${LAYERS[layer].folder}/ (${layer})`;
+  const selectors = [];
+  if (typesOnly) {
+    selectors.push({
+      selector:
+        'Program > :not(ImportDeclaration[importKind="type"], ExportNamedDeclaration[exportKind="type"], ExportAllDeclaration[exportKind="type"], TSInterfaceDeclaration, TSTypeAliasDeclaration)',
+      message: `${who} holds types alone (import type, export type, interfaces, type aliases): running code goes in the layer that runs it, a message's checks in src/guards/ (layers.cjs, CONTRIBUTING.md).`,
+    });
+  }
+  for (const target of runsOnlyFrom) {
+    // esquery's regular expressions cannot hold a slash: '.' stands for it.
+    const source = `[source.value=/${LAYERS[target].folder.split('/').join('.')}./]`;
+    const message = `${who} imports ${LAYERS[target].folder}/ only for code it runs: take the types a message carries from src/protocol/, and a type that goes with engine code in the same import as that code (layers.cjs).`;
+    selectors.push({ selector: `ImportDeclaration[importKind="type"]${source}`, message });
+    selectors.push({ selector: `ImportDeclaration[importKind="value"]${source}:not(:has(ImportSpecifier[importKind="value"], ImportNamespaceSpecifier, ImportDefaultSpecifier))`, message });
+  }
+  return selectors;
+}
+
+function rule(restrictions, syntax = []) {
   const paths = restrictions.flatMap((r) => r.paths);
   const patterns = restrictions.flatMap((r) => r.patterns);
-  return { 'no-restricted-imports': ['error', { paths, patterns }] };
+  return { 'no-restricted-imports': ['error', { paths, patterns }], ...(syntax.length > 0 ? { 'no-restricted-syntax': ['error', ...syntax] } : {}) };
 }
 
 function layerRules() {
@@ -39,7 +65,7 @@ function layerRules() {
   for (const layer of Object.keys(LAYERS)) {
     const restrictions = forbiddenTargets(layer).map((target) => restrictionsOf(layer, target));
     if (layer !== 'engine') {
-      blocks.push({ files: [`${LAYERS[layer].folder}/**/*.ts`], rules: rule(restrictions) });
+      blocks.push({ files: [`${LAYERS[layer].folder}/**/*.ts`], rules: rule(restrictions, syntaxOf(layer)) });
       continue;
     }
     // One block per engine folder, holding the layer's rules and the folder's order (a later block for the
@@ -54,7 +80,7 @@ function layerRules() {
           },
         ],
       }));
-      blocks.push({ files: [`src/engine/${folder}/**/*.ts`], rules: rule([...restrictions, ...upstream]) });
+      blocks.push({ files: [`src/engine/${folder}/**/*.ts`], rules: rule([...restrictions, ...upstream], syntaxOf(layer)) });
     }
   }
   return blocks;
@@ -79,7 +105,8 @@ export default tseslint.config(
     },
   },
   // The layers (layers.cjs, CONTRIBUTING.md): the engine is pure and ordered, the runtime beside it, the
-  // protocols neutral, the webviews see only the engine and the protocols.
+  // protocols neutral and types alone (their guards run in src/guards), the webviews see only the engine
+  // (for code they run), the protocols and the guards.
   ...layerRules(),
   {
     // node:test's describe/it return promises that the runner awaits.

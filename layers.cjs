@@ -17,11 +17,18 @@ const LAYERS = {
     folder: 'src/protocol',
     what: 'the typed messages between two running parts (host and webviews, host and workers, bootstrap and runner)',
     may: ['engine', 'protocol', 'pure'],
+    /** Types alone: `import type`, `export type`, interfaces and type aliases; no running code (its checks are the guards'). */
+    typesOnly: true,
+  },
+  guards: {
+    folder: 'src/guards',
+    what: "the checks a protocol's receiver runs on what arrives (message guards, field checks) and the constants a protocol's two sides share",
+    may: ['protocol', 'guards', 'pure'],
   },
   runtime: {
     folder: 'src/runtime',
     what: 'what touches processes, files, threads and onnxruntime: workers, the profile runner, file input',
-    may: ['engine', 'protocol', 'runtime', 'pure', 'node', 'native'],
+    may: ['engine', 'protocol', 'guards', 'runtime', 'pure', 'node', 'native'],
   },
   cli: {
     folder: 'src/cli',
@@ -31,12 +38,14 @@ const LAYERS = {
   extension: {
     folder: 'src/extension',
     what: 'thin VS Code adapters: commands, decorations, views, panels',
-    may: ['engine', 'protocol', 'runtime', 'extension', 'pure', 'node', 'vscode'],
+    may: ['engine', 'protocol', 'guards', 'runtime', 'extension', 'pure', 'node', 'vscode'],
   },
   webview: {
     folder: 'webview',
     what: 'the pages inside webviews (browser code, one bundle each)',
-    may: ['engine', 'protocol', 'webview', 'pure', 'browser'],
+    may: ['engine', 'protocol', 'guards', 'webview', 'pure', 'browser'],
+    /** Layers it imports only for code it runs (an import from them takes at least one value): its wire types come from the protocol. */
+    runsOnlyFrom: ['engine'],
   },
 };
 
@@ -61,23 +70,23 @@ const NODE_BUILTINS = builtinModules.filter((m) => !m.startsWith('_'));
  * gets a rank here; the test fails for a folder of src/engine that has none.
  */
 const ENGINE_RANKS = {
-  base: 0,
-  text: 1,
-  notebook: 1,
-  paths: 2,
-  pickle: 1,
-  onnx: 1,
-  python: 1,
-  snapshot: 2,
-  decode: 3,
-  analysis: 3,
-  allocator: 4,
-  workloads: 4,
-  annotate: 5,
-  compare: 5,
-  advice: 5,
-  timeline: 6,
-  session: 7,
+  text: 0,
+  base: 1,
+  notebook: 2,
+  paths: 3,
+  pickle: 2,
+  onnx: 2,
+  python: 2,
+  snapshot: 3,
+  decode: 4,
+  analysis: 4,
+  allocator: 5,
+  workloads: 5,
+  annotate: 6,
+  compare: 6,
+  advice: 6,
+  timeline: 7,
+  session: 8,
 };
 
 const TARGET_KINDS = [...Object.keys(LAYERS), 'node', ...Object.keys(PACKAGES)];

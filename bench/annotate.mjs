@@ -51,7 +51,7 @@ const figures = Array.from({ length: LINES }, (_, i) => {
     peakBytes: Math.floor(peak * random()),
     liveAtPeakBytes: Math.floor(alloc * random()),
     inclusiveAllocBytes: alloc,
-    inclusivePeakBytes: Math.floor(peak * random()),
+    inclusivePeakWhileAllocatingBytes: Math.floor(peak * random()),
     inclusiveLiveAtPeakBytes: Math.floor(alloc * random()),
   };
 });

@@ -1,5 +1,5 @@
 // Times the memory timeline's level-of-detail queries the way the view uses them: an overview, then
-// a user's zoom and pan steps, each one `timelineWindow` summary at 1200 columns with the default
+// a user's zoom and pan steps, each one `timelineSpan` summary at 1200 columns with the default
 // block budget (and the copy a worker reply costs).
 //
 //   npm run bench:timeline                       in-memory 100 and 500 MB-equivalent traces
@@ -8,7 +8,7 @@
 //   node bench/timeline.mjs --file F --in-process 3   also F loaded in this process, its steps run 3 times
 //                                                (the first pass includes V8's warm-up; the others do not)
 //   node bench/timeline.mjs --allocator          also the allocator view: the replay's first series, an
-//                                                `allocatorWindow` per step, segment maps at three moments
+//                                                `allocatorSpan` per step, segment maps at three moments
 //
 // In memory: a corpus trace repeated (test/helpers/repeatTrace.ts) to the number of events a snapshot
 // of that many MB holds. Events per MB come from bench/.data/*.meta.json (the synthetic snapshots
@@ -106,7 +106,7 @@ function quantum(overview, x0, x1) {
 
 const payloadBytes = (w) => Object.values(w).reduce((sum, v) => sum + (ArrayBuffer.isView(v) ? v.byteLength : 0), 0);
 
-async function runSteps(label, overviewOf, windowOf) {
+async function runSteps(label, overviewOf, spanOf) {
   const result = { label, axes: {} };
   for (const axis of ['event', 'time']) {
     let started = performance.now();
@@ -121,7 +121,7 @@ async function runSteps(label, overviewOf, windowOf) {
     for (const step of userSteps(overview.axis)) {
       started = performance.now();
       const cpuStarted = process.cpuUsage();
-      const w = await windowOf({ axis, x0: step.x0, x1: step.x1, columns: COLUMNS, offsetQuantum: quantum(overview, step.x0, step.x1) });
+      const w = await spanOf({ axis, x0: step.x0, x1: step.x1, columns: COLUMNS, offsetQuantum: quantum(overview, step.x0, step.x1) });
       times.push(performance.now() - started);
       const used = process.cpuUsage(cpuStarted);
       cpu.push((used.user + used.system) / 1000);
@@ -155,11 +155,11 @@ async function runSteps(label, overviewOf, windowOf) {
 }
 
 /**
- * The allocator view over the same steps: the first window (which replays the allocator with its series),
- * then one `allocatorWindow` per step at the block window's range, and the segment map at the start, the
+ * The allocator view over the same steps: the first span (which replays the allocator with its series),
+ * then one `allocatorSpan` per step at the block span's range, and the segment map at the start, the
  * middle and the end of the trace (each replays up to its moment), with what a reply weighs.
  */
-async function runAllocatorSteps(label, overviewOf, allocatorWindowOf, segmentMapOf, fromStartMapOf) {
+async function runAllocatorSteps(label, overviewOf, allocatorSpanOf, segmentMapOf, fromStartMapOf) {
   const result = { label, axes: {} };
   for (const axis of ['event', 'time']) {
     const overview = await overviewOf(axis);
@@ -170,7 +170,7 @@ async function runAllocatorSteps(label, overviewOf, allocatorWindowOf, segmentMa
     let firstMs = 0;
     for (const step of userSteps(overview.axis)) {
       const started = performance.now();
-      const w = await allocatorWindowOf({ axis, x0: step.x0, x1: step.x1, columns: COLUMNS, budget: 2000, offsetQuantum: quantum(overview, step.x0, step.x1) });
+      const w = await allocatorSpanOf({ axis, x0: step.x0, x1: step.x1, columns: COLUMNS, budget: 2000, offsetQuantum: quantum(overview, step.x0, step.x1) });
       const ms = performance.now() - started;
       if (firstMs === 0) firstMs = ms;
       else times.push(ms);
@@ -180,7 +180,7 @@ async function runAllocatorSteps(label, overviewOf, allocatorWindowOf, segmentMa
     const t = stats(times);
     result.axes[axis] = { firstMs, steps: times.length, wallMs: t, payloadKiB: stats(payload), segments: stats(pieces) };
     console.log(
-      `  allocator ${axis.padEnd(5)} first window (replays the allocator) ${firstMs.toFixed(0)} ms | ${times.length} steps, wall: median ${t.median.toFixed(1)}, p90 ${t.p90.toFixed(1)}, max ${t.max.toFixed(1)} ms | ` +
+      `  allocator ${axis.padEnd(5)} first span (replays the allocator) ${firstMs.toFixed(0)} ms | ${times.length} steps, wall: median ${t.median.toFixed(1)}, p90 ${t.p90.toFixed(1)}, max ${t.max.toFixed(1)} ms | ` +
         `segments median ${stats(pieces).median}, reply median ${stats(payload).median.toFixed(0)} KiB, max ${stats(payload).max.toFixed(0)} KiB`,
     );
     if (axis !== 'event') continue;
@@ -248,13 +248,13 @@ async function main() {
     const r = await runSteps(
       `${size}MB`,
       async (axis) => structuredClone(session.timeline.overview(0, axis, COLUMNS)),
-      async (request) => structuredClone(session.timeline.window(0, request)),
+      async (request) => structuredClone(session.timeline.span(0, request)),
     );
     const allocator = allocatorView
       ? await runAllocatorSteps(
           `${size}MB`,
           async (axis) => structuredClone(session.timeline.overview(0, axis, COLUMNS)),
-          async (request) => structuredClone(session.allocatorWindow(0, request)),
+          async (request) => structuredClone(session.allocatorSpan(0, request)),
           async (state) => structuredClone(session.allocator(0).segmentMap(state - 1, session.analysis.lineIndex, 5000)),
           async (state) => structuredClone(replayedSegmentMap(selfCheckReplayAt(snapshot, 0).runTo(state), session.analysis.lineIndex, 5000)),
         )
@@ -283,13 +283,13 @@ async function main() {
       const r = await runSteps(
         path.basename(file),
         (axis) => worker.call('timelineOverview', { device, axis, columns: COLUMNS }),
-        (request) => worker.call('timelineWindow', { device, request }),
+        (request) => worker.call('timelineSpan', { device, request }),
       );
       const allocator = allocatorView
         ? await runAllocatorSteps(
             path.basename(file),
             (axis) => worker.call('timelineOverview', { device, axis, columns: COLUMNS }),
-            (request) => worker.call('allocatorWindow', { device, request }),
+            (request) => worker.call('allocatorSpan', { device, request }),
             (state) => worker.call('allocatorSegmentMap', { device, event: state - 1, maxBlocks: 5000 }),
           )
         : undefined;
@@ -310,7 +310,7 @@ async function main() {
         const r = await runSteps(
           `${path.basename(file)} in-process ${k}`,
           async (axis) => session.timeline.overview(0, axis, COLUMNS),
-          async (request) => structuredClone(session.timeline.window(0, request)),
+          async (request) => structuredClone(session.timeline.span(0, request)),
         );
         const totalMs = Object.values(r.axes).reduce((sum, a) => sum + a.totalMs, 0);
         console.log(`  all steps of both axes: ${(totalMs / 1000).toFixed(2)} s`);

@@ -37,7 +37,7 @@ const webviews = [
   { entryPoints: ['webview/timeline/main.ts'], outfile: 'dist/webview/timeline.js' },
   { entryPoints: ['webview/summary/main.ts'], outfile: 'dist/webview/summary.js' },
   { entryPoints: ['webview/compare/main.ts'], outfile: 'dist/webview/compare.js' },
-  { entryPoints: ['webview/whatif/main.ts'], outfile: 'dist/webview/whatif.js' },
+  { entryPoints: ['webview/whatIf/main.ts'], outfile: 'dist/webview/whatIf.js' },
 ]
   .filter((t) => existsSync(t.entryPoints[0]))
   .map((t) => ({

@@ -3,8 +3,8 @@
  * pipe, a file or CI logs): `reading big.pickle [#######-------] 48%  2.0 of 4.2 GB  (Ctrl-C cancels)`,
  * redrawn in place at most ten times a second and erased when the file is read.
  */
-import { sizeInWords } from '../engine/base/workBudget';
 import { plainText } from '../engine/text/plainText';
+import { formatFileSize } from '../engine/text/format';
 
 /** Files smaller than this are read too fast for a bar. */
 export const PROGRESS_MIN_BYTES = 64 * 1024 * 1024;
@@ -31,7 +31,7 @@ export function terminalProgress(stream: ProgressStream, label: string, now: () 
       last = t;
       const fraction = Math.min(1, done / total);
       const filled = Math.round(fraction * WIDTH);
-      const line = `reading ${name} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(100 * fraction)}%  ${sizeInWords(done)} of ${sizeInWords(total)}  (Ctrl-C cancels)`;
+      const line = `reading ${name} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(100 * fraction)}%  ${formatFileSize(done)} of ${formatFileSize(total)}  (Ctrl-C cancels)`;
       const width = Math.max(20, (stream.columns ?? 80) - 1);
       stream.write(`\r${line.length > width ? line.slice(0, width) : line}\x1b[K`);
       drawn = true;

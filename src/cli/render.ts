@@ -1,7 +1,7 @@
 /** Plain-text rendering of an analysis for terminals: a summary and a table of the top lines. */
 import type { Analysis } from '../engine/analysis/analyze';
-import { WINDOW_NOTE, summarizeDevice, topLines, windowInWords } from '../engine/analysis/summary';
-import { formatBytes, formatPercent } from '../engine/text/format';
+import { WINDOW_NOTE, summarizeDevice, topLines, windowText } from '../engine/analysis/summary';
+import { formatBytes, formatCount, formatPercent } from '../engine/text/format';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
 import { describeBucket } from '../engine/analysis/peakBreakdown';
 import { plainText } from '../engine/text/plainText';
@@ -77,12 +77,12 @@ export function renderAnalysis(
     // In a window, events are named by their index in the recording.
     const first = s.window?.firstEvent ?? 0;
     out.push('');
-    out.push(`device ${s.device}: ${s.events} events, ${s.allocations} allocations`);
-    if (s.window !== undefined) out.push(`  window          ${windowInWords(s.window)}: ${WINDOW_NOTE}`);
+    out.push(`device ${s.device}: ${formatCount(s.events)} events, ${formatCount(s.allocations)} allocations`);
+    if (s.window !== undefined) out.push(`  window          ${windowText(s.window)}: ${WINDOW_NOTE}`);
     const where = s.peakLine ? ` at ${placeText(s.peakLine.file, s.peakLine.line, places)}` : '';
-    const when = s.peakEventIndex < 0 ? (s.window ? 'when the window opens' : 'before the first event') : `event ${first + s.peakEventIndex}`;
+    const when = s.peakEventIndex < 0 ? (s.window ? 'when the window opens' : 'before the first event') : `event ${formatCount(first + s.peakEventIndex)}`;
     out.push(`  peak allocated  ${formatBytes(s.peakBytes)} (${when}${where})`);
-    out.push(`  reserved        peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`);
+    out.push(`  reserved        ${s.reservedUnknown ?? `peak ${formatBytes(s.peakReservedBytes)}, at end ${formatBytes(s.finalReservedBytes)}`}`);
     const replay = options.allocator?.(s.device);
     if (replay !== undefined) out.push(`  replayed        ${replay}`);
     out.push(`  allocated       at start ${formatBytes(s.initialActiveBytes)}, at end ${formatBytes(s.finalActiveBytes)}`);
@@ -90,7 +90,7 @@ export function renderAnalysis(
     if (s.oomCount > 0) {
       for (const oom of device.ooms) {
         const free = oom.deviceFreeBytes === undefined ? '' : `, ${formatBytes(oom.deviceFreeBytes)} free on the device`;
-        out.push(`  OUT OF MEMORY   event ${first + oom.eventIndex}: ${formatBytes(oom.requestedBytes)} requested${free}`);
+        out.push(`  OUT OF MEMORY   event ${formatCount(first + oom.eventIndex)}: ${formatBytes(oom.requestedBytes)} requested${free}`);
       }
     }
     const rows = topLines(device, options.top).filter((l) => l[FIGURE.heldAtPeak] > 0 || l[FIGURE.allocated] > 0);

@@ -1,6 +1,6 @@
 /** Plain-text rendering of a comparison: device totals side by side, then the lines that changed most. */
 import type { Comparison, LineDelta } from '../engine/compare/diff';
-import { formatBytes, formatDelta } from '../engine/text/format';
+import { formatBytes, formatCount, formatDelta, formatSignedCount } from '../engine/text/format';
 import { commonDirectory, placeText, shortPath } from './render';
 import type { CellPlaces } from '../engine/paths/places';
 import { fileLabel, lineLabel, placeOf } from '../engine/paths/places';
@@ -12,13 +12,10 @@ function cell(text: string, width = W): string {
   return text.padStart(width);
 }
 
-function signedCount(n: number): string {
-  return n > 0 ? `+${n}` : String(n);
-}
-
-function totalsRow(label: string, b: number, c: number, bytes: boolean): string {
-  const f = bytes ? formatBytes : String;
-  const d = bytes ? formatDelta(c - b) : signedCount(c - b);
+/** A figure a side does not know (null) reads "unknown", and so does its change. */
+function totalsRow(label: string, b: number | null, c: number | null, bytes: boolean): string {
+  const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : formatCount(n));
+  const d = b === null || c === null ? 'unknown' : bytes ? formatDelta(c - b) : formatSignedCount(c - b);
   return `  ${label.padEnd(16)}${cell(f(b))}${cell(f(c))}${cell(d)}`;
 }
 

@@ -2,7 +2,7 @@
 import type { AllocatorStudy } from '../engine/session/allocatorStudy';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { WhatIfCell, WhatIfOom, WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
-import { recordingStartWords } from '../engine/allocator/whatIf';
+import { recordingStartText } from '../engine/allocator/whatIf';
 import { formatBytes, formatPercent } from '../engine/text/format';
 import { plainText } from '../engine/text/plainText';
 import { shortPath } from './render';
@@ -85,9 +85,9 @@ function renderCheck(c: SelfCheckDetails): string[] {
 }
 
 function renderResult(r: WhatIfResult, capacitySource: string): string[] {
-  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)}${capacitySource}`;
+  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)} (${r.capacityBytes.toLocaleString('en-US')} bytes)${capacitySource}`;
   const out = [`  prediction (${settingsText(r.settings)}; ${cap}):`];
-  if (r.start !== null) out.push(`    ${recordingStartWords(r.start)}`);
+  if (r.start !== null) out.push(`    ${recordingStartText(r.start)}`);
   if (!r.replayed) return out;
   out.push(
     `    peak reserved ${formatBytes(r.peakReservedBytes, 2)} (${formatBytes(r.reservedFreeAtPeakBytes)} of it not allocated), ${r.cudaMallocs} cudaMalloc${r.cudaMallocs === 1 ? '' : 's'}, ${r.cudaFrees} cudaFree${r.cudaFrees === 1 ? '' : 's'}`,
@@ -117,14 +117,14 @@ function renderTable(t: WhatIfTable): string[] {
   for (const r of t.rows) {
     // One note per reason, naming the sizes it holds for (the words of the largest of them).
     const before = r.cells.filter((c) => c.fits === false && c.oom === null && c.start !== null);
-    if (before.length > 0) out.push(`    ${r.label} on ${sizes(before)}: ${recordingStartWords(before[before.length - 1].start!)}`);
+    if (before.length > 0) out.push(`    ${r.label} on ${sizes(before)}: ${recordingStartText(before[before.length - 1].start!)}`);
     const ooms = r.cells.filter((c) => c.fits === false && c.oom !== null);
     if (ooms.length > 0) {
       const largest = ooms[ooms.length - 1];
       out.push(`    ${r.label} on ${sizes(ooms)}: runs out${ooms.length > 1 ? ` (on ${formatBytes(largest.capacityBytes, 0)})` : ''} at ${where(largest.oom!)}`);
     }
     const unknown = r.cells.filter((c) => c.fits === null && c.start !== null);
-    if (unknown.length > 0) out.push(`    ${r.label} on ${sizes(unknown)}: ${recordingStartWords(unknown[unknown.length - 1].start!)}`);
+    if (unknown.length > 0) out.push(`    ${r.label} on ${sizes(unknown)}: ${recordingStartText(unknown[unknown.length - 1].start!)}`);
     const released = r.cells.filter((c) => c.start?.outcome === 'released');
     if (released.length > 0) {
       out.push(`    ${r.label} on ${sizes(released)}: the replay begins by releasing the cached segments recording began with (${formatBytes(released[0].start!.reservedBytes, 2)} reserved then)`);
@@ -139,6 +139,11 @@ export function renderWhatIf(name: string, results: readonly DeviceWhatIf[], ask
   for (const r of results) {
     out.push('');
     out.push(`device ${r.check.device}:`);
+    if (r.check.notReplayable !== undefined) {
+      // As the editor says it: no self-check to fail, no prediction to make.
+      out.push(`  ${plainText(r.check.notReplayable)}`);
+      continue;
+    }
     out.push(...renderCheck(r.check));
     const source =
       asked.capacity !== undefined || r.result.capacityBytes === null

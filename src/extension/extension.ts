@@ -3,24 +3,25 @@
  * Features live in their own modules and only meet through `Services`.
  */
 import * as vscode from 'vscode';
-import { adviceFeature } from './advice/adviceFeature';
-import { allocatorFeature } from './allocator/allocatorFeature';
-import { CompareMode } from './compareMode';
-import { compareFeature } from './compare/compareFeature';
-import { SourceTexts } from './compare/sourceTexts';
-import { affects, analysisWorkerOptions, frameFilter } from './config';
+import { adviceFeature } from './advice/feature';
+import { whatIfFeature } from './whatIf/feature';
+import { CompareMode } from './shared/compareMode';
+import { compareFeature } from './compare/feature';
+import { SourceTexts } from './shared/sourceTexts';
+import { affects, analysisWorkerOptions, frameFilter } from './shared/config';
 import type { EditorApi } from './editor/feature';
 import { registerEditor } from './editor/feature';
-import { PathResolver } from './paths/pathResolver';
-import { NotebookCells } from './notebook/notebookCells';
-import { notebookFeature } from './notebook/notebookRecordings';
-import { profileFeature } from './profile/profileFeature';
-import type { Feature, Services } from './services';
-import { SnapshotStore } from './snapshotStore';
-import { timelineFeature } from './timeline';
-import { workloadsFeature } from './workloads/workloadsFeature';
+import { PathResolver } from './shared/pathResolver';
+import { NotebookCells } from './shared/notebookCells';
+import { notebookFeature } from './notebook/feature';
+import { profileFeature } from './profile/feature';
+import type { Feature, Services } from './shared/services';
+import { SnapshotStore } from './shared/snapshotStore';
+import { summaryFeature } from './summary/feature';
+import { timelineFeature } from './timeline/feature';
+import { workloadsFeature } from './workloads/feature';
 
-const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature, allocatorFeature];
+const features: Feature[] = [profileFeature, compareFeature, adviceFeature, timelineFeature, workloadsFeature, notebookFeature, whatIfFeature];
 
 export interface ExtensionApi {
   readonly services: Services;
@@ -45,7 +46,10 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   context.subscriptions.push(sources);
   const services: Services = { context, store, log, compareMode, resolver, sources };
   for (const feature of features) feature(services);
-  return { services, editor: registerEditor(services) };
+  const editor = registerEditor(services);
+  // The summary shows and turns on the editor's annotations: it is given them.
+  summaryFeature(services, editor.annotator);
+  return { services, editor };
 }
 
 export function deactivate(): void {

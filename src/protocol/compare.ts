@@ -1,14 +1,17 @@
 /**
  * Messages between the comparison results panel and its webview (webview/compare/main.ts):
- * `HostToCompare`, `CompareToHost`. Types and guards only: both sides import this file. Data goes
- * to the page only by postMessage, after the page says `ready`; the page names commands by their key
- * in the extension's `Commands` (the host's allowlist), and opens a line with the one `openLine` of
- * every page (openLine.ts), naming the path its row carries.
+ * `HostToCompare`, `CompareToHost`. Types only: both sides import this file (the guards:
+ * src/guards/compare.ts). Data goes to the page only by postMessage, after the page says `ready`; the
+ * page names commands by their key in the extension's `Commands` (the host's allowlist), and opens a
+ * line with the one `openLine` of every page (openLine.ts), naming the path its row carries.
  */
 import type { DeviceTotals, FigureValues } from '../engine/compare/diff';
 import type { Overlay, OverlayAxis } from '../engine/compare/overlay';
-import { messageGuard } from './messageGuard';
 import type { LineAt, OpenLine } from './openLine';
+
+/** Payload types the page reads, as the engine computes them (the page imports them from here, never from the engine). */
+export type { FigureValues } from '../engine/compare/diff';
+export type { Overlay, OverlayAxis } from '../engine/compare/overlay';
 
 export interface SideView {
   readonly label: string;
@@ -64,6 +67,3 @@ export type CompareToHost =
 export interface CompareState {
   readonly axis: OverlayAxis;
 }
-
-export const isCompareToHost = messageGuard<CompareToHost>({ ready: true, openLine: true, setAxis: true, runCommand: true });
-export const isHostToCompare = messageGuard<HostToCompare>({ comparison: true, overlay: true, error: true });

@@ -1,21 +1,14 @@
 /**
  * What the Python bootstrap (the package src/python/vram_lens) tells the extension: its exit codes and
- * the JSON-line records it writes to the progress channel. The bootstrap mirrors these in
- * `vram_lens/protocol.py` (exit codes, names) and `vram_lens/channel.py` (one method per record type);
- * test/unit/protocol/profileAgreement.test.ts reads both sides and compares them.
+ * the JSON-line records it writes to the progress channel. Types only: the values the runner checks
+ * against (the exit codes, the name lists, each record's required fields and `parseRecord`) are in
+ * src/guards/profile.ts. The bootstrap mirrors these in `vram_lens/protocol.py` (exit codes, names) and
+ * `vram_lens/channel.py` (one method per record type); test/unit/protocol/profileAgreement.test.ts
+ * reads both sides and compares them.
  */
 
-/** Exit codes the bootstrap uses for itself; any other code is the program's own. */
-export const ExitCode = {
-  exception: 1,
-  usage: 86,
-  noTorch: 87,
-  noCudaBuild: 88,
-  noGpu: 89,
-  noRecordingApi: 90,
-  oom: 91,
-  cancelled: 130,
-} as const;
+/** The names of the exit codes the bootstrap uses for itself (their numbers: `ExitCode`, src/guards/profile.ts); any other code is the program's own. */
+export type ExitCodeName = 'exception' | 'usage' | 'noTorch' | 'noCudaBuild' | 'noGpu' | 'noRecordingApi' | 'oom' | 'cancelled';
 
 /** Memory of one GPU as the sampler saw it (bytes, from torch.cuda.memory_allocated & co). */
 export interface DeviceSample {
@@ -32,30 +25,28 @@ interface RecordBase {
   readonly rank?: number;
 }
 
-/** Why nothing was recorded. Since the bootstrap records lazily, the program still runs in every case but a missing bootstrap. */
-export const ENVIRONMENT_PROBLEMS = [
-  'no-torch',
-  'torch-import-failed',
-  'no-cuda-build',
-  'no-gpu',
-  'no-recording-api',
-  'recording-unsupported',
-  'cuda-unused',
-  /** A notebook, and no IPython in the interpreter to run its cells in (nothing ran). */
-  'no-ipython',
-] as const;
-export type EnvironmentProblem = (typeof ENVIRONMENT_PROBLEMS)[number];
+/**
+ * Why nothing was recorded. Since the bootstrap records lazily, the program still runs in every case but
+ * a missing bootstrap. `no-ipython`: a notebook, and no IPython in the interpreter to run its cells in
+ * (nothing ran).
+ */
+export type EnvironmentProblem =
+  | 'no-torch'
+  | 'torch-import-failed'
+  | 'no-cuda-build'
+  | 'no-gpu'
+  | 'no-recording-api'
+  | 'recording-unsupported'
+  | 'cuda-unused'
+  | 'no-ipython';
 
-export const END_OUTCOMES = ['completed', 'exit', 'exception', 'oom', 'cancelled'] as const;
-export type EndOutcome = (typeof END_OUTCOMES)[number];
+export type EndOutcome = 'completed' | 'exit' | 'exception' | 'oom' | 'cancelled';
 
 /** Why a snapshot is written (`dumping`, `dumped`, `dump-failed`). */
-export const DUMP_REASONS = ['end', 'oom', 'cancel'] as const;
-export type DumpReason = (typeof DUMP_REASONS)[number];
+export type DumpReason = 'end' | 'oom' | 'cancel';
 
 /** The form of `_record_memory_history` the bootstrap recorded with (`hello.api`). */
-export const RECORDING_FORMS = ['2.1', '2.0'] as const;
-export type RecordingForm = (typeof RECORDING_FORMS)[number];
+export type RecordingForm = '2.1' | '2.0';
 
 export type ProfileRecord =
   | (RecordBase & {
@@ -88,80 +79,3 @@ export type ProfileRecord =
     });
 
 export type RecordType = ProfileRecord['type'];
-
-type Json = Record<string, unknown>;
-
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isString = (v: unknown): v is string => typeof v === 'string';
-
-function isSample(v: unknown): v is DeviceSample {
-  if (typeof v !== 'object' || v === null) return false;
-  const s = v as Json;
-  return isNumber(s.index) && isNumber(s.allocated) && isNumber(s.peakAllocated) && isNumber(s.reserved) && isNumber(s.peakReserved);
-}
-
-const isOneOf =
-  (values: readonly string[]) =>
-  (v: unknown): boolean =>
-    typeof v === 'string' && values.includes(v);
-
-/** Fields each record type must carry, with their checks; anything else is ignored. Its keys are every record type. */
-export const REQUIRED_FIELDS: Record<RecordType, Record<string, (v: unknown) => boolean>> = {
-  hello: { torch: isString, api: isOneOf(RECORDING_FORMS), devices: isNumber },
-  progress: { t: isNumber, devices: (v) => Array.isArray(v) && v.every(isSample) },
-  error: { code: isString, message: isString, advice: isString },
-  notice: { code: isString, message: isString },
-  oom: { device: isNumber, requested: isNumber },
-  cancelling: {},
-  dumping: { reason: isString },
-  dumped: { path: isString, bytes: isNumber },
-  'dump-failed': { message: isString },
-  end: { outcome: isOneOf(END_OUTCOMES), code: isNumber },
-};
-
-/** One channel line as a record, or undefined for a line that is not one we know (never throws). */
-export function parseRecord(line: string): ProfileRecord | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const record = value as Json;
-  const type = record.type;
-  if (!isString(type) || !Object.hasOwn(REQUIRED_FIELDS, type)) return undefined;
-  const checks = REQUIRED_FIELDS[type as RecordType];
-  for (const [field, ok] of Object.entries(checks)) if (!ok(record[field])) return undefined;
-  if (record.rank !== undefined && !isNumber(record.rank)) return undefined;
-  return record as unknown as ProfileRecord;
-}
-
-/** Splits a byte stream into lines however the chunks fall; a line longer than `maxLine` is dropped. */
-export class LineSplitter {
-  private pending = '';
-  private readonly decoder = new TextDecoder();
-  private skipping = false;
-
-  constructor(private readonly maxLine = 1 << 20) {}
-
-  /** The complete lines in this chunk (without their newline). */
-  push(chunk: Uint8Array): string[] {
-    const text = this.pending + this.decoder.decode(chunk, { stream: true });
-    const parts = text.split('\n');
-    this.pending = parts.pop() ?? '';
-    const lines: string[] = [];
-    for (const part of parts) {
-      if (this.skipping) {
-        this.skipping = false;
-        continue;
-      }
-      lines.push(part.endsWith('\r') ? part.slice(0, -1) : part);
-    }
-    if (this.pending.length > this.maxLine) {
-      this.pending = '';
-      this.skipping = true;
-    }
-    return lines;
-  }
-}

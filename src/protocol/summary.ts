@@ -1,22 +1,19 @@
 /**
  * Messages between the snapshot summary webview (webview/summary) and the extension
- * (`HostToSummary`, `SummaryToHost`). Types and guards only: both sides import it. Every string in a
- * model is untrusted snapshot text; the page renders it with textContent only.
+ * (`HostToSummary`, `SummaryToHost`). Types only: both sides import it (the guards:
+ * src/guards/summary.ts). Every string in a model is untrusted snapshot text; the page renders it with
+ * textContent only.
  */
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { PeakBucket } from '../engine/analysis/peakBreakdown';
-import type { FigureRegistry, FigureValues, LineFigureSpec } from '../engine/analysis/lineFigures';
-import { LINE_FIGURES, figuresOn } from '../engine/analysis/lineFigures';
+import type { FigureValues } from '../engine/analysis/lineFigures';
 import type { CellPlaces } from '../engine/paths/places';
 import type { WindowSummary } from '../engine/analysis/summary';
-import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
 
-/** The per-line figures the summary's table shows, in order: the registry's `summary` figures. */
-export function summaryFigures(figures: FigureRegistry = LINE_FIGURES): LineFigureSpec[] {
-  return figuresOn('summary', figures);
-}
+/** Payload types the page reads, as the engine computes them (the page imports them from here, never from the engine). */
+export type { CellPlaces } from '../engine/paths/places';
 
 export interface SummaryLine {
   readonly file: string;
@@ -46,6 +43,8 @@ export interface SummaryDevice {
   readonly peakBreakdown?: readonly PeakBucket[];
   /** Set when only a window of the recording was loaded: the figures cover it (event indices count from its first). */
   readonly window?: WindowSummary;
+  /** Set when the snapshot does not record this device's reserved memory: why, in words ("unknown: ..."), shown instead of the reserved figures. */
+  readonly reservedUnknown?: string;
 }
 
 /** One of the advisor's findings, as the summary shows it. */
@@ -120,6 +119,3 @@ export type SummaryToHost =
   /** Open a recorded line in the editor (the one message of every page: openLine.ts). */
   | OpenLine
   | { readonly type: 'reopenAsText' };
-
-export const isSummaryToHost = messageGuard<SummaryToHost>({ ready: true, annotate: true, selectDevice: true, whatIf: true, openLine: true, reopenAsText: true });
-export const isHostToSummary = messageGuard<HostToSummary>({ loading: true, summary: true, allocator: true, error: true });

@@ -2,24 +2,35 @@
  * The messages between the extension host and the timeline webview (`HostToTimeline`,
  * `TimelineToHost`): the one contract both sides import. Discriminated unions on `type`; the page
  * starts with `ready`; every request carries an id its answer echoes. A side that receives a message
- * it does not know logs it and ignores it. Types and guards only: no DOM and no `vscode` here.
+ * it does not know logs it and ignores it. Types only (the guards: src/guards/timeline.ts): no DOM, no
+ * `vscode` and no running code here.
  */
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { SegmentMapView } from '../engine/session/allocatorStudy';
-import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorWindow';
+import type { AllocatorSpan, AllocatorSpanRequest } from '../engine/timeline/allocatorSpan';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type {
   AxisKind,
   BlockDetail,
   LineBlocks,
   TimelineOverview,
-  TimelineWindow,
-  WindowRequest,
+  TimelineSpan,
+  SpanRequest,
 } from '../engine/timeline/types';
 import type { FigureValues } from '../engine/analysis/lineFigures';
-import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
+
+/** Payload types the page reads, as the engine computes them (the page imports them from here, never from the engine). */
+export type { OomExplanation } from '../engine/allocator/oom';
+export type { SegmentMapBlock, SegmentMapSegment } from '../engine/allocator/segmentMap';
+export type { PeakBucket, PeakBucketKind } from '../engine/analysis/peakBreakdown';
+export type { CellPlaces } from '../engine/paths/places';
+export type { SegmentMapView } from '../engine/session/allocatorStudy';
+export type { AllocatorSpan } from '../engine/timeline/allocatorSpan';
+export type { FindingMarker } from '../engine/timeline/findingMarkers';
+export type { MeasuredLine } from '../engine/timeline/measuredLine';
+export type { AxisKind, BlockDetail, LineBlocks, TimelineLine, TimelineOverview, TimelineSpan } from '../engine/timeline/types';
 
 /**
  * The commands the page may ask the host to run (the empty state's buttons), named by their key in
@@ -45,7 +56,7 @@ export interface LineRow extends FigureValues {
   readonly color: number;
 }
 
-/** What the allocator view shows besides its windows, asked once per target: the self-check and the recorded OOMs explained. */
+/** What the allocator view shows besides its spans, asked once per target: the self-check and the recorded OOMs explained. */
 export interface AllocatorFacts {
   readonly check: SelfCheckDetails;
   /** The recorded OOMs (at most MAX_OOMS, the first ones), each explained from the replayed allocator's state. */
@@ -63,7 +74,7 @@ export interface Target {
 export type TimelineToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'overview'; readonly requestId: number; readonly target: Target; readonly axis: AxisKind; readonly columns: number }
-  | { readonly type: 'window'; readonly requestId: number; readonly target: Target; readonly request: WindowRequest }
+  | { readonly type: 'span'; readonly requestId: number; readonly target: Target; readonly request: SpanRequest }
   /** The advisor's findings that name trace events, placed on the axis. */
   | { readonly type: 'findings'; readonly requestId: number; readonly target: Target; readonly axis: AxisKind }
   /** `allFrames`: the whole shown stack (the "N more frames" control), else its innermost frames. */
@@ -72,8 +83,8 @@ export type TimelineToHost =
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly target: Target; readonly text: string }
   /** The blocks of a line (a path as the snapshot names it), to zoom to the largest. */
   | { readonly type: 'lineBlocks'; readonly requestId: number; readonly target: Target; readonly file: string; readonly line: number }
-  /** The allocator's view of a window (asked for the x range and columns of the block window shown, so their steps agree). */
-  | { readonly type: 'allocatorWindow'; readonly requestId: number; readonly target: Target; readonly request: AllocatorWindowRequest }
+  /** The allocator's view of a span (asked for the x range and columns of the block span shown, so their steps agree). */
+  | { readonly type: 'allocatorSpan'; readonly requestId: number; readonly target: Target; readonly request: AllocatorSpanRequest }
   /** The allocator's self-check and its explanation of the recorded OOMs. */
   | { readonly type: 'allocatorFacts'; readonly requestId: number; readonly target: Target }
   /** The segment map at a state (the memory right after event state - 1; 0: before the first event). */
@@ -91,13 +102,13 @@ export type TimelineToHost =
 export type HostToTimeline =
   | { readonly type: 'snapshots'; readonly snapshots: readonly SnapshotChoice[]; readonly activeId: string | undefined }
   | { readonly type: 'overview'; readonly requestId: number; readonly overview: TimelineOverview }
-  | { readonly type: 'window'; readonly requestId: number; readonly window: TimelineWindow }
+  | { readonly type: 'span'; readonly requestId: number; readonly span: TimelineSpan }
   | { readonly type: 'findings'; readonly requestId: number; readonly markers: readonly FindingMarker[] }
   | { readonly type: 'block'; readonly requestId: number; readonly detail: BlockDetail }
   | { readonly type: 'lines'; readonly requestId: number; readonly rows: readonly LineRow[] }
   | { readonly type: 'stackFilter'; readonly requestId: number; readonly lineIds: readonly number[] }
   | { readonly type: 'lineBlocks'; readonly requestId: number; readonly blocks: LineBlocks | undefined }
-  | { readonly type: 'allocatorWindow'; readonly requestId: number; readonly window: AllocatorWindow | undefined }
+  | { readonly type: 'allocatorSpan'; readonly requestId: number; readonly span: AllocatorSpan | undefined }
   | { readonly type: 'allocatorFacts'; readonly requestId: number; readonly facts: AllocatorFacts }
   | { readonly type: 'segmentMap'; readonly requestId: number; readonly map: SegmentMapView }
   | { readonly type: 'error'; readonly requestId: number; readonly message: string }
@@ -106,36 +117,3 @@ export type HostToTimeline =
 
 /** The requests of the page: the messages that carry a `requestId` its answer echoes. */
 export type TimelineRequest = Extract<TimelineToHost, { readonly requestId: number }>;
-
-/**
- * The request types, declared once: both directions carry each (the page asks, the host answers
- * under the same type), so both guards and `isTimelineRequest` are built from this one record. A
- * request type missing here, or one the host cannot answer, fails to compile.
- */
-const REQUEST_TYPES: Record<TimelineRequest['type'], true> & Record<Exclude<TimelineRequest['type'], HostToTimeline['type']>, never> = {
-  overview: true,
-  window: true,
-  findings: true,
-  block: true,
-  lines: true,
-  stackFilter: true,
-  lineBlocks: true,
-  allocatorWindow: true,
-  allocatorFacts: true,
-  segmentMap: true,
-};
-
-export const isTimelineToHost = messageGuard<TimelineToHost>({ ...REQUEST_TYPES, ready: true, openLine: true, runCommand: true, showing: true, log: true });
-
-export const isHostToTimeline = messageGuard<HostToTimeline>({ ...REQUEST_TYPES, snapshots: true, error: true, showLine: true });
-
-/** Whether a page message is a request (it carries an id its answer echoes). */
-export function isTimelineRequest(message: { readonly type: string }): message is TimelineRequest {
-  return Object.hasOwn(REQUEST_TYPES, message.type);
-}
-
-export function isTarget(value: unknown): value is Target {
-  if (typeof value !== 'object' || value === null) return false;
-  const t = value as Record<string, unknown>;
-  return typeof t.snapshotId === 'string' && Number.isInteger(t.device);
-}

@@ -1,22 +1,26 @@
 /**
- * Messages between the what-if panel (webview/whatif) and the extension (`HostToWhatIf`,
+ * Messages between the what-if panel (webview/whatIf) and the extension (`HostToWhatIf`,
  * `WhatIfToHost`): the caching allocator replayed with other settings or on another GPU size
- * (src/engine/allocator). Types and guards only: both sides import it. The page asks for a prediction
- * with the capacity and PYTORCH_CUDA_ALLOC_CONF the user typed, checked on both sides; every string of
- * a result (paths) is snapshot text that the page shows with textContent only. Lines open through the
- * one `openLine` of every page.
+ * (src/engine/allocator). Types only: both sides import it (the guards and the question's check:
+ * src/guards/whatIf.ts). The page asks for a prediction with the capacity and PYTORCH_CUDA_ALLOC_CONF
+ * the user typed, checked on both sides; every string of a result (paths) is snapshot text that the
+ * page shows with textContent only. Lines open through the one `openLine` of every page.
  */
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
-import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
+
+/** Payload types the page reads, as the engine computes them (the page imports them from here, never from the engine). */
+export type { SelfCheckDetails } from '../engine/allocator/selfCheck';
+export type { WhatIfCell, WhatIfOom, WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
 
 /** The snapshot and device the panel shows, and the devices it may show. */
 export interface WhatIfTarget {
   readonly snapshotId: string;
   readonly label: string;
   readonly device: number;
-  readonly devices: readonly { readonly device: number; readonly peakReservedBytes: number }[];
+  /** Each device's recorded peak reserved memory; `reservedUnknown` where the snapshot does not record it. */
+  readonly devices: readonly { readonly device: number; readonly peakReservedBytes: number; readonly reservedUnknown?: true }[];
 }
 
 /** What the user asked: capacity in bytes (null: what the recording implies, else no limit), options over the recorded settings, a memory fraction. */
@@ -51,23 +55,4 @@ export interface WhatIfState {
   readonly capacity: string;
   readonly allocConf: string;
   readonly memoryFraction: string;
-}
-
-export const isWhatIfToHost = messageGuard<WhatIfToHost>({ ready: true, selectDevice: true, predict: true, openLine: true });
-export const isHostToWhatIf = messageGuard<HostToWhatIf>({ target: true, check: true, table: true, prediction: true, error: true, empty: true });
-
-/** Bounds on what a question may hold (the host refuses the rest). */
-export const MAX_ALLOC_CONF_LENGTH = 500;
-export const MAX_CAPACITY_BYTES = 2 ** 50;
-
-/** The question's fields when they are well-formed, else undefined (the host checks them again: the page is not trusted). */
-export function checkedQuestion(value: unknown): WhatIfQuestion | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const q = value as Record<string, unknown>;
-  const capacity = q.capacityBytes;
-  const fraction = q.memoryFraction;
-  if (capacity !== null && !(typeof capacity === 'number' && Number.isFinite(capacity) && capacity > 0 && capacity <= MAX_CAPACITY_BYTES)) return undefined;
-  if (typeof q.allocConf !== 'string' || q.allocConf.length > MAX_ALLOC_CONF_LENGTH) return undefined;
-  if (fraction !== null && !(typeof fraction === 'number' && fraction > 0 && fraction <= 1)) return undefined;
-  return { capacityBytes: capacity, allocConf: q.allocConf, memoryFraction: fraction };
 }

@@ -11,7 +11,7 @@ import type { LineDetail } from '../engine/analysis/lineDetail';
 import type { LineFigures } from '../engine/analysis/lines';
 import type { LineRange, RangeFigures } from '../engine/analysis/rangeFigures';
 import type { SeriesAxis, TotalsSeries } from '../engine/compare/totals';
-import type { AllocatorWindow, AllocatorWindowRequest } from '../engine/timeline/allocatorWindow';
+import type { AllocatorSpan, AllocatorSpanRequest } from '../engine/timeline/allocatorSpan';
 import type { FindingMarker } from '../engine/timeline/findingMarkers';
 import type { OomExplanation } from '../engine/allocator/oom';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
@@ -19,7 +19,7 @@ import type { SegmentMapView } from '../engine/session/allocatorStudy';
 import type { WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
 import type { LineNumber, LoadWindow } from '../engine/snapshot/model';
 import type { SnapshotInfo, SourceUpdate } from '../engine/session/session';
-import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineWindow, WindowRequest } from '../engine/timeline/types';
+import type { AxisKind, BlockDetail, LineBlocks, TimelineOverview, TimelineSpan, SpanRequest } from '../engine/timeline/types';
 import type { CellPlaces } from '../engine/paths/places';
 
 export type { SnapshotInfo, SourceUpdate };
@@ -58,8 +58,8 @@ export interface WorkerMethods {
   timelineOverview: { params: { device: number; axis: AxisKind; columns: number }; result: TimelineOverview };
   /** The advisor's findings of a device that name trace events, placed on the axis. */
   timelineFindings: { params: { device: number; axis: AxisKind }; result: readonly FindingMarker[] };
-  /** A level-of-detail summary of one x window of a device's timeline (see `TimelineWindow`). */
-  timelineWindow: { params: { device: number; request: WindowRequest }; result: TimelineWindow };
+  /** A level-of-detail summary of one x span of a device's timeline (see `TimelineSpan`). */
+  timelineSpan: { params: { device: number; request: SpanRequest }; result: TimelineSpan };
   /** What the timeline's hover card shows about one block (an allocation record id). */
   timelineBlock: { params: { device: number; record: number; maxFrames: number }; result: BlockDetail };
   /** The blocks `file:line` allocated on a device, largest first (undefined: no such user line). */
@@ -87,10 +87,10 @@ export interface WorkerMethods {
   /** The self-check: the trace replayed with the recorded settings, against the addresses and segment events PyTorch recorded. */
   allocatorCheck: { params: { device: number }; result: SelfCheckDetails };
   /**
-   * The allocator's view of one timeline window, at the timeline's level of detail: reserved memory by segment
+   * The allocator's view of one timeline span, at the timeline's level of detail: reserved memory by segment
    * (stacked), allocated, reserved-but-unallocated and the largest free block per step. Undefined without a trace.
    */
-  allocatorWindow: { params: { device: number; request: AllocatorWindowRequest }; result: AllocatorWindow | undefined };
+  allocatorSpan: { params: { device: number; request: AllocatorSpanRequest }; result: AllocatorSpan | undefined };
   /** The segments and their blocks right after `event` (-1: before the first event), at most `maxBlocks` blocks listed. */
   allocatorSegmentMap: { params: { device: number; event: number; maxBlocks?: number }; result: SegmentMapView };
   /** Each recorded OOM: what was asked, what the cache held, and whether fragmentation or capacity caused it. */
@@ -107,6 +107,9 @@ export interface WorkerMethods {
 export type MethodName = keyof WorkerMethods;
 export type ParamsOf<M extends MethodName> = WorkerMethods[M]['params'];
 export type ResultOf<M extends MethodName> = WorkerMethods[M]['result'];
+
+/** Calls a worker method of one loaded snapshot (`LoadedSnapshot.call`, or anything that answers worker methods). */
+export type WorkerCall = <M extends MethodName>(method: M, params: ParamsOf<M>) => Promise<ResultOf<M>>;
 
 export interface RequestMessage<M extends MethodName = MethodName> {
   readonly kind: 'request';

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { SnapshotSession } from '../../src/engine/session/session';
-import type { AllocatorWindow } from '../../src/engine/timeline/allocatorWindow';
+import type { AllocatorSpan } from '../../src/engine/timeline/allocatorSpan';
 import type { SegmentMapView } from '../../src/engine/session/allocatorStudy';
 import type { AllocatorFacts } from '../../src/protocol/timeline';
 import { lineColor } from '../../src/engine/timeline/colors';
@@ -23,7 +23,7 @@ import { browserMissing, bundleMissing, HostDouble, launchBrowser, openPage, sta
 const RESULTS = path.join(repoRoot, 'test-results');
 
 interface AllocatorInspection {
-  window: AllocatorWindow | undefined;
+  span: AllocatorSpan | undefined;
   facts: AllocatorFacts | undefined;
   map: SegmentMapView | undefined;
   drawnMap: { segments: number; rects: number; rows: number; parts: Record<string, number> } | undefined;
@@ -54,13 +54,13 @@ function load(name: string, device?: number, id = 's1'): LoadedForTest {
   return { id, label: name, session, device: chosen };
 }
 
-/** Waits until the allocator window covers the block window shown. */
+/** Waits until the allocator span covers the block span shown. */
 async function allocatorSettled(page: Page, timeout = 30_000): Promise<AllocatorInspection> {
   await page.waitForFunction(
     () => {
-      const h = (globalThis as unknown as { __vramLensTimeline?: { inspect(): { window?: { x0: number; x1: number } }; inspectAllocator(): { window?: { x0: number; x1: number } } } }).__vramLensTimeline;
-      const w = h?.inspect().window;
-      const a = h?.inspectAllocator().window;
+      const h = (globalThis as unknown as { __vramLensTimeline?: { inspect(): { span?: { x0: number; x1: number } }; inspectAllocator(): { span?: { x0: number; x1: number } } } }).__vramLensTimeline;
+      const w = h?.inspect().span;
+      const a = h?.inspectAllocator().span;
       return !!w && !!a && a.x0 === w.x0 && a.x1 === w.x1;
     },
     undefined,
@@ -99,9 +99,9 @@ describe('the allocator view in Chromium', { skip, timeout: 300_000 }, () => {
     const host = new HostDouble([s], s.id);
     const page = await openPage(browser, origin, host, { width: 600, height: 900, state: { mode: 'allocator' } });
     const a = await allocatorSettled(page);
-    const w = a.window!;
+    const w = a.span!;
     // The stack of segments reaches the reserved memory the replay says, at every step.
-    const expected = s.session.allocatorWindow(s.device, { axis: 'event', x0: w.x0, x1: w.x1, columns: w.columns, budget: 2000 })!;
+    const expected = s.session.allocatorSpan(s.device, { axis: 'event', x0: w.x0, x1: w.x1, columns: w.columns, budget: 2000 })!;
     assert.deepEqual(Array.from(w.reserved), Array.from(expected.reserved));
     const stats = (await drawNow(page))!;
     assert.ok(stats.segments.rects > 0, 'segments drawn');
@@ -198,13 +198,13 @@ describe('the allocator view in Chromium', { skip, timeout: 300_000 }, () => {
     const host = new HostDouble([s], s.id);
     const page = await openPage(browser, origin, host, { width: 440, height: 900 });
     await page.waitForFunction(() => !!(globalThis as unknown as Hooks).__vramLensTimeline?.inspect().status, undefined, { timeout: 30_000 });
-    assert.equal(host.ofType('allocatorWindow').length, 0, 'the block view asks nothing of the allocator');
+    assert.equal(host.ofType('allocatorSpan').length, 0, 'the block view asks nothing of the allocator');
     await page.locator('#mode').evaluate((e) => {
       (e as HTMLElement & { value: string }).value = 'allocator';
       e.dispatchEvent(new Event('change'));
     });
     const a = await allocatorSettled(page);
-    assert.ok(a.window!.pieceSize.length > 0);
+    assert.ok(a.span!.pieceSize.length > 0);
     assert.ok(host.ofType('allocatorFacts').length === 1);
     const stats = (await drawNow(page))!;
     assert.ok(stats.segments.rects > 0);

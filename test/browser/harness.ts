@@ -16,14 +16,14 @@ import { chromiumPath, launchHeadlessChromium } from '../helpers/chromium';
 import { dispatch } from '../../src/runtime/worker/methods';
 import type { SnapshotSession } from '../../src/engine/session/session';
 import { TIMELINE_PAGE } from '../../src/extension/timeline/html';
-import { WHAT_IF_PAGE } from '../../src/extension/allocator/whatIfHtml';
-import type { PageContent } from '../../src/extension/webviewDocument';
+import { WHAT_IF_PAGE } from '../../src/extension/whatIf/html';
+import type { PageContent } from '../../src/extension/shared/webviewDocument';
 import { snapshotChoice } from '../../src/extension/timeline/rows';
 import type { TimelineBackend } from '../../src/extension/timeline/timelineRequests';
 import { answerTimelineRequest, requestIdOf, TIMELINE_COMMANDS } from '../../src/extension/timeline/timelineRequests';
-import { isTimelineRequest } from '../../src/protocol/timeline';
+import { isTimelineRequest } from '../../src/guards/timeline';
 import { errorMessage } from '../../src/engine/base/errors';
-import { webviewDocument } from '../../src/extension/webviewDocument';
+import { webviewDocument } from '../../src/extension/shared/webviewDocument';
 import type { HostToTimeline, TimelineToHost } from '../../src/protocol/timeline';
 import { repoRoot } from '../helpers/corpus';
 
@@ -106,8 +106,8 @@ export class HostDouble {
   /** Every message the page posted, in order. */
   readonly received: TimelineToHost[] = [];
   page: Page | undefined;
-  /** Milliseconds the core took for each window request, and Playwright took to hand it to the page. */
-  readonly windowTimes: number[] = [];
+  /** Milliseconds the core took for each span request, and Playwright took to hand it to the page. */
+  readonly spanTimes: number[] = [];
   readonly transportTimes: number[] = [];
 
   constructor(
@@ -124,7 +124,7 @@ export class HostDouble {
         const started = performance.now();
         if (method === 'load' || method === 'warmUp') return Promise.reject(new Error('a test snapshot is loaded already'));
         const result = dispatch(method, params, { session: loaded.session, progress: () => undefined });
-        if (method === 'timelineWindow') this.windowTimes.push(performance.now() - started);
+        if (method === 'timelineSpan') this.spanTimes.push(performance.now() - started);
         return Promise.resolve(result);
       };
     },
@@ -161,7 +161,7 @@ export class HostDouble {
         if (!answer) throw new Error(`malformed ${message.type}`);
         const sent = performance.now();
         await this.send(answer);
-        if (answer.type === 'window') this.transportTimes.push(performance.now() - sent);
+        if (answer.type === 'span') this.transportTimes.push(performance.now() - sent);
       }
     } catch (e) {
       if (requestId >= 0) await this.send({ type: 'error', requestId, message: errorMessage(e) });

@@ -20,7 +20,7 @@ import { snapshotFromBytes } from '../../src/engine/decode/load';
 import { lineColor, PALETTE_SIZE } from '../../src/engine/timeline/colors';
 import { lineRow } from '../../src/extension/timeline/rows';
 import { distinctLineColors } from '../../webview/timeline/drawing/lineColors';
-import type { TimelineWindow } from '../../src/engine/timeline/types';
+import type { TimelineSpan } from '../../src/engine/timeline/types';
 import { SnapshotSession } from '../../src/engine/session/session';
 import type { ViewState } from '../../webview/timeline/state/state';
 import type { Viewport } from '../../webview/timeline/state/viewport';
@@ -34,7 +34,7 @@ const RESULTS = path.join(repoRoot, 'test-results');
 interface Inspection {
   state: ViewState;
   status: string;
-  window: TimelineWindow | undefined;
+  span: TimelineSpan | undefined;
   viewport: Viewport | undefined;
 }
 interface Stats {
@@ -104,7 +104,7 @@ async function settled(page: Page, timeout = 15_000, light = false): Promise<Ins
   await page.waitForFunction(
     () => {
       const i = (globalThis as unknown as Hooks).__vramLensTimeline?.inspect();
-      const w = i?.window;
+      const w = i?.span;
       const v = i?.viewport;
       if (!w || !v) return false;
       const eps = (v.x1 - v.x0) * 1e-6;
@@ -114,7 +114,7 @@ async function settled(page: Page, timeout = 15_000, light = false): Promise<Ins
     { timeout, polling: 20 },
   );
   if (!light) return inspect(page);
-  return page.evaluate(() => ({ ...(globalThis as unknown as Hooks).__vramLensTimeline.inspect(), window: undefined }));
+  return page.evaluate(() => ({ ...(globalThis as unknown as Hooks).__vramLensTimeline.inspect(), span: undefined }));
 }
 
 function hex(color: number[]): string {
@@ -157,7 +157,7 @@ async function canvasBox(page: Page): Promise<{ x: number; y: number }> {
 async function tallBlock(page: Page, accept: (record: number) => boolean): Promise<number> {
   const tall = await page.evaluate(() => {
     const hooks = (globalThis as unknown as Hooks).__vramLensTimeline;
-    const w = hooks.inspect().window;
+    const w = hooks.inspect().span;
     return w ? [...w.blockRecord].filter((r) => (hooks.pointOf(r)?.height ?? 0) >= 3) : [];
   });
   const found = tall.find(accept);
@@ -196,12 +196,12 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     const s = load('kkaitlyn111-cs336-2.7b-forward.pickle');
     const host = new HostDouble([s], s.id);
     const page = await open(host, { height: 1400 });
-    const { window } = await settled(page);
-    assert.ok(window && window.blockRecord.length > 1000, 'a summary with many blocks arrived');
-    assert.equal(window.moreBlocks, false);
+    const { span } = await settled(page);
+    assert.ok(span && span.blockRecord.length > 1000, 'a summary with many blocks arrived');
+    assert.equal(span.moreBlocks, false);
     const stats = (await drawNow(page))!;
     // At full zoom every block of the summary is on screen.
-    assert.deepEqual([...stats.drawnRecords].sort((a, b) => a - b), [...window.blockRecord].sort((a, b) => a - b));
+    assert.deepEqual([...stats.drawnRecords].sort((a, b) => a - b), [...span.blockRecord].sort((a, b) => a - b));
     // Each block's colour is that of the line that allocated it (worked out here from the stacks).
     const colorOf = colorOfLine(s, s.device);
     stats.drawnRecords.forEach((record, i) => {
@@ -221,7 +221,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
         const p = hooks.pointOf(r);
         return p && p.height * devicePixelRatio >= 3 ? { record: r, rgba: hooks.pixel(p.x, p.y) } : undefined;
       });
-    }, [...window.blockRecord]);
+    }, [...span.blockRecord]);
     let checked = 0;
     for (const sample of samples) {
       if (!sample) continue;
@@ -281,11 +281,11 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     const s = load('kkaitlyn111-cs336-small-forward-uint64-line.pickle');
     const host = new HostDouble([s], s.id);
     const page = await open(host);
-    const { window } = await settled(page);
-    assert.ok(window);
+    const { span } = await settled(page);
+    assert.ok(span);
     // The largest block at least 3 pixels tall that has a line of the user's code.
     const record = await tallBlock(page, (r) => lineOfRecord(s, s.device, r) !== undefined);
-    const j = window.blockRecord.indexOf(record);
+    const j = span.blockRecord.indexOf(record);
     const expected = lineOfRecord(s, s.device, record)!;
     const p = (await pointOf(page, record))!;
     const box = await canvasBox(page);
@@ -295,7 +295,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     const detail = s.session.timeline.block(s.device, record, 12);
     await page.waitForFunction((name) => document.getElementById('tooltip')?.textContent?.includes(name) ?? false, detail.frames[0].name);
     const text = (await tooltip.textContent()) ?? '';
-    assert.ok(text.includes(formatBytes(window.blockSize[j])), text);
+    assert.ok(text.includes(formatBytes(span.blockSize[j])), text);
     assert.ok(text.includes(`${path.basename(expected.file)}:${expected.line}`), text);
 
     await page.mouse.down();
@@ -372,7 +372,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     await page.mouse.wheel(0, -300);
     const wheeled = (await settled(page)).viewport!;
     assert.ok(wheeled.x1 - wheeled.x0 < v.x1 - v.x0);
-    // Drag to the right moves the window to the left.
+    // Drag to the right moves the span to the left.
     await page.mouse.move(box.x + 250, box.y + 150);
     await page.mouse.down();
     await page.mouse.move(box.x + 300, box.y + 150, { steps: 5 });
@@ -391,7 +391,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     assert.ok(Math.abs(brushed.x1 - (domain.x0 + (80 / plotWidth) * width)) < width * 0.01, `${brushed.x1}`);
 
     // Switching to wall time keeps the same events in view.
-    const before = (await inspect(page)).window!;
+    const before = (await inspect(page)).span!;
     const firstState = before.stepFirst[0];
     const lastState = before.stepLast[before.stepLast.length - 1];
     await page.evaluate(() => {
@@ -399,8 +399,8 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
       select.value = 'time';
       select.dispatchEvent(new Event('change'));
     });
-    await page.waitForFunction(() => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().window?.axis === 'time');
-    const timed = (await settled(page)).window!;
+    await page.waitForFunction(() => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().span?.axis === 'time');
+    const timed = (await settled(page)).span!;
     assert.equal(timed.axis, 'time');
     assert.ok(timed.stepFirst[0] <= firstState + 1 && timed.stepLast[timed.stepLast.length - 1] >= lastState - 1, 'the same events');
     await page.evaluate(() => {
@@ -408,12 +408,12 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
       select.value = 'event';
       select.dispatchEvent(new Event('change'));
     });
-    await page.waitForFunction(() => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().window?.axis === 'event');
+    await page.waitForFunction(() => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().span?.axis === 'event');
     const back = (await settled(page)).viewport!;
     assert.ok(Math.abs(back.x0 - brushed.x0) <= 1 && Math.abs(back.x1 - brushed.x1) <= 1, `${JSON.stringify(back)} after the round trip`);
 
     // Pin a block, filter the table, then drop the page and open it again with the saved state.
-    const w = (await inspect(page)).window!;
+    const w = (await inspect(page)).span!;
     const record = w.blockRecord[0];
     const p = (await pointOf(page, record))!;
     await page.mouse.click(box.x + p.x, box.y + p.y);
@@ -455,10 +455,10 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     await page.waitForFunction((r) => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().state.pinnedRecord === r, blocks.blocks[0].record);
     const i = await settled(page);
     assert.equal(i.state.focusLine, blocks.lineId);
-    // The window fits the block's lifetime (states first..last) with a margin.
+    // The span fits the block's lifetime (states first..last) with a margin.
     const largest = blocks.blocks[0];
     assert.ok(i.viewport!.x0 <= largest.firstState && i.viewport!.x1 >= largest.lastState + 1, JSON.stringify(i.viewport));
-    assert.ok(i.window!.blockRecord.includes(largest.record));
+    assert.ok(i.span!.blockRecord.includes(largest.record));
     // The table marks the line as selected.
     assert.equal(await page.locator('#lines tbody tr.selected').getAttribute('data-line'), String(blocks.lineId));
     await page.close();
@@ -528,7 +528,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     });
     i = await settled(page);
     assert.equal(i.state.snapshotId, 'b');
-    assert.ok(i.window!.releaseX.length > 0, 'segment releases are in the summary');
+    assert.ok(i.span!.releaseX.length > 0, 'segment releases are in the summary');
     assert.equal(await page.locator('#legend-release').isVisible(), true);
     // Hover the first annotation span's lane.
     const overview = other.session.timeline.overview(other.device, 'event', 100);
@@ -625,7 +625,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
           select.value = 'time';
           select.dispatchEvent(new Event('change'));
         });
-        await page.waitForFunction(() => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().window?.axis === 'time');
+        await page.waitForFunction(() => (globalThis as unknown as Hooks).__vramLensTimeline.inspect().span?.axis === 'time');
       }
       const { viewport } = await settled(page);
       await drawNow(page);
@@ -636,7 +636,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
       assert.ok(Math.max(...ys) - Math.min(...ys) <= 2, `${axis}: flat, rows ${Math.min(...ys)}-${Math.max(...ys)}`);
       const blockTop = await page.evaluate(() => {
         const hooks = (globalThis as unknown as Hooks).__vramLensTimeline;
-        const tops = [...(hooks.inspect().window?.blockRecord ?? [])].map((r) => hooks.pointOf(r)).filter((p) => p !== undefined).map((p) => p.y - p.height / 2);
+        const tops = [...(hooks.inspect().span?.blockRecord ?? [])].map((r) => hooks.pointOf(r)).filter((p) => p !== undefined).map((p) => p.y - p.height / 2);
         return Math.min(...tops);
       });
       assert.ok(Math.max(...ys) < blockTop, `${axis}: above the blocks (row ${Math.max(...ys)}, highest block top ${blockTop})`);
@@ -672,7 +672,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     // The host's allowlist (built from Commands) turns the key into the command it runs.
     assert.deepEqual(host.commands, ['vramLens.openSnapshot']);
     await host.send({ type: 'runScript', code: 'alert(1)' });
-    await host.send({ type: 'window', requestId: 999, window: null });
+    await host.send({ type: 'span', requestId: 999, span: null });
     await new Promise((r) => setTimeout(r, 100));
     const logs = host.ofType('log');
     assert.ok(logs.some((l) => l.level === 'warn' && l.message.includes('runScript')), JSON.stringify(logs));
@@ -684,9 +684,9 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     const s = load('kkaitlyn111-cs336-small-forward-uint64-line.pickle');
     const host = new HostDouble([s], s.id);
     const page = await open(host, { theme: 'dark' });
-    const { window } = await settled(page);
+    const { span } = await settled(page);
     await page.screenshot({ path: path.join(RESULTS, 'timeline-dark.png') });
-    assert.ok(window);
+    assert.ok(span);
     const record = await tallBlock(page, (r) => lineOfRecord(s, s.device, r) !== undefined);
     const p = (await pointOf(page, record))!;
     const line = lineOfRecord(s, s.device, record)!;
@@ -719,9 +719,9 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
       roundTrips.push(performance.now() - started);
       draws.push((await drawNow(page))!.ms);
     }
-    const core = host.windowTimes.slice(-roundTrips.length);
+    const core = host.spanTimes.slice(-roundTrips.length);
     const transport = host.transportTimes.slice(-roundTrips.length);
-    const last = (await inspect(page)).window!;
+    const last = (await inspect(page)).span!;
     const payload = Object.values(last).reduce((sum: number, v) => sum + (ArrayBuffer.isView(v) ? v.byteLength : 0), 0);
     console.log(
       `frame times on ${big.traces[0].length} events: draw median ${median(draws).toFixed(1)} ms, max ${Math.max(...draws).toFixed(1)} ms; ` +
@@ -732,7 +732,7 @@ describe('timeline webview in Chromium', { skip: browserMissing || bundleMissing
     );
     // Chromium shares the 2 cores with the core here: bench/timeline.mjs measures the core alone.
     assert.ok(median(draws) < 50, `drawing one frame took ${median(draws)} ms`);
-    assert.ok(median(core) < 100, `a window summary took ${median(core)} ms`);
+    assert.ok(median(core) < 100, `a span summary took ${median(core)} ms`);
     await page.screenshot({ path: path.join(RESULTS, 'timeline-large-dark.png') });
     await page.close();
   });

@@ -2,12 +2,18 @@
  * Expected figures for the end-to-end tests, from the Python oracle (test/reference/spec_reference.py,
  * written from the spec alone) and a byte formatter written here, apart from the extension's.
  */
+import type { FormerFigureKey } from '../../src/engine/analysis/lineFigures';
 import type { LineReport } from '../../src/engine/analysis/report';
 import { referenceAnalysis } from '../helpers/corpus';
 
-/** A line of the Python oracle's output: the spec's JSON shape (numbers only: the fixture has no line beyond 2^53). */
-export interface OracleLine extends Omit<LineReport, 'line'> {
+/**
+ * A line of the Python oracle's output: the spec's JSON shape, whose names for the figures peak while
+ * allocating are `peakBytes` and `inclusivePeakBytes` (numbers only: the fixture has no line beyond 2^53).
+ */
+export interface OracleLine extends Omit<LineReport, 'line' | 'peakWhileAllocatingBytes' | 'inclusivePeakWhileAllocatingBytes' | FormerFigureKey> {
   readonly line: number;
+  readonly peakBytes: number;
+  readonly inclusivePeakBytes: number;
 }
 
 export interface OracleDevice {

@@ -70,8 +70,8 @@ export function throughPipeline(bytes: Uint8Array): Reached {
     const axes = info.hasTimes ? (['event', 'time'] as const) : (['event'] as const);
     for (const axis of axes) {
       session.timeline.overview(d.device, axis, 200);
-      const window = session.timeline.window(d.device, { axis, columns: 300, budget: 500 });
-      void window;
+      const span = session.timeline.span(d.device, { axis, columns: 300, budget: 500 });
+      void span;
       findingMarkers(session.advice(d.device), session.timeline.timeline(d.device).axis(axis));
     }
   }

@@ -14,7 +14,7 @@ import { BOOTSTRAP_ENTRY, buildProfileCommand } from '../../src/runtime/profile/
 import type { ProfileConfiguration } from '../../src/runtime/profile/configuration';
 import { classifyOutcome } from '../../src/runtime/profile/outcome';
 import type { ProfileRecord } from '../../src/protocol/profile';
-import { ExitCode } from '../../src/protocol/profile';
+import { ExitCode } from '../../src/guards/profile';
 import type { RunResult } from '../../src/runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../src/runtime/profile/runner';
 import { analyzeSnapshot } from '../../src/engine/analysis/analyze';
@@ -130,7 +130,7 @@ describe('Profile VRAM on a CUDA GPU', { skip }, () => {
   });
 
   it('train_step.py: backward memory lands on lines (none in an anonymous bucket), module ranges are in the snapshot; Cancel keeps a snapshot', { timeout: 600_000 }, async () => {
-    /** The peak as the extension reads it (the bootstrap's frames are library code: src/extension/config.ts). */
+    /** The peak as the extension reads it (the bootstrap's frames are library code: src/extension/shared/config.ts). */
     const read = (file: string) => {
       const device = analyzeSnapshot(snapshotFromBytes(readFileSync(file)), { extraLibraryPaths: PROFILER_LIBRARY_PATHS }).devices[0];
       const onLines = device.lines.reduce((s, l) => s + l.liveAtPeakBytes, 0);

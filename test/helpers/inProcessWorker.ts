@@ -3,7 +3,7 @@
  * `dispatch`, answers cloned as a message would be) and counts what it was asked: tests of what the
  * host caches use it where starting a worker thread would only slow them down.
  */
-import type { SnapshotWorkerPort } from '../../src/extension/loadedSnapshot';
+import type { SnapshotWorkerPort } from '../../src/extension/shared/loadedSnapshot';
 import type { MethodContext } from '../../src/runtime/worker/methods';
 import { dispatch } from '../../src/runtime/worker/methods';
 import type { MethodName, ParamsOf, ResultOf, SnapshotInfo } from '../../src/protocol/worker';

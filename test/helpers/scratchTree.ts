@@ -149,6 +149,8 @@ export class ScratchTree {
     };
     host.readFile = (fileName) => overlay.get(fileName) ?? ts.sys.readFile(fileName);
     host.fileExists = (fileName) => overlay.has(fileName) || ts.sys.fileExists(fileName);
+    // A folder the walk creates (its first file is in the overlay) exists for module resolution too.
+    host.directoryExists = (dir) => [...overlay.keys()].some((f) => f.startsWith(dir + path.sep)) || ts.sys.directoryExists(dir);
     return ts.createProgram(roots, options, host);
   }
 }

@@ -1,9 +1,9 @@
 /**
- * The timeline page's DOM-free parts (webview/timeline: store, requests, target data, window
+ * The timeline page's DOM-free parts (webview/timeline: store, requests, target data, span
  * summaries, block details, navigation, the actions), wired as main.ts wires them, with a recording
- * screen and plot in place of the DOM; and small overviews and windows to answer them with.
+ * screen and plot in place of the DOM; and small overviews and spans to answer them with.
  */
-import type { TimelineOverview, TimelineWindow } from '../../src/engine/timeline/types';
+import type { TimelineOverview, TimelineSpan } from '../../src/engine/timeline/types';
 import type { HostToTimeline, SnapshotChoice, TimelineToHost } from '../../src/protocol/timeline';
 import type { PageActions } from '../../webview/timeline/controls/pageActions';
 import { pageActions } from '../../webview/timeline/controls/pageActions';
@@ -14,7 +14,7 @@ import { BlockDetails } from '../../webview/timeline/requests/blockDetails';
 import type { TimelineAnswer } from '../../webview/timeline/requests/requests';
 import { Requests } from '../../webview/timeline/requests/requests';
 import { TargetData } from '../../webview/timeline/requests/targetData';
-import { WindowFetcher } from '../../webview/timeline/requests/windowFetch';
+import { SpanFetcher } from '../../webview/timeline/requests/spanFetch';
 import { Navigation } from '../../webview/timeline/state/navigation';
 import type { ViewState } from '../../webview/timeline/state/state';
 import { PageStore } from '../../webview/timeline/state/store';
@@ -26,8 +26,8 @@ export function choice(id: string, devices: number[], hasTimes = true): Snapshot
   return { id, label: `${id}.pickle`, devices: devices.map((device) => ({ device, peakBytes: MiB, events: 1000 })), device: devices[0] ?? 0, hasTimes };
 }
 
-/** A window over [x0, x1) of `axis` with two steps and one block (record 10, 4 MiB, line 1 = model.py:7). */
-export function windowOf(x0: number, x1: number, axis: 'event' | 'time' = 'event', states: [number, number] = [1, 2]): TimelineWindow {
+/** A span over [x0, x1) of `axis` with two steps and one block (record 10, 4 MiB, line 1 = model.py:7). */
+export function spanOf(x0: number, x1: number, axis: 'event' | 'time' = 'event', states: [number, number] = [1, 2]): TimelineSpan {
   return {
     axis,
     x0,
@@ -70,7 +70,7 @@ export function overviewOf(axis: 'event' | 'time' = 'event'): TimelineOverview {
     ooms: [],
     annotations: [],
     annotationsOmitted: 0,
-    summary: windowOf(start, end, axis),
+    summary: spanOf(start, end, axis),
     peakBreakdown: [],
     allocations: 1,
   };
@@ -80,7 +80,7 @@ export interface PageUnderTest {
   readonly store: PageStore;
   readonly requests: Requests;
   readonly targets: TargetData;
-  readonly windows: WindowFetcher;
+  readonly spans: SpanFetcher;
   readonly details: BlockDetails;
   readonly allocator: AllocatorData;
   readonly navigation: Navigation;
@@ -125,7 +125,7 @@ export function pageUnderTest(saved?: unknown, hit?: Hit): PageUnderTest {
   const requests = new Requests(post, (message) => screen.setStatus(`Error: ${message}`));
   const details = new BlockDetails(requests, (t) => store.showing(t), () => screen.render());
   const allocator = new AllocatorData({ requests, store, plot, screen });
-  const windows = new WindowFetcher({
+  const spans = new SpanFetcher({
     requests,
     store,
     plot,
@@ -135,8 +135,8 @@ export function pageUnderTest(saved?: unknown, hit?: Hit): PageUnderTest {
     },
     failed: (m) => screen.setStatus(`Error: ${m}`),
   });
-  const navigation = new Navigation({ store, screen, requestWindow: (refresh) => (refresh ? windows.refresh() : windows.request()), drawnYRange: () => ({ min: 0, max: 8 * MiB * 1.06 }) });
-  const targets = new TargetData({ requests, store, windows, details, allocator, screen, overviewColumns: () => 280, paletteSize: () => 12, showing: (target) => post({ type: 'showing', target }) });
+  const navigation = new Navigation({ store, screen, requestSpan: (refresh) => (refresh ? spans.refresh() : spans.request()), drawnYRange: () => ({ min: 0, max: 8 * MiB * 1.06 }) });
+  const targets = new TargetData({ requests, store, spans, details, allocator, screen, overviewColumns: () => 280, paletteSize: () => 12, showing: (target) => post({ type: 'showing', target }) });
   const actions = pageActions({
     store,
     navigation,
@@ -146,7 +146,7 @@ export function pageUnderTest(saved?: unknown, hit?: Hit): PageUnderTest {
     hoverAt: () => hit,
     leave: () => undefined,
     detail: (r) => details.get(r),
-    refreshWindow: () => windows.refresh(),
+    refreshSpan: () => spans.refresh(),
     post,
   });
   const last = <T extends TimelineToHost['type']>(type: T) => posted.filter((m): m is Extract<TimelineToHost, { type: T }> => m.type === type).at(-1);
@@ -154,7 +154,7 @@ export function pageUnderTest(saved?: unknown, hit?: Hit): PageUnderTest {
     store,
     requests,
     targets,
-    windows,
+    spans,
     details,
     allocator,
     navigation,

@@ -50,7 +50,7 @@ const required = [
   'extension/dist/webview/summary.js',
   'extension/dist/webview/timeline.js',
   'extension/dist/webview/compare.js',
-  'extension/dist/webview/whatif.js',
+  'extension/dist/webview/whatIf.js',
   'extension/dist/codicons/codicon.css',
   'extension/dist/codicons/codicon.ttf',
   'extension/media/icon.png',

@@ -14,7 +14,7 @@ import { describe, it } from 'node:test';
 import ts from 'typescript';
 import type { Finding } from '../../src/engine/advice/finding';
 import type { FindingMarker } from '../../src/engine/timeline/findingMarkers';
-import { openLine } from '../../src/protocol/openLine';
+import { openLine } from '../../webview/shared/openLine';
 import type { QueryName } from '../../src/runtime/worker/methods';
 import { load, methods, warmUp } from '../../src/runtime/worker/methods';
 import { repoRoot } from '../helpers/corpus';
@@ -402,7 +402,7 @@ describe(`recipe: ${FIGURE_RECIPE}`, () => {
 
 const WORKER_RECIPE = 'A new worker query';
 
-const WORKER_DRIVER = `import { LoadedSnapshot } from '../../src/extension/loadedSnapshot';
+const WORKER_DRIVER = `import { LoadedSnapshot } from '../../src/extension/shared/loadedSnapshot';
 import { InProcessWorker } from '../helpers/inProcessWorker';
 import { GiB, TraceBuilder, user, userPath } from '../helpers/traceBuilder';
 
@@ -495,62 +495,66 @@ function filesUnder(tree: ScratchTree, folder: string): string[] {
   return [...new Set([...disk, ...tree.changed().filter((f) => f.startsWith(`${folder}/`))])].filter((f) => f.endsWith('.ts'));
 }
 
-/**
- * The page's name as its protocol module spells it: `src/protocol/<page>.ts`, where the page's folder and
- * bundle may write the name in lower case (`webview/whatif/` for `src/protocol/whatIf.ts`).
- */
-function protocolName(tree: ScratchTree, page: string): string {
-  const named = filesUnder(tree, 'src/protocol').map((f) => path.posix.basename(f, '.ts')).filter((n) => n.toLowerCase() === page.toLowerCase());
-  return named.length === 1 ? named[0] : page;
-}
-
 /** What the webview recipe asks of `page`, as `step N: ...` for each thing missing. */
 function pageProblems(tree: ScratchTree, page: string): string[] {
-  const name = protocolName(tree, page);
-  const Page = capitalized(name);
+  const Page = capitalized(page);
   const problems: string[] = [];
-  const protocolFile = `src/protocol/${name}.ts`;
+  const protocolFile = `src/protocol/${page}.ts`;
   const protocol = tree.has(protocolFile) ? tree.text(protocolFile) : '';
-  for (const needed of [`export type HostTo${Page}`, `export type ${Page}ToHost`, `export const isHostTo${Page} = messageGuard<HostTo${Page}>(`, `export const is${Page}ToHost = messageGuard<${Page}ToHost>(`]) {
+  for (const needed of [`export type HostTo${Page}`, `export type ${Page}ToHost`]) {
     if (!protocol.includes(needed)) problems.push(`step 1: ${protocolFile} has no \`${needed}\``);
   }
-  const opensLines = new RegExp(`is${Page}ToHost = messageGuard<${Page}ToHost>\\(\\{[^}]*\\bopenLine: true`).test(protocol);
+  const guardsFile = `src/guards/${page}.ts`;
+  const guards = tree.has(guardsFile) ? tree.text(guardsFile) : '';
+  for (const needed of [`export const isHostTo${Page} = messageGuard<HostTo${Page}>(`, `export const is${Page}ToHost = messageGuard<${Page}ToHost>(`]) {
+    if (!guards.includes(needed)) problems.push(`step 2: ${guardsFile} has no \`${needed}\``);
+  }
+  const opensLines = new RegExp(`is${Page}ToHost = messageGuard<${Page}ToHost>\\(\\{[^}]*\\bopenLine: true`).test(guards);
   if (opensLines && !/\bOpenLine\b/.test(protocol)) problems.push('step 1: its guard admits openLine but its union has no OpenLine');
-  if (!bundledPages(tree).includes(page)) problems.push('step 2: scripts/build.mjs does not bundle it');
+  if (!bundledPages(tree).includes(page)) problems.push('step 3: scripts/build.mjs does not bundle it');
   const mainFile = `webview/${page}/main.ts`;
   const main = tree.has(mainFile) ? tree.text(mainFile) : '';
-  if (!new RegExp(`onHostMessage\\([^,]+,\\s*isHostTo${Page}\\b`).test(main)) problems.push(`step 2: ${mainFile} does not receive through onHostMessage with isHostTo${Page}`);
-  if (!tree.has(`media/${page}.css`)) problems.push(`step 2: no media/${page}.css`);
+  if (!new RegExp(`onHostMessage\\([^,]+,\\s*isHostTo${Page}\\b`).test(main)) problems.push(`step 3: ${mainFile} does not receive through onHostMessage with isHostTo${Page}`);
+  if (!tree.has(`media/${page}.css`)) problems.push(`step 3: no media/${page}.css`);
   const hosts = filesUnder(tree, 'src/extension').filter((f) => new RegExp(`script: '${page}\\.js'`).test(tree.text(f)));
-  if (hosts.length !== 1) problems.push(`step 3: ${hosts.length} files of src/extension have a PageContent for ${page}.js`);
+  if (hosts.length !== 1) problems.push(`step 4: ${hosts.length} files of src/extension have a PageContent for ${page}.js`);
   else {
     const folder = path.posix.dirname(hosts[0]);
-    const host = filesUnder(tree, folder).map((f) => tree.text(f)).join('\n');
-    if (!new RegExp(`styles: \\[[^\\]]*'${page}\\.css'`).test(tree.text(hosts[0]))) problems.push(`step 3: its PageContent does not name ${page}.css`);
-    if (!/\bwebviewPage\(/.test(host)) problems.push(`step 3: ${folder} does not build its HTML with webviewPage`);
-    if (!new RegExp(`\\bis${Page}ToHost\\(`).test(host)) problems.push(`step 3: ${folder} does not check what arrives with is${Page}ToHost`);
-    if (opensLines && !/\bopenLineOfPage\(/.test(host)) problems.push(`step 3: ${folder} does not hand openLine to openLineOfPage`);
+    const files = filesUnder(tree, folder);
+    const host = files.map((f) => tree.text(f)).join('\n');
+    if (path.posix.basename(hosts[0]) !== 'html.ts') problems.push(`step 4: its PageContent is in ${hosts[0]}, not ${folder}/html.ts`);
+    if (!new RegExp(`styles: \\[[^\\]]*'${page}\\.css'`).test(tree.text(hosts[0]))) problems.push(`step 4: its PageContent does not name ${page}.css`);
+    const view = files.find((f) => f.endsWith('View.ts'));
+    if (!view || !/\bwebviewPage\(/.test(tree.text(view))) problems.push(`step 4: ${folder} has no *View.ts that builds its HTML with webviewPage`);
+    if (!files.some((f) => f.endsWith('Requests.ts') && !/from 'vscode'/.test(tree.text(f)))) problems.push(`step 4: ${folder} has no *Requests.ts free of vscode`);
+    if (!tree.has(`${folder}/feature.ts`) || !tree.text('src/extension/extension.ts').includes(`'./${path.posix.basename(folder)}/feature'`)) problems.push(`step 4: ${folder}/feature.ts is not there, or src/extension/extension.ts does not list it`);
+    if (!new RegExp(`\\bis${Page}ToHost\\(`).test(host)) problems.push(`step 4: ${folder} does not check what arrives with is${Page}ToHost`);
+    if (opensLines && !/\bopenLineOfPage\(/.test(host)) problems.push(`step 4: ${folder} does not hand openLine to openLineOfPage`);
   }
-  if (!tree.text('test/package/vsix.test.ts').includes(`'extension/dist/webview/${page}.js'`)) problems.push('step 4: test/package/vsix.test.ts does not expect it in the VSIX');
+  if (!tree.text('test/package/vsix.test.ts').includes(`'extension/dist/webview/${page}.js'`)) problems.push('step 5: test/package/vsix.test.ts does not expect it in the VSIX');
   return problems;
 }
 
 const PLANTED_PROTOCOL = `/** Planted by test/unit/contributing.test.ts: the messages of a page that shows a line and opens it. */
-import { messageGuard } from './messageGuard';
 import type { OpenLine } from './openLine';
 
 export type HostToPlanted = { readonly type: 'show'; readonly file: string; readonly line: number };
 export type PlantedToHost = { readonly type: 'ready' } | OpenLine;
+`;
+
+const PLANTED_GUARDS = `/** Planted by test/unit/contributing.test.ts: the guards of the planted page's messages. */
+import type { HostToPlanted, PlantedToHost } from '../protocol/planted';
+import { messageGuard } from './messageGuard';
 
 export const isHostToPlanted = messageGuard<HostToPlanted>({ show: true });
 export const isPlantedToHost = messageGuard<PlantedToHost>({ ready: true, openLine: true });
 `;
 
 const PLANTED_PAGE = `/** Planted by test/unit/contributing.test.ts. */
-import { openLine } from '../../src/protocol/openLine';
+import { isHostToPlanted } from '../../src/guards/planted';
 import type { HostToPlanted, PlantedToHost } from '../../src/protocol/planted';
-import { isHostToPlanted } from '../../src/protocol/planted';
 import { connectHost, onHostMessage } from '../shared/host';
+import { openLine } from '../shared/openLine';
 
 const host = connectHost<PlantedToHost>();
 onHostMessage('planted', isHostToPlanted, (message: HostToPlanted) => {
@@ -562,19 +566,32 @@ onHostMessage('planted', isHostToPlanted, (message: HostToPlanted) => {
 host.post({ type: 'ready' });
 `;
 
-const PLANTED_HOST = `/** Planted by test/unit/contributing.test.ts: the host of the planted page. */
-import * as vscode from 'vscode';
-import { describeRefused } from '../../protocol/messageGuard';
+const PLANTED_HTML = `/** Planted by test/unit/contributing.test.ts: the planted page. */
+import type { PageContent } from '../shared/webviewDocument';
+
+export const PLANTED_PAGE: PageContent = { title: 'Planted', script: 'planted.js', styles: ['planted.css'], codicons: true };
+`;
+
+const PLANTED_REQUESTS = `/** Planted by test/unit/contributing.test.ts: what the planted page is sent, free of vscode. */
 import type { HostToPlanted } from '../../protocol/planted';
-import { isPlantedToHost } from '../../protocol/planted';
-import { DisposableOwner } from '../disposables';
-import { openLineOfPage } from '../paths/openRecordedLine';
-import type { PathResolver } from '../paths/pathResolver';
-import { webviewOptions, webviewPage } from '../webviewHtml';
 
-const PAGE = { title: 'Planted', script: 'planted.js', styles: ['planted.css'], codicons: true } as const;
+export function showLine(file: string, line: number): HostToPlanted {
+  return { type: 'show', file, line };
+}
+`;
 
-export class PlantedPanel extends DisposableOwner {
+const PLANTED_VIEW = `/** Planted by test/unit/contributing.test.ts: the host of the planted page. */
+import * as vscode from 'vscode';
+import { describeRefused } from '../../guards/messageGuard';
+import { isPlantedToHost } from '../../guards/planted';
+import { DisposableOwner } from '../shared/disposables';
+import { openLineOfPage } from '../shared/openRecordedLine';
+import type { PathResolver } from '../shared/pathResolver';
+import { webviewOptions, webviewPage } from '../shared/webviewHtml';
+import { PLANTED_PAGE } from './html';
+import { showLine } from './plantedRequests';
+
+export class PlantedView extends DisposableOwner {
   constructor(
     private readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
@@ -582,8 +599,8 @@ export class PlantedPanel extends DisposableOwner {
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
-    panel.webview.options = webviewOptions(extensionUri, PAGE);
-    panel.webview.html = webviewPage(panel.webview, extensionUri, PAGE);
+    panel.webview.options = webviewOptions(extensionUri, PLANTED_PAGE);
+    panel.webview.html = webviewPage(panel.webview, extensionUri, PLANTED_PAGE);
     this.own(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       panel.onDidDispose(() => this.dispose()),
@@ -591,8 +608,7 @@ export class PlantedPanel extends DisposableOwner {
   }
 
   show(file: string, line: number): void {
-    const message: HostToPlanted = { type: 'show', file, line };
-    void this.panel.webview.postMessage(message);
+    void this.panel.webview.postMessage(showLine(file, line));
   }
 
   private async receive(raw: unknown): Promise<void> {
@@ -605,14 +621,37 @@ export class PlantedPanel extends DisposableOwner {
 }
 `;
 
+const PLANTED_FEATURE = `/** Planted by test/unit/contributing.test.ts: the planted feature, which brings its panel back after a reload. */
+import * as vscode from 'vscode';
+import type { Feature } from '../shared/services';
+import { PlantedView } from './plantedView';
+
+export const plantedFeature: Feature = ({ context, resolver, log }) => {
+  context.subscriptions.push(
+    vscode.window.registerWebviewPanelSerializer('vramLens.planted', {
+      deserializeWebviewPanel: async (panel) => {
+        context.subscriptions.push(new PlantedView(panel, context.extensionUri, resolver, log));
+        return Promise.resolve();
+      },
+    }),
+  );
+};
+`;
+
 function plantPage(tree: ScratchTree): ScratchTree {
   return tree
-    .create(1, 'src/protocol/planted.ts', PLANTED_PROTOCOL, 'messageGuard')
-    .create(2, 'webview/planted/main.ts', PLANTED_PAGE, 'onHostMessage')
-    .insertAfter(2, 'scripts/build.mjs', 'const webviews = [', "\n  { entryPoints: ['webview/planted/main.ts'], outfile: 'dist/webview/planted.js' },", 'webviews')
-    .create(2, 'media/planted.css', 'button { font: inherit; }\n')
-    .create(3, 'src/extension/planted/plantedPanel.ts', PLANTED_HOST, 'webviewPage')
-    .insertAfter(4, 'test/package/vsix.test.ts', "  'extension/dist/webview/summary.js',", "\n  'extension/dist/webview/planted.js',");
+    .create(1, 'src/protocol/planted.ts', PLANTED_PROTOCOL, 'HostTo<Page>')
+    .create(2, 'src/guards/planted.ts', PLANTED_GUARDS, 'messageGuard')
+    .create(3, 'webview/planted/main.ts', PLANTED_PAGE, 'onHostMessage')
+    .insertAfter(3, 'scripts/build.mjs', 'const webviews = [', "\n  { entryPoints: ['webview/planted/main.ts'], outfile: 'dist/webview/planted.js' },", 'webviews')
+    .create(3, 'media/planted.css', 'button { font: inherit; }\n')
+    .create(4, 'src/extension/planted/html.ts', PLANTED_HTML, 'PageContent')
+    .create(4, 'src/extension/planted/plantedRequests.ts', PLANTED_REQUESTS)
+    .create(4, 'src/extension/planted/plantedView.ts', PLANTED_VIEW, 'webviewPage')
+    .create(4, 'src/extension/planted/feature.ts', PLANTED_FEATURE, 'Feature')
+    .insertAfter(4, 'src/extension/extension.ts', "import { workloadsFeature } from './workloads/feature';", "\nimport { plantedFeature } from './planted/feature';")
+    .insertAfter(4, 'src/extension/extension.ts', /const features: Feature\[\] = \[[^\]]*/, ', plantedFeature', 'features')
+    .insertAfter(5, 'test/package/vsix.test.ts', "  'extension/dist/webview/summary.js',", "\n  'extension/dist/webview/planted.js',");
 }
 
 describe(`recipe: ${WEBVIEW_RECIPE}`, () => {
@@ -628,15 +667,14 @@ describe(`recipe: ${WEBVIEW_RECIPE}`, () => {
 
   it("each page's guards refuse unknown messages, and admit the one openLine", () => {
     for (const page of pages) {
-      const name = protocolName(tree, page);
-      const Page = capitalized(name);
+      const Page = capitalized(page);
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const protocol = require(path.join(__dirname, '..', '..', 'src', 'protocol', name)) as Record<string, (m: unknown) => boolean>;
+      const guards = require(path.join(__dirname, '..', '..', 'src', 'guards', page)) as Record<string, (m: unknown) => boolean>;
       for (const guard of [`isHostTo${Page}`, `is${Page}ToHost`]) {
-        assert.equal(typeof protocol[guard], 'function', `${page}: ${guard}`);
-        for (const bad of [null, 'openLine', 42, {}, { type: 'noSuchMessage' }, { type: 7 }]) assert.equal(protocol[guard](bad), false, `${page}: ${guard}(${JSON.stringify(bad)})`);
+        assert.equal(typeof guards[guard], 'function', `${page}: ${guard}`);
+        for (const bad of [null, 'openLine', 42, {}, { type: 'noSuchMessage' }, { type: 7 }]) assert.equal(guards[guard](bad), false, `${page}: ${guard}(${JSON.stringify(bad)})`);
       }
-      assert.equal(protocol[`is${Page}ToHost`](openLine({ file: 'train.py', line: 3 })), true, `${page} opens lines with the one message`);
+      assert.equal(guards[`is${Page}ToHost`](openLine({ file: 'train.py', line: 3 })), true, `${page} opens lines with the one message`);
     }
   });
 
@@ -652,7 +690,7 @@ describe(`recipe: ${WEBVIEW_RECIPE}`, () => {
   });
 
   it('a page missing any one step is found incomplete at that step', () => {
-    for (const step of [1, 2, 3, 4]) {
+    for (const step of [1, 2, 3, 4, 5]) {
       const problems = pageProblems(plantPage(new ScratchTree(repoRoot, step)), 'planted');
       assert.ok(problems.length > 0 && problems.every((p) => p.startsWith(`step ${step}:`)), `without step ${step}: ${problems.join('; ')}`);
     }
@@ -663,7 +701,7 @@ describe(`recipe: ${WEBVIEW_RECIPE}`, () => {
 
 describe('recipe: A new request or drawing layer on the timeline', () => {
   it('every request type in REQUEST_TYPES is answered in answerTimelineRequest', () => {
-    const types = literalKeys(parse('src/protocol/timeline.ts'), 'REQUEST_TYPES');
+    const types = literalKeys(parse('src/guards/timeline.ts'), 'REQUEST_TYPES');
     assert.ok(types.length >= 7);
     const answered: string[] = [];
     const visit = (n: ts.Node, inside: boolean): void => {

@@ -14,7 +14,7 @@ import { ESLint } from 'eslint';
 const root = path.resolve(__dirname, '..', '..', '..');
 
 interface LayerTable {
-  LAYERS: Record<string, { folder: string; may: string[] }>;
+  LAYERS: Record<string, { folder: string; may: string[]; typesOnly?: boolean; runsOnlyFrom?: string[] }>;
   PACKAGES: Record<string, string[]>;
   NODE_BUILTINS: string[];
   ENGINE_RANKS: Record<string, number>;
@@ -87,9 +87,14 @@ describe('lint enforces the layers (layers.cjs)', () => {
       ['cli', 'vscode'], ['cli', 'extension'], ['cli', 'webview'],
       ['extension', 'cli'], ['extension', 'webview'],
       ['webview', 'node'], ['webview', 'native'], ['webview', 'vscode'], ['webview', 'runtime'], ['webview', 'extension'], ['webview', 'cli'],
+      ['engine', 'guards'], ['protocol', 'guards'], ['cli', 'guards'],
+      ['guards', 'node'], ['guards', 'vscode'], ['guards', 'engine'], ['guards', 'runtime'], ['guards', 'extension'], ['guards', 'cli'], ['guards', 'webview'],
     ];
     for (const [from, to] of mustForbid) assert.ok(table.forbiddenTargets(from).includes(to), `${from} -> ${to} is not forbidden`);
     assert.ok(forbidden.length > 150, `only ${forbidden.length} planted imports`);
+    // The protocols hold types alone, and the webviews take no types from the engine.
+    assert.equal(table.LAYERS.protocol.typesOnly, true);
+    assert.deepEqual(table.LAYERS.webview.runsOnlyFrom, ['engine']);
   });
 
   for (const [file, specifier] of forbidden) {
@@ -103,6 +108,80 @@ describe('lint enforces the layers (layers.cjs)', () => {
     it(`accepts ${specifier} in ${file}`, async () => {
       assert.deepEqual(await importErrors(file, specifier), []);
     });
+  }
+});
+
+// Only the syntax rule runs, without type information (as above).
+const syntaxLint = new ESLint({
+  cwd: root,
+  overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parserOptions: { projectService: false, project: null } } }],
+  ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-syntax',
+});
+
+async function syntaxErrors(file: string, text: string): Promise<string[]> {
+  const [result] = await syntaxLint.lintText(text, { filePath: path.join(root, file) });
+  return result.messages.map((m) => `${m.ruleId ?? 'fatal'}: ${m.message}`);
+}
+
+/** Running code of every kind a module can hold, each planted alone: a types-only layer refuses each. */
+const RUNNING_CODE: readonly string[] = [
+  'export const limit = 500;\n',
+  'const limit = 500;\nexport type Limit = typeof limit;\n',
+  'export function check(value: unknown): boolean {\n  return value !== null;\n}\n',
+  'export class Splitter {}\n',
+  'export enum Kind {\n  a,\n}\n',
+  'export default 1;\n',
+  "export { limit } from './elsewhere';\n",
+  "export * from './elsewhere';\n",
+  "import './elsewhere';\n",
+];
+/** What a types-only module holds: types, imported and exported as types. */
+const TYPES_ALONE = `import type { A } from './elsewhere';
+export type { B } from './elsewhere';
+export type * from './other';
+export interface Message {
+  readonly type: 'ready';
+  readonly a: A;
+}
+type Local = { readonly x: number };
+export type Both = Message | Local;
+`;
+
+describe('lint holds what a layer may hold besides its imports (layers.cjs: typesOnly, runsOnlyFrom)', () => {
+  for (const layer of Object.keys(table.LAYERS).filter((l) => table.LAYERS[l].typesOnly)) {
+    const file = `${table.LAYERS[layer].folder}/sub/planted.ts`;
+    for (const code of RUNNING_CODE) {
+      it(`refuses running code in ${file}: ${code.split('\n')[0]}`, async () => {
+        const errors = await syntaxErrors(file, code);
+        assert.ok(errors.length >= 1 && errors.every((e) => e.startsWith('no-restricted-syntax: ')), errors.join('\n'));
+      });
+    }
+    it(`refuses a value import in ${file}, even of types only`, async () => {
+      for (const text of ["import { a } from '../../engine/x';\nexport type A = typeof a;\n", "import { type A } from '../../engine/x';\nexport type B = A;\n"]) {
+        assert.equal((await syntaxErrors(file, text)).length, 1, text);
+      }
+    });
+    it(`accepts types alone in ${file}`, async () => {
+      assert.deepEqual(await syntaxErrors(file, TYPES_ALONE), []);
+    });
+  }
+  for (const layer of Object.keys(table.LAYERS)) {
+    for (const target of table.LAYERS[layer].runsOnlyFrom ?? []) {
+      const file = `${table.LAYERS[layer].folder}/sub/planted.ts`;
+      const from = relative(file, `${table.LAYERS[target].folder}/elsewhere/planted`);
+      it(`refuses an import of types alone from ${target} in ${file}`, async () => {
+        for (const text of [`import type { A } from '${from}';\nexport const y: A = 1;\n`, `import { type A } from '${from}';\nexport const y: A = 1;\n`, `import '${from}';\n`]) {
+          assert.equal((await syntaxErrors(file, text)).length, 1, text);
+        }
+      });
+      it(`accepts an import of code from ${target} in ${file}, with the types that go with it`, async () => {
+        for (const text of [`import { b, type A } from '${from}';\nexport const y: A = b;\n`, `import * as e from '${from}';\nexport const y = e;\n`]) {
+          assert.deepEqual(await syntaxErrors(file, text), [], text);
+        }
+        const protocol = relative(file, `${table.LAYERS.protocol.folder}/elsewhere/planted`);
+        assert.deepEqual(await syntaxErrors(file, `import type { A } from '${protocol}';\nexport const y: A = 1;\n`), []);
+      });
+    }
   }
 });
 

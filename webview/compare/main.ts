@@ -3,14 +3,12 @@
  * and the changed lines ranked by change in live-at-peak bytes (links open the source). Everything
  * it shows arrives by postMessage after `ready`; it builds DOM nodes, never HTML strings.
  */
-import type { Overlay, OverlayAxis } from '../../src/engine/compare/overlay';
-import type { FigureValues } from '../../src/engine/compare/diff';
 import { FIGURE, lineFigure } from '../../src/engine/analysis/lineFigures';
-import { formatBytes, formatDelta } from '../../src/engine/text/format';
-import type { CompareCommand, CompareState, CompareToHost, ComparisonView, HostToCompare, RowView } from '../../src/protocol/compare';
-import { isHostToCompare } from '../../src/protocol/compare';
+import { formatBytes, formatDelta, formatSignedCount } from '../../src/engine/text/format';
+import type { CompareCommand, CompareState, CompareToHost, ComparisonView, FigureValues, HostToCompare, Overlay, OverlayAxis, RowView } from '../../src/protocol/compare';
+import { isHostToCompare } from '../../src/guards/compare';
 import type { LineAt } from '../../src/protocol/openLine';
-import { openLine } from '../../src/protocol/openLine';
+import { openLine } from '../shared/openLine';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
 
@@ -20,10 +18,6 @@ let view: ComparisonView | undefined;
 let overlay: Overlay | undefined;
 let axis: OverlayAxis = vscode.getState()?.axis ?? 'normalized';
 let canvas: HTMLCanvasElement | undefined;
-
-function signedCount(n: number): string {
-  return n > 0 ? `+${n}` : String(n);
-}
 
 function changeCell(value: number, text: string): HTMLTableCellElement {
   return el('td', { className: `num ${value > 0 ? 'up' : value < 0 ? 'down' : 'same'}`, text });
@@ -36,7 +30,7 @@ function commandButton(label: string, command: CompareCommand): HTMLButtonElemen
 }
 
 function renderTotals(v: ComparisonView): HTMLElement {
-  const rows: [string, number, number, boolean][] = [
+  const rows: [string, number | null, number | null, boolean][] = [
     ['Peak allocated', v.baseline.totals.peakBytes, v.current.totals.peakBytes, true],
     ['Peak reserved', v.baseline.totals.peakReservedBytes, v.current.totals.peakReservedBytes, true],
     ['Events', v.baseline.totals.events, v.current.totals.events, false],
@@ -45,9 +39,15 @@ function renderTotals(v: ComparisonView): HTMLElement {
   ];
   const body = el('tbody');
   for (const [label, b, c, bytes] of rows) {
-    const f = bytes ? formatBytes : String;
+    // A figure a side does not know (the snapshot records no reserved memory) reads "unknown", and so does its change.
+    const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : n.toLocaleString('en-US'));
     // Bytes and OOMs: more is worse (coloured); event and allocation counts are neutral.
-    const change = bytes || label === 'Out of memory' ? changeCell(c - b, bytes ? formatDelta(c - b) : signedCount(c - b)) : el('td', { className: 'num', text: signedCount(c - b) });
+    const change =
+      b === null || c === null
+        ? el('td', { className: 'num', text: 'unknown' })
+        : bytes || label === 'Out of memory'
+          ? changeCell(c - b, bytes ? formatDelta(c - b) : formatSignedCount(c - b))
+          : el('td', { className: 'num', text: formatSignedCount(c - b) });
     body.appendChild(el('tr', {}, el('th', { className: 'lead', text: label }), el('td', { className: 'num', text: f(b) }), el('td', { className: 'num', text: f(c) }), change));
   }
   const head = el('thead', {}, el('tr', {}, el('th', 'lead'), el('th', { className: 'num', text: 'Baseline' }), el('th', { className: 'num', text: 'Current' }), el('th', { className: 'num', text: 'Change' })));

@@ -1,5 +1,5 @@
 /** A page's handle on VS Code: typed posting to the host, checked messages from it, and the persisted UI state. */
-import { describeRefused } from '../../src/protocol/messageGuard';
+import { describeRefused } from '../../src/guards/messageGuard';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

@@ -3,20 +3,19 @@
  * extension posts, and sends back what the user clicks. Snapshot text (paths, names) is untrusted:
  * it only ever goes into the page through `textContent`.
  */
-import type { LineFigureSpec } from '../../src/engine/analysis/lineFigures';
-import { FIGURE } from '../../src/engine/analysis/lineFigures';
+import { FIGURE, type LineFigureSpec } from '../../src/engine/analysis/lineFigures';
 import { describeBucket } from '../../src/engine/analysis/peakBreakdown';
-import { formatBytes, formatPercent } from '../../src/engine/text/format';
-import type { HostToSummary, SummaryAdvice, SummaryAllocator, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
-import { isHostToSummary, summaryFigures } from '../../src/protocol/summary';
-import { openLine } from '../../src/protocol/openLine';
-import type { CellPlaces } from '../../src/engine/paths/places';
+import { formatBytes, formatCount, formatPercent } from '../../src/engine/text/format';
+import type { CellPlaces, HostToSummary, SummaryAdvice, SummaryAllocator, SummaryDevice, SummaryFinding, SummaryLine, SummaryModel, SummaryToHost } from '../../src/protocol/summary';
+import { isHostToSummary } from '../../src/guards/summary';
+import { summaryFigures } from './figures';
+import { openLine } from '../shared/openLine';
 import { lineLabel, placeOf } from '../../src/engine/paths/places';
 import { isCellName } from '../../src/engine/notebook/cellNames';
-import { WINDOW_NOTE, windowInWords } from '../../src/engine/analysis/summary';
+import { WINDOW_NOTE, windowText } from '../../src/engine/analysis/summary';
 import { el } from '../shared/dom';
 import { connectHost, onHostMessage } from '../shared/host';
-import { selfCheckLines } from '../shared/selfCheckWords';
+import { selfCheckLines } from '../shared/selfCheckText';
 
 const vscode = connectHost<SummaryToHost>();
 const root = document.getElementById('root')!;
@@ -63,13 +62,13 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const grid = el('dl', 'stats');
   // In a window, events are named by their index in the recording.
   const first = d.window?.firstEvent ?? 0;
-  if (d.window !== undefined) stat(grid, 'Window', `${windowInWords(d.window)}: ${WINDOW_NOTE}`);
-  const when = d.peakEventIndex < 0 ? (d.window ? 'when the window opens' : 'before the first recorded event') : `after event ${(first + d.peakEventIndex).toLocaleString('en-US')}`;
+  if (d.window !== undefined) stat(grid, 'Window', `${windowText(d.window)}: ${WINDOW_NOTE}`);
+  const when = d.peakEventIndex < 0 ? (d.window ? 'when the window opens' : 'before the first recorded event') : `after event ${formatCount(first + d.peakEventIndex)}`;
   const where = d.peakLine ? lineRef(d.peakLine.file, d.peakLine.line, d.peakLine.mapped) : undefined;
   stat(grid, 'Peak allocated', `${formatBytes(d.peakBytes)} ${when}${where ? ' at' : ''}`, where);
-  stat(grid, 'Reserved', `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);
+  stat(grid, 'Reserved', d.reservedUnknown ?? `peak ${formatBytes(d.peakReservedBytes)}, at the end ${formatBytes(d.finalReservedBytes)}`);
   stat(grid, 'Allocated at start / end', `${formatBytes(d.initialActiveBytes)} / ${formatBytes(d.finalActiveBytes)}`);
-  stat(grid, 'Trace', `${d.events.toLocaleString('en-US')} events, ${d.allocations.toLocaleString('en-US')} allocations, ${d.linesWithFigures} source lines`);
+  stat(grid, 'Trace', `${formatCount(d.events)} events, ${formatCount(d.allocations)} allocations, ${formatCount(d.linesWithFigures)} source lines`);
   stat(grid, 'Out of memory', d.oomCount === 0 ? 'none' : `${d.oomCount} OOM event${d.oomCount === 1 ? '' : 's'}`, undefined, d.oomCount > 0);
   section.append(grid);
   section.append(renderAllocator(d));
@@ -92,7 +91,8 @@ function renderDevice(d: SummaryDevice): HTMLElement {
   const body = el('tbody');
   for (const l of d.topLines) body.append(lineRow(l, d.peakBytes));
   table.append(body);
-  section.append(table);
+  // A narrow summary (What If... opens beside it) scrolls the table, not the page.
+  section.append(el('div', 'table-box', table));
   if (d.peakBreakdown && d.peakBreakdown.length > 0) section.append(renderBreakdown(d));
   return section;
 }
@@ -121,7 +121,7 @@ function renderAllocator(d: SummaryDevice): HTMLElement {
     const mapped = new Set(mine.mapped);
     for (const o of mine.ooms) {
       const p = el('p', 'oom');
-      p.append(`Out of memory at event ${o.event.toLocaleString('en-US')}`);
+      p.append(`Out of memory at event ${formatCount(o.event)}`);
       if (o.file !== null && o.line !== null) p.append(' (', lineRef(o.file, String(o.line), mapped.has(o.file)), ')');
       p.append(`: ${o.summary}.`);
       section.append(p);
@@ -147,7 +147,7 @@ function share(bytes: number, peak: number): string {
 function figureText(l: SummaryLine, spec: LineFigureSpec): string {
   const value = l.figures[spec.key];
   if (!(value > 0)) return '—';
-  if (spec.unit === 'count') return value.toLocaleString('en-US');
+  if (spec.unit === 'count') return formatCount(value);
   // Allocated bytes read with their count: "1.5 GiB (x24)".
   return spec.key === FIGURE.allocated ? `${formatBytes(value)} (x${l.figures[FIGURE.allocations]})` : formatBytes(value);
 }
@@ -226,10 +226,11 @@ function render(model: SummaryModel): void {
   if (model.path) header.append(el('p', 'path', model.path));
   header.append(el('p', 'muted', meta.join(' · ')));
   const actions = el('div', 'actions');
-  const annotate = el('button', undefined, model.active ? 'Annotating Sources' : 'Annotate Sources');
+  // Done once it annotates: the button says so (and does nothing more) rather than sounding busy.
+  const annotate = el('button', undefined, model.active ? 'Sources Annotated' : 'Annotate Sources');
   annotate.id = 'annotate';
   annotate.disabled = model.active;
-  annotate.title = model.active ? 'This snapshot annotates your source files' : 'Show this snapshot\'s figures on your source files';
+  annotate.title = model.active ? 'This snapshot\'s figures are on your source files now' : 'Show this snapshot\'s figures on your source files';
   annotate.addEventListener('click', () => vscode.post({ type: 'annotate' }));
   actions.append(annotate);
   header.append(actions);
@@ -258,7 +259,7 @@ function render(model: SummaryModel): void {
   const cells = model.unmappedFiles.filter(isCellName);
   const files = model.unmappedFiles.filter((f) => !isCellName(f));
   if (model.findingFiles !== undefined) {
-    const finding = el('p', 'muted finding', `Finding the ${model.findingFiles.toLocaleString('en-US')} recorded files on this machine…`);
+    const finding = el('p', 'muted finding', `Finding the ${formatCount(model.findingFiles)} recorded files on this machine…`);
     finding.setAttribute('role', 'status');
     parts.push(finding);
   } else if (files.length > 0) {
@@ -268,7 +269,7 @@ function render(model: SummaryModel): void {
     const shown = files.slice(0, 10);
     for (const f of shown) list.append(el('li', 'path', f));
     const more = Math.max(model.unmappedCount, files.length) - shown.length;
-    if (more > 0) list.append(el('li', 'muted', `… and ${more.toLocaleString('en-US')} more`));
+    if (more > 0) list.append(el('li', 'muted', `… and ${formatCount(more)} more`));
     note.append(list);
     parts.push(note);
   }

@@ -3,9 +3,11 @@
  * it finds the page's elements, builds the parts and wires them by their interfaces (parts.ts).
  *
  * - state/: the store (the UI state and the host's data), its pure transitions, navigation;
- * - requests/: request ids, the target's data, window summaries, block details, the allocator view's data;
- * - drawing/: the chart in layers, the minimap, one frame of the page (pageView.ts);
- * - controls/: the toolbar, the lines table, the chart's input, and what each input does (pageActions.ts).
+ * - drawing/: the chart in layers, the minimap, the segment map;
+ * - requests/: request ids, the target's data, span summaries, block details, the allocator view's data;
+ * - controls/: the toolbar, the lines table, the chart's input, and what each input does (pageActions.ts);
+ * - pageView.ts: one frame of the page from the store, drawing and controls together.
+ * Each folder imports only those above it in this list (test/unit/importOrder.test.ts).
  *
  * Messages from the host arrive through the one listener every page uses (webview/shared/host.ts).
  */
@@ -15,7 +17,7 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import type { HostToTimeline, TimelineToHost } from '../../src/protocol/timeline';
-import { isHostToTimeline } from '../../src/protocol/timeline';
+import { isHostToTimeline } from '../../src/guards/timeline';
 import { byId } from '../shared/dom';
 import { statusText } from './controls/statusText';
 import { connectHost, onHostMessage } from '../shared/host';
@@ -26,7 +28,7 @@ import { LinesTable } from './controls/table';
 import { Toolbar } from './controls/toolbar';
 import { Chart } from './drawing/chart';
 import { Minimap } from './drawing/minimap';
-import { PageView } from './drawing/pageView';
+import { PageView } from './pageView';
 import { watchTheme } from './drawing/theme';
 import type { Screen } from './parts';
 import { AllocatorPanel } from './controls/allocatorPanel';
@@ -35,7 +37,7 @@ import { AllocatorData } from './requests/allocatorData';
 import { BlockDetails } from './requests/blockDetails';
 import { Requests } from './requests/requests';
 import { TargetData } from './requests/targetData';
-import { WindowFetcher } from './requests/windowFetch';
+import { SpanFetcher } from './requests/spanFetch';
 import { Navigation } from './state/navigation';
 import type { ViewState } from './state/state';
 import { PageStore } from './state/store';
@@ -95,8 +97,8 @@ const screen: Screen = {
   renderTable: () => table.render(store.data.rows, store.state, store.data.stackIds, store.data.overview?.places),
   setStatus: (text) => toolbar.setStatus(text),
   windowShown: () => {
-    const { overview, window } = store.data;
-    if (overview) toolbar.setStatus(statusText(overview, window));
+    const { overview, span } = store.data;
+    if (overview) toolbar.setStatus(statusText(overview, span, store.data.notice));
     view.render();
   },
   fillSelectors: () => toolbar.fillSelectors(store.data.snapshots, store.data.target, store.state.axis),
@@ -105,13 +107,17 @@ const screen: Screen = {
     el.app.hidden = empty;
   },
   showDeviceless: (deviceless) => el.app.classList.toggle('no-devices', deviceless),
-  showMode: () => el.app.classList.toggle('mode-allocator', store.state.mode === 'allocator'),
+  showMode: () => {
+    el.app.classList.toggle('mode-allocator', store.state.mode === 'allocator');
+    // The Show selector follows the state (the page may fall back to the blocks itself).
+    if (el.mode.value !== store.state.mode) el.mode.value = store.state.mode;
+  },
   segmentMapShown: () => view.render(),
 };
 
 // What changes it: requests for data, navigation, and the user's input.
 const allocator = new AllocatorData({ requests, store, plot: chart, screen });
-const windows = new WindowFetcher({
+const spans = new SpanFetcher({
   requests,
   store,
   plot: chart,
@@ -124,13 +130,13 @@ const windows = new WindowFetcher({
 const navigation = new Navigation({
   store,
   screen,
-  requestWindow: (refresh) => (refresh ? windows.refresh() : windows.request()),
+  requestSpan: (refresh) => (refresh ? spans.refresh() : spans.request()),
   drawnYRange: () => chart.yRange(),
 });
 const targets = new TargetData({
   requests,
   store,
-  windows,
+  spans,
   details,
   allocator,
   screen,
@@ -150,7 +156,7 @@ const actions = pageActions({
   hoverAt: (x, y) => view.hoverAt(x, y),
   leave: () => view.leave(),
   detail: (record) => details.get(record),
-  refreshWindow: () => windows.refresh(),
+  refreshSpan: () => spans.refresh(),
   post,
 });
 wireChartInput(chart, actions);
@@ -165,7 +171,7 @@ const resized = new ResizeObserver(() => {
   const plotChanged = chart.resize();
   const stripChanged = minimap.resize();
   if (plotChanged || stripChanged) view.render();
-  if (plotChanged) windows.request();
+  if (plotChanged) spans.request();
 });
 resized.observe(el.chartBox);
 resized.observe(el.minimap);
@@ -186,9 +192,9 @@ onHostMessage(
 );
 installTestHooks({
   draw: () => view.draw(),
-  inspect: () => ({ state: store.state, status: toolbar.status, window: store.data.window, viewport: store.data.viewport }),
+  inspect: () => ({ state: store.state, status: toolbar.status, span: store.data.span, viewport: store.data.viewport }),
   inspectAllocator: () => ({
-    window: store.data.allocatorWindow,
+    span: store.data.allocatorSpan,
     facts: store.data.allocatorFacts,
     map: store.data.segmentMap,
     drawnMap: segmentMap.drawn,

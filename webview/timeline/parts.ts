@@ -11,7 +11,7 @@ export interface Screen {
   renderTable(): void;
   /** The status line under the selectors. */
   setStatus(text: string): void;
-  /** A window summary is in the store: the status line says what is shown (statusText.ts), the chart draws it. */
+  /** A span summary is in the store: the status line says what is shown (statusText.ts), the chart draws it. */
   windowShown(): void;
   /** The snapshot, device and axis selectors from the store. */
   fillSelectors(): void;
@@ -19,13 +19,13 @@ export interface Screen {
   showEmpty(empty: boolean): void;
   /** Whether the snapshot shown holds no device (nothing to draw). */
   showDeviceless(deviceless: boolean): void;
-  /** The chart shows the blocks or the allocator (state.mode): the legend and the panels that go with it. */
+  /** The chart shows the blocks or the allocator (state.mode): the legend, the panels that go with it, and the Show selector. */
   showMode(): void;
   /** The allocator panel from the store: the segment map at the chosen moment, the OOMs, the self-check. */
   segmentMapShown(): void;
 }
 
-/** The chart's size, which the window requests read. */
+/** The chart's size, which the span requests read. */
 export interface PlotSize {
   /** Matches the canvas to its CSS size; true when that changed it. */
   resize(): boolean;

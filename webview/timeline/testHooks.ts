@@ -2,10 +2,7 @@
  * Hooks for the browser tests, installed only when the page was started with
  * `__VRAM_LENS_TEST_HOOKS__` set (the tests set it before the bundle runs; VS Code never does).
  */
-import type { SegmentMapView } from '../../src/engine/session/allocatorStudy';
-import type { AllocatorWindow } from '../../src/engine/timeline/allocatorWindow';
-import type { TimelineWindow } from '../../src/engine/timeline/types';
-import type { AllocatorFacts } from '../../src/protocol/timeline';
+import type { AllocatorFacts, AllocatorSpan, SegmentMapView, TimelineSpan } from '../../src/protocol/timeline';
 import type { DrawnMap } from './drawing/segmentMap';
 import type { DrawStats } from './drawing/chart';
 import type { ViewState } from './state/state';
@@ -15,11 +12,11 @@ import type { Viewport } from './state/viewport';
 export interface InspectablePage {
   /** Draws now; what the chart drew. */
   draw(): DrawStats | undefined;
-  inspect(): { state: ViewState; status: string; window: TimelineWindow | undefined; viewport: Viewport | undefined };
+  inspect(): { state: ViewState; status: string; span: TimelineSpan | undefined; viewport: Viewport | undefined };
   pointOf(record: number): { x: number; y: number; height: number } | undefined;
   /** The allocator view: what the store holds, what the map drew, and the panel's text. */
   inspectAllocator(): {
-    window: AllocatorWindow | undefined;
+    span: AllocatorSpan | undefined;
     facts: AllocatorFacts | undefined;
     map: SegmentMapView | undefined;
     drawnMap: DrawnMap | undefined;

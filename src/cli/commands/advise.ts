@@ -9,6 +9,7 @@ import { WINDOW_USAGE, analyzeFileArgument } from '../analyzeFile';
 import type { ParsedArgs } from '../args';
 import type { CliIO } from '../io';
 import { renderFindings } from '../renderAdvice';
+import { inRecordingNumbers } from '../../engine/advice/finding';
 import { diskLineText } from '../sourceFiles';
 import { NOTEBOOK_OPTION, notebookUsage, placedFinding } from '../notebooks';
 
@@ -22,7 +23,9 @@ export async function adviseCommand(args: ParsedArgs, io: CliIO): Promise<number
   const src = args.options.get('src');
   const onDisk = diskLineText(typeof src === 'string' ? src : undefined);
   const places = cells?.places;
-  const findings = advise(analysis, { device, lineText: cells ? cells.lineText(onDisk) : onDisk, places });
+  // Printed with events as the recording numbers them (a window's evidence counts from its first event).
+  const first = (d: number) => analysis.snapshot.traces[d]?.window?.firstEvent ?? 0;
+  const findings = advise(analysis, { device, lineText: cells ? cells.lineText(onDisk) : onDisk, places }).map((f) => inRecordingNumbers(f, first(f.device)));
   if (args.options.has('json')) io.out(stringifyExact({ findings: findings.map((f) => placedFinding(f, places)) }) + '\n');
   else io.out(renderFindings(file, findings, places));
   return 0;

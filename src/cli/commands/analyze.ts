@@ -10,12 +10,13 @@ import { renderAnalysis } from '../render';
 import { AllocatorStudy } from '../../engine/session/allocatorStudy';
 import type { SelfCheckDetails } from '../../engine/allocator/selfCheck';
 import { plainText } from '../../engine/text/plainText';
-import { allocatorOutOfWindow } from '../../engine/allocator/window';
+import { windowReplayProblem } from '../../engine/allocator/window';
 import type { Snapshot } from '../../engine/snapshot/model';
 
 /** The allocator replay's self-check in one line (none for a device whose trace allocates nothing). */
 function selfCheckLine(d: SelfCheckDetails): string | undefined {
   const c = d.check;
+  if (d.notReplayable !== undefined) return `no: ${plainText(d.notReplayable)}`;
   if (c.allocations === 0) return undefined;
   const counts = `${c.atRecordedAddress}/${c.allocations} allocations at PyTorch's addresses, ${c.segmentEventsReproduced}/${c.segmentEvents} segment events`;
   const departure = c.firstDeparture === null ? '' : `; departs at event ${c.firstDeparture.event}: ${plainText(c.firstDeparture.reason)}`;
@@ -24,7 +25,9 @@ function selfCheckLine(d: SelfCheckDetails): string | undefined {
 
 /** The replay's line for a device: its self-check, or why it does not apply to a window. */
 function allocatorLine(snapshot: Snapshot, device: number): string | undefined {
-  if (allocatorOutOfWindow(snapshot, device) !== undefined) return 'no: the caching allocator replay needs the whole recording (run without --from/--to)';
+  const problem = windowReplayProblem(snapshot, device);
+  if (problem?.kind === 'reservedUnknown') return `no: ${plainText(problem.words)}`;
+  if (problem !== undefined) return 'no: the caching allocator replay needs the whole recording (run without --from/--to)';
   return selfCheckLine(new AllocatorStudy(snapshot, device).check());
 }
 

@@ -10,7 +10,7 @@ import type { LineIndex } from '../../engine/analysis/lineIndex';
 import { buildLineIndex } from '../../engine/analysis/lineIndex';
 import { userFramePredicate } from '../../engine/analysis/frameFilter';
 import { stringifyExact } from '../../engine/analysis/report';
-import { parseBytes } from '../../engine/text/format';
+import { parseGpuMemory } from '../../engine/text/format';
 import type { Snapshot } from '../../engine/snapshot/model';
 import { devicesOf } from '../../engine/snapshot/model';
 import { StacksNotReadError } from '../../engine/snapshot/errors';
@@ -48,8 +48,9 @@ export async function whatifCommand(args: ParsedArgs, io: CliIO, read: WhatifRea
   const file = args.positionals[0];
   const device = intOption(args, 'device', undefined);
   const capacityText = args.options.get('capacity');
-  const capacity = typeof capacityText === 'string' ? parseBytes(capacityText) : undefined;
-  if (typeof capacityText === 'string' && (capacity === undefined || capacity <= 0)) throw new UsageError(`--capacity takes a size such as 12GiB, 24GB or 8589934592, not '${capacityText}'`);
+  // A GPU's memory as GPUs are sold: 24GB is 24 GiB (parseGpuMemory).
+  const capacity = typeof capacityText === 'string' ? parseGpuMemory(capacityText) : undefined;
+  if (typeof capacityText === 'string' && (capacity === undefined || capacity <= 0)) throw new UsageError(`--capacity takes a size such as 12GB (a GPU's memory as GPUs are sold: 12 GiB), 24GiB or 8589934592 (bytes), not '${capacityText}'`);
   const fractionText = args.options.get('memory-fraction');
   const memoryFraction = typeof fractionText === 'string' ? Number(fractionText) : undefined;
   if (memoryFraction !== undefined && !(memoryFraction > 0 && memoryFraction <= 1)) throw new UsageError('--memory-fraction takes a number in (0, 1]');

@@ -65,6 +65,14 @@ export class AdviceContext {
     return this.basis;
   }
 
+  /**
+   * An event of this device's trace as the recording numbers it, for words: "1,005,497" (a loaded
+   * window's events count from its first; evidence keeps the indices of the loaded trace).
+   */
+  eventName(i: number): string {
+    return ((this.trace.window?.firstEvent ?? 0) + i).toLocaleString('en-US');
+  }
+
   /** The parsed source of a file named in the snapshot, when its text is known. */
   source(file: string): PythonSource | undefined {
     return this.sources.get(file);

@@ -97,3 +97,21 @@ export interface Finding {
   /** The fix as edits (alternatives), when the line's text was known and matched the pattern. */
   readonly quickFixes?: readonly LineEdit[];
 }
+
+/**
+ * The finding with the trace events its evidence names (keys ending in `Event` or `Events`) counted as
+ * the recording numbers them: `first` is the index in the recording of the loaded trace's first event
+ * (a window's; 0 for the whole recording, which returns the finding as it is). The words already
+ * name events this way (`AdviceContext.eventName`); evidence keeps the loaded trace's indices for the
+ * views that place findings on it, and this is for what is printed.
+ */
+export function inRecordingNumbers(finding: Finding, first: number): Finding {
+  if (first === 0) return finding;
+  const evidence: Record<string, number | readonly number[]> = {};
+  for (const [key, value] of Object.entries(finding.evidence)) {
+    if (key.endsWith('Event') && typeof value === 'number' && value >= 0) evidence[key] = first + value;
+    else if (key.endsWith('Events') && typeof value !== 'number') evidence[key] = value.map((v) => (v >= 0 ? first + v : v));
+    else evidence[key] = value;
+  }
+  return { ...finding, evidence };
+}

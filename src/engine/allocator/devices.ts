@@ -9,6 +9,7 @@ import type { DeviceTrace } from '../snapshot/model';
 import { Action } from '../snapshot/model';
 import type { DeviceMemory } from './cachingAllocator';
 import { SMALL_BUFFER } from './sizes';
+import { formatBytesFine, formatHex } from '../text/format';
 
 /** Where made-up addresses start: above any real GPU address, below 2^53. */
 const SYNTHETIC_BASE = 2 ** 52;
@@ -150,15 +151,6 @@ export type MismatchKind =
   | 'unknownFree'
   | 'unplacedBlock';
 
-const hex = (n: number) => `0x${n.toString(16)}`;
-
-export function bytesText(n: number): string {
-  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(2)} GiB`;
-  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} B`;
-}
-
 const NONE: number[] = [];
 
 export class RecordedDevice implements DeviceMemory {
@@ -235,7 +227,7 @@ export class RecordedDevice implements DeviceMemory {
     this.recordedEvent = -1;
     if (e === undefined) {
       if (this.expectFailure) return undefined;
-      this.mismatch('extraSegment', () => `the replay made a ${bytesText(size)} segment where PyTorch reused a cached block`);
+      this.mismatch('extraSegment', () => `the replay made a ${formatBytesFine(size)} segment where PyTorch reused a cached block`);
       return this.addresses.take(size);
     }
     if (this.isRelease(e)) return undefined;
@@ -245,12 +237,12 @@ export class RecordedDevice implements DeviceMemory {
       this.recordedEvent = e;
       return t.addr[e];
     }
-    this.mismatch('segmentSize', () => `the replay made a ${bytesText(size)} segment where PyTorch made ${bytesText(t.size[e])} (event ${e})`);
+    this.mismatch('segmentSize', () => `the replay made a ${formatBytesFine(size)} segment where PyTorch made ${formatBytesFine(t.size[e])} (event ${e})`);
     return t.action[e] === Action.SegmentAlloc ? t.addr[e] : this.addresses.take(size);
   }
 
   free(ptr: number, size: number): void {
-    if (!this.take(Action.SegmentFree, ptr, size)) this.mismatch('extraRelease', () => `the replay freed the ${bytesText(size)} segment at ${hex(ptr)}, which PyTorch kept`);
+    if (!this.take(Action.SegmentFree, ptr, size)) this.mismatch('extraRelease', () => `the replay freed the ${formatBytesFine(size)} segment at ${formatHex(ptr)}, which PyTorch kept`);
   }
 
   reserve(size: number): number {
@@ -264,18 +256,18 @@ export class RecordedDevice implements DeviceMemory {
     this.recordedEvent = -1;
     if (e === undefined) {
       if (this.expectFailure) return false;
-      this.mismatch('extraSegment', () => `the replay mapped ${bytesText(size)} at ${hex(ptr)} where PyTorch mapped nothing`);
+      this.mismatch('extraSegment', () => `the replay mapped ${formatBytesFine(size)} at ${formatHex(ptr)} where PyTorch mapped nothing`);
       return true;
     }
     if (this.isRelease(e)) return false;
     if (this.take(Action.SegmentMap, ptr, size)) return true;
     const t = this.trace;
     this.queue.shift();
-    this.mismatch('segmentSize', () => `the replay mapped ${bytesText(size)} at ${hex(ptr)} where PyTorch mapped ${bytesText(t.size[e])} at ${hex(t.addr[e])} (event ${e})`);
+    this.mismatch('segmentSize', () => `the replay mapped ${formatBytesFine(size)} at ${formatHex(ptr)} where PyTorch mapped ${formatBytesFine(t.size[e])} at ${formatHex(t.addr[e])} (event ${e})`);
     return true;
   }
 
   unmap(ptr: number, size: number): void {
-    if (!this.take(Action.SegmentUnmap, ptr, size)) this.mismatch('extraRelease', () => `the replay unmapped ${bytesText(size)} at ${hex(ptr)}, which PyTorch kept mapped`);
+    if (!this.take(Action.SegmentUnmap, ptr, size)) this.mismatch('extraRelease', () => `the replay unmapped ${formatBytesFine(size)} at ${formatHex(ptr)}, which PyTorch kept mapped`);
   }
 }

@@ -7,10 +7,11 @@
  * allocated them (their size is worked out from the layout: see `blockSizeOf`).
  */
 import type { DeviceTrace, Segment } from '../snapshot/model';
-import { Action, NO_STACK } from '../snapshot/model';
+import { Action, NO_STACK, isLiveState } from '../snapshot/model';
 import { AddressMap } from './addressMap';
 import type { AllocatorSettings } from './settings';
 import { MIN_BLOCK_SIZE, SMALL_BUFFER, SMALL_SIZE, roundSize } from './sizes';
+import { formatHex } from '../text/format';
 
 export interface InitialSegment {
   readonly address: number;
@@ -54,10 +55,6 @@ export interface InitialLayout {
 }
 
 const MAX_PROBLEMS = 5;
-
-export function isLiveState(state: string): boolean {
-  return state === 'active_allocated' || state === 'active_pending_free';
-}
 
 interface PreBlock {
   address: number;
@@ -214,14 +211,14 @@ export function initialLayout(segmentsAtEnd: readonly Segment[], trace: DeviceTr
     const space = s < spaces.length && spaces[s].start <= b.address ? spaces[s] : undefined;
     if (space === undefined) {
       if (b.size === undefined) inferredIndex++;
-      problem(`a block at 0x${b.address.toString(16)} live when recording began lies in no segment`);
+      problem(`a block at ${formatHex(b.address)} live when recording began lies in no segment`);
       continue;
     }
     const nextStart = j + 1 < blocksSorted.length ? Math.min(blocksSorted[j + 1].address, space.end) : space.end;
     const room = nextStart - b.address;
     let blockSize = b.size ?? blockSizeOf(b.requested, Math.min(room, nextStarts[inferredIndex++] - b.address), space, settings);
     if (blockSize > room) {
-      problem(`a block at 0x${b.address.toString(16)} live when recording began overlaps the next one`);
+      problem(`a block at ${formatHex(b.address)} live when recording began overlaps the next one`);
       blockSize = room;
     }
     if (blockSize <= 0) continue;

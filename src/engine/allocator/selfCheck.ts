@@ -5,19 +5,20 @@
  * did (with the same size), and end in the state `segments` shows. Where it first departs, and
  * the likeliest reason, tell a user how far to trust a prediction for this snapshot.
  */
-import { traceOf } from '../analysis/replay';
+import { replayDevice, traceOf } from '../analysis/replay';
+import { shortfallWords } from '../analysis/summary';
 import type { Snapshot } from '../snapshot/model';
-import { Action } from '../snapshot/model';
+import { Action, isLiveState } from '../snapshot/model';
 import type { Block } from './blocks';
 import type { MismatchKind } from './devices';
 import type { InitialLayout } from './initialState';
-import { isLiveState } from './initialState';
 import { assumedTotalMemory, recordedCapacity } from './recordedDevice';
 import type { AllocatorSettings } from './settings';
 import { describeSettings, recordedSettings } from './settings';
 import type { SeriesRecorder } from './series';
 import type { ReplayObserver } from './traceReplay';
 import { AllocatorReplay } from './traceReplay';
+import { formatHex } from '../text/format';
 
 /** Where the replay first did something PyTorch did not. */
 export interface Departure {
@@ -80,20 +81,27 @@ export interface SelfCheckDetails {
   /**
    * Set when replaying the trace does not apply, in plain words: the trace was not recorded by PyTorch's
    * caching allocator (a snapshot VRAM Lens wrote from a run of its own), or it records allocations but
-   * no segment at all (none held, none made or released), which no caching allocator does. Views say
-   * this instead of a failed check.
+   * no segment at all (none held, none made or released), or more allocated memory than its segments
+   * reserve (the analysis' `reservedShortfall`: the device's reserved memory is unknown), which no
+   * caching allocator does. Views say this instead of a failed check.
    */
   readonly notReplayable?: string;
 }
 
 /** Why the replay does not apply to this snapshot's trace, or undefined where it does. */
-function notReplayableReason(snapshot: Snapshot, allocations: number, segmentEvents: number): string | undefined {
+function notReplayableReason(snapshot: Snapshot, replay: AllocatorReplay, departs: boolean): string | undefined {
+  const { allocations, segmentEvents } = replay;
   if (snapshot.producer?.tool === 'vram-lens') {
     const ran = snapshot.producer.provider === 'cpu' ? ' on the CPU' : snapshot.producer.provider === 'webgpu' ? ' on WebGPU' : '';
     return `VRAM Lens wrote this snapshot from a run of its own${ran}, not PyTorch's caching allocator, so there is no allocator to replay: replaying it and the what-if predictions do not apply.`;
   }
   if (allocations > 0 && segmentEvents === 0 && snapshot.segments.length === 0) {
     return 'The trace records allocations but no memory segment (none held, none made or released), so it did not come from a caching allocator PyTorch could replay: replaying it and the what-if predictions do not apply.';
+  }
+  // A trace that allocates more than its segments reserve makes the replay depart; only then is it looked for.
+  const shortfall = departs ? replayDevice(snapshot, replay.deviceIndex).reservedShortfall : undefined;
+  if (shortfall !== undefined) {
+    return `The trace allocates more than this device's recorded segments reserve (${shortfallWords(shortfall)}), so the snapshot does not record its reserved memory and the trace did not come from a caching allocator PyTorch could replay: replaying it and the what-if predictions do not apply.`;
   }
   return undefined;
 }
@@ -180,7 +188,7 @@ export function selfCheckOf(snapshot: Snapshot, replay: AllocatorReplay): SelfCh
     cudaMallocs: replay.cudaMallocs,
     cudaFrees: replay.cudaFrees,
     clean: firstDeparture === null && replay.deviceFailures.length === 0 && replay.recordedOoms === 0,
-    ...withReason(notReplayableReason(snapshot, replay.allocations, replay.segmentEvents)),
+    ...withReason(notReplayableReason(snapshot, replay, firstDeparture !== null)),
   };
 }
 
@@ -226,8 +234,8 @@ function compareFinalState(snapshot: Snapshot, replay: AllocatorReplay): { compa
       if (m && m.size === b.size && m.allocated === live) matching++;
       else if (!firstDifference) {
         firstDifference = m
-          ? `at the end the replay holds a ${m.allocated ? 'live' : 'free'} block of ${m.size} bytes at 0x${b.address.toString(16)}; the snapshot has ${b.size} bytes, ${b.state}`
-          : `at the end the replay has no block at 0x${b.address.toString(16)} (${b.size} bytes, ${b.state} in the snapshot)`;
+          ? `at the end the replay holds a ${m.allocated ? 'live' : 'free'} block of ${m.size} bytes at ${formatHex(b.address)}; the snapshot has ${b.size} bytes, ${b.state}`
+          : `at the end the replay has no block at ${formatHex(b.address)} (${b.size} bytes, ${b.state} in the snapshot)`;
       }
     }
   }

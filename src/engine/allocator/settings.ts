@@ -3,7 +3,7 @@
  * sets, read from a snapshot's `allocator_settings` or parsed from a configuration string the way
  * PyTorch's `AllocatorConfig::parseArgs` lexes it.
  */
-import { LARGE_BUFFER, MiB, ROUNDUP_INTERVALS, floorLog2 } from './sizes';
+import { LARGE_BUFFER, MiB, ROUNDUP_INTERVALS, floorLog2, isPowerOfTwo } from './sizes';
 
 export interface AllocatorSettings {
   /** Blocks this large or larger are never split (`max_split_size_mb`); Infinity when unset. */
@@ -67,10 +67,6 @@ function lex(text: string): string[] {
 function wholeNumber(token: string | undefined, what: string): number {
   if (token === undefined || !/^\d+$/.test(token)) throw new AllocConfError(`${what} takes a whole number, not '${token ?? ''}'`);
   return Number(token);
-}
-
-function isPowerOfTwo(n: number): boolean {
-  return n > 0 && 2 ** floorLog2(n) === n;
 }
 
 /**

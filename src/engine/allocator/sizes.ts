@@ -1,9 +1,17 @@
 /**
  * The size rules of PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp):
  * how a request is rounded into a block size, which pool serves it, and how large a segment a
- * cudaMalloc for it asks for. Pure arithmetic on exact integers below 2^53.
+ * cudaMalloc for it asks for. Pure arithmetic on exact integers below 2^53. The bottom of the allocator
+ * model: it imports nothing (settings.ts reads its constants).
  */
-import type { AllocatorSettings } from './settings';
+
+/** The settings the size rules read (an `AllocatorSettings` of settings.ts has them). */
+export interface SizeSettings {
+  /** One entry per power-of-two interval from 1 MiB (`roundup_power2_divisions`), 0 for none. */
+  readonly roundupPower2Divisions: readonly number[];
+  /** The segment a large request below 10 MiB gets (`kLargeBuffer`, or what expandable segments map). */
+  readonly largeSegmentSize: number;
+}
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
@@ -29,12 +37,12 @@ export function floorLog2(n: number): number {
   return 32 + floorLog2(Math.floor(n / 2 ** 32));
 }
 
-function isPowerOfTwo(n: number): boolean {
+export function isPowerOfTwo(n: number): boolean {
   return n > 0 && 2 ** floorLog2(n) === n;
 }
 
 /** The divisions that apply to a size: the entry of its power-of-two interval (sizes under 1 MiB use the first). */
-export function divisionsFor(size: number, settings: AllocatorSettings): number {
+export function divisionsFor(size: number, settings: SizeSettings): number {
   const index = Math.min(Math.max(0, floorLog2(size) - 20), ROUNDUP_INTERVALS - 1);
   return settings.roundupPower2Divisions[index] ?? 0;
 }
@@ -50,7 +58,7 @@ export function roundupPower2NextDivision(size: number, divisions: number): numb
 }
 
 /** `round_size`: the block size a request of `size` bytes needs. */
-export function roundSize(size: number, settings: AllocatorSettings): number {
+export function roundSize(size: number, settings: SizeSettings): number {
   if (size < MIN_BLOCK_SIZE) return MIN_BLOCK_SIZE;
   const divisions = divisionsFor(size, settings);
   if (divisions > 1 && size > MIN_BLOCK_SIZE * divisions) return roundupPower2NextDivision(size, divisions);
@@ -63,7 +71,7 @@ export function isSmallSize(roundedSize: number): boolean {
 }
 
 /** `get_allocation_size`: the segment a cudaMalloc makes for a rounded size that no cached block fits. */
-export function allocationSize(roundedSize: number, settings: AllocatorSettings): number {
+export function allocationSize(roundedSize: number, settings: SizeSettings): number {
   if (roundedSize <= SMALL_SIZE) return SMALL_BUFFER;
   if (roundedSize < MIN_LARGE_ALLOC) return settings.largeSegmentSize;
   return ROUND_LARGE * Math.ceil(roundedSize / ROUND_LARGE);

@@ -18,12 +18,13 @@ import type { DeviceMemory, SegmentEventKind } from './cachingAllocator';
 import { CachingAllocator } from './cachingAllocator';
 import type { LazyMismatch, Mismatch } from './devices';
 import { AddressMap } from './addressMap';
-import { AddressHints, CapacityDevice, RecordedDevice, bytesText } from './devices';
+import { AddressHints, CapacityDevice, RecordedDevice } from './devices';
 import type { InitialLayout } from './initialState';
 import { initialLayout } from './initialState';
 import { CudaSegment, ExpandableSegment } from './segments';
 import type { AllocatorSettings } from './settings';
 import { roundSize } from './sizes';
+import { formatBytesFine, formatHex } from '../text/format';
 
 export type { SegmentEventKind };
 
@@ -506,7 +507,7 @@ export class AllocatorReplay {
       const e = rec.drain();
       const k = e.findIndex((x) => !isRelease(t.action[x]));
       const releases = k < 0 ? e : e.slice(0, k);
-      for (const x of releases) this.addMismatch({ event: x, kind: 'missingRelease', detail: () => `PyTorch released ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)}; the replay kept it` });
+      for (const x of releases) this.addMismatch({ event: x, kind: 'missingRelease', detail: () => `PyTorch released ${formatBytesFine(t.size[x])} at ${formatHex(t.addr[x])}; the replay kept it` });
       if (k >= 0) for (const x of e.slice(k)) rec.push(x);
     }
   }
@@ -521,7 +522,7 @@ export class AllocatorReplay {
       this.addMismatch({
         event: x,
         kind: isRelease(t.action[x]) ? 'missingRelease' : 'missingSegment',
-        detail: () => `PyTorch ${isRelease(t.action[x]) ? 'released' : 'made'} ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)} outside any allocation the replay made`,
+        detail: () => `PyTorch ${isRelease(t.action[x]) ? 'released' : 'made'} ${formatBytesFine(t.size[x])} at ${formatHex(t.addr[x])} outside any allocation the replay made`,
       });
     }
   }
@@ -537,8 +538,8 @@ export class AllocatorReplay {
         kind: release ? 'missingRelease' : 'missingSegment',
         detail: () =>
           release
-          ? `PyTorch released ${bytesText(t.size[x])} at 0x${t.addr[x].toString(16)} (event ${x}); the replay kept it`
-          : `PyTorch made a ${bytesText(t.size[x])} segment (event ${x}); the replay used a cached block`,
+          ? `PyTorch released ${formatBytesFine(t.size[x])} at ${formatHex(t.addr[x])} (event ${x}); the replay kept it`
+          : `PyTorch made a ${formatBytesFine(t.size[x])} segment (event ${x}); the replay used a cached block`,
       });
     }
   }
@@ -554,7 +555,7 @@ export class AllocatorReplay {
       // Whatever the replay held at this address is not what PyTorch handed out here.
       this.live.delete(t.addr[i]);
       if (this.recorded) {
-        this.addMismatch({ event: i, kind: 'unexpectedOom', detail: () => `the replay ran out of memory for ${bytesText(t.size[i])}, which PyTorch allocated` });
+        this.addMismatch({ event: i, kind: 'unexpectedOom', detail: () => `the replay ran out of memory for ${formatBytesFine(t.size[i])}, which PyTorch allocated` });
       } else {
         this.addOom(i, t.size[i], false);
       }
@@ -565,7 +566,7 @@ export class AllocatorReplay {
       this.addMismatch({
         event: i,
         kind: 'address',
-        detail: () => `the replay put ${bytesText(t.size[i])} at 0x${block.ptr.toString(16)}; PyTorch put it at 0x${t.addr[i].toString(16)}`,
+        detail: () => `the replay put ${formatBytesFine(t.size[i])} at ${formatHex(block.ptr)}; PyTorch put it at ${formatHex(t.addr[i])}`,
       });
     }
     this.live.set(t.addr[i], block);
@@ -582,7 +583,7 @@ export class AllocatorReplay {
     if (block) {
       // The program never got this block: it is given back at once.
       this.allocator.free(block);
-      if (this.recorded) this.addMismatch({ event: i, kind: 'missedOom', detail: () => `PyTorch ran out of memory for ${bytesText(t.size[i])}; the replay found room` });
+      if (this.recorded) this.addMismatch({ event: i, kind: 'missedOom', detail: () => `PyTorch ran out of memory for ${formatBytesFine(t.size[i])}; the replay found room` });
       return;
     }
     this.oomsReproduced++;

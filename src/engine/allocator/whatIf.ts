@@ -183,7 +183,7 @@ export function whatIf(basis: WhatIfBasis, options: WhatIfOptions): WhatIfResult
 const bytes = (n: number) => formatBytes(n, 2);
 
 /** Why a prediction on `capacityBytes` is not a replay from the state recording began in, in one sentence (shared by the CLI and the editor). */
-export function recordingStartWords(start: RecordingStart): string {
+export function recordingStartText(start: RecordingStart): string {
   switch (start.outcome) {
     case 'allocated':
       return (

@@ -59,6 +59,12 @@ interface FigureEntry<K extends string> extends Surfaces {
    * line objects of `analyze --json` carry it, but it does not make a line a row of `lines` (`toReport`).
    */
   readonly beyondContract?: boolean;
+  /**
+   * The key the figure had before it was renamed (the spec's name for it): the line objects of `analyze
+   * --json` carry it too, with the same value, for one release (0.x: see README, "analyze --json"), and the
+   * `vramLens.inline.figures` setting still takes it.
+   */
+  readonly formerKey?: string;
 }
 
 const ALLOCS = { from: [Action.Alloc], value: 'size', fold: 'sum' } as const;
@@ -121,7 +127,8 @@ const FIGURES = [
     inline: (v) => `-${formatBytes(v)} freed`,
   },
   {
-    key: 'peakBytes',
+    key: 'peakWhileAllocatingBytes',
+    formerKey: 'peakBytes',
     label: 'peak while allocating',
     unit: 'bytes',
     inclusive: false,
@@ -157,7 +164,8 @@ const FIGURES = [
     compare: true,
   },
   {
-    key: 'inclusivePeakBytes',
+    key: 'inclusivePeakWhileAllocatingBytes',
+    formerKey: 'inclusivePeakBytes',
     label: 'peak while allocating (incl. callees)',
     unit: 'bytes',
     inclusive: true,
@@ -205,6 +213,21 @@ export const LINE_FIGURE_KEYS: readonly LineFigureKey[] = LINE_FIGURES.map((f) =
 /** A line's value of every figure. */
 export type FigureValues = { readonly [K in LineFigureKey]: number };
 
+/** The keys figures had before they were renamed (`formerKey`): `analyze --json` writes them too, for one release. */
+export type FormerFigureKey = NonNullable<Extract<(typeof FIGURES)[number], { readonly formerKey: string }>['formerKey']>;
+
+/** The figures of `source` under their former keys (the aliases `analyze --json` keeps for one release). */
+export function formerFigureValues(source: FigureValues, figures: FigureRegistry = LINE_FIGURES): Partial<Record<FormerFigureKey, number>> {
+  const values: Partial<Record<string, number>> = {};
+  for (const { key, formerKey } of figures) if (formerKey !== undefined) values[formerKey] = source[key];
+  return values;
+}
+
+/** The key a figure is known by now, for a key it had before (a setting written then), else undefined. */
+export function currentFigureKey(former: string, figures: FigureRegistry = LINE_FIGURES): LineFigureKey | undefined {
+  return figures.find((f) => f.formerKey === former)?.key;
+}
+
 /**
  * The figures other code reads for what they mean, by that meaning: the heat of a line is what it
  * holds at the peak, lines are ranked by it, compare's columns show it.
@@ -215,7 +238,7 @@ export const FIGURE = {
   allocated: 'allocBytes',
   allocatedWithCalls: 'inclusiveAllocBytes',
   allocations: 'allocCount',
-  peakWhileAllocating: 'peakBytes',
+  peakWhileAllocating: 'peakWhileAllocatingBytes',
 } as const satisfies Record<string, LineFigureKey>;
 
 /** How lines rank, most important figure first (the summary's top lines, compare's changed lines and its inline text). */
@@ -274,7 +297,8 @@ export function figuresOn(surface: keyof Surfaces, figures: FigureRegistry = LIN
 
 /** A figure's value as a table cell: bytes in binary units, counts as digits. */
 export function figureText(spec: LineFigureSpec, value: number): string {
-  return spec.unit === 'bytes' ? formatBytes(value) : String(value);
+  // Counts with thousands separators (19,430), as every view writes them.
+  return spec.unit === 'bytes' ? formatBytes(value) : value.toLocaleString('en-US');
 }
 
 /** A figure's short form in the inline text after a line. */

@@ -3,8 +3,8 @@
  * every event, the initial state, the peak, and one record per allocation (who made it, when it was
  * freed) for the views that draw blocks.
  */
-import type { Block, DeviceTrace, Segment, Snapshot } from '../snapshot/model';
-import { Action, NO_STACK } from '../snapshot/model';
+import type { Block, CarriedBlocks, DeviceTrace, Segment, Snapshot } from '../snapshot/model';
+import { Action, NO_STACK, isLiveState } from '../snapshot/model';
 import { AddressIndex } from '../base/addressIndex';
 import { FloatBuffer, IntBuffer } from '../base/growableArrays';
 
@@ -58,6 +58,19 @@ export interface DeviceReplay {
   readonly ooms: readonly OomEvent[];
   /** Blocks live at the end according to `segments`. */
   readonly liveBlocksAtEnd: readonly Block[];
+  /**
+   * The first moment the trace holds more allocated memory than the recorded segments reserve (event
+   * -1: before the first event), which no caching allocator does: the snapshot does not record this
+   * device's reserved memory (no segments, or not all of them), so its reserved figures are unknown.
+   * Undefined where reserved memory always covers allocated memory.
+   */
+  readonly reservedShortfall?: ReservedShortfall;
+}
+
+export interface ReservedShortfall {
+  readonly event: number;
+  readonly activeBytes: number;
+  readonly reservedBytes: number;
 }
 
 const EMPTY_TRACE: Omit<DeviceTrace, 'device'> = {
@@ -76,10 +89,6 @@ const EMPTY_TRACE: Omit<DeviceTrace, 'device'> = {
 
 export function traceOf(snapshot: Snapshot, device: number): DeviceTrace {
   return snapshot.traces[device] ?? { ...EMPTY_TRACE, device };
-}
-
-export function isLiveState(state: string): boolean {
-  return state === 'active_allocated' || state === 'active_pending_free';
 }
 
 /** Allocation records while the trace is replayed, column-wise. */
@@ -116,47 +125,106 @@ class RecordBuilder {
   }
 }
 
+/**
+ * Replays one device: sizes the allocation records (`countRecords`), carries in a window's blocks
+ * (`carryWindow`), attributes every event in one pass (`attributeEvents`), adds the blocks live at the end
+ * that the trace never allocated (`addBlocksLiveAtEnd`), works out the initial and final state, and walks
+ * the trace a second time for the active bytes after each event and the peaks (`activeAfterEach`).
+ */
 export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   const trace = traceOf(snapshot, device);
   const segments: Segment[] = snapshot.segments.filter((s) => s.device === device);
-  const n = trace.length;
-  const { action, addr, size, stack } = trace;
+  const window = trace.window;
+  const counts = countRecords(trace, segments);
+  const records = new RecordBuilder(counts.records);
+  /**
+   * The latest record allocated at each address: its presence means "allocated earlier in the trace".
+   * Records freed before the trace are never stored, so every record it holds has its address in `records`.
+   */
+  const recordAddress = records.addr;
+  const lastAt = new AddressIndex(counts.allocs, (r) => recordAddress.get(r));
+  if (window?.carried !== undefined) carryWindow(window.carried, records, lastAt);
+  const events = attributeEvents(trace, records, lastAt);
+  // A window's blocks live all along were carried in with the rest.
+  const atEnd = window === undefined ? addBlocksLiveAtEnd(segments, records, lastAt) : { liveBlocksAtEnd: [], liveBeforeTrace: 0 };
 
-  // Records: one per alloc, per free of a block allocated before the trace, per block live at the end
-  // that the trace never allocated; sized for all of them at once (see `take`).
+  const initialActiveBytes = window?.activeBytes ?? events.freedBeforeTrace + atEnd.liveBeforeTrace;
+  const initialReservedBytes = window?.reservedBytes ?? segments.reduce((sum, s) => sum + s.totalSize, 0) - events.segmentGrowth + events.segmentShrink;
+  // `segments` are the state at the end of the recording; a window ends with its last event.
+  const finalReservedBytes = initialReservedBytes + events.segmentGrowth - events.segmentShrink;
+  const after = activeAfterEach(trace, initialActiveBytes, initialReservedBytes);
+
+  let reserved: Float64Array | undefined;
+  const n = trace.length;
+  return {
+    device,
+    events: n,
+    initialActiveBytes,
+    finalActiveBytes: n === 0 ? initialActiveBytes : after.active[n - 1],
+    peakBytes: after.peakBytes,
+    peakEventIndex: after.peakEventIndex,
+    initialReservedBytes,
+    peakReservedBytes: after.peakReservedBytes,
+    finalReservedBytes,
+    active: after.active,
+    // Worked out when first read (the timeline and the advisor read it; the CLI's figures do not).
+    get reserved(): Float64Array {
+      reserved ??= reservedAfterEach(trace, initialReservedBytes);
+      return reserved;
+    },
+    allocations: records.build(),
+    ooms: events.ooms,
+    liveBlocksAtEnd: atEnd.liveBlocksAtEnd,
+    ...(after.reservedShortfall === undefined ? {} : { reservedShortfall: after.reservedShortfall }),
+  };
+}
+
+/**
+ * How many allocation records a replay can make, so that they are sized once (see `take`): one per alloc,
+ * per free of a block allocated before the trace, per block live at the end that the trace never allocated,
+ * per block a window carries in; and the allocs alone (the address index is sized by them).
+ */
+function countRecords(trace: DeviceTrace, segments: readonly Segment[]): { records: number; allocs: number } {
+  const { action } = trace;
   let allocs = 0;
   let frees = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < trace.length; i++) {
     const act = action[i];
     if (act === Action.Alloc) allocs++;
     else if (act === Action.FreeCompleted) frees++;
   }
   let blocks = 0;
   for (const segment of segments) blocks += segment.blocks.length;
+  return { records: allocs + frees + blocks + (trace.window?.carried.length ?? 0) + 16, allocs };
+}
+
+/** A window starts from what the full replay had when it opens: those blocks are the first records. */
+function carryWindow(carried: CarriedBlocks, records: RecordBuilder, lastAt: AddressIndex): void {
+  for (let k = 0; k < carried.length; k++) {
+    const r = records.add(carried.addr[k], carried.size[k], carried.allocEvent[k] >= 0 ? BEFORE_WINDOW : BEFORE_TRACE, NEVER_FREED, carried.stack[k]);
+    lastAt.swap(carried.addr[k], r);
+  }
+}
+
+/** What the first pass over the trace finds besides the records. */
+interface EventTotals {
+  /** Bytes freed by the trace that it never allocated: live before it began. */
+  readonly freedBeforeTrace: number;
+  readonly segmentGrowth: number;
+  readonly segmentShrink: number;
+  readonly ooms: OomEvent[];
+}
+
+/** The first pass: who allocated each block and when it was freed; segment growth and shrinking; the OOMs. */
+function attributeEvents(trace: DeviceTrace, records: RecordBuilder, lastAt: AddressIndex): EventTotals {
+  const { action, addr, size, stack } = trace;
   const window = trace.window;
-  const carried = window?.carried;
-  const records = new RecordBuilder(allocs + frees + blocks + (carried?.length ?? 0) + 16);
-  /**
-   * The latest record allocated at each address: its presence means "allocated earlier in the trace".
-   * Records freed before the trace are never stored, so every record it holds has its address in `records`.
-   */
-  const recordAddress = records.addr;
-  const lastAt = new AddressIndex(allocs, (r) => recordAddress.get(r));
   const isLive = (r: number): boolean => r >= 0 && records.freeEvent.get(r) === NEVER_FREED;
   const ooms: OomEvent[] = [];
   let freedBeforeTrace = 0;
   let segmentGrowth = 0;
   let segmentShrink = 0;
-  // A window starts from what the full replay had when it opens: those blocks are the first records.
-  if (carried !== undefined) {
-    for (let k = 0; k < carried.length; k++) {
-      const r = records.add(carried.addr[k], carried.size[k], carried.allocEvent[k] >= 0 ? BEFORE_WINDOW : BEFORE_TRACE, NEVER_FREED, carried.stack[k]);
-      lastAt.swap(carried.addr[k], r);
-    }
-  }
-
-  // First pass: who allocated each block and when it was freed.
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < trace.length; i++) {
     const a = addr[i];
     const s = size[i];
     switch (action[i]) {
@@ -193,35 +261,49 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
         break;
     }
   }
+  return { freedBeforeTrace, segmentGrowth, segmentShrink, ooms };
+}
 
+/**
+ * The blocks `segments` hold live at the end; those the trace never allocated were live before it began,
+ * and get a record (counted by the bytes the program asked for, as trace events are: spec "Initial state").
+ */
+function addBlocksLiveAtEnd(segments: readonly Segment[], records: RecordBuilder, lastAt: AddressIndex): { liveBlocksAtEnd: Block[]; liveBeforeTrace: number } {
   const liveBlocksAtEnd: Block[] = [];
   let liveBeforeTrace = 0;
-  // A window's blocks live all along were carried in with the rest.
-  for (const segment of window === undefined ? segments : []) {
+  for (const segment of segments) {
     for (const block of segment.blocks) {
       if (!isLiveState(block.state)) continue;
       liveBlocksAtEnd.push(block);
-      if (!isLive(lastAt.get(block.address))) {
-        // Counted by the bytes the program asked for, as trace events are (spec: "Initial state").
+      const latest = lastAt.get(block.address);
+      if (!(latest >= 0 && records.freeEvent.get(latest) === NEVER_FREED)) {
         liveBeforeTrace += block.requestedSize;
         records.add(block.address, block.requestedSize, BEFORE_TRACE, NEVER_FREED, block.stack);
       }
     }
   }
+  return { liveBlocksAtEnd, liveBeforeTrace };
+}
 
-  const initialActiveBytes = window?.activeBytes ?? freedBeforeTrace + liveBeforeTrace;
-  const initialReservedBytes = window?.reservedBytes ?? segments.reduce((sum, s) => sum + s.totalSize, 0) - segmentGrowth + segmentShrink;
-  // `segments` are the state at the end of the recording; a window ends with its last event.
-  const finalReservedBytes = initialReservedBytes + segmentGrowth - segmentShrink;
-
-  // Second pass, once the map of addresses is done with: the active bytes after each event and the
-  // peaks. (Byte counts are integers below 2^53, so every partial sum is exact in any order.)
+/**
+ * The second pass, once the map of addresses is done with: the active bytes after each event and the
+ * peaks. (Byte counts are integers below 2^53, so every partial sum is exact in any order.)
+ */
+function activeAfterEach(
+  trace: DeviceTrace,
+  initialActiveBytes: number,
+  initialReservedBytes: number,
+): { active: Float64Array; peakBytes: number; peakEventIndex: number; peakReservedBytes: number; reservedShortfall?: ReservedShortfall } {
+  const { action, size } = trace;
+  const n = trace.length;
   const active = new Float64Array(n);
   let activeBytes = initialActiveBytes;
   let reservedBytes = initialReservedBytes;
   let peakBytes = initialActiveBytes;
   let peakEventIndex = -1;
   let peakReservedBytes = initialReservedBytes;
+  let reservedShortfall: ReservedShortfall | undefined =
+    initialActiveBytes > initialReservedBytes ? { event: -1, activeBytes: initialActiveBytes, reservedBytes: initialReservedBytes } : undefined;
   for (let i = 0; i < n; i++) {
     switch (action[i]) {
       case Action.Alloc:
@@ -247,29 +329,9 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
         break;
     }
     active[i] = activeBytes;
+    if (activeBytes > reservedBytes && reservedShortfall === undefined) reservedShortfall = { event: i, activeBytes, reservedBytes };
   }
-
-  let reserved: Float64Array | undefined;
-  return {
-    device,
-    events: n,
-    initialActiveBytes,
-    finalActiveBytes: n === 0 ? initialActiveBytes : active[n - 1],
-    peakBytes,
-    peakEventIndex,
-    initialReservedBytes,
-    peakReservedBytes,
-    finalReservedBytes,
-    active,
-    // Worked out when first read (the timeline and the advisor read it; the CLI's figures do not).
-    get reserved(): Float64Array {
-      reserved ??= reservedAfterEach(trace, initialReservedBytes);
-      return reserved;
-    },
-    allocations: records.build(),
-    ooms,
-    liveBlocksAtEnd,
-  };
+  return { active, peakBytes, peakEventIndex, peakReservedBytes, ...(reservedShortfall === undefined ? {} : { reservedShortfall }) };
 }
 
 /** Reserved bytes right after each event of `trace`, from the reserved bytes before it. */

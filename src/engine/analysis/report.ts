@@ -8,14 +8,17 @@ import { placeLine } from '../paths/places';
 import type { Analysis } from './analyze';
 import type { PeakBucket } from './peakBreakdown';
 import type { LineFigures } from './lines';
-import type { FigureRegistry, FigureValues } from './lineFigures';
-import { LINE_FIGURES, figureValues } from './lineFigures';
+import type { FigureRegistry, FigureValues, FormerFigureKey } from './lineFigures';
+import { LINE_FIGURES, figureValues, formerFigureValues } from './lineFigures';
 
-/** One row of the JSON: the line (a notebook cell's: `placeLine`) and every figure of the registry (lineFigures.ts), in its order. */
-export type LineReport = PlacedLine<LineNumber> & FigureValues;
+/**
+ * One row of the JSON: the line (a notebook cell's: `placeLine`) and every figure of the registry
+ * (lineFigures.ts), in its order, then a renamed figure under its former key too (for one release).
+ */
+export type LineReport = PlacedLine<LineNumber> & FigureValues & Partial<Record<FormerFigureKey, number>>;
 
 function lineReport(l: LineFigures, figures: FigureRegistry, places: CellPlaces | undefined): LineReport {
-  return { ...placeLine(l.file, l.line, places), ...figureValues(l, figures) };
+  return { ...placeLine(l.file, l.line, places), ...figureValues(l, figures), ...formerFigureValues(l, figures) };
 }
 
 export interface DeviceReport {

@@ -11,6 +11,8 @@ import type { FigureValues } from './lineFigures';
 import { LINE_RANKING } from './lineFigures';
 import { NO_STACK } from '../snapshot/model';
 import type { PeakBucket } from './peakBreakdown';
+import type { DeviceReplay, ReservedShortfall } from './replay';
+import { formatBytes, formatCount } from '../text/format';
 
 /** The user line whose allocation reached the device's peak, if the peak event has one. */
 export function peakLine(analysis: Analysis, device: DeviceAnalysis): SourceLine | undefined {
@@ -54,6 +56,28 @@ export interface DeviceSummary {
   readonly peakBreakdown: readonly PeakBucket[];
   /** Set when only a window of the recording was loaded: every figure above covers that window. */
   readonly window?: WindowSummary;
+  /**
+   * Set when the snapshot does not record this device's reserved memory (`reservedUnknownWords`): the
+   * reserved figures above are then not PyTorch's, and every view says "unknown" with these words.
+   */
+  readonly reservedUnknown?: string;
+}
+
+/**
+ * Why a device's reserved memory is unknown, in words ("unknown: ..."), or undefined where the
+ * recorded segments always hold what the trace allocates. Events are named by their index in the
+ * recording (`firstEvent` is a loaded window's first).
+ */
+export function reservedUnknownWords(device: Pick<DeviceReplay, 'reservedShortfall'>, firstEvent = 0): string | undefined {
+  const s = device.reservedShortfall;
+  return s === undefined ? undefined : `unknown: the snapshot does not record this device's reserved memory (${shortfallWords(s, firstEvent)})`;
+}
+
+/** The first moment the trace allocates more than its segments reserve: "1.0 GiB allocated after event 12, and no segment holds it". */
+export function shortfallWords(s: ReservedShortfall, firstEvent = 0): string {
+  const when = s.event < 0 ? (firstEvent > 0 ? 'when the window opens' : 'before the first event') : `after event ${(firstEvent + s.event).toLocaleString('en-US')}`;
+  const segments = s.reservedBytes <= 0 ? 'no segment holds it' : `the segments hold ${formatBytes(s.reservedBytes)}`;
+  return `${formatBytes(s.activeBytes)} allocated ${when}, and ${segments}`;
 }
 
 /** Which events of a device's recording a loaded window holds (its event 0 is `firstEvent`). */
@@ -64,10 +88,9 @@ export interface WindowSummary {
 }
 
 /** The window of `device` in words: "events 1,200 to 4,999 of 19,464". */
-export function windowInWords(w: WindowSummary): string {
-  const n = (x: number) => x.toLocaleString('en-US');
-  if (w.events === 0) return `no events (the window holds none of the ${n(w.recordedEvents)} recorded)`;
-  return `events ${n(w.firstEvent)} to ${n(w.firstEvent + w.events - 1)} of ${n(w.recordedEvents)}`;
+export function windowText(w: WindowSummary): string {
+  if (w.events === 0) return `no events (the window holds none of the ${formatCount(w.recordedEvents)} recorded)`;
+  return `events ${formatCount(w.firstEvent)} to ${formatCount(w.firstEvent + w.events - 1)} of ${formatCount(w.recordedEvents)}`;
 }
 
 /** What a window's figures mean, for a line under its range. */
@@ -90,7 +113,13 @@ export function summarizeDevice(analysis: Analysis, device: DeviceAnalysis): Dev
     peakBytesWithoutUserLine: device.peakBreakdown.reduce((sum, b) => sum + b.bytes, 0),
     peakBreakdown: device.peakBreakdown.map((b) => ({ kind: b.kind, label: b.label, bytes: b.bytes })),
     ...windowOf(analysis, device),
+    ...reservedUnknownOf(analysis, device),
   };
+}
+
+function reservedUnknownOf(analysis: Analysis, device: DeviceAnalysis): { reservedUnknown?: string } {
+  const words = reservedUnknownWords(device, analysis.snapshot.traces[device.device]?.window?.firstEvent ?? 0);
+  return words === undefined ? {} : { reservedUnknown: words };
 }
 
 function windowOf(analysis: Analysis, device: DeviceAnalysis): { window?: WindowSummary } {

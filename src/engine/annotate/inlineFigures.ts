@@ -7,7 +7,7 @@
  */
 import type { LineFigures } from '../analysis/lines';
 import type { FigureRegistry, LineFigureKey } from '../analysis/lineFigures';
-import { FIGURE, LINE_FIGURES, inlineForm, lineFigure } from '../analysis/lineFigures';
+import { FIGURE, LINE_FIGURES, currentFigureKey, inlineForm, lineFigure } from '../analysis/lineFigures';
 
 export const DEFAULT_INLINE_FIGURES: readonly LineFigureKey[] = [FIGURE.heldAtPeak];
 
@@ -21,7 +21,12 @@ export function inlineFigureChoice(chosen: unknown, figures: FigureRegistry = LI
   if (!Array.isArray(chosen)) return [...DEFAULT_INLINE_FIGURES];
   const known = new Set<string>(figures.map((f) => f.key));
   const out: LineFigureKey[] = [];
-  for (const c of chosen) if (typeof c === 'string' && known.has(c) && !out.includes(c as LineFigureKey)) out.push(c as LineFigureKey);
+  for (const c of chosen) {
+    if (typeof c !== 'string') continue;
+    // A figure named by the key it had before it was renamed (a setting written then) is the same figure.
+    const key = known.has(c) ? (c as LineFigureKey) : currentFigureKey(c, figures);
+    if (key !== undefined && !out.includes(key)) out.push(key);
+  }
   return out;
 }
 

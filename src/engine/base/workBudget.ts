@@ -8,6 +8,7 @@
  * {@link WorkLimitError} naming what ran over, before what it describes is built.
  */
 import { WorkLimitError } from './errors';
+import { formatCount, formatFileSize } from '../text/format';
 
 /**
  * Units a reader spends per thing it builds, near the fewest bytes PyTorch's pickles spend on one
@@ -70,22 +71,10 @@ export class WorkBudget {
 
   private exceeded(what: string): WorkLimitError {
     return new WorkLimitError(
-      `${what}: more than a file of ${sizeInWords(this.bytes)} can describe. VRAM Lens reads at most ${count(this.limit)} ` +
-        `containers, memo references, segments, blocks and trace entries from it (${WORK_PER_BYTE} per byte, plus ${count(WORK_BASE)}); ` +
+      `${what}: more than a file of ${formatFileSize(this.bytes)} can describe. VRAM Lens reads at most ${formatCount(this.limit)} ` +
+        `containers, memo references, segments, blocks and trace entries from it (${WORK_PER_BYTE} per byte, plus ${formatCount(WORK_BASE)}); ` +
         'this pickle repeats objects through its memo to describe more, which PyTorch never does',
     );
   }
 }
 
-/** A count with thousands separators: 400,000,000. */
-export function count(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
-
-/** A file's size in words, for messages: "2.3 GB" (decimal units, as file managers show them). */
-export function sizeInWords(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${bytes} bytes`;
-}

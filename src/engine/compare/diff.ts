@@ -17,7 +17,8 @@ import { matchLines } from './lineMatch';
 export interface DeviceTotals {
   readonly events: number;
   readonly peakBytes: number;
-  readonly peakReservedBytes: number;
+  /** Null where the snapshot does not record the device's reserved memory (`DeviceSummary.reservedUnknown`). */
+  readonly peakReservedBytes: number | null;
   readonly allocations: number;
   readonly oomCount: number;
 }
@@ -69,7 +70,7 @@ function totalsDelta(b: DeviceTotals, c: DeviceTotals): DeviceTotals {
   return {
     events: c.events - b.events,
     peakBytes: c.peakBytes - b.peakBytes,
-    peakReservedBytes: c.peakReservedBytes - b.peakReservedBytes,
+    peakReservedBytes: c.peakReservedBytes === null || b.peakReservedBytes === null ? null : c.peakReservedBytes - b.peakReservedBytes,
     allocations: c.allocations - b.allocations,
     oomCount: c.oomCount - b.oomCount,
   };

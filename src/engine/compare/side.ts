@@ -11,7 +11,7 @@ export function deviceTotals(summary: DeviceSummary): DeviceTotals {
   return {
     events: summary.events,
     peakBytes: summary.peakBytes,
-    peakReservedBytes: summary.peakReservedBytes,
+    peakReservedBytes: summary.reservedUnknown === undefined ? summary.peakReservedBytes : null,
     allocations: summary.allocations,
     oomCount: summary.oomCount,
   };

@@ -8,13 +8,14 @@
  */
 import { pickleBytesOf } from './unpack';
 import type { PlainValue } from '../pickle/encoder';
-import { COST, WorkBudget, count } from '../base/workBudget';
+import { COST, WorkBudget } from '../base/workBudget';
 import { PickleDecoder } from '../pickle/decoder';
 import { RestartWithoutFastPath } from '../pickle/memo';
 import { TraceEntryReader } from '../pickle/traceEntries';
 import { FrameTable } from '../snapshot/intern';
 import { TraceSink, snapshotFromPickle } from '../snapshot/fromPickle';
 import type { LoadWindow, Snapshot } from '../snapshot/model';
+import { formatCount } from '../text/format';
 
 export { RestartWithoutFastPath } from '../pickle/memo';
 
@@ -67,10 +68,10 @@ export class SnapshotReader {
   /** Counts what decoding did since the last call toward the budget. */
   private count(): void {
     const work = this.decoder.work;
-    this.budget.spend((work - this.decoderWork) * COST.decoded, () => `the pickle's ${count(work)} containers and memo references`);
+    this.budget.spend((work - this.decoderWork) * COST.decoded, () => `the pickle's ${formatCount(work)} containers and memo references`);
     this.decoderWork = work;
     const entries = this.sink.entries;
-    this.budget.spend((entries - this.entries) * COST.traceEntry, () => `device_traces: ${count(entries)} trace entries`);
+    this.budget.spend((entries - this.entries) * COST.traceEntry, () => `device_traces: ${formatCount(entries)} trace entries`);
     this.entries = entries;
   }
 

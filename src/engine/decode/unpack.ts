@@ -22,7 +22,6 @@ function startsWith(bytes: Uint8Array, magic: readonly number[]): boolean {
   return bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b);
 }
 
-export { sizeInWords } from '../base/workBudget';
 
 /** The longest magic number {@link formatOf} looks at. */
 export const MAGIC_BYTES = 6;

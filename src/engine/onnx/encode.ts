@@ -125,9 +125,17 @@ function writeGraph(w: ProtoWriter, graph: OnnxGraph): void {
   for (const output of graph.outputs) w.message(12, (v) => writeValueInfo(v, output));
 }
 
+/** About how many bytes a graph takes: its weights, and a few hundred per node (so the writer rarely grows). */
+function sizeHint(graph: OnnxGraph): number {
+  let bytes = 4096 + 256 * graph.nodes.length;
+  for (const init of graph.initializers) bytes += (init.data?.byteLength ?? 0) + 64;
+  for (const sparse of graph.sparseInitializers ?? []) bytes += (sparse.values?.byteLength ?? 0) + (sparse.indices?.byteLength ?? 0) + 128;
+  return bytes;
+}
+
 /** ModelProto bytes for `model`. */
 export function encodeModel(model: OnnxModel): Uint8Array {
-  const w = new ProtoWriter();
+  const w = new ProtoWriter(sizeHint(model.graph));
   w.varint(1, model.irVersion);
   w.string(2, model.producerName);
   w.string(3, model.producerVersion);

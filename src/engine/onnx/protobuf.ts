@@ -16,6 +16,8 @@ export const enum WireType {
 }
 
 const utf8 = new TextEncoder();
+/** The most bytes a message's length takes (lengths below 2^35; protobuf's own limit is 2 GiB). */
+const LENGTH_ROOM = 5;
 
 /** Appends protobuf fields to a growing buffer; nested messages are written by `message()`. */
 export class ProtoWriter extends GrowableBytes {
@@ -75,14 +77,36 @@ export class ProtoWriter extends GrowableBytes {
   packedVarints(field: number, values: readonly number[]): this {
     const inner = new ProtoWriter();
     for (const v of values) inner.rawVarint(v);
-    return this.bytes(field, inner.finish());
+    return this.bytes(field, inner.written());
   }
 
-  /** An embedded message, written by `write` into its own writer. */
+  /**
+   * An embedded message, written by `write` in place: its content goes after room for the longest
+   * length it can have, then moves back once over the room its length does not need. (Written into a
+   * writer of its own and copied, a model's weights were copied and grown again at every level.)
+   */
   message(field: number, write: (w: ProtoWriter) => void): this {
-    const inner = new ProtoWriter();
-    write(inner);
-    return this.bytes(field, inner.finish());
+    this.tag(field, WireType.LengthDelimited);
+    const lengthAt = this.length;
+    this.reserve(LENGTH_ROOM);
+    const start = lengthAt + LENGTH_ROOM;
+    this.length = start;
+    write(this);
+    const size = this.length - start;
+    if (size >= 2 ** (7 * LENGTH_ROOM)) throw new RangeError(`a message of ${size} bytes is larger than protobuf allows`);
+    // Room for the varint now, so that writing it (at lengthAt, below what was written) never grows the buffer.
+    this.reserve(10);
+    this.length = lengthAt;
+    this.rawVarint(size);
+    const contentAt = this.length;
+    this.buffer.copyWithin(contentAt, start, start + size);
+    this.length = contentAt + size;
+    return this;
+  }
+
+  /** What was written so far, as a view (no copy): for a message copied into its parent. */
+  private written(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
   }
 }
 

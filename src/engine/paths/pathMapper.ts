@@ -63,7 +63,8 @@ export function applyRootMappings(recorded: string, mappings: readonly RootMappi
   let best: { mapping: RootMapping; length: number } | undefined;
   for (const mapping of mappings) {
     const from = pathSegments(mapping.from);
-    if (from.length === 0 || from.length >= segments.length) continue;
+    // A mapping of the whole recorded path maps that one file (`to` is the file).
+    if (from.length === 0 || from.length > segments.length) continue;
     if (isWindowsPath(mapping.from) !== caseInsensitive) continue;
     if (commonPrefixLength(from, segments, caseInsensitive) !== from.length) continue;
     if (!best || from.length > best.length) best = { mapping, length: from.length };
@@ -213,4 +214,25 @@ export function isInsideAny(root: string, folders: readonly string[]): boolean {
     const prefix = pathSegments(f);
     return prefix.length <= segments.length && commonPrefixLength(prefix, segments, windows) === prefix.length;
   });
+}
+
+/** What was said about recorded folders, for choosing the next one to ask about. */
+export interface FolderAnswers {
+  /** Folders the user said are not on this machine: nothing under them is asked about again. */
+  readonly declined: readonly string[];
+  /** Folders asked about already (this session): not asked again. */
+  readonly asked: readonly string[];
+  /** Folders a found file or a remembered mapping places: the files under them not found are not here. */
+  readonly placed: readonly string[];
+}
+
+/**
+ * The unmapped recorded folder to ask about next (the one with the most files), or undefined: none
+ * inside a folder declined or placed, none asked about before.
+ */
+export function nextFolderToAsk(unmapped: Iterable<string>, answers: FolderAnswers): UnmappedRoot | undefined {
+  const asked = new Set(answers.asked);
+  return unmappedRoots(unmapped)
+    .filter((r) => !asked.has(r.root) && !isInsideAny(r.root, answers.declined) && !isInsideAny(r.root, answers.placed))
+    .sort((a, b) => b.files.length - a.files.length)[0];
 }

@@ -1,7 +1,8 @@
 /**
  * Arithmetic statements that have an in-place form, read from the syntax tree: `x = x / s`
- * (-> `x.div_(s)`, a mechanical edit), `x = beta * x + g` (x is overwritten anyway, so `mul_`/`add_`
- * can reuse it), `p -= a * m / d` (-> `p.addcdiv_(m, d, value=-a)`, fused: it rounds differently, so
+ * (-> `x.div_(s)`, a mechanical edit), `x = beta * x + g` (x is overwritten anyway, so the
+ * statement's own operations can reuse it: `x.mul_(beta).add_(g)`; a chain whose order cannot be kept
+ * in place, as `x = a - x * b`, has no form), `p -= a * m / d` (-> `p.addcdiv_(m, d, value=-a)`, fused: it rounds differently, so
  * it is a suggestion, never an edit). Matrix products (`@`, `matmul`) have no in-place form and are
  * never matched. Whether the edit is safe (nothing else reads the old value) is `inPlaceSafety`'s
  * question, not this module's.
@@ -79,6 +80,56 @@ function hasElementwise(src: PythonSource, node: SyntaxNode): boolean {
 
 const norm = (s: string) => s.replace(/\s+/g, '');
 
+/** The name a target starts with (`x` of `x`, `p` of `p.data`, `state` of `state["v"]`). */
+function rootName(src: PythonSource, target: SyntaxNode): string | undefined {
+  let n: SyntaxNode | null = target;
+  while (n && n.name !== 'VariableName') n = n.firstChild;
+  return n ? src.textOf(n) : undefined;
+}
+
+/** How many times the name occurs as a variable anywhere under the node (calls and subscripts included). */
+function occurrences(src: PythonSource, node: SyntaxNode, name: string): number {
+  let count = 0;
+  src.tree.iterate({
+    from: node.from,
+    to: node.to,
+    enter: (n) => {
+      if (n.from >= node.from && n.to <= node.to && n.name === 'VariableName' && src.text.slice(n.from, n.to) === name) count++;
+    },
+  });
+  return count;
+}
+
+/**
+ * The statement's own operations as in-place calls on the target, in the order Python evaluates
+ * them: `x = x * m / s` -> `mul_(m).div_(s)`, `x = a * x + b` -> `mul_(a).add_(b)`. Walking from the
+ * value down to the target, each operation must take the target's side as its left operand, or as
+ * either operand of `+` and `*` (which commute exactly, element by element). Undefined where that
+ * cannot be written: the target on the right of `-` or `/`, or read anywhere else in the statement
+ * (after the first in-place call it would read the new value).
+ */
+function ownChain(src: PythonSource, value: SyntaxNode, target: SyntaxNode): string | undefined {
+  const t = norm(src.textOf(target));
+  const root = rootName(src, target);
+  if (root === undefined || occurrences(src, value, root) !== 1) return undefined;
+  const calls: string[] = [];
+  let n = unparen(value);
+  while (norm(src.textOf(n)) !== t) {
+    const b = binary(n);
+    if (!b) return undefined;
+    const op = src.textOf(b.op);
+    if (!(op in METHOD)) return undefined;
+    if (occurrences(src, b.left, root) === 1) {
+      calls.unshift(`${METHOD[op]}(${src.textOf(unparen(b.right))})`);
+      n = unparen(b.left);
+    } else if (op === '+' || op === '*') {
+      calls.unshift(`${METHOD[op]}(${src.textOf(unparen(b.left))})`);
+      n = unparen(b.right);
+    } else return undefined;
+  }
+  return calls.length > 1 ? calls.join('.') : undefined;
+}
+
 /** The in-place form of the statement on a 1-based line, if its arithmetic has one. */
 export function inPlaceFormAt(src: PythonSource, line: number): InPlaceForm | undefined {
   const st = src.statementAt(line);
@@ -104,12 +155,12 @@ export function inPlaceFormAt(src: PythonSource, line: number): InPlaceForm | un
         return { kind: 'binary', node: st, targetNode: kids[0], otherNode: unparen(other), statement, target, suggestion, edit: { from: st.from, to: st.to, text: suggestion } };
       }
     }
-    // `x = a * x + b`: x is among the operands of a + - * / chain, so its memory can be reused.
+    // `x = a * x + b`: x is among the operands of a + - * / chain, so its memory can be reused by
+    // the statement's own operations, in its own order, as calls on x (`x.mul_(a).add_(b)`).
     const leaves: string[] = [];
-    if (arithmeticLeaves(src, value, leaves) && leaves.includes(t)) {
-      return { kind: 'chain', node: st, targetNode: kids[0], statement, target, suggestion: `${target}.mul_(...).add_(...) (or torch.add / torch.mul with out=${target})` };
-    }
-    return undefined;
+    if (!arithmeticLeaves(src, value, leaves) || !leaves.includes(t)) return undefined;
+    const chain = ownChain(src, value, kids[0]);
+    return chain === undefined ? undefined : { kind: 'chain', node: st, targetNode: kids[0], statement, target, suggestion: `${target}.${chain}` };
   }
   if (st.name === 'UpdateStatement') {
     const target = st.firstChild;

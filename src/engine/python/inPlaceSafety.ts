@@ -5,12 +5,13 @@
  * else can read it afterwards:
  * - `x` is a local name of the enclosing function (not a parameter, not global or nonlocal, not an
  *   attribute `p.data`, not an element `state["v"]`, not a module-level name);
- * - every assignment of `x` in the function makes a new tensor by an operation VRAM Lens knows
- *   (arithmetic, `torch.zeros`, `a.clone()`, ...): not another name, a view or a slice of something
+ * - every assignment of `x` that can reach the statement (the last one that runs on every path to it,
+ *   and any after that one) makes a new tensor by an operation VRAM Lens knows (arithmetic,
+ *   `torch.zeros`, `a.clone()`, a layer the class holds, `nnModules.ts`, ...): not another name, a view or a slice of something
  *   (`x_in.transpose(1, 4)`, `h[0]`, `h.view(...)`, `h.to(...)`, ...), a loop variable, or the result
  *   of a call it cannot see into (a module, a user function: it may return its input);
- * - no use of `x` that can run before the statement (earlier in the function, or anywhere in a loop
- *   around it) lets the tensor escape: another name, a container, an attribute, a call it cannot see
+ * - no use of that tensor that can run before the statement (after its last binding, or anywhere in a loop
+ *   around it) lets it escape: another name, a container, an attribute, a call it cannot see
  *   into, a nested function, `return`/`yield`; and the right-hand side does not read `x` through a view;
  * - every assignment provably makes a floating-point tensor (a default-dtype factory, `dtype=torch.float*`,
  *   true division, a function whose result is floating point, a matrix product that ran on CUDA): in
@@ -29,6 +30,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { InPlaceForm } from './inPlaceForm';
 import type { PythonSource } from './pythonSource';
 import type { OperandUse } from './torchOps';
+import { layerOpOfAttribute } from './nnModules';
 import { isReadingBuiltin, isViewAttribute, operandUse, resultKind } from './torchOps';
 
 export type InPlaceVerdict = { readonly safe: true } | { readonly safe: false; readonly reason: string };
@@ -122,6 +124,8 @@ type Callee =
   | { readonly kind: 'torch'; readonly name: string }
   | { readonly kind: 'method'; readonly name: string; readonly receiver: SyntaxNode }
   | { readonly kind: 'builtin'; readonly name: string }
+  /** A layer the class holds, named by the torch operation its forward runs (`linear` for `self.fc1 = nn.Linear(...)`). */
+  | { readonly kind: 'layer'; readonly name: string }
   | { readonly kind: 'unknown'; readonly text: string };
 
 /**
@@ -137,6 +141,7 @@ class Analysis {
   /** The enclosing function (set once it is known), whose locals `isTensor` reads. */
   fn: SyntaxNode | undefined;
   private readonly tensorNames = new Map<string, boolean>();
+  private readonly layers = new Map<string, string | undefined>();
   private readonly floatingNames = new Map<string, boolean>();
   /** See `SafetyOptions.ranOnCuda`. */
   ranOnCuda = false;
@@ -176,6 +181,7 @@ class Analysis {
       }
       case 'CallExpression': {
         const callee = this.callee(n);
+        if (callee.kind === 'layer') return true;
         if ((callee.kind !== 'torch' && callee.kind !== 'method') || MAY_RETURN_TUPLE.has(callee.name)) return false;
         const kind = resultKind(callee.name);
         if (kind === 'new' || kind === 'newSaved') return true;
@@ -268,6 +274,9 @@ class Analysis {
       }
       case 'CallExpression': {
         const callee = this.callee(n);
+        // A layer's output is floating point: its parameters are (PyTorch refuses integer parameters
+        // that require grad), and the normalisations refuse integer input.
+        if (callee.kind === 'layer') return true;
         if (callee.kind !== 'torch' && callee.kind !== 'method') return false;
         const dtype = dtypeOf(this, n);
         if (dtype !== undefined) return FLOAT_DTYPE.test(dtype);
@@ -297,6 +306,17 @@ class Analysis {
     return root !== undefined && this.params.has(root) ? `\`${this.text(node)}\`, the caller's tensor (\`${root}\` is a parameter)` : `\`${this.text(node)}\``;
   }
 
+  /** Calls `visit` with every VariableName `name` under the node. */
+  eachName(node: SyntaxNode, name: string, visit: (n: SyntaxNode) => void): void {
+    this.src.tree.iterate({
+      from: node.from,
+      to: node.to,
+      enter: (n) => {
+        if (n.from >= node.from && n.to <= node.to && n.name === 'VariableName' && this.src.text.slice(n.from, n.to) === name) visit(n.node);
+      },
+    });
+  }
+
   text(node: SyntaxNode): string {
     const t = this.src.textOf(node).replace(/\s+/g, ' ');
     return t.length > 60 ? `${t.slice(0, 57)}...` : t;
@@ -304,6 +324,20 @@ class Analysis {
 
   line(node: SyntaxNode): number {
     return this.src.lineOf(node.from);
+  }
+
+  /**
+   * The torch operation of `self.attr(...)` in a method of a class whose `self.attr` is a layer the
+   * file proves (`nnModules.ts`), or undefined.
+   */
+  private layerOp(parts: string[]): string | undefined {
+    const fn = this.fn;
+    if (parts.length !== 2 || !fn || fn.parent?.name !== 'Body' || fn.parent.parent?.name !== 'ClassDefinition') return undefined;
+    const self = parameterNames(this, fn)[0];
+    if (self === undefined || parts[0] !== self) return undefined;
+    const key = parts[1];
+    if (!this.layers.has(key)) this.layers.set(key, layerOpOfAttribute(this.src, fn.parent.parent, key, this.modules));
+    return this.layers.get(key);
   }
 
   callee(call: SyntaxNode): Callee {
@@ -321,6 +355,9 @@ class Analysis {
       const namespace = [head, ...parts.slice(1, -1)].join('.');
       return TORCH_NAMESPACES.has(namespace) ? { kind: 'torch', name } : { kind: 'unknown', text };
     }
+    // A layer the class holds (`self.fc1 = nn.Linear(...)` makes `self.fc1(x)` a `linear`).
+    const layer = this.layerOp(parts);
+    if (layer !== undefined) return { kind: 'layer', name: layer };
     // A method of a tensor only where the receiver is proven one: `layer.norm(x)`, `self.act(x)` or
     // `obj.relu_()` on an object of unknown type may do anything with what it is given or returns.
     const receiver = fn.firstChild!;
@@ -428,7 +465,7 @@ function sourceOf(a: Analysis, name: string, valueNode: SyntaxNode): Source {
     if ((callee.kind === 'torch' || callee.kind === 'method') && MAY_RETURN_TUPLE.has(callee.name)) {
       return { owned: false, reason: `${shown}: \`${callee.name}\` may return a tuple of tensors, not one tensor` };
     }
-    if (callee.kind === 'torch' || callee.kind === 'method') {
+    if (callee.kind === 'torch' || callee.kind === 'method' || callee.kind === 'layer') {
       const kind = resultKind(callee.name);
       if (kind === 'new') return { owned: true };
       if (kind === 'newSaved') return { owned: true, saved: shown };
@@ -528,7 +565,7 @@ function useOf(a: Analysis, name: string, node: SyntaxNode, statementValue: Synt
           continue;
         }
         if (callee.kind === 'builtin') return HARMLESS;
-        if (callee.kind === 'torch') {
+        if (callee.kind === 'torch' || callee.kind === 'layer') {
           const use = operandUse(callee.name);
           if (use === 'alias') {
             cur = call;
@@ -666,6 +703,34 @@ function occurrenceOf(a: Analysis, name: string, node: SyntaxNode): Occurrence {
   return { kind: 'read' };
 }
 
+/**
+ * The last statement before `statement` that binds `name` on every path to it: `name = ...` as an
+ * earlier statement of the block the statement is in, or of a block around it, up to the function's
+ * body. A binding inside a branch or loop before the statement is not one (it may not run).
+ */
+function lastBindingBefore(a: Analysis, name: string, statement: SyntaxNode, fn: SyntaxNode): SyntaxNode | undefined {
+  let child = statement;
+  for (let block = statement.parent; block && block !== fn; child = block, block = block.parent) {
+    if (block.name !== 'Body') continue;
+    for (let s = child.prevSibling; s; s = s.prevSibling) if (s.name === 'AssignStatement' && bindsName(a, s, name)) return s;
+  }
+  return undefined;
+}
+
+/** Whether an assignment statement binds the name (as `name = v`, `a = name = v` or `name, b = v`). */
+function bindsName(a: Analysis, assignment: SyntaxNode, name: string): boolean {
+  const kids = children(assignment);
+  const lastEq = kids.map((c) => c.name).lastIndexOf('AssignOp');
+  let found = false;
+  for (const target of kids.slice(0, lastEq)) {
+    if (target.name === 'AssignOp') continue;
+    a.eachName(target, name, (n) => {
+      if (occurrenceOf(a, name, n).kind === 'bind') found = true;
+    });
+  }
+  return found;
+}
+
 /** The verdict on rewriting `form` (a `binary` form) in place. */
 export function inPlaceSafety(src: PythonSource, form: InPlaceForm, options: SafetyOptions = {}): InPlaceVerdict {
   const refuse = (reason: string): InPlaceVerdict => ({ safe: false, reason });
@@ -703,9 +768,20 @@ export function inPlaceSafety(src: PythonSource, form: InPlaceForm, options: Saf
   let loop: SyntaxNode | undefined;
   for (let n = form.node.parent; n && n !== fn; n = n.parent) if (n.name === 'ForStatement' || n.name === 'WhileStatement') loop = n;
   const relevant = (n: SyntaxNode) => n.from < form.node.from || (loop !== undefined && contains(loop, n));
+  // The tensor the statement rewrites is the one its last binding made: the last `x = ...` that runs
+  // on every path to it (an earlier statement of a block the statement is in). Bindings and uses
+  // before that one concern another tensor. Bindings after it (in branches, or in a loop around the
+  // statement that it is not in) may reach the statement too, and count.
+  const last = lastBindingBefore(a, name, form.node, fn);
+  let reachLoop: SyntaxNode | undefined;
+  for (let n = form.node.parent; n && n !== fn; n = n.parent) if ((n.name === 'ForStatement' || n.name === 'WhileStatement') && !(last && contains(n, last))) reachLoop = n;
+  const reaches = (n: SyntaxNode, after: number) => n.from >= after && (n.from < form.node.from || (reachLoop !== undefined && contains(reachLoop, n)));
+  const bindingReaches = (n: SyntaxNode) => (last ? reaches(n, last.from) : relevant(n));
+  const useReaches = (n: SyntaxNode) => (last ? reaches(n, last.to) : relevant(n));
 
   const value = form.node.lastChild!;
   const sources: Source[] = [];
+  const values: SyntaxNode[] = [];
   let saved: string | undefined;
   let nested: SyntaxNode | undefined;
   const reads: SyntaxNode[] = [];
@@ -722,12 +798,15 @@ export function inPlaceSafety(src: PythonSource, form: InPlaceForm, options: Saf
         const occurrence = occurrenceOf(a, name, n);
         if (occurrence.kind === 'declare') return occurrence.reason;
         if (occurrence.kind === 'bind') {
-          if (!relevant(n)) continue; // after the statement, outside any loop around it: it cannot reach it
+          if (!bindingReaches(n)) continue; // before the last binding, or after the statement outside any loop around it: it cannot reach it
           if (occurrence.reason !== undefined) return occurrence.reason;
-          if (occurrence.value && occurrence.value.from !== value.from) sources.push(sourceOf(a, name, occurrence.value));
+          if (occurrence.value && occurrence.value.from !== value.from) {
+            sources.push(sourceOf(a, name, occurrence.value));
+            values.push(occurrence.value);
+          }
         } else if (occurrence.kind === 'read' && contains(form.node, n) && !(form.otherNode && contains(form.otherNode, n))) {
           // The statement's own operand `x` in `x op y`.
-        } else if (occurrence.kind === 'read' && (relevant(n) || (form.otherNode && contains(form.otherNode, n)))) {
+        } else if (occurrence.kind === 'read' && (useReaches(n) || (form.otherNode && contains(form.otherNode, n)))) {
           reads.push(n);
         }
         continue;
@@ -768,9 +847,9 @@ export function inPlaceSafety(src: PythonSource, form: InPlaceForm, options: Saf
   const opNode = valueNode.name === 'BinaryExpression' ? valueNode.firstChild?.nextSibling : undefined;
   const other = form.otherNode ? unparen(form.otherNode) : undefined;
   const keepsType = opNode !== undefined && opNode !== null && ['+', '-', '*'].includes(a.text(opNode)) && other?.name === 'Number' && /^\d[\d_]*$/.test(a.text(other));
-  if (!keepsType && !a.isFloating(target)) {
+  if (!keepsType && !values.every((v) => a.isFloating(v))) {
     return refuse(
-      `\`${name}\` may hold an integer tensor (not every assignment of it in \`${fnName ? a.text(fnName) : 'the function'}\` shows a floating-point type), and \`${form.suggestion}\` must fit its result into that tensor's element type where \`${a.text(value)}\` makes a new tensor of the type its operands call for (an integer tensor cannot hold a floating-point result: on int32, \`div_\` raises)`,
+      `\`${name}\` may hold an integer tensor (not every assignment of it in \`${fnName ? a.text(fnName) : 'the function'}\` that reaches this line shows a floating-point type), and \`${form.suggestion}\` must fit its result into that tensor's element type where \`${a.text(value)}\` makes a new tensor of the type its operands call for (an integer tensor cannot hold a floating-point result: on int32, \`div_\` raises)`,
     );
   }
   return { safe: true };

@@ -100,8 +100,13 @@ export class AllocatorStudy {
     return this.replayCheckpoints;
   }
 
-  /** The recorded OOMs, explained from the replayed allocator's state. */
+  /**
+   * The recorded OOMs, explained from the replayed allocator's state; none where the replay does not
+   * apply (`notReplayable`): its reserved figures would not be PyTorch's (issue 29: "1.0 TiB asked
+   * with 1.0 GiB reserved" beside a recording that reserves nothing it knows of).
+   */
   ooms(lineIndex?: LineIndex): OomExplanation[] {
+    if (this.check().notReplayable !== undefined) return [];
     const replay = this.selfCheckReplay();
     const settings = settingsOf(this.snapshot);
     return replay.ooms.map((o) => explainOom(o, replay.trace, settings, lineIndex));

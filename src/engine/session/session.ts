@@ -7,8 +7,8 @@ import type { FrameFilterOptions } from '../analysis/frameFilter';
 import type { DeviceSummary } from '../analysis/summary';
 import { summarizeDevice } from '../analysis/summary';
 import type { Snapshot, SnapshotLayout, SnapshotProducer } from '../snapshot/model';
-import type { AllocatorWindow, AllocatorWindowRequest } from '../timeline/allocatorWindow';
-import { SegmentStack, summarizeAllocatorWindow } from '../timeline/allocatorWindow';
+import type { AllocatorSpan, AllocatorSpanRequest } from '../timeline/allocatorSpan';
+import { SegmentStack, summarizeAllocatorSpan } from '../timeline/allocatorSpan';
 import type { CellPlaces } from '../paths/places';
 import { TimelineQueries } from '../timeline/queries';
 import { AllocatorStudy } from './allocatorStudy';
@@ -137,8 +137,8 @@ export class SnapshotSession {
     return study;
   }
 
-  /** The allocator's view of a timeline window (reserved memory by segment, the allocator's series); undefined without a trace. */
-  allocatorWindow(device: number, request: AllocatorWindowRequest): AllocatorWindow | undefined {
+  /** The allocator's view of a timeline span (reserved memory by segment, the allocator's series); undefined without a trace. */
+  allocatorSpan(device: number, request: AllocatorSpanRequest): AllocatorSpan | undefined {
     const data = this.allocator(device).series();
     const trace = this.snapshot.traces[device];
     if (!data || !trace) return undefined;
@@ -148,7 +148,7 @@ export class SnapshotSession {
       stack = new SegmentStack(data.spans, axis.states);
       this.segmentStacks.set(device, stack);
     }
-    return summarizeAllocatorWindow(data, stack, axis, request, trace, this.current.lineIndex);
+    return summarizeAllocatorSpan(data, stack, axis, request, trace, this.current.lineIndex);
   }
 
   device(device: number) {

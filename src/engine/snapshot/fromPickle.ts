@@ -7,13 +7,14 @@ import { SnapshotFormatError } from './errors';
 import { FrameTable } from './intern';
 import type { Dict } from './pyFields';
 import { MAX_DEVICE, describe, device, integer, isDict, list, optionalInteger, text } from './pyFields';
-import { COST, WorkBudget, count } from '../base/workBudget';
+import { COST, WorkBudget } from '../base/workBudget';
 import { ACTION_BY_NAME, TraceArena, TraceColumns, looksLikeTraceEntry } from './traceColumns';
 import type { Block, DeviceTrace, ExternalAnnotation, LoadWindow, MeasuredDeviceMemory, Segment, Snapshot, SnapshotLayout, SnapshotProducer, SnapshotWindow } from './model';
 import { WindowCarry } from './window';
 import { NO_STACK, STACK_NOT_READ } from './model';
 import type { EntryFields, EntryFrames } from '../pickle/traceEntries';
 import type { PyDict } from '../pickle/values';
+import { formatCount } from '../text/format';
 
 /**
  * Input bytes per trace entry the arena is sized for: a trace entry PyTorch writes takes 40 bytes or
@@ -177,7 +178,7 @@ function readTrace(sink: TraceSink, device: number, entries: unknown[], segments
   // Every reference to a trace reads all its entries (a list shared by many devices is as many traces).
   let columns = sink.columnsOf(entries);
   const length = columns?.length ?? entries.length;
-  sink.budget.spend(length * COST.traceEntry, () => `device_traces[${device}]: ${count(length)} trace entries`);
+  sink.budget.spend(length * COST.traceEntry, () => `device_traces[${device}]: ${formatCount(length)} trace entries`);
   if (columns === undefined) {
     columns = sink.newColumns();
     for (const entry of entries) columns.push(entry);
@@ -192,7 +193,7 @@ function readTrace(sink: TraceSink, device: number, entries: unknown[], segments
 function spendOnSegments(budget: WorkBudget, raw: readonly unknown[]): void {
   let blocks = 0;
   for (const s of raw) if (isDict(s) && Array.isArray(s.blocks)) blocks += s.blocks.length;
-  budget.spend(raw.length * COST.segment + blocks * COST.block, () => `segments: ${count(raw.length)} segments holding ${count(blocks)} blocks`);
+  budget.spend(raw.length * COST.segment + blocks * COST.block, () => `segments: ${formatCount(raw.length)} segments holding ${formatCount(blocks)} blocks`);
 }
 
 function readBlocks(table: FrameTable, segment: Dict, segmentAddress: number, where: string): { blocks: Block[]; history: boolean } {
@@ -270,11 +271,11 @@ function plainSettings(budget: WorkBudget, raw: Dict): Record<string, unknown> {
       out[key] = value;
     } else if (Array.isArray(value)) {
       const items: readonly unknown[] = value;
-      budget.spend(items.length * COST.item, () => `allocator_settings.${key}: ${count(items.length)} items`);
+      budget.spend(items.length * COST.item, () => `allocator_settings.${key}: ${formatCount(items.length)} items`);
       if (items.every(isScalar)) out[key] = [...items];
     } else if (isDict(value)) {
       const entries = Object.entries(value);
-      budget.spend(entries.length * COST.item, () => `allocator_settings.${key}: ${count(entries.length)} items`);
+      budget.spend(entries.length * COST.item, () => `allocator_settings.${key}: ${formatCount(entries.length)} items`);
       if (entries.every(([, v]) => isScalar(v))) out[key] = Object.fromEntries(entries);
     }
   }
@@ -288,7 +289,7 @@ function isPrivatePoolId(id: unknown): boolean {
 
 function readAnnotations(budget: WorkBudget, raw: unknown): ExternalAnnotation[] {
   if (!Array.isArray(raw)) return [];
-  budget.spend(raw.length * COST.annotation, () => `external_annotations: ${count(raw.length)} annotations`);
+  budget.spend(raw.length * COST.annotation, () => `external_annotations: ${formatCount(raw.length)} annotations`);
   const out: ExternalAnnotation[] = [];
   raw.forEach((a, i) => {
     if (!isDict(a)) return;
@@ -320,9 +321,9 @@ export function snapshotFromPickle(root: unknown, sink: TraceSink = new TraceSin
   const { segments, history } = readSegments(table, root.segments === undefined ? [] : list(root.segments, "'segments'"));
   const rawTraces = root.device_traces === undefined ? [] : list(root.device_traces, "'device_traces'");
   if (rawTraces.length > MAX_DEVICE + 1) {
-    throw new SnapshotFormatError(`'device_traces' holds ${count(rawTraces.length)} traces: a snapshot has one per CUDA device, numbered 0 to ${MAX_DEVICE}`);
+    throw new SnapshotFormatError(`'device_traces' holds ${formatCount(rawTraces.length)} traces: a snapshot has one per CUDA device, numbered 0 to ${MAX_DEVICE}`);
   }
-  table.budget.spend(rawTraces.length * COST.trace, () => `device_traces: ${count(rawTraces.length)} traces`);
+  table.budget.spend(rawTraces.length * COST.trace, () => `device_traces: ${formatCount(rawTraces.length)} traces`);
   const traces = rawTraces.map((t, device) => readTrace(sink, device, list(t, `device_traces[${device}]`), segments));
   const settings = isDict(root.allocator_settings) ? plainSettings(table.budget, root.allocator_settings) : undefined;
   const annotations = readAnnotations(table.budget, root.external_annotations);
@@ -352,7 +353,7 @@ function readMeasuredDeviceMemory(budget: WorkBudget, raw: unknown): MeasuredDev
   const line: Dict = raw.device_memory;
   for (const key of ['time_us', 'bytes']) {
     const values = line[key];
-    if (Array.isArray(values)) budget.spend(values.length * COST.item, () => `vram_lens.device_memory.${key}: ${count(values.length)} samples`);
+    if (Array.isArray(values)) budget.spend(values.length * COST.item, () => `vram_lens.device_memory.${key}: ${formatCount(values.length)} samples`);
   }
   const numbers = (v: unknown): number[] | undefined =>
     Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (v as number[]) : undefined;

@@ -8,9 +8,10 @@
 import type { Frame, LineNumber } from './model';
 import { NO_STACK } from './model';
 import { describe, isDict, lineNumber, text } from './pyFields';
-import { COST, WorkBudget, count } from '../base/workBudget';
+import { COST, WorkBudget } from '../base/workBudget';
 import { STACK_HASH_START, stackHashStep } from '../pickle/traceEntries';
 import { PY_NON_STRING_KEYS } from '../pickle/values';
+import { formatCount } from '../text/format';
 
 type Marked = Record<symbol, number | undefined>;
 
@@ -64,7 +65,7 @@ export class FrameTable {
     const marked = frames as unknown as Marked;
     const known = marked[this.stackMark];
     if (known !== undefined) return known;
-    this.budget.spend(frames.length * COST.item, () => `a frames list of ${count(frames.length)} frames`);
+    this.budget.spend(frames.length * COST.item, () => `a frames list of ${formatCount(frames.length)} frames`);
     const ids: number[] = [];
     for (const f of frames) {
       if (isDict(f)) ids.push(this.frameOf(f));

@@ -107,6 +107,11 @@ export interface Block {
   readonly stack: number;
 }
 
+/** Whether a block in `segments` is live: allocated, or freed but waiting for its stream (`active_pending_free`). */
+export function isLiveState(state: string): boolean {
+  return state === 'active_allocated' || state === 'active_pending_free';
+}
+
 export interface Segment {
   readonly device: number;
   readonly address: number;

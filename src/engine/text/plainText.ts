@@ -12,6 +12,8 @@
  * - `terminalText`: for stdout/stderr: every control character except line feed and tab is shown as
  *   a visible `\uXXXX` escape, so an ESC or CSI (U+009B) sequence from a file can never reach the
  *   terminal. The escape is valid inside a JSON string, so `--json` output stays valid JSON.
+ * - `escapeMarkdown`: for text inside markdown (the hovers): every character markdown reads as syntax
+ *   is escaped, line breaks become spaces, so a file name is never a link or emphasis.
  */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
@@ -43,4 +45,9 @@ function shorten(text: string, maxLength: number): string {
   const keep = Math.max(0, maxLength - 1);
   const head = Math.ceil(keep / 2);
   return `${text.slice(0, head)}\u2026${text.slice(text.length - (keep - head))}`;
+}
+
+/** `text` as literal characters inside markdown: every character markdown reads as syntax escaped, line breaks as spaces. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&"']/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
 }

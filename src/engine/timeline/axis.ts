@@ -1,6 +1,6 @@
 /**
  * The timeline's x axes: where each state of a device's replay begins, by event index or by wall
- * time, and the inverse look-ups the window summariser needs (which states a pixel column covers).
+ * time, and the inverse look-ups the span summariser needs (which states a pixel column covers).
  */
 import type { AxisInfo, AxisKind } from './types';
 

@@ -1,6 +1,6 @@
 /**
  * The timeline's queries over one loaded snapshot: the per-device layouts (built once, on first
- * use) and the answers the timeline view asks for: overview, window summaries, block details,
+ * use) and the answers the timeline view asks for: overview, span summaries, block details,
  * the blocks of a line, and the lines whose stacks mention a text.
  */
 import { attributingStack } from '../analysis/liveAtPeak';
@@ -11,6 +11,8 @@ import { isSourceFrame } from '../analysis/frameFilter';
 import type { LineIndex } from '../analysis/lineIndex';
 import { NO_LINE } from '../analysis/lineIndex';
 import type { DeviceReplay } from '../analysis/replay';
+import { reservedUnknownWords } from '../analysis/summary';
+import { windowReplayProblem } from '../allocator/window';
 import { traceOf } from '../analysis/replay';
 import type { DeviceTrace, Snapshot } from '../snapshot/model';
 import { Action, devicesOf, NO_STACK } from '../snapshot/model';
@@ -29,21 +31,21 @@ import type {
   StackFrameView,
   TimelineLine,
   TimelineOverview,
-  TimelineWindow,
-  WindowRequest,
+  TimelineSpan,
+  SpanRequest,
 } from './types';
-import type { LineLookup } from './window';
-import { summarizeWindow } from './window';
+import type { LineLookup } from './span';
+import { summarizeSpan } from './span';
 
 /** Most annotation spans an overview carries (the longest are kept). */
 const MAX_ANNOTATIONS = 5_000;
 
 /**
- * From this many states on, a new layout summarises a few windows before it is used (see
+ * From this many states on, a new layout summarises a few spans before it is used (see
  * `TimelineQueries.timeline`). Below it, a step costs little even before V8 has compiled the summariser.
  */
 const WARM_UP_STATES = 10_000_000;
-/** Pixel columns of the warm-up windows: a side bar's width, as the view asks. */
+/** Pixel columns of the warm-up spans: a side bar's width, as the view asks. */
 const WARM_UP_COLUMNS = 1200;
 
 export function timelineLine(index: LineIndex, id: number): TimelineLine {
@@ -139,27 +141,27 @@ export class TimelineQueries {
   }
 
   /**
-   * Summarises a window of each kind a user meets first, and drops them: the whole recording on each
+   * Summarises a span of each kind a user meets first, and drops them: the whole recording on each
    * axis (its columns read from the layout's checkpoints), a third of it (the cursor moved from column
    * to column), and a 25th (its largest blocks picked among the candidates rather than by size). V8
    * compiles each of these paths only after it has run a while: on a file of tens of millions of
-   * events the first window of each kind took up to twice as long as the next (over 100 ms on the
+   * events the first span of each kind took up to twice as long as the next (over 100 ms on the
    * 4.58 GB benchmark file). Here that time is spent while the layout is built (a few tenths of a
    * second on top of seconds). The summaries change nothing: every query moves the layout's cursor
    * where it needs it and leaves its scratch marks cleared.
    */
   private warmUp(device: number, t: DeviceTimeline): void {
-    const windows: [AxisKind, number][] = [
+    const spans: [AxisKind, number][] = [
       ['event', 1],
       ['event', 1 / 3],
       ['event', 1 / 25],
     ];
-    if (t.hasTimes) windows.push(['time', 1]);
-    for (const [kind, fraction] of windows) {
+    if (t.hasTimes) spans.push(['time', 1]);
+    for (const [kind, fraction] of spans) {
       const axis = t.axis(kind);
       const { start, end } = axis.info();
       const margin = ((end - start) * (1 - fraction)) / 2;
-      summarizeWindow(t.layout, axis, { axis: kind, x0: start + margin, x1: end - margin, columns: WARM_UP_COLUMNS }, this.lookup(device));
+      summarizeSpan(t.layout, axis, { axis: kind, x0: start + margin, x1: end - margin, columns: WARM_UP_COLUMNS }, this.lookup(device));
     }
   }
 
@@ -187,9 +189,9 @@ export class TimelineQueries {
     return lookup;
   }
 
-  window(device: number, request: WindowRequest): TimelineWindow {
+  span(device: number, request: SpanRequest): TimelineSpan {
     const t = this.timeline(device);
-    return summarizeWindow(t.layout, t.axis(request.axis), request, this.lookup(device));
+    return summarizeSpan(t.layout, t.axis(request.axis), request, this.lookup(device));
   }
 
   overview(device: number, axisKind: AxisKind, columns: number): TimelineOverview {
@@ -197,7 +199,7 @@ export class TimelineQueries {
     const axis = t.axis(axisKind);
     const d = this.deviceAnalysis(device);
     const index = this.analysis().lineIndex;
-    const summary = summarizeWindow(t.layout, axis, { axis: axis.kind, columns, budget: 0 }, this.lookup(device));
+    const summary = summarizeSpan(t.layout, axis, { axis: axis.kind, columns, budget: 0 }, this.lookup(device));
     const peakState = d.peakEventIndex + 1;
     const ooms: OomMarker[] = d.ooms.map((o) => ({
       state: o.eventIndex + 1,
@@ -221,6 +223,8 @@ export class TimelineQueries {
         line: d.peakEventIndex >= 0 ? selfLineOf(index, t.trace.stack[d.peakEventIndex]) : undefined,
       },
       peakReservedBytes: d.peakReservedBytes,
+      ...reservedUnknownOf(d, t.trace.window?.firstEvent ?? 0),
+      ...allocatorUnavailableOf(this.snapshot, device, d),
       ooms,
       annotations: spans,
       annotationsOmitted: omitted,
@@ -359,3 +363,12 @@ export class TimelineQueries {
   }
 }
 
+function reservedUnknownOf(d: Pick<DeviceReplay, 'reservedShortfall'>, firstEvent: number): { reservedUnknown?: string } {
+  const words = reservedUnknownWords(d, firstEvent);
+  return words === undefined ? {} : { reservedUnknown: words };
+}
+
+function allocatorUnavailableOf(snapshot: Snapshot, device: number, d: Pick<DeviceReplay, 'reservedShortfall'>): { allocatorUnavailable?: string } {
+  const problem = windowReplayProblem(snapshot, device, d);
+  return problem === undefined ? {} : { allocatorUnavailable: problem.words };
+}

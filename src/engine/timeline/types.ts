@@ -36,8 +36,8 @@ export interface TimelineLine {
   readonly color: number;
 }
 
-/** Which window to summarise: either an x range on the axis, or a range of states to fit. */
-export interface WindowRequest {
+/** Which span to summarise: either an x range on the axis, or a range of states to fit. */
+export interface SpanRequest {
   readonly axis: AxisKind;
   /** The x range to show; ignored when `states` is given. */
   readonly x0?: number;
@@ -64,7 +64,7 @@ export interface WindowRequest {
 /**
  * A level-of-detail summary of one x window.
  *
- * The window is cut into *steps*: one per state when states are wider than a pixel column, else one
+ * The span is cut into *steps*: one per state when states are wider than a pixel column, else one
  * per pixel column (consecutive columns holding the same states merged). A step shows its
  * *representative* state: the state of highest active memory among those it covers, so no peak is
  * lost when zoomed out. At every step: the sizes of the individual blocks alive there plus `rest`
@@ -73,8 +73,8 @@ export interface WindowRequest {
  * Individual block j is alive in steps [blockFirstStep[j], blockLastStep[j]]; its bottom edge (bytes
  * from 0) is runOffset[k] from step runStep[k] on, for k in [blockRunStart[j], blockRunStart[j + 1]).
  */
-/** The steps a window of the timeline is cut into: the part every window answer shares. */
-export interface WindowSteps {
+/** The steps a span of the timeline is cut into: the part every span answer shares. */
+export interface SpanSteps {
   readonly axis: AxisKind;
   readonly x0: number;
   readonly x1: number;
@@ -88,7 +88,7 @@ export interface WindowSteps {
   readonly stepLast: Int32Array;
 }
 
-export interface TimelineWindow extends WindowSteps {
+export interface TimelineSpan extends SpanSteps {
   /** Active (allocated) bytes at the representative state. */
   readonly envelope: Float64Array;
   /** Highest reserved bytes over the states of the step. */
@@ -112,7 +112,7 @@ export interface TimelineWindow extends WindowSteps {
   readonly runOffset: Float64Array;
   /** The lines the blocks name (and the focus line). */
   readonly lines: readonly TimelineLine[];
-  /** Segment releases (`segment_free`/`segment_unmap`, what `empty_cache` does) in the window, merged per step. */
+  /** Segment releases (`segment_free`/`segment_unmap`, what `empty_cache` does) in the span, merged per step. */
   readonly releaseX: Float64Array;
   readonly releaseBytes: Float64Array;
   readonly releaseCount: Int32Array;
@@ -155,12 +155,19 @@ export interface TimelineOverview {
   readonly hasTimes: boolean;
   readonly peak: PeakMarker;
   readonly peakReservedBytes: number;
+  /** Set when the snapshot does not record the device's reserved memory (`reservedUnknownWords`): no reserved line is drawn. */
+  readonly reservedUnknown?: string;
+  /**
+   * Set when the allocator view cannot be shown for this device (a window of the recording was loaded,
+   * `windowReplayProblem`): why, in words; the page shows the blocks instead and says so.
+   */
+  readonly allocatorUnavailable?: string;
   readonly ooms: readonly OomMarker[];
   readonly annotations: readonly AnnotationSpan[];
   /** Annotation pairs left out because there were too many to draw. */
   readonly annotationsOmitted: number;
   /** The full-domain summary without individual blocks (the minimap). */
-  readonly summary: TimelineWindow;
+  readonly summary: TimelineSpan;
   /** The device's live-at-peak bytes no line holds, by bucket (the analysis' peakBreakdown): the legend's figures. */
   readonly peakBreakdown: readonly PeakBucket[];
   readonly allocations: number;

@@ -15,10 +15,10 @@
 import * as vscode from 'vscode';
 import type { Finding } from '../../engine/advice/finding';
 import { PythonSource } from '../../engine/python/pythonSource';
-import { DisposableOwner } from '../disposables';
-import { lineEditsOf } from '../lineEdits';
-import type { SourceFiles } from '../loadedSnapshot';
-import type { PathResolver } from '../paths/pathResolver';
+import { DisposableOwner } from '../shared/disposables';
+import { lineEditsOf } from '../shared/lineEdits';
+import type { SourceFiles } from '../shared/loadedSnapshot';
+import type { PathResolver } from '../shared/pathResolver';
 import type { CurrentText, Placement } from './followedFindings';
 import { FollowedDocument } from './followedFindings';
 
@@ -83,6 +83,18 @@ function lineRange(line: number): vscode.Range {
 
 /** The words a stale finding starts with. */
 export const STALE_PREFIX = 'Stale: this code changed after the snapshot was recorded, so the figures describe the recorded code (record again to re-check).';
+
+/**
+ * The words a finding starts with when its line is blank or a comment in the file as it is (the file
+ * changed before it was opened: a line that allocated memory ran code).
+ */
+export const NOT_CODE_PREFIX = 'Stale: this line is not code in the file as it is now, so the file changed since the recording and the finding is about code that is no longer here (record again to re-check).';
+
+/** Whether a line of Python is code: neither blank nor a comment. */
+export function isCodeLine(text: string): boolean {
+  const t = text.trim();
+  return t !== '' && !t.startsWith('#');
+}
 
 /** Where a recorded file's lines are: a document, and how many of its lines come before recorded line 1. */
 interface LocalDocument {
@@ -221,9 +233,13 @@ export class AdviceDiagnostics extends DisposableOwner {
       return undefined;
     }
     const f = p.finding;
-    const stale = p.state === 'stale';
+    // A line that is blank or a comment now did not run the code the finding is about (found trying the
+    // VSIX on a public project whose file changed since its recording: an OOM on a commented-out line).
+    const current = this.textOf(entry);
+    const notCode = p.line < current.lineCount && !isCodeLine(current.lineAt(p.line));
+    const stale = p.state === 'stale' || notCode;
     const text = `${f.title}. ${f.message}`;
-    const d = new vscode.Diagnostic(lineRange(p.line + entry.offset), stale ? `${STALE_PREFIX} ${text}` : text, stale ? vscode.DiagnosticSeverity.Information : severityOf(f));
+    const d = new vscode.Diagnostic(lineRange(p.line + entry.offset), stale ? `${notCode ? NOT_CODE_PREFIX : STALE_PREFIX} ${text}` : text, stale ? vscode.DiagnosticSeverity.Information : severityOf(f));
     d.source = DIAGNOSTIC_SOURCE;
     d.code = f.rule;
     const related: vscode.DiagnosticRelatedInformation[] = [];

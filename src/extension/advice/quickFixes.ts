@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { quickFixesFor } from '../../engine/advice/quickFix';
 import { PythonSource } from '../../engine/python/pythonSource';
-import type { PathResolver } from '../paths/pathResolver';
+import type { PathResolver } from '../shared/pathResolver';
 import type { FindingIndex } from './diagnostics';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 

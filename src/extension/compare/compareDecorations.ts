@@ -6,11 +6,11 @@
  */
 import * as vscode from 'vscode';
 import type { LineDelta } from '../../engine/compare/diff';
-import type { CompareMode } from '../compareMode';
+import type { CompareMode } from '../shared/compareMode';
 import { grew, hoverMarkdown, inlineDeltaText } from './deltaText';
-import type { PathResolver } from '../paths/pathResolver';
-import { DisposableOwner } from '../disposables';
-import { affectsEditorSettings, readEditorSettings } from '../editor/settings';
+import type { PathResolver } from '../shared/pathResolver';
+import { DisposableOwner } from '../shared/disposables';
+import { affectsEditorSettings, readEditorSettings } from '../shared/editorSettings';
 
 export class CompareDecorations extends DisposableOwner {
   private readonly increase = this.own(vscode.window.createTextEditorDecorationType({

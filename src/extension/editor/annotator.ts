@@ -8,19 +8,19 @@ import type { LineFigures } from '../../engine/analysis/lines';
 import type { FileAnnotations, LineAnnotation, Placement } from '../../engine/annotate/lineAnnotations';
 import { buildFileAnnotations } from '../../engine/annotate/lineAnnotations';
 import { GONE, LineTracker, isLineStale } from '../../engine/annotate/lineTracker';
-import { lineEditsOf } from '../lineEdits';
+import { lineEditsOf } from '../shared/lineEdits';
 import type { Relocation, Relocator } from '../../engine/annotate/relocation';
 import { ranTextRelocator, relocator } from '../../engine/annotate/relocation';
 import { cellLines } from '../../engine/notebook/cellLines';
-import type { CompareMode } from '../compareMode';
-import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
-import { DisposableOwner } from '../disposables';
+import type { CompareMode } from '../shared/compareMode';
+import type { LoadedSnapshot, SnapshotStore } from '../shared/snapshotStore';
+import { DisposableOwner } from '../shared/disposables';
 import { AnnotationDecorations } from './decorations';
-import type { PathResolver } from '../paths/pathResolver';
-import { cellPlacesOf, documentKey, localKey } from '../paths/pathResolver';
+import type { PathResolver } from '../shared/pathResolver';
+import { cellPlacesOf, documentKey, localKey } from '../shared/pathResolver';
 import type { CellPlaces } from '../../engine/paths/places';
-import type { EditorSettings } from './settings';
-import { affectsEditorSettings, readEditorSettings } from './settings';
+import type { EditorSettings } from '../shared/editorSettings';
+import { affectsEditorSettings, readEditorSettings } from '../shared/editorSettings';
 
 /** The files of one recorded snapshot as they map onto this machine. */
 export interface MappedFile {
@@ -231,7 +231,7 @@ export class Annotator extends DisposableOwner {
       this.log.info(
         `Annotating ${snapshot.label} (device ${device}): ${files.size} files mapped (${resolved.cells.size} notebook cells), ${resolved.unmapped.length} not found.`,
       );
-      void this.resolver.askAboutUnmapped(resolved);
+      void this.resolver.askAboutUnmapped(resolved, snapshot.persistentKey);
     }
     this.current = next;
     this.invalidate();

@@ -10,11 +10,11 @@ import type { FunctionRange } from '../../engine/annotate/pythonFunctions';
 import { findPythonFunctions } from '../../engine/annotate/pythonFunctions';
 import type { LineAnnotation } from '../../engine/annotate/lineAnnotations';
 import { formatBytes, formatPercent } from '../../engine/text/format';
-import { Commands } from '../commandIds';
+import { Commands } from '../shared/commandIds';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
 import { errorMessage } from '../../engine/base/errors';
-import { DisposableOwner } from '../disposables';
+import { DisposableOwner } from '../shared/disposables';
 
 const FUNCTION_KINDS = new Set([vscode.SymbolKind.Function, vscode.SymbolKind.Method, vscode.SymbolKind.Constructor]);
 

@@ -1,24 +1,24 @@
-/** The editor's commands: open, switch, close snapshots; clear annotations; open frames; the summary. */
+/** The editor's commands: open, switch, close snapshots; clear annotations; open frames. */
 import * as vscode from 'vscode';
 import { formatBytes } from '../../engine/text/format';
 import { baseName } from '../../engine/paths/recordedPath';
 import { notificationText } from '../../engine/text/plainText';
-import type { LoadedSnapshot, SnapshotStore } from '../snapshotStore';
+import type { LoadedSnapshot, SnapshotStore } from '../shared/snapshotStore';
 import type { Annotator } from './annotator';
 import type { OpenFrameArgs } from './hoverMarkdown';
-import type { PathResolver } from '../paths/pathResolver';
-import type { SummaryDeps } from './summaryView';
+import type { PathResolver } from '../shared/pathResolver';
 import { peakBreakdownClause } from './peakBreakdownText';
-import { showSummary } from './summaryView';
 import { snapshotLoadMessage } from '../../engine/decode/errors';
-import { openRecordedLine } from '../paths/openRecordedLine';
-import { cellPlacesOf } from '../paths/pathResolver';
+import { openRecordedLine } from '../shared/openRecordedLine';
+import { cellPlacesOf } from '../shared/pathResolver';
 import { lineLabel } from '../../engine/paths/places';
+import { Commands } from '../shared/commandIds';
 
-export interface CommandDeps extends SummaryDeps {
+export interface CommandDeps {
   readonly store: SnapshotStore;
   readonly annotator: Annotator;
   readonly resolver: PathResolver;
+  readonly log: vscode.LogOutputChannel;
 }
 
 function describeSnapshot(s: LoadedSnapshot): string {
@@ -66,8 +66,9 @@ export async function openSnapshot(deps: CommandDeps, target?: vscode.Uri | stri
   const besides = device ? peakBreakdownClause(device.peakBreakdown, device.peakBytes) : '';
   const text = `VRAM Lens: ${notificationText(loaded.label)}: ${describeSnapshot(loaded)}${where}${besides === '' ? '' : `; ${besides}`}.`;
   void vscode.window.showInformationMessage(text, ...actions).then(async (choice) => {
-    if (choice === goToPeak && device?.peakLine) await openFrame(deps, { file: device.peakLine.file, line: String(device.peakLine.line) });
-    if (choice === summary) await showSummary(deps, loaded);
+    if (choice === goToPeak && device?.peakLine) await openRecordedLine(deps.resolver, device.peakLine.file, Number(device.peakLine.line), { snapshot: loaded.persistentKey });
+    // The summary is its own feature: reached through its command, as the user would.
+    if (choice === summary) await vscode.commands.executeCommand(Commands.showSummary, loaded.id);
   });
   return loaded;
 }

@@ -1,21 +1,20 @@
 /**
  * The editor feature: annotations of the active snapshot on the source files (heat marks, inline
- * figures, hovers, code lenses), the status bar item, the snapshot summary editor and the commands
- * that open, switch and close snapshots.
+ * figures, hovers, code lenses), the status bar item and the commands that open, switch and close
+ * snapshots. The snapshot summary is its own feature (src/extension/summary), given this annotator.
  */
 import * as vscode from 'vscode';
-import { Commands } from '../commandIds';
-import type { Services } from '../services';
-import type { LoadedSnapshot } from '../snapshotStore';
+import { Commands } from '../shared/commandIds';
+import type { Services } from '../shared/services';
+import type { LoadedSnapshot } from '../shared/snapshotStore';
 import { Annotator } from './annotator';
 import { FunctionCodeLensProvider } from './codeLens';
 import type { CommandDeps } from './commands';
 import { closeSnapshot, openFrame, openSnapshot, switchSnapshot } from './commands';
 import { AnnotationHoverProvider } from './hover';
 import type { OpenFrameArgs } from './hoverMarkdown';
-import type { PathResolver } from '../paths/pathResolver';
+import type { PathResolver } from '../shared/pathResolver';
 import { SnapshotStatusBar } from './statusBar';
-import { SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL, SnapshotSummaryEditorProvider, showSummary, summaryViewTypeFor } from './summaryView';
 
 /** What the editor feature offers to tests (through the extension's API) and to other features. */
 export interface EditorApi {
@@ -36,17 +35,7 @@ export function registerEditor(services: Services): EditorApi {
   const { context, store, log, compareMode, resolver } = services;
   const annotator = new Annotator(store, resolver, compareMode, log, context.extensionUri);
   const codeLens = new FunctionCodeLensProvider(annotator, log);
-  const deps: CommandDeps = { extensionUri: context.extensionUri, store, annotator, resolver, log, sources: services.sources };
-
-  const summaryOf = async (target?: string | vscode.Uri): Promise<void> => {
-    const snapshot = typeof target === 'string' ? store.get(target) : store.active;
-    if (target instanceof vscode.Uri) {
-      await vscode.commands.executeCommand('vscode.openWith', target, summaryViewTypeFor(target));
-      return;
-    }
-    if (snapshot) await showSummary(deps, snapshot);
-    else void vscode.window.showInformationMessage('VRAM Lens: open a snapshot first (VRAM Lens: Open Snapshot...).');
-  };
+  const deps: CommandDeps = { store, annotator, resolver, log };
 
   context.subscriptions.push(
     annotator,
@@ -54,14 +43,10 @@ export function registerEditor(services: Services): EditorApi {
     new SnapshotStatusBar(store, annotator),
     vscode.languages.registerHoverProvider(PYTHON, new AnnotationHoverProvider(annotator, log)),
     vscode.languages.registerCodeLensProvider(PYTHON, codeLens),
-    ...[SUMMARY_VIEW_TYPE, SUMMARY_VIEW_TYPE_PKL].map((viewType) =>
-      vscode.window.registerCustomEditorProvider(viewType, new SnapshotSummaryEditorProvider(deps), { supportsMultipleEditorsPerDocument: true }),
-    ),
     vscode.commands.registerCommand(Commands.openSnapshot, (target?: vscode.Uri | string) => openSnapshot(deps, target)),
     vscode.commands.registerCommand(Commands.switchSnapshot, () => switchSnapshot(deps)),
     vscode.commands.registerCommand(Commands.closeSnapshot, () => closeSnapshot(deps)),
     vscode.commands.registerCommand(Commands.clearAnnotations, () => annotator.hide()),
-    vscode.commands.registerCommand(Commands.showSummary, summaryOf),
     vscode.commands.registerCommand(Commands.openFrame, (args?: OpenFrameArgs) => openFrame(deps, args)),
     vscode.commands.registerCommand(Commands.forgetPathMappings, () => resolver.forgetMappings()),
   );

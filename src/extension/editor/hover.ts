@@ -1,7 +1,7 @@
 /** Hovers on annotated lines: the line's figures, allocations, call stacks and a timeline link. */
 import * as vscode from 'vscode';
 import type { LineDetail } from '../../engine/analysis/lineDetail';
-import { Commands } from '../commandIds';
+import { Commands } from '../shared/commandIds';
 import type { AnnotationState, Annotator } from './annotator';
 import { hoverMarkdown } from './hoverMarkdown';
 import { placeOf } from '../../engine/paths/places';

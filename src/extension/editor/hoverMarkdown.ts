@@ -11,9 +11,10 @@ import type { LineFigures } from '../../engine/analysis/lines';
 import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
 import type { RelocationKind } from '../../engine/annotate/relocation';
 import { formatBytes, formatPercent } from '../../engine/text/format';
+import { escapeMarkdown } from '../../engine/text/plainText';
 import type { CellPlaces } from '../../engine/paths/places';
 import { cellLine, lineLabel, placeOf } from '../../engine/paths/places';
-import { Commands } from '../commandIds';
+import { Commands } from '../shared/commandIds';
 import { peakBreakdownLines } from './peakBreakdownText';
 
 /** Arguments of `vramLens.openFrame`. */
@@ -62,11 +63,13 @@ export interface HoverInput {
 
 const MAX_USER_FRAMES = 6;
 
-/** Escapes text for markdown (and for the HTML markdown may carry). */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&"']/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
-}
+/**
+ * Space before a figure in the hover's table, so that columns stand apart: no-break spaces written as
+ * entities (markdown trims a cell's whitespace, no-break spaces included, but not an entity).
+ */
+export const COLUMN_GAP = '&nbsp;'.repeat(4);
 
+/** Escapes text for markdown (and for the HTML markdown may carry). */
 export function commandUri(command: string, args: unknown): string {
   return `command:${command}?${encodeURIComponent(JSON.stringify([args]))}`;
 }
@@ -85,7 +88,7 @@ function bytesAndShare(bytes: number, peak: number): string {
 function figureCell(spec: LineFigureSpec | undefined, f: LineFigures, peak: number): string {
   if (!spec) return '';
   const value = f[spec.key];
-  if (spec.unit === 'count') return value > 0 ? String(value) : '—';
+  if (spec.unit === 'count') return value > 0 ? value.toLocaleString('en-US') : '—';
   if (spec.share) return bytesAndShare(value, peak);
   return value > 0 ? formatBytes(value) : '—';
 }
@@ -102,7 +105,9 @@ function hasValue(f: LineFigures, ...specs: (LineFigureSpec | undefined)[]): boo
  * is above zero: most lines make no segment, and a row of dashes there says nothing.
  */
 function figureRows(f: LineFigures, peak: number, figures: FigureRegistry): string[] {
-  const rows = ['| | this line | with its calls |', '|:--|--:|--:|'];
+  // VS Code draws hover tables without cell padding: the figures would run together ("2.0 GiB · 18%2.0 GiB · 18%").
+  const cell = (text: string) => (text === '' ? '' : `${COLUMN_GAP}${text}`);
+  const rows = [`| | ${cell('this line')} | ${cell('with its calls')} |`, '|:--|--:|--:|'];
   const paired = new Set<LineFigureSpec>();
   for (const spec of figures) {
     if (spec.inclusive) continue;
@@ -110,9 +115,9 @@ function figureRows(f: LineFigures, peak: number, figures: FigureRegistry): stri
     if (inclusive) paired.add(inclusive);
     if (spec.beyondContract && !hasValue(f, spec, inclusive)) continue;
     const label = spec.share ? `${spec.label} (share of ${formatBytes(peak)})` : spec.label;
-    rows.push(`| ${label} | ${figureCell(spec, f, peak)} | ${figureCell(inclusive, f, peak)} |`);
+    rows.push(`| ${label} | ${cell(figureCell(spec, f, peak))} | ${cell(figureCell(inclusive, f, peak))} |`);
   }
-  for (const spec of figures) if (spec.inclusive && !paired.has(spec) && (!spec.beyondContract || hasValue(f, spec))) rows.push(`| ${spec.label} | | ${figureCell(spec, f, peak)} |`);
+  for (const spec of figures) if (spec.inclusive && !paired.has(spec) && (!spec.beyondContract || hasValue(f, spec))) rows.push(`| ${spec.label} | | ${cell(figureCell(spec, f, peak))} |`);
   return rows;
 }
 

@@ -7,7 +7,7 @@ import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
 import { describeBucket } from '../../engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../engine/text/format';
 import { notificationText } from '../../engine/text/plainText';
-import { escapeMarkdown } from './hoverMarkdown';
+import { escapeMarkdown } from '../../engine/text/plainText';
 
 /** The peak's named buckets, largest first: `- gradients (AccumulateGrad): 1.2 GiB · 10%`. */
 export function peakBreakdownLines(buckets: readonly PeakBucket[], peak: number): string[] {

@@ -2,12 +2,12 @@
 import * as vscode from 'vscode';
 import { formatBytes } from '../../engine/text/format';
 import { lineLabel } from '../../engine/paths/places';
-import { Commands } from '../commandIds';
-import type { SnapshotStore } from '../snapshotStore';
+import { Commands } from '../shared/commandIds';
+import type { SnapshotStore } from '../shared/snapshotStore';
 import type { Annotator } from './annotator';
 import { peakBreakdownLines } from './peakBreakdownText';
 import { deviceLongName, deviceShortName } from './statusText';
-import { DisposableOwner } from '../disposables';
+import { DisposableOwner } from '../shared/disposables';
 
 export class SnapshotStatusBar extends DisposableOwner {
   private readonly item = this.own(vscode.window.createStatusBarItem('vramLens.snapshot', vscode.StatusBarAlignment.Right, 100));
@@ -46,7 +46,7 @@ export class SnapshotStatusBar extends DisposableOwner {
       tooltip.appendMarkdown('\n\n');
       const places = this.annotator.state?.snapshot === active ? this.annotator.state.places : undefined;
       const where = device.peakLine ? ` at ${lineLabel(device.peakLine.file, device.peakLine.line, places)}` : '';
-      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${deviceLongName(device.device, active.ranOn)}; reserved up to ${formatBytes(device.peakReservedBytes)}`);
+      tooltip.appendText(`Peak ${formatBytes(device.peakBytes)}${where} on ${deviceLongName(device.device, active.ranOn)}; reserved ${device.reservedUnknown === undefined ? `up to ${formatBytes(device.peakReservedBytes)}` : 'unknown'}`);
       if (device.oomCount > 0) tooltip.appendText(`; ${device.oomCount} out-of-memory event${device.oomCount === 1 ? '' : 's'}`);
       const breakdown = peakBreakdownLines(device.peakBreakdown, device.peakBytes);
       if (breakdown.length > 0) tooltip.appendMarkdown(`\n\nHeld at the peak besides lines of your code:\n\n${breakdown.join('\n')}`);

@@ -10,10 +10,10 @@ import * as vscode from 'vscode';
 import { CELL_TEXTS_SUFFIX, parseCellTexts } from '../../engine/notebook/cellTexts';
 import { errorMessage } from '../../engine/base/errors';
 import { notificationText } from '../../engine/text/plainText';
-import { Commands } from '../commandIds';
-import { DisposableOwner } from '../disposables';
-import type { Services } from '../services';
-import type { NotebookCells } from './notebookCells';
+import { Commands } from '../shared/commandIds';
+import { DisposableOwner } from '../shared/disposables';
+import type { Services } from '../shared/services';
+import type { NotebookCells } from '../shared/notebookCells';
 import { loadExtensionCell } from './loadCell';
 
 const MAX_CELL_TEXTS_BYTES = 64 * 1024 * 1024;
@@ -117,9 +117,4 @@ export class NotebookRecordings extends DisposableOwner {
       await vscode.workspace.applyEdit(edit);
     }
   }
-}
-
-/** The notebook feature: recordings from the user's kernel (the cells as sources are the path resolver's). */
-export function notebookFeature(services: Services): void {
-  services.context.subscriptions.push(new NotebookRecordings(services, services.resolver.notebooks));
 }

@@ -3,11 +3,12 @@
  * (default) or on the first line (`vramLens.profile.codeLens`: "mainGuard" | "fileTop" | "off").
  */
 import * as vscode from 'vscode';
-import { Commands } from '../commandIds';
+import { Commands } from '../shared/commandIds';
 import type { LensPlacement } from '../../runtime/profile/lens';
 import { lensLine } from '../../runtime/profile/lens';
-import { affects, profileSettings } from '../config';
-import { DisposableOwner } from '../disposables';
+import { affects } from '../shared/config';
+import { profileSettings } from './settings';
+import { DisposableOwner } from '../shared/disposables';
 
 export class ProfileCodeLensProvider extends DisposableOwner implements vscode.CodeLensProvider {
   private readonly changed = this.own(new vscode.EventEmitter<void>());

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ProfileConfiguration, VariableValues } from '../../runtime/profile/configuration';
 import { ConfigurationError, fromLaunchEntry, fromSettingsEntry } from '../../runtime/profile/configuration';
-import { profileSettings } from '../config';
+import { profileSettings } from './settings';
 
 export function variableValues(file: vscode.Uri | undefined): VariableValues {
   const folder = (file && vscode.workspace.getWorkspaceFolder(file)) ?? vscode.workspace.workspaceFolders?.[0];

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { errorMessage } from '../../engine/base/errors';
-import { setting } from '../config';
+import { setting } from '../shared/config';
 import { PYTHON_PATH_SETTING, pythonPathSettingsTarget } from './interpreterSetting';
 
 export interface Interpreter {

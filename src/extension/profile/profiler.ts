@@ -20,15 +20,15 @@ import { classifyOutcome } from '../../runtime/profile/outcome';
 import type { ProfileRecord } from '../../protocol/profile';
 import type { RunResult, RunTimeouts } from '../../runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../runtime/profile/runner';
-import { Commands } from '../commandIds';
-import { profileSettings } from '../config';
-import { DisposableOwner } from '../disposables';
-import type { Services } from '../services';
-import type { LoadedSnapshot } from '../snapshotStore';
+import { Commands } from '../shared/commandIds';
+import { profileSettings } from './settings';
+import { DisposableOwner } from '../shared/disposables';
+import type { Services } from '../shared/services';
+import type { LoadedSnapshot } from '../shared/snapshotStore';
 import type { Interpreter } from './interpreter';
 import { resolveInterpreter, selectInterpreter } from './interpreter';
 import { recordingOptions, runTimeouts } from './profileSettings';
-import { outcomeSentence } from './outcomeSentence';
+import { outcomeText } from './outcomeText';
 import { RunProgress } from './runProgress';
 import type { RunHistory } from './runHistory';
 import { notificationText } from '../../engine/text/plainText';
@@ -265,7 +265,7 @@ export class Profiler extends DisposableOwner {
 
   private announce(run: RunRecord, outcome: RunOutcome, loaded: LoadedSnapshot | undefined): void {
     const name = run.configuration.name;
-    const parts = [outcomeSentence(name, outcome)];
+    const parts = [outcomeText(name, outcome)];
     if (run.peakBytes !== undefined) {
       const where = run.peakLine ? ` at ${vscode.workspace.asRelativePath(run.peakLine.file)}:${run.peakLine.line}` : '';
       parts.push(`Peak ${formatBytes(run.peakBytes)}${where}.`);

@@ -7,8 +7,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunRecord } from '../../runtime/profile/history';
 import { addRun, partitionByAge, readRuns } from '../../runtime/profile/history';
+import { RUNS_KEY as KEY } from '../shared/recentRuns';
 
-const KEY = 'vramLens.profile.runs';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class RunHistory implements vscode.Disposable {

@@ -5,10 +5,10 @@ import { formatBytes } from '../../engine/text/format';
 import { describeTarget } from '../../runtime/profile/configuration';
 import type { RunRecord, RunSnapshotFile } from '../../runtime/profile/history';
 import type { OutcomeKind } from '../../runtime/profile/outcome';
-import { Commands } from '../commandIds';
-import type { SnapshotStore } from '../snapshotStore';
+import { Commands } from '../shared/commandIds';
+import type { SnapshotStore } from '../shared/snapshotStore';
 import type { RunHistory } from './runHistory';
-import { DisposableOwner } from '../disposables';
+import { DisposableOwner } from '../shared/disposables';
 
 export type RunNode = { readonly kind: 'run'; readonly run: RunRecord } | { readonly kind: 'snapshot'; readonly run: RunRecord; readonly file: RunSnapshotFile };
 

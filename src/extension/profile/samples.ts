@@ -1,12 +1,14 @@
 /**
  * The workloads shipped in media/samples/: opened read-only from the extension, annotated with the
  * sample snapshot that ships beside each (made by the built-in workloads: scripts/make-sample-snapshot.mjs),
- * with an offer to copy one into the workspace (to edit it) or to profile it as it is.
+ * with an offer to copy one into the workspace (to edit it) or to profile it as it is. The copy carries
+ * the sample's annotations: its lines are the same lines, so the recorded sample file is mapped to it.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Commands } from '../commandIds';
+import { Commands } from '../shared/commandIds';
+import type { PathResolver } from '../shared/pathResolver';
 
 interface Sample {
   readonly file: string;
@@ -31,7 +33,12 @@ export const SAMPLES: readonly Sample[] = [
   },
 ];
 
-export async function openSample(extensionUri: vscode.Uri, which?: string): Promise<vscode.TextEditor | undefined> {
+/** The path the sample snapshots (and the built-in workloads) record for a sample file. */
+export function recordedSamplePath(file: string): string {
+  return `media/samples/${file}`;
+}
+
+export async function openSample(extensionUri: vscode.Uri, resolver: Pick<PathResolver, 'addMapping'>, which?: string): Promise<vscode.TextEditor | undefined> {
   const sample =
     SAMPLES.find((s) => s.file === which) ??
     (await vscode.window.showQuickPick(
@@ -53,12 +60,12 @@ export async function openSample(extensionUri: vscode.Uri, which?: string): Prom
     )
     .then(async (action) => {
       if (action === 'Profile VRAM') await vscode.commands.executeCommand(Commands.profile, uri);
-      if (action === 'Copy to Workspace') await copyToWorkspace(uri);
+      if (action === 'Copy to Workspace') await copyToWorkspace(uri, sample, resolver);
     });
   return editor;
 }
 
-async function copyToWorkspace(source: vscode.Uri): Promise<void> {
+async function copyToWorkspace(source: vscode.Uri, sample: Sample, resolver: Pick<PathResolver, 'addMapping'>): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0];
   let target: vscode.Uri | undefined;
   if (folder && folder.uri.scheme === 'file') {
@@ -76,5 +83,8 @@ async function copyToWorkspace(source: vscode.Uri): Promise<void> {
   }
   if (!target) return;
   await vscode.workspace.fs.copy(source, target, { overwrite: false });
+  // The copy's lines are the sample's: the snapshots that record the sample annotate the copy from now on
+  // (a mapping of the workspace, undone by Forget Path Mappings).
+  await resolver.addMapping({ from: recordedSamplePath(sample.file), to: target.fsPath });
   await vscode.window.showTextDocument(target, { preview: false });
 }

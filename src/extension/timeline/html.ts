@@ -1,9 +1,9 @@
 /**
  * The timeline webview's page: its static markup (no data: everything the view shows arrives by
- * postMessage), built into a document with the shared strict CSP by src/extension/webviewDocument.ts.
+ * postMessage), built into a document with the shared strict CSP by src/extension/shared/webviewDocument.ts.
  * Free of `vscode`, so the browser tests load the very same page.
  */
-import type { PageContent } from '../webviewDocument';
+import type { PageContent } from '../shared/webviewDocument';
 
 export const TIMELINE_PAGE: PageContent = {
   title: 'VRAM Timeline',
@@ -41,12 +41,12 @@ export const TIMELINE_PAGE: PageContent = {
     <span class="for-allocator"><span class="key key-allocated"></span>allocated</span>
     <span class="for-allocator"><span class="key key-unallocated"></span>reserved but unallocated</span>
     <span class="for-allocator"><span class="key key-largest-free"></span>largest free block</span>
-    <span><span class="key key-reserved"></span>reserved</span>
+    <span id="legend-reserved"><span class="key key-reserved"></span><span>reserved</span></span>
     <span><span class="key key-peak"></span>peak</span>
     <span id="legend-oom" hidden><span class="key key-oom"></span>out of memory</span>
     <span id="legend-release" hidden><span class="key key-release"></span>segment released</span>
   </div>
-  <canvas id="minimap" class="minimap" aria-label="Overview: drag to choose the window"></canvas>
+  <canvas id="minimap" class="minimap" aria-label="Overview: drag to choose the span shown"></canvas>
   <section id="allocator-panel" class="allocator-panel" aria-label="The allocator" hidden>
     <div id="alloc-check" class="alloc-check" aria-live="polite"></div>
     <div id="alloc-ooms" class="alloc-ooms"></div>

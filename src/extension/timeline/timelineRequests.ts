@@ -3,12 +3,12 @@
  * fields and asks the snapshot's worker (or anything that answers worker methods: the browser tests'
  * host double runs the core in-process through the same routing). The view posts what this returns.
  */
-import type { AllocatorWindowRequest } from '../../engine/timeline/allocatorWindow';
-import type { WindowRequest } from '../../engine/timeline/types';
-import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
+import type { AllocatorSpanRequest } from '../../engine/timeline/allocatorSpan';
+import type { SpanRequest } from '../../engine/timeline/types';
+import type { WorkerCall } from '../../protocol/worker';
 import type { HostToTimeline, TimelineCommand, TimelineRequest } from '../../protocol/timeline';
-import { isTarget } from '../../protocol/timeline';
-import { commandAllowlist } from '../webviewCommands';
+import { isTarget } from '../../guards/timeline';
+import { commandAllowlist } from '../shared/webviewCommands';
 import { lineRow } from './rows';
 import type { CellPlaces } from '../../engine/paths/places';
 
@@ -26,9 +26,6 @@ export const SEGMENT_MAP_BLOCKS = 5_000;
 /** Recorded OOMs explained for the allocator view. */
 export const MAX_OOMS = 100;
 
-/** Calls a worker method of one loaded snapshot. */
-export type WorkerCall = <M extends MethodName>(method: M, params: ParamsOf<M>) => Promise<ResultOf<M>>;
-
 export interface TimelineBackend {
   /** The worker of a loaded snapshot; undefined when it is no longer loaded. */
   worker(snapshotId: string): WorkerCall | undefined;
@@ -42,8 +39,8 @@ function isFiniteOrUndefined(value: unknown): boolean {
   return value === undefined || (typeof value === 'number' && Number.isFinite(value));
 }
 
-/** Only the fields a window request may have, each of the right type. */
-export function sanitizeWindowRequest(value: unknown): WindowRequest | undefined {
+/** Only the fields a span request may have, each of the right type. */
+export function sanitizeSpanRequest(value: unknown): SpanRequest | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const r = value as Record<string, unknown>;
   if (r.axis !== 'event' && r.axis !== 'time') return undefined;
@@ -70,8 +67,8 @@ export function sanitizeWindowRequest(value: unknown): WindowRequest | undefined
   };
 }
 
-/** Only the fields an allocator window request may have, each of the right type. */
-export function sanitizeAllocatorWindowRequest(value: unknown): AllocatorWindowRequest | undefined {
+/** Only the fields an allocator span request may have, each of the right type. */
+export function sanitizeAllocatorSpanRequest(value: unknown): AllocatorSpanRequest | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const r = value as Record<string, unknown>;
   if (r.axis !== 'event' && r.axis !== 'time') return undefined;
@@ -122,10 +119,10 @@ export async function answerTimelineRequest(message: TimelineRequest, backend: T
       const markers = backend.adviceEnabled() ? await call('timelineFindings', { device, axis: message.axis }) : [];
       return { type: 'findings', requestId, markers };
     }
-    case 'window': {
-      const request = sanitizeWindowRequest(message.request);
+    case 'span': {
+      const request = sanitizeSpanRequest(message.request);
       if (!request) return undefined;
-      return { type: 'window', requestId, window: await call('timelineWindow', { device, request }) };
+      return { type: 'span', requestId, span: await call('timelineSpan', { device, request }) };
     }
     case 'block': {
       if (!Number.isInteger(message.record)) return undefined;
@@ -139,10 +136,10 @@ export async function answerTimelineRequest(message: TimelineRequest, backend: T
       if (typeof message.text !== 'string') return undefined;
       return { type: 'stackFilter', requestId, lineIds: await call('linesMatchingStack', { text: message.text.slice(0, 500) }) };
     }
-    case 'allocatorWindow': {
-      const request = sanitizeAllocatorWindowRequest(message.request);
+    case 'allocatorSpan': {
+      const request = sanitizeAllocatorSpanRequest(message.request);
       if (!request) return undefined;
-      return { type: 'allocatorWindow', requestId, window: await call('allocatorWindow', { device, request }) };
+      return { type: 'allocatorSpan', requestId, span: await call('allocatorSpan', { device, request }) };
     }
     case 'allocatorFacts': {
       const [check, ooms] = await Promise.all([call('allocatorCheck', { device }), call('allocatorOoms', { device })]);

@@ -6,20 +6,20 @@
 import * as vscode from 'vscode';
 import { errorMessage, userMessage } from '../../engine/base/errors';
 import type { LineBlock } from '../../engine/timeline/types';
-import { describeRefused } from '../../protocol/messageGuard';
+import { describeRefused } from '../../guards/messageGuard';
 import type { HostToTimeline, Target, TimelineToHost } from '../../protocol/timeline';
-import { isTarget, isTimelineRequest, isTimelineToHost } from '../../protocol/timeline';
-import { setting } from '../config';
-import { DisposableOwner } from '../disposables';
-import type { Services } from '../services';
-import type { LoadedSnapshot } from '../snapshotStore';
-import { webviewOptions, webviewPage } from '../webviewHtml';
+import { isTarget, isTimelineRequest, isTimelineToHost } from '../../guards/timeline';
+import { setting } from '../shared/config';
+import { DisposableOwner } from '../shared/disposables';
+import type { Services } from '../shared/services';
+import type { LoadedSnapshot } from '../shared/snapshotStore';
+import { webviewOptions, webviewPage } from '../shared/webviewHtml';
 import { TIMELINE_PAGE } from './html';
 import { snapshotChoice } from './rows';
 import type { TimelineBackend } from './timelineRequests';
 import { answerTimelineRequest, LINE_BLOCK_LIMIT, requestIdOf, TIMELINE_COMMANDS } from './timelineRequests';
-import { openLineOfPage } from '../paths/openRecordedLine';
-import { cellPlacesOf } from '../paths/pathResolver';
+import { openLineOfPage } from '../shared/openRecordedLine';
+import { cellPlacesOf } from '../shared/pathResolver';
 
 export const TIMELINE_VIEW_ID = 'vramLens.timeline';
 

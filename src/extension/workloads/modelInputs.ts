@@ -13,7 +13,7 @@ import { notificationText } from '../../engine/text/plainText';
 import { errorMessage, userMessage } from '../../engine/base/errors';
 import type { InputSpec } from '../../engine/workloads/modelInputSpec';
 import { checkValues, defaultScalarValue, inputSpecsFromJson, inputsFilePath, isIntegerScalar, parseInputsFile } from '../../engine/workloads/modelInputSpec';
-import { setting } from '../config';
+import { setting } from '../shared/config';
 
 const DIMENSIONS_KEY = 'vramLens.onnxDimensions';
 const SCALARS_KEY = 'vramLens.onnxScalarInputs';

@@ -3,7 +3,7 @@ import type { ProviderChoice } from '../../runtime/ort/providers';
 import { isProviderChoice } from '../../runtime/ort/providers';
 import type { SessionSettings } from '../../runtime/ort/session';
 import { DEFAULT_SESSION_SETTINGS } from '../../runtime/ort/session';
-import { setting } from '../config';
+import { setting } from '../shared/config';
 
 export function providerSetting(): ProviderChoice {
   const value = setting<string>('workloads.executionProvider', 'auto');

@@ -3,7 +3,7 @@
  * authority when present), its exit code or signal, and whether the user cancelled it.
  */
 import type { EnvironmentProblem, ProfileRecord } from '../../protocol/profile';
-import { ExitCode } from '../../protocol/profile';
+import { ExitCode } from '../../guards/profile';
 
 export type OutcomeKind =
   | 'completed'

@@ -16,7 +16,8 @@ import * as path from 'node:path';
 import type { ProfileCommand } from './command';
 import type { ProcessEnding } from './outcome';
 import type { ProfileRecord } from '../../protocol/profile';
-import { LineSplitter, parseRecord } from '../../protocol/profile';
+import { LineSplitter } from './lineSplitter';
+import { parseRecord } from '../../guards/profile';
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
 

@@ -89,8 +89,8 @@ export const methods: Implementations = {
     const session = requireSession(ctx);
     return findingMarkers(session.advice(device), session.timeline.timeline(device).axis(axis));
   },
-  timelineWindow({ device, request }, ctx) {
-    return requireSession(ctx).timeline.window(device, request);
+  timelineSpan({ device, request }, ctx) {
+    return requireSession(ctx).timeline.span(device, request);
   },
   timelineBlock({ device, record, maxFrames }, ctx) {
     return requireSession(ctx).timeline.block(device, record, maxFrames);
@@ -120,8 +120,8 @@ export const methods: Implementations = {
   allocatorCheck({ device }, ctx) {
     return requireSession(ctx).allocator(device).check();
   },
-  allocatorWindow({ device, request }, ctx) {
-    return requireSession(ctx).allocatorWindow(device, request);
+  allocatorSpan({ device, request }, ctx) {
+    return requireSession(ctx).allocatorSpan(device, request);
   },
   allocatorSegmentMap({ device, event, maxBlocks }, ctx) {
     const session = requireSession(ctx);

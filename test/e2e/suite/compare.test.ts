@@ -12,8 +12,8 @@ import * as path from 'node:path';
 import { suite, suiteSetup, teardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
-import type { ActiveComparison } from '../../../src/extension/compareMode';
-import type { LoadedSnapshot } from '../../../src/extension/snapshotStore';
+import type { ActiveComparison } from '../../../src/extension/shared/compareMode';
+import type { LoadedSnapshot } from '../../../src/extension/shared/snapshotStore';
 
 const EXTENSION_ID = 'vram-lens.vram-lens';
 /** The repository root: this file runs from out/test/e2e/suite/. */

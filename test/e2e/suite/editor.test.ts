@@ -120,8 +120,10 @@ describe('editor annotations in VS Code', () => {
     const text = hoverText(hovers);
     const expected = oracleLine(device, 'cs336_basics/model.py', 39);
     assert.match(text, /VRAM Lens/);
-    assert.ok(text.includes(`| allocated | ${binary(expected.allocBytes)} | ${binary(expected.inclusiveAllocBytes)} |`), text);
-    assert.ok(text.includes(`| allocations | ${expected.allocCount} |`), text);
+    // Each figure after a gap of no-break spaces (VS Code draws hover tables without padding; issue 29).
+    const gap = '&nbsp;'.repeat(4);
+    assert.ok(text.includes(`| allocated | ${gap}${binary(expected.allocBytes)} | ${gap}${binary(expected.inclusiveAllocBytes)} |`), text);
+    assert.ok(text.includes(`| allocations | ${gap}${expected.allocCount.toLocaleString('en-US')} |`), text);
     assert.ok(text.includes(binary(expected.inclusiveLiveAtPeakBytes)), 'live at peak');
     assert.match(text, /\*\*Allocations\*\*, largest first: /);
     assert.match(text, /\*\*Call stacks through this line\*\*/);

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension/extension';
-import type { RunWorkloadOutcome } from '../../../src/extension/workloads/workloadsFeature';
+import type { RunWorkloadOutcome } from '../../../src/extension/workloads/feature';
 
 const EXTENSION_ID = 'vram-lens.vram-lens';
 /** The repository root: this file runs from out/test/e2e/suite/. */

@@ -3,8 +3,8 @@
  * allocator view shows the segment map at a moment chosen by a click (its figures the core's replay's,
  * a block's line opened from it), and the what-if panel, opened from the summary's button, shows the
  * table over GPU sizes and a prediction whose line opens in the editor, on corpus snapshots.
- * Screenshots: test-results/allocator-*.png (the README's media/screenshots/allocator-view.png and what-if.png
- * are allocator-segment-map-in-vscode.png and allocator-what-if-table-in-vscode.png).
+ * Screenshots: test-results/allocator-*.png; the README's media/screenshots/allocator-view.png and
+ * allocator-what-if.png are taken here (mediaScreenshot).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { corpusDir, missingPrerequisite, resultsDir } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, workspaceFileOf } from '../uiWorkbench';
 import { eventually, mediaScreenshot, openSnapshotFromPalette, runCommand, withScreenshot } from '../workbench';
+import { measureLayout } from '../webviewLayout';
 
 /**
  * A training run recorded from its start (56 MiB before the first event) whose segments grow to 19.4 GiB,
@@ -29,10 +30,10 @@ const MODEL_FILES = ['src/models/Model_BasicNCA3D.py', 'src/models/Model_OctreeN
 
 interface AllocatorHooks {
   __vramLensTimeline?: {
-    drawNow(): { segments: { rects: number } } | undefined;
+    drawNow(): { segments: { rects: number }; drawnLabels: { text: string; y0: number; y1: number }[] } | undefined;
     inspect(): { state: { mode: string; moment?: number } };
     inspectAllocator(): {
-      window?: { x0: number; pieceSize: ArrayLike<number> };
+      span?: { x0: number; pieceSize: ArrayLike<number> };
       map?: { event: number; reservedBytes: number; segments: { blocks: { size: number; line: number }[] }[]; lines: { id: number; file: string; line: number }[] };
       drawnMap?: { rects: number; segments: number };
       check: string;
@@ -116,7 +117,7 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
     await frame.locator('#mode').getByRole('option', { name: 'Allocator' }).click();
     const first = await eventually('the allocator window', async () => {
       const a = await frame.evaluate(() => (globalThis as AllocatorHooks).__vramLensTimeline!.inspectAllocator());
-      return a.window && a.window.pieceSize.length > 0 && a.check !== '' && !a.check.startsWith('Replaying') ? a : undefined;
+      return a.span && a.span.pieceSize.length > 0 && a.check !== '' && !a.check.startsWith('Replaying') ? a : undefined;
     }, 90_000);
     assert.match(first.check, /1,491 of 1,491 allocations at the address PyTorch recorded, 48 of 48 segment events reproduced/);
     assert.ok((await frame.evaluate(() => (globalThis as AllocatorHooks).__vramLensTimeline!.drawNow()))!.segments.rects > 0, 'segments drawn');
@@ -135,9 +136,14 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
     assert.equal(map.reservedBytes, mine.reservedBytes);
     assert.equal(map.segments.length, mine.segments.length);
     assert.ok(shown.figures.includes(`${formatBytes(mine.reservedBytes)} reserved in ${mine.segments.length.toLocaleString('en-US')} segments`), shown.figures);
+    // Issue 29: in this 300 px side bar the moment's label sat on the x axis among the bands; it is near the top now.
+    const label = (await frame.evaluate(() => (globalThis as AllocatorHooks).__vramLensTimeline!.drawNow()))!.drawnLabels.find((l) => l.text.startsWith('map: event'));
+    assert.ok(label, 'the moment\'s label is drawn');
+    assert.ok(label.y1 < chart.height / 2, `the label (y ${label.y0}-${label.y1}) in the upper half of the ${chart.height} px chart, clear of the x axis`);
     await frame.locator('#allocator-panel').scrollIntoViewIfNeeded();
     await page.mouse.move(5, 5);
     await page.screenshot({ path: path.join(resultsDir, 'allocator-segment-map-in-vscode.png') });
+    await mediaScreenshot(page, 'screenshots/allocator-view.png');
 
     // A large block of a line the workspace holds: hover names it, a click opens it.
     let target: { si: number; bi: number; file: string; line: number } | undefined;
@@ -176,6 +182,9 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
     await summary.locator('#what-if').click();
 
     const whatIf = await frameWith('.gpu-table', 'the what-if panel with its table');
+    // The summary, now half as wide beside the panel, scrolls its table of lines, not the whole page.
+    const layout = await measureLayout(summary);
+    assert.equal(layout.scrollsSideways, false, `the summary beside What If does not scroll sideways: ${layout.pastEdge.filter((e) => !/^(table|thead|tbody|tr|th|td|a)\b/.test(e)).slice(0, 8).join(' | ')}`);
     const rows = await whatIf.locator('.gpu-table tbody tr').all();
     assert.equal(rows.length, table.gpuSizesBytes.length);
     for (let i = 0; i < rows.length; i++) {
@@ -186,14 +195,26 @@ describe('the caching allocator in the VS Code workbench (code-server + Chromium
         assert.equal(cells[k], expected, `${row.label} on ${table.gpuSizesBytes[i]} bytes`);
       });
     }
-    // A prediction: a 12 GiB GPU with expandable segments runs out where the core says.
+    // Issue 29: each column's heading says its peak is a replay with no memory limit (the recorded settings'
+    // title names the recording's own reserved peak), and no file:line in the table breaks across lines.
+    const headings = (await whatIf.locator('.gpu-table thead .peak').allInnerTexts()).map((t) => t.trim());
+    assert.deepEqual(headings, table.rows.map((r) => `no limit: peak ${formatBytes(r.unlimited.peakReservedBytes)}`));
+    const recordedPeak = session.analysis.devices[0].peakReservedBytes;
+    assert.match((await whatIf.locator('.gpu-table thead .peak').first().getAttribute('title')) ?? '', new RegExp(`the recording itself reserved at most ${formatBytes(recordedPeak).replace('.', '\\.')}`));
+    const wrapped = await whatIf.evaluate<string[]>(
+      `[...document.querySelectorAll('.gpu-table .line-link, .gpu-table .unmapped')].filter((e) => e.getClientRects().length !== 1).map((e) => e.textContent)`,
+    );
+    assert.deepEqual(wrapped, [], 'every file:line of the table on one line at the panel\'s width');
+    // A prediction: a 12 GiB GPU with expandable segments runs out where the core says. Typed as a GPU
+    // is sold, "12 GB", which is 12 GiB (issue 29: it used to read 12 x 10^9 bytes, 11.18 GiB).
     const expected = session.allocator(0).whatIf({ allocConf: 'expandable_segments:True', capacity: 12 * 2 ** 30 }, session.analysis.lineIndex);
     assert.ok(expected.replayed && expected.oom?.file, 'the prediction runs out at a line');
-    await whatIf.locator('#capacity input').fill('12 GiB');
+    await whatIf.locator('#capacity input').fill('12 GB');
     await whatIf.locator('#alloc-conf input').fill('expandable_segments:True');
     await whatIf.locator('#predict').click();
     await whatIf.locator('#result .figures').waitFor({ timeout: 90_000 });
     const result = (await whatIf.locator('#result').innerText()).replace(/\s+/g, ' ');
+    assert.ok(result.includes('on a GPU of 12.00 GiB (12,884,901,888 bytes)'), result);
     assert.ok(result.includes(`Peak reserved: ${formatBytes(expected.peakReservedBytes)}`), result);
     assert.ok(result.includes(`cudaMalloc calls: ${expected.cudaMallocs.toLocaleString('en-US')}`), result);
     assert.ok(result.includes(`First out-of-memory error at event ${expected.oom.event.toLocaleString('en-US')} (${path.basename(expected.oom.file)}:${expected.oom.line})`), result);

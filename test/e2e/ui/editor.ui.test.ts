@@ -97,6 +97,27 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     assert.ok(text.includes(binary(l39.allocBytes)) && text.includes(String(l39.allocCount)), text);
     assert.ok(text.includes('Call stacks through this line'), text);
     assert.ok(text.includes('in the timeline'), text);
+    // Issue 29: the table's columns stand apart ("2.0 GiB · 18% 2.0 GiB · 18%" ran together): between the
+    // visible text of two cells of the live-at-peak row, at least 12 px.
+    const gaps = await page.evaluate<number[] | null>(`(() => {
+      const row = [...document.querySelectorAll('.monaco-hover:not(.hidden) table tr')].find((r) => r.textContent.includes('live at peak'));
+      if (!row) return null;
+      const visible = (td) => {
+        const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+        const nodes = [];
+        while (walker.nextNode()) nodes.push(walker.currentNode);
+        const first = nodes.find((n) => /[^\\s\\u00a0]/.test(n.textContent));
+        if (!first) return undefined;
+        const range = document.createRange();
+        range.setStart(first, first.textContent.search(/[^\\s\\u00a0]/));
+        range.setEndAfter(nodes[nodes.length - 1]);
+        return range.getBoundingClientRect();
+      };
+      const boxes = [...row.cells].map(visible).filter((b) => b !== undefined);
+      return boxes.slice(1).map((b, i) => b.left - boxes[i].right);
+    })()`);
+    assert.ok(gaps !== null && gaps.length === 2, `the live-at-peak row and its two figures: ${JSON.stringify(gaps)}`);
+    for (const gap of gaps) assert.ok(gap >= 12, `columns apart: ${JSON.stringify(gaps)} px`);
     await page.screenshot({ path: path.join(resultsDir, 'editor-hover.png') });
     await page.mouse.move(5, 5);
   }));
@@ -129,7 +150,8 @@ describe('VRAM Lens in the VS Code workbench (code-server + Chromium)', { skip: 
     await frame.locator('h1', { hasText: SNAPSHOT }).waitFor({ timeout: 30_000 });
     const stats = await frame.locator('dl.stats').innerText();
     assert.ok(stats.includes(binary(device.peakBytes)), stats);
-    assert.equal(await frame.locator('#annotate').innerText(), 'Annotating Sources');
+    // Issue 29: once it annotates, the button says it is done (it read "Annotating Sources", as if busy).
+    assert.equal(await frame.locator('#annotate').innerText(), 'Sources Annotated');
     const rows = await frame.locator('table.lines tbody tr').count();
     assert.ok(rows > 0, 'the top lines are listed');
     await page.screenshot({ path: path.join(resultsDir, 'summary.png') });

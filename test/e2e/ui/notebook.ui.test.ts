@@ -55,7 +55,7 @@ async function afterTexts(page: Page): Promise<string[]> {
 interface Hooks {
   __vramLensTimeline?: {
     drawNow(): unknown;
-    inspect(): { status: string; window?: { blockRecord: ArrayLike<number>; blockLine: ArrayLike<number>; lines: readonly { id: number; file: string; line: number }[] } };
+    inspect(): { status: string; span?: { blockRecord: ArrayLike<number>; blockLine: ArrayLike<number>; lines: readonly { id: number; file: string; line: number }[] } };
     pointOf(record: number): { x: number; y: number; height: number } | undefined;
   };
 }
@@ -175,7 +175,7 @@ describe('a Jupyter notebook in the VS Code workbench (code-server + Chromium)',
       const found = await frame.evaluate((file) => {
         const hooks = (globalThis as Hooks).__vramLensTimeline!;
         hooks.drawNow();
-        const win = hooks.inspect().window;
+        const win = hooks.inspect().span;
         if (!win) return undefined;
         for (let i = 0; i < win.blockRecord.length; i++) {
           const line = win.lines.find((l) => l.id === win.blockLine[i]);

@@ -32,7 +32,7 @@ const CODE = 'state["exp_avg"] = torch.zeros_like(p)';
 interface Hooks {
   __vramLensTimeline?: {
     drawNow(): unknown;
-    inspect(): { status: string; window?: { blockRecord: ArrayLike<number> } };
+    inspect(): { status: string; span?: { blockRecord: ArrayLike<number> } };
     pointOf(record: number): { x: number; y: number; height: number } | undefined;
   };
 }
@@ -147,7 +147,7 @@ describe('one line\'s bytes in hover, advice, summary and timeline (code-server 
     await page.mouse.up();
     await eventually('a drawn summary', async () => {
       const i = await frame.evaluate(() => (globalThis as Hooks).__vramLensTimeline?.inspect());
-      return i?.window && i.window.blockRecord.length > 0 ? true : undefined;
+      return i?.span && i.span.blockRecord.length > 0 ? true : undefined;
     }, 90_000);
     const blocks = session.timeline.lineBlocksFor(0, oracleLine(device, FILE, LINE).file, LINE, 1);
     assert.ok(blocks && blocks.blocks.length > 0, 'line 887 has blocks');

@@ -22,7 +22,7 @@ import { eventually, openSnapshotFromPalette, runCommand, withScreenshot } from 
 interface Hooks {
   __vramLensTimeline?: {
     drawNow(): unknown;
-    inspect(): { status: string; window?: { blockRecord: ArrayLike<number> } };
+    inspect(): { status: string; span?: { blockRecord: ArrayLike<number> } };
     pointOf(record: number): { x: number; y: number; height: number } | undefined;
   };
 }
@@ -91,7 +91,7 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
   }
 
   /** What the page's hooks say it shows. */
-  async function inspectPage(frame: Frame): Promise<{ status: string; state: { snapshotId?: string; pinnedRecord?: number }; window?: { blockRecord: ArrayLike<number> } }> {
+  async function inspectPage(frame: Frame): Promise<{ status: string; state: { snapshotId?: string; pinnedRecord?: number }; span?: { blockRecord: ArrayLike<number> } }> {
     return frame.evaluate(() => (globalThis as Hooks).__vramLensTimeline!.inspect() as never);
   }
 
@@ -130,7 +130,7 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
     // The peak: the status line names its size (the chart labels the marker the same way).
     const status = await eventually('a drawn summary', async () => {
       const i = await frame.evaluate(() => (globalThis as Hooks).__vramLensTimeline!.inspect());
-      return i.window && i.window.blockRecord.length > 0 ? i.status : undefined;
+      return i.span && i.span.blockRecord.length > 0 ? i.status : undefined;
     }, 60_000);
     assert.ok(status.includes(`peak ${binary(device.peakBytes)}`), status);
 
@@ -149,7 +149,7 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
         const tall = await frame.evaluate(() => {
           const hooks = (globalThis as Hooks).__vramLensTimeline!;
           hooks.drawNow();
-          const w = hooks.inspect().window;
+          const w = hooks.inspect().span;
           return w ? Array.from(w.blockRecord).filter((r) => (hooks.pointOf(r)?.height ?? 0) >= 3) : [];
         });
         seen = tall.length;
@@ -212,7 +212,7 @@ describe('the memory timeline in the VS Code workbench (code-server + Chromium)'
     // The timeline follows the newly active snapshot.
     oomId = await eventually('the OOM snapshot in the timeline', async () => {
       const i = await inspectPage(frame);
-      return i.state.snapshotId !== undefined && i.state.snapshotId !== before && i.window && i.window.blockRecord.length > 0 ? i.state.snapshotId : undefined;
+      return i.state.snapshotId !== undefined && i.state.snapshotId !== before && i.span && i.span.blockRecord.length > 0 ? i.state.snapshotId : undefined;
     }, 60_000);
     await sideBarWidth(300);
     const sidebar = (await page.locator('#workbench\\.parts\\.sidebar').boundingBox())!;

@@ -11,7 +11,7 @@ import { describeBucket } from '../../../src/engine/analysis/peakBreakdown';
 import { formatBytes, formatPercent } from '../../../src/engine/text/format';
 import type { PlainValue } from '../../../src/engine/pickle/encoder';
 import { encodePickle } from '../../../src/engine/pickle/encoder';
-import { corpusDir, corpusFiles, corpusMissing, parseExactJson, referenceAnalysis, repoRoot } from '../../helpers/corpus';
+import { corpusDir, corpusFiles, corpusMissing, parseExactJson, referenceAnalysis, repoRoot, withSpecNames } from '../../helpers/corpus';
 
 // A small real snapshot from the shared corpus (the tests that read it skip without the corpus).
 const fixture = path.join(corpusDir, 'silmont2000-cs336-small.pickle');
@@ -41,7 +41,7 @@ describe('vram-lens analyze', () => {
     const ours = parseExactJson(r.out) as { devices: Record<string, unknown>[] };
     const ref = (referenceAnalysis([fixture])[fixture] as { devices: Record<string, unknown>[] }).devices;
     const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
-    assert.deepEqual(ours.devices.map(strip), ref.map(strip));
+    assert.deepEqual(ours.devices.map(withSpecNames).map(strip), ref.map(strip));
   });
 
   it('names every bucket of the peak no line of your own code holds, with bytes and share', { skip: corpusMissing }, async () => {

@@ -41,6 +41,14 @@ describe('vram-lens diff', () => {
     assert.match(r.out, /No line of your code changed its figures/);
   });
 
+  it('writes counts with thousands separators, as every view does (issue 29)', { skip: corpusMissing }, async () => {
+    // 97 events in the small run, 8,507 in the forward pass (SOURCES.md of the corpus).
+    const r = await run(['diff', fixture, path.join(corpusDir, 'kkaitlyn111-cs336-small-forward-uint64-line.pickle')]);
+    assert.equal(r.code, 0, r.err);
+    const events = r.out.split('\n').find((l) => l.trim().startsWith('events'));
+    assert.match(events ?? '', /^\s*events\s+97\s+8,507\s+\+8,410\s*$/, events);
+  });
+
   it('refuses a wrong number of files (exit 2) and an unknown device (exit 1)', { skip: corpusMissing }, async () => {
     assert.equal((await run(['diff', fixture])).code, 2);
     const r = await run(['diff', fixture, fixture, '--device', '4']);

@@ -48,6 +48,14 @@ describe('vram-lens whatif', { skip: corpusMissing }, () => {
     assert.equal(device.settings, 'expandable_segments:True');
   });
 
+  it('--capacity 12GB reads a GPU\'s memory as GPUs are sold (12 GiB, issue 29) and prints the bytes used', async () => {
+    const gb = await run(['whatif', small, '--capacity', '12GB']);
+    assert.equal(gb.code, 0, gb.err);
+    assert.match(gb.out, /capacity 12\.00 GiB \(12,884,901,888 bytes\)/);
+    const json = (parseExactJson((await run(['whatif', small, '--capacity', '12GB', '--json'])).out) as { devices: Json[] }).devices[0];
+    assert.equal(json.capacityBytes, 12 * GiB);
+  });
+
   it('--capacity and --alloc-conf: a prediction for another GPU and other settings', async () => {
     const r = await run(['whatif', expandable, '--device', '0', '--capacity', '4GiB', '--alloc-conf', 'expandable_segments:False', '--json']);
     assert.equal(r.code, 0, r.err);

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { DeviceSample } from '../../../src/protocol/profile';
-import { DUMP_REASONS, END_OUTCOMES, ENVIRONMENT_PROBLEMS, ExitCode, RECORDING_FORMS, REQUIRED_FIELDS } from '../../../src/protocol/profile';
+import { DUMP_REASONS, END_OUTCOMES, ENVIRONMENT_PROBLEMS, ExitCode, RECORDING_FORMS, REQUIRED_FIELDS } from '../../../src/guards/profile';
 import type { StackMode } from '../../../src/runtime/profile/command';
 import { repoRoot } from '../../helpers/corpus';
 

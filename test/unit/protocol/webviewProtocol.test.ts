@@ -5,17 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MethodName, ParamsOf, ResultOf } from '../../../src/protocol/worker';
-import { Commands } from '../../../src/extension/commandIds';
-import { answerTimelineRequest, MAX_OOMS, requestIdOf, sanitizeAllocatorWindowRequest, sanitizeWindowRequest, SEGMENT_MAP_BLOCKS } from '../../../src/extension/timeline/timelineRequests';
-import type { TimelineBackend, WorkerCall } from '../../../src/extension/timeline/timelineRequests';
-import { commandAllowlist } from '../../../src/extension/webviewCommands';
-import { isCompareToHost, isHostToCompare } from '../../../src/protocol/compare';
-import { describeRefused, messageGuard } from '../../../src/protocol/messageGuard';
-import { isHostToSummary, isSummaryToHost } from '../../../src/protocol/summary';
-import { isOpenLine, openLine } from '../../../src/protocol/openLine';
+import type { MethodName, ParamsOf, ResultOf, WorkerCall } from '../../../src/protocol/worker';
+import { Commands } from '../../../src/extension/shared/commandIds';
+import { answerTimelineRequest, MAX_OOMS, requestIdOf, sanitizeAllocatorSpanRequest, sanitizeSpanRequest, SEGMENT_MAP_BLOCKS } from '../../../src/extension/timeline/timelineRequests';
+import type { TimelineBackend } from '../../../src/extension/timeline/timelineRequests';
+import { commandAllowlist } from '../../../src/extension/shared/webviewCommands';
+import { isCompareToHost, isHostToCompare } from '../../../src/guards/compare';
+import { describeRefused, messageGuard } from '../../../src/guards/messageGuard';
+import { isHostToSummary, isSummaryToHost } from '../../../src/guards/summary';
+import { isOpenLine } from '../../../src/guards/openLine';
+import { openLine } from '../../../webview/shared/openLine';
 import type { TimelineRequest } from '../../../src/protocol/timeline';
-import { isHostToTimeline, isTarget, isTimelineRequest, isTimelineToHost } from '../../../src/protocol/timeline';
+import { isHostToTimeline, isTarget, isTimelineRequest, isTimelineToHost } from '../../../src/guards/timeline';
 import type { TimelineAnswer } from '../../../webview/timeline/requests/requests';
 import { Requests } from '../../../webview/timeline/requests/requests';
 
@@ -32,7 +33,7 @@ describe('webview protocols: the message guard', () => {
   it('guards each direction of each page', () => {
     assert.equal(isTimelineToHost({ type: 'ready' }), true);
     assert.equal(isTimelineToHost({ type: 'eval', code: '1' }), false);
-    assert.equal(isHostToTimeline({ type: 'window', requestId: 1 }), true);
+    assert.equal(isHostToTimeline({ type: 'span', requestId: 1 }), true);
     assert.equal(isHostToTimeline({ type: 'ready' }), false);
     assert.equal(isSummaryToHost({ type: 'openLine', file: 'a.py', line: 3 }), true);
     assert.equal(isSummaryToHost({ type: 'summary' }), false);
@@ -144,7 +145,7 @@ describe('timeline host: request routing', () => {
       { type: 'block', requestId: 1, target, record: 1.5 },
       { type: 'lineBlocks', requestId: 1, target, file: 7, line: 3 },
       { type: 'stackFilter', requestId: 1, target, text: { toString: 'x' } },
-      { type: 'window', requestId: 1, target, request: { axis: 'event', columns: 10, x0: 'NaN' } },
+      { type: 'span', requestId: 1, target, request: { axis: 'event', columns: 10, x0: 'NaN' } },
       { type: 'lines', requestId: 1, target: { snapshotId: 'snap' } },
       { type: 'lines', requestId: -3, target },
     ];
@@ -156,25 +157,25 @@ describe('timeline host: request routing', () => {
     await assert.rejects(answerTimelineRequest({ type: 'lines', requestId: 1, target: { snapshotId: 'gone', device: 0 } }, backend), /no longer loaded/);
   });
   it('keeps only the known fields of a window request', () => {
-    const r = sanitizeWindowRequest({ axis: 'event', columns: 300, x0: 5, x1: 9, states: [1, 2], evil: 'x', budget: 10 });
+    const r = sanitizeSpanRequest({ axis: 'event', columns: 300, x0: 5, x1: 9, states: [1, 2], evil: 'x', budget: 10 });
     assert.deepEqual(
       Object.fromEntries(Object.entries(r!).filter(([, v]) => v !== undefined)),
       { axis: 'event', columns: 300, x0: 5, x1: 9, states: [1, 2], budget: 10 },
     );
-    assert.equal(sanitizeWindowRequest({ axis: 'event', columns: 3, states: [1] }), undefined);
-    assert.equal(sanitizeWindowRequest({ axis: 'event', columns: Infinity }), undefined);
+    assert.equal(sanitizeSpanRequest({ axis: 'event', columns: 3, states: [1] }), undefined);
+    assert.equal(sanitizeSpanRequest({ axis: 'event', columns: Infinity }), undefined);
   });
   it('the allocator view: its window (known fields only), its facts (the OOMs bounded), the segment map after the state\'s event', async () => {
     const ooms = Array.from({ length: 150 }, (_, event) => ({ event }));
     const { backend, calls } = fakeBackend({
-      allocatorWindow: undefined,
+      allocatorSpan: undefined,
       allocatorCheck: { device: 1 } as ResultOf<'allocatorCheck'>,
       allocatorOoms: ooms as unknown as ResultOf<'allocatorOoms'>,
       allocatorSegmentMap: { event: 41 } as ResultOf<'allocatorSegmentMap'>,
     });
-    const w = await answerTimelineRequest({ type: 'allocatorWindow', requestId: 1, target, request: { axis: 'time', columns: 300, x0: 5, x1: 9, budget: 10, evil: 'x' } as never }, backend);
-    assert.deepEqual(w, { type: 'allocatorWindow', requestId: 1, window: undefined });
-    assert.deepEqual(calls[0], { method: 'allocatorWindow', params: { device: 1, request: { axis: 'time', columns: 300, x0: 5, x1: 9, budget: 10, offsetQuantum: undefined } } });
+    const w = await answerTimelineRequest({ type: 'allocatorSpan', requestId: 1, target, request: { axis: 'time', columns: 300, x0: 5, x1: 9, budget: 10, evil: 'x' } as never }, backend);
+    assert.deepEqual(w, { type: 'allocatorSpan', requestId: 1, span: undefined });
+    assert.deepEqual(calls[0], { method: 'allocatorSpan', params: { device: 1, request: { axis: 'time', columns: 300, x0: 5, x1: 9, budget: 10, offsetQuantum: undefined } } });
     const facts = await answerTimelineRequest({ type: 'allocatorFacts', requestId: 2, target }, backend);
     assert.equal(facts?.type === 'allocatorFacts' && facts.facts.ooms.length, MAX_OOMS);
     assert.deepEqual(facts?.type === 'allocatorFacts' && facts.facts.check, { device: 1 });
@@ -184,19 +185,19 @@ describe('timeline host: request routing', () => {
     for (const m of [
       { type: 'segmentMap', requestId: 4, target, state: -1 },
       { type: 'segmentMap', requestId: 4, target, state: 2.5 },
-      { type: 'allocatorWindow', requestId: 4, target, request: { axis: 'event', columns: 'all' } },
-      { type: 'allocatorWindow', requestId: 4, target, request: { axis: 'event', columns: 3, budget: Number.NaN } },
+      { type: 'allocatorSpan', requestId: 4, target, request: { axis: 'event', columns: 'all' } },
+      { type: 'allocatorSpan', requestId: 4, target, request: { axis: 'event', columns: 3, budget: Number.NaN } },
     ]) assert.equal(await answerTimelineRequest(m as unknown as TimelineRequest, backend), undefined, JSON.stringify(m));
     assert.equal(calls.length, before);
-    assert.equal(sanitizeAllocatorWindowRequest({ axis: 'sideways', columns: 3 }), undefined);
+    assert.equal(sanitizeAllocatorSpanRequest({ axis: 'sideways', columns: 3 }), undefined);
   });
   it('tells requests from other messages', () => {
-    assert.equal(isTimelineRequest({ type: 'window' }), true);
+    assert.equal(isTimelineRequest({ type: 'span' }), true);
     assert.equal(isTimelineRequest({ type: 'openLine' }), false);
     assert.equal(isTimelineRequest({ type: 'toString' }), false);
     assert.equal(isTimelineRequest({ type: 'hasOwnProperty' }), false);
     // Each request travels both ways: the page asks, the host answers under the same type.
-    for (const type of ['overview', 'window', 'findings', 'block', 'lines', 'stackFilter', 'lineBlocks', 'allocatorWindow', 'allocatorFacts', 'segmentMap']) {
+    for (const type of ['overview', 'span', 'findings', 'block', 'lines', 'stackFilter', 'lineBlocks', 'allocatorSpan', 'allocatorFacts', 'segmentMap']) {
       assert.equal(isTimelineRequest({ type }), true, type);
       assert.equal(isTimelineToHost({ type }), true, type);
       assert.equal(isHostToTimeline({ type }), true, type);
@@ -230,11 +231,11 @@ describe('timeline page: requests', () => {
     const events: string[] = [];
     let wanted = true;
     requests.ask(
-      { type: 'window', target, request: { axis: 'event', columns: 10 } },
+      { type: 'span', target, request: { axis: 'event', columns: 10 } },
       { current: () => wanted, settled: () => events.push('settled'), stale: () => events.push('stale'), answered: () => events.push('answered') },
     );
     wanted = false;
-    requests.settle({ type: 'window', requestId: 1, window: {} } as unknown as TimelineAnswer);
+    requests.settle({ type: 'span', requestId: 1, span: {} } as unknown as TimelineAnswer);
     assert.deepEqual(events, ['settled', 'stale']);
   });
   it('sends errors to `failed`, else to the page error handler, and knows what waits', () => {

@@ -21,8 +21,8 @@ import { decodeModel } from '../../../src/engine/onnx/decode';
 import { encodeModel } from '../../../src/engine/onnx/encode';
 import { encodePickle } from '../../../src/engine/pickle/encoder';
 import { parseInputSpec, parseInputsFile } from '../../../src/engine/workloads/modelInputSpec';
-import { ExitCode } from '../../../src/protocol/profile';
-import { outcomeSentence } from '../../../src/extension/profile/outcomeSentence';
+import { ExitCode } from '../../../src/guards/profile';
+import { outcomeText } from '../../../src/extension/profile/outcomeText';
 import { DEFAULT_SESSION_SETTINGS } from '../../../src/runtime/ort/session';
 import { executeJob } from '../../../src/runtime/ort/workloadJob';
 import { runWorkload } from '../../../src/runtime/ort/workloadRunner';
@@ -216,7 +216,7 @@ describe('Profile VRAM runner error paths', () => {
     endings.push({ exitCode: 1, signal: null, records: [], cancelRequested: true, killed: true });
     for (const ending of endings) {
       const outcome = classifyOutcome(ending);
-      const sentence = `${outcomeSentence('train.py', outcome)}${outcome.advice ? ` ${outcome.advice}` : ''}`;
+      const sentence = `${outcomeText('train.py', outcome)}${outcome.advice ? ` ${outcome.advice}` : ''}`;
       assertWritten(sentence, `${outcome.kind} (${JSON.stringify(ending.spawnError?.code ?? ending.exitCode ?? ending.signal)})`);
       if (outcome.kind === 'failed-to-start' || outcome.kind === 'environment') assert.ok(outcome.advice, `${sentence}: what to do`);
     }

@@ -3,8 +3,7 @@
  * input, of the controls around it and of the lines table (pageActions.ts implements them), the
  * zoom and pan steps, and the plot's keys as actions.
  */
-import type { AxisKind } from '../../../src/engine/timeline/types';
-import type { LineRow, TimelineCommand } from '../../../src/protocol/timeline';
+import type { AxisKind, LineRow, TimelineCommand } from '../../../src/protocol/timeline';
 import type { Hit } from '../drawing/hit';
 import type { SortKey, ViewMode } from '../state/state';
 import type { Viewport } from '../state/viewport';

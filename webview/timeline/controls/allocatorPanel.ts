@@ -4,15 +4,15 @@
  * with its figures and, at an OOM, what was asked, what the cache held and the cause. Words come from
  * allocatorText.ts; the map is drawn by drawing/segmentMap.ts. Text from the snapshot goes in as text.
  */
-import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
-import type { AllocatorFacts } from '../../../src/protocol/timeline';
+import type { AllocatorFacts, SegmentMapView } from '../../../src/protocol/timeline';
 import { baseName } from '../../../src/engine/paths/recordedPath';
 import { el } from '../../shared/dom';
 import type { SegmentMapCanvas } from '../drawing/segmentMap';
 import type { Theme } from '../drawing/theme';
 import { showTooltip } from './tooltip';
-import { selfCheckLines } from '../../shared/selfCheckWords';
+import { selfCheckLines } from '../../shared/selfCheckText';
 import { mapBlockLines, mapFigures, mapHeading, omittedBlocks, oomAt, oomLines } from './allocatorText';
+import { formatCount } from '../../../src/engine/text/format';
 
 export interface AllocatorPanelElements {
   readonly panel: HTMLElement;
@@ -90,7 +90,7 @@ export class AllocatorPanel {
         const where = o.file !== null && o.line !== null ? ` · ${baseName(o.file)}:${o.line}` : '';
         const button = document.createElement('vscode-button');
         button.className = 'oom-button';
-        button.textContent = `OOM at event ${o.event.toLocaleString('en-US')}${where}`;
+        button.textContent = `OOM at event ${formatCount(o.event)}${where}`;
         button.title = o.summary;
         button.setAttribute('secondary', '');
         button.dataset.state = String(o.event + 1);
@@ -117,7 +117,7 @@ export class AllocatorPanel {
     const omitted = omittedBlocks(map);
     figures.replaceChildren(
       ...mapFigures(map).map((text) => el('div', undefined, text)),
-      ...(omitted > 0 ? [el('div', 'muted', `${omitted.toLocaleString('en-US')} smaller blocks are not listed (hatched grey).`)] : []),
+      ...(omitted > 0 ? [el('div', 'muted', `${formatCount(omitted)} smaller blocks are not listed (hatched grey).`)] : []),
     );
     const explained = oomAt(facts?.ooms, map.event);
     oom.hidden = !explained;
@@ -154,7 +154,7 @@ export class AllocatorPanel {
       ? []
       : found.block
         ? mapBlockLines(found.segment, found.block, found.line)
-        : [`${found.segment.blocksOmitted.toLocaleString('en-US')} blocks of this segment not listed`, 'A map lists its first blocks by address, up to a bound'];
+        : [`${formatCount(found.segment.blocksOmitted)} blocks of this segment not listed`, 'A map lists its first blocks by address, up to a bound'];
     showTooltip(this.el.tooltip, this.el.box, lines, x, y, false);
   }
 }

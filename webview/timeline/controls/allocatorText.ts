@@ -1,27 +1,21 @@
 /**
  * Words of the allocator view, DOM-free (tested in Node): the tooltip over a segment or a step, an
  * OOM explained, the segment map's figures and a block of the map (the self-check's verdict is
- * webview/shared/selfCheckWords.ts).
+ * webview/shared/selfCheckText.ts).
  */
-import type { OomExplanation } from '../../../src/engine/allocator/oom';
-import type { SegmentMapBlock, SegmentMapSegment } from '../../../src/engine/allocator/segmentMap';
-import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
+import type { AllocatorSpan, OomExplanation, SegmentMapBlock, SegmentMapSegment, SegmentMapView, TimelineLine } from '../../../src/protocol/timeline';
 import { baseName } from '../../../src/engine/paths/recordedPath';
-import { formatBytes, formatPercent } from '../../../src/engine/text/format';
-import type { AllocatorWindow } from '../../../src/engine/timeline/allocatorWindow';
-import type { TimelineLine } from '../../../src/engine/timeline/types';
+import { formatBytes, formatCount, formatHex, formatPercent } from '../../../src/engine/text/format';
 import type { Hit } from '../drawing/hit';
 import { stateLabel } from './tooltipText';
 
-const count = (n: number) => n.toLocaleString('en-US');
 const place = (l: { readonly file: string; readonly line: number } | undefined) => (l ? `${baseName(l.file)}:${l.line}` : undefined);
-const hex = (address: number) => `0x${address.toString(16)}`;
 
-/** The allocator's figures at step i of the window: of its one state, or the most over the states it covers. */
-function stepFigures(w: AllocatorWindow, i: number): string[] {
+/** The allocator's figures at step i of the span: of its one state, or the most over the states it covers. */
+function stepFigures(w: AllocatorSpan, i: number): string[] {
   const one = w.stepFirst[i] === w.stepLast[i];
   const most = one ? '' : 'at most ';
-  const when = one ? stateLabel(w.stepState[i]) : `over events ${count(Math.max(0, w.stepFirst[i] - 1))}-${count(w.stepLast[i] - 1)}`;
+  const when = one ? stateLabel(w.stepState[i]) : `over events ${formatCount(Math.max(0, w.stepFirst[i] - 1))}-${formatCount(w.stepLast[i] - 1)}`;
   return [
     `${formatBytes(w.reserved[i])} reserved, ${most}${formatBytes(w.allocated[i])} allocated ${when}`,
     `${most}${formatBytes(w.unallocated[i])} reserved but unallocated; largest free block ${most}${formatBytes(w.largestFree[i])}`,
@@ -29,7 +23,7 @@ function stepFigures(w: AllocatorWindow, i: number): string[] {
 }
 
 /** Tooltip lines over the allocator view: a segment (what made it, when it went) or a step. */
-export function allocatorTooltip(hit: Hit, w: AllocatorWindow | undefined): string[] {
+export function allocatorTooltip(hit: Hit, w: AllocatorSpan | undefined): string[] {
   if (!w) return [];
   const step = hit.kind === 'segment' || hit.kind === 'allocatorStep' ? hit.step : -1;
   if (step < 0 || step >= w.stepState.length) return [];
@@ -41,9 +35,9 @@ export function allocatorTooltip(hit: Hit, w: AllocatorWindow | undefined): stri
   const what = expandable ? 'Mapped pages of an expandable segment' : 'Segment';
   const from = w.pieceFromEvent[j];
   const to = w.pieceToEvent[j];
-  const made = from < 0 ? 'reserved before recording began' : `${expandable ? 'mapped' : 'cudaMalloc\'d'} at event ${count(from)}${line ? ` for ${place(line)}` : ''}`;
-  const gone = to < 0 ? 'still reserved at the end' : `${expandable ? 'unmapped' : 'released (cudaFree)'} at event ${count(to)}`;
-  return [`${what}: ${formatBytes(w.pieceSize[j])} at ${hex(w.pieceAddress[j])}`, `${made}; ${gone}`, ...stepFigures(w, step), 'Click to see the segment map at this moment'];
+  const made = from < 0 ? 'reserved before recording began' : `${expandable ? 'mapped' : 'cudaMalloc\'d'} at event ${formatCount(from)}${line ? ` for ${place(line)}` : ''}`;
+  const gone = to < 0 ? 'still reserved at the end' : `${expandable ? 'unmapped' : 'released (cudaFree)'} at event ${formatCount(to)}`;
+  return [`${what}: ${formatBytes(w.pieceSize[j])} at ${formatHex(w.pieceAddress[j])}`, `${made}; ${gone}`, ...stepFigures(w, step), 'Click to see the segment map at this moment'];
 }
 
 /** The OOM explanation of `event`, if the facts have one. */
@@ -60,7 +54,7 @@ export function oomLines(o: OomExplanation): string[] {
       ? 'Cause: fragmentation. The cache held enough free memory, but no free block large enough (expandable_segments:True lets freed pages be reused).'
       : 'Cause: capacity. Not enough free memory, cached or on the device: the program needs less memory, or a larger GPU.';
   return [
-    `Out of memory at event ${count(o.event)}${where}: ${formatBytes(o.requestedBytes)} asked (a ${formatBytes(o.blockBytes)} block; a new segment would be ${formatBytes(o.segmentBytes)})`,
+    `Out of memory at event ${formatCount(o.event)}${where}: ${formatBytes(o.requestedBytes)} asked (a ${formatBytes(o.blockBytes)} block; a new segment would be ${formatBytes(o.segmentBytes)})`,
     `${formatBytes(o.reservedBytes)} reserved, ${formatBytes(o.allocatedBytes)} allocated; the cache held ${formatBytes(o.cachedFreeBytes)} free, its largest free block ${formatBytes(o.largestFreeBytes)}${device}`,
     cause,
   ];
@@ -76,7 +70,7 @@ export function mapFigures(map: SegmentMapView): string[] {
   const n = map.segments.length;
   const waste = map.roundingWasteBytes;
   return [
-    `${formatBytes(map.reservedBytes)} reserved in ${count(n)} segment${n === 1 ? '' : 's'}; ${formatBytes(map.allocatedBytes)} allocated (${formatBytes(map.requestedBytes)} asked for, ${formatBytes(waste)} rounding waste)`,
+    `${formatBytes(map.reservedBytes)} reserved in ${formatCount(n)} segment${n === 1 ? '' : 's'}; ${formatBytes(map.allocatedBytes)} allocated (${formatBytes(map.requestedBytes)} asked for, ${formatBytes(waste)} rounding waste)`,
     `${formatBytes(map.unallocatedBytes)} reserved but unallocated${map.reservedBytes > 0 ? ` (${formatPercent(map.unallocatedBytes, map.reservedBytes)} of reserved)` : ''}; largest free block ${formatBytes(map.largestFreeBytes)}`,
   ];
 }
@@ -88,11 +82,11 @@ export function omittedBlocks(map: SegmentMapView): number {
 
 /** Tooltip lines for one block of the map. */
 export function mapBlockLines(segment: SegmentMapSegment, block: SegmentMapBlock, line: TimelineLine | undefined): string[] {
-  const seg = `in a ${formatBytes(segment.size)} ${segment.expandable ? 'expandable ' : ''}segment (${segment.pool} pool, stream ${segment.stream}) at ${hex(segment.address)}`;
+  const seg = `in a ${formatBytes(segment.size)} ${segment.expandable ? 'expandable ' : ''}segment (${segment.pool} pool, stream ${segment.stream}) at ${formatHex(segment.address)}`;
   if (block.state === 'free') return [`Free: ${formatBytes(block.size)}, cached by PyTorch`, seg];
   const waste = block.size - block.requestedSize;
   const by = line ? place(line) : block.allocEvent < 0 ? 'allocated before recording began' : 'no line of your code';
-  const when = block.allocEvent >= 0 ? `, allocated at event ${count(block.allocEvent)}` : '';
+  const when = block.allocEvent >= 0 ? `, allocated at event ${formatCount(block.allocEvent)}` : '';
   return [
     `${block.state === 'pendingFree' ? 'Freed, waiting for its stream' : 'Allocated'}: ${formatBytes(block.size)}  ${by}`,
     `${formatBytes(block.requestedSize)} asked for${waste > 0 ? `, ${formatBytes(waste)} rounding waste` : ''}${when}`,

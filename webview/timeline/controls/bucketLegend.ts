@@ -1,9 +1,9 @@
 /**
  * The legend entries of the buckets (spec "Explaining the peak"): one per bucket kind at the peak
- * or drawn in the window, with its bytes at the peak (the sum of the analysis' peakBreakdown
+ * or drawn in the span, with its bytes at the peak (the sum of the analysis' peakBreakdown
  * entries of that kind) and the buckets it holds in the summary's words. No DOM: tested in Node.
  */
-import type { PeakBucket, PeakBucketKind } from '../../../src/engine/analysis/peakBreakdown';
+import type { PeakBucket, PeakBucketKind } from '../../../src/protocol/timeline';
 import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../../src/engine/analysis/peakBreakdown';
 import { formatBytes } from '../../../src/engine/text/format';
 
@@ -17,7 +17,7 @@ export interface BucketLegendEntry {
   readonly buckets: readonly string[];
 }
 
-/** The kinds (indices into PEAK_BUCKET_KINDS) of a window's blocks. */
+/** The kinds (indices into PEAK_BUCKET_KINDS) of a span's blocks. */
 export function kindsDrawn(blockBucket: Int8Array | undefined): Set<PeakBucketKind> {
   const kinds = new Set<PeakBucketKind>();
   if (blockBucket) for (const k of blockBucket) if (k >= 0 && k < PEAK_BUCKET_KINDS.length) kinds.add(PEAK_BUCKET_KINDS[k]);

@@ -1,7 +1,7 @@
 /** The pinned block's panel: size, line (or bucket), lifetime, the innermost frames with the user's own marked. */
 import { formatBytes } from '../../../src/engine/text/format';
 import { lineLabel } from '../../../src/engine/paths/places';
-import type { BlockDetail, TimelineOverview } from '../../../src/engine/timeline/types';
+import type { BlockDetail, TimelineOverview } from '../../../src/protocol/timeline';
 import { el } from '../../shared/dom';
 import { allocatorFramesSkipped, moreFrames } from './stackFrames';
 import { lifetime, unattributedLabel } from './tooltipText';

@@ -2,8 +2,7 @@
  * The legend under the chart: the entries that depend on the overview (OOMs, segment releases,
  * measured memory) and one per bucket kind of the blocks no line holds (bucketLegend), in its colour.
  */
-import type { MeasuredLine } from '../../../src/engine/timeline/measuredLine';
-import type { TimelineOverview } from '../../../src/engine/timeline/types';
+import type { MeasuredLine, TimelineOverview } from '../../../src/protocol/timeline';
 import { byId, el } from '../../shared/dom';
 import type { BucketLegendEntry } from './bucketLegend';
 import { legendText } from './bucketLegend';
@@ -29,6 +28,11 @@ function showMeasuredLegend(measured: MeasuredLine | undefined): void {
 export function showOverviewLegend(overview: TimelineOverview): void {
   byId('legend-oom').hidden = overview.ooms.length === 0;
   byId('legend-release').hidden = overview.summary.releaseX.length === 0;
+  // Unknown reserved memory is said, not drawn: no key line, and the reason on hover.
+  const reserved = byId('legend-reserved');
+  (reserved.firstElementChild as HTMLElement).hidden = overview.reservedUnknown !== undefined;
+  (reserved.lastElementChild as HTMLElement).textContent = overview.reservedUnknown === undefined ? 'reserved' : 'reserved: unknown';
+  reserved.title = overview.reservedUnknown ?? '';
   showMeasuredLegend(overview.measured);
 }
 

@@ -4,9 +4,8 @@
  * change the store (through the pure transitions where there is one) and ask the parts for the
  * rest: navigation for the viewport, the target's requests for data, the screen for drawing.
  */
-import type { BlockDetail } from '../../../src/engine/timeline/types';
-import type { LineRow, TimelineToHost } from '../../../src/protocol/timeline';
-import { openLine } from '../../../src/protocol/openLine';
+import type { BlockDetail, LineRow, TimelineToHost } from '../../../src/protocol/timeline';
+import { openLine } from '../../shared/openLine';
 import type { Hit } from '../drawing/hit';
 import type { Screen } from '../parts';
 import type { AllocatorData } from '../requests/allocatorData';
@@ -15,6 +14,7 @@ import type { Navigation } from '../state/navigation';
 import type { PageStore } from '../state/store';
 import { onSort } from '../state/transitions';
 import type { ChartActions, ControlActions, TableHandlers } from './actions';
+import { allocatorNotice } from '../state/notice';
 
 export interface ActionParts {
   readonly store: PageStore;
@@ -28,8 +28,8 @@ export interface ActionParts {
   leave(): void;
   /** A block's detail, when the host has sent it. */
   detail(record: number): BlockDetail | undefined;
-  /** Asks for the window again, though the viewport did not move (what it holds changed). */
-  refreshWindow(): void;
+  /** Asks for the span again, though the viewport did not move (what it holds changed). */
+  refreshSpan(): void;
   post(message: TimelineToHost): void;
 }
 
@@ -50,7 +50,7 @@ export function pageActions(p: ActionParts): PageActions {
   const selectLine = (line: number | undefined) => {
     store.update({ focusLine: line });
     redrawLines();
-    p.refreshWindow();
+    p.refreshSpan();
   };
   return {
     // The chart's input.
@@ -79,7 +79,7 @@ export function pageActions(p: ActionParts): PageActions {
     },
     leave: () => p.leave(),
     openBlock: (hit) => {
-      const w = store.data.window;
+      const w = store.data.span;
       const line = w?.lines.find((l) => l.id === w.blockLine[hit.index]);
       if (line) open(line.file, line.line);
     },
@@ -97,10 +97,18 @@ export function pageActions(p: ActionParts): PageActions {
     switchAxis: (axis) => targets.switchAxis(axis),
     switchMode: (mode) => {
       if (mode === store.state.mode) return;
+      const unavailable = store.data.overview?.allocatorUnavailable;
+      store.set({ notice: mode === 'allocator' && unavailable !== undefined ? allocatorNotice(unavailable) : undefined });
+      if (mode === 'allocator' && unavailable !== undefined) {
+        // Not shown: the selector goes back to the blocks, and the status line says why.
+        screen.showMode();
+        screen.windowShown();
+        return;
+      }
       store.update({ mode });
       screen.showMode();
-      // The block window is asked again (the allocator view needs no blocks one by one), then the allocator's.
-      p.refreshWindow();
+      // The block span is asked again (the allocator view needs no blocks one by one), then the allocator's.
+      p.refreshSpan();
       p.allocator.show();
       screen.render();
     },
@@ -138,6 +146,6 @@ export function pageActions(p: ActionParts): PageActions {
 export function momentOfHit(hit: Hit | undefined, store: PageStore): number | undefined {
   if (!hit) return undefined;
   if (hit.kind === 'oom') return store.data.overview?.ooms[hit.index]?.state;
-  if (hit.kind === 'segment' || hit.kind === 'allocatorStep') return store.data.allocatorWindow?.stepState[hit.step];
+  if (hit.kind === 'segment' || hit.kind === 'allocatorStep') return store.data.allocatorSpan?.stepState[hit.step];
   return undefined;
 }

@@ -1,7 +1,6 @@
 /** The snapshot, device and axis selectors above the chart, filled from the host's list. */
-import { formatBytes } from '../../../src/engine/text/format';
-import type { AxisKind } from '../../../src/engine/timeline/types';
-import type { SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import type { AxisKind, SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import { deviceOptionLabel } from './statusText';
 
 export interface SelectElement extends HTMLElement {
   value: string;
@@ -39,7 +38,7 @@ export function fillSelectors(
   const devices = choice?.devices ?? [];
   setOptions(
     el.device,
-    devices.map((d) => ({ value: String(d.device), label: `GPU ${d.device} · ${formatBytes(d.peakBytes)}` })),
+    devices.map((d) => ({ value: String(d.device), label: deviceOptionLabel(d) })),
     String(target?.device ?? ''),
   );
   el.device.hidden = devices.length <= 1;

@@ -1,5 +1,5 @@
 /** Counts behind the pinned block's stack: frames not yet shown and allocator frames skipped. No DOM: tested in Node. */
-import type { BlockDetail } from '../../../src/engine/timeline/types';
+import type { BlockDetail } from '../../../src/protocol/timeline';
 
 /** Frames of the shown stack the detail does not hold yet (the "N more frames" control). */
 export function moreFrames(d: BlockDetail): number {

@@ -3,14 +3,13 @@
  * figures, sortable by column, filtered by file, by text in the stack and by minimum size.
  */
 import { formatBytes } from '../../../src/engine/text/format';
-import type { CellPlaces } from '../../../src/engine/paths/places';
 import { fileLabel, lineLabel, placeOf } from '../../../src/engine/paths/places';
 import { el } from '../../shared/dom';
 import type { TableFilter } from '../state/lineFilter';
 import { compareRows, rowPasses } from '../state/lineFilter';
-import type { LineRow } from '../../../src/protocol/timeline';
+import type { CellPlaces, LineRow } from '../../../src/protocol/timeline';
 import type { SortKey, ViewState } from '../state/state';
-import { TABLE_COLUMNS } from './tableColumns';
+import { TABLE_COLUMNS } from '../state/tableColumns';
 import type { TableHandlers } from './actions';
 import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 

@@ -4,8 +4,7 @@
  * host to run a command, and the status line. The page's actions (pageActions.ts) do what they ask;
  * this module reads events and shows what it is told.
  */
-import type { AxisKind } from '../../../src/engine/timeline/types';
-import type { SnapshotChoice, Target, TimelineCommand } from '../../../src/protocol/timeline';
+import type { AxisKind, SnapshotChoice, Target, TimelineCommand } from '../../../src/protocol/timeline';
 import { byId } from '../../shared/dom';
 import type { ViewState } from '../state/state';
 import type { SelectElement } from './selectors';

@@ -2,28 +2,39 @@
  * Words for what the pointer is on: the tooltip's lines, a block's lifetime, and what a block
  * without a line of the user's is (its bucket of the peak breakdown). No DOM: tested in Node.
  */
-import type { PeakBucketKind } from '../../../src/engine/analysis/peakBreakdown';
 import { bucketKindName, describeBucket, PEAK_BUCKET_KINDS } from '../../../src/engine/analysis/peakBreakdown';
 import { FIGURE, lineFigure } from '../../../src/engine/analysis/lineFigures';
-import type { LineRow } from '../../../src/protocol/timeline';
-import { formatBytes } from '../../../src/engine/text/format';
-import type { BlockDetail, TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
+import type { BlockDetail, LineRow, PeakBucketKind, TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
+import { formatBytes, formatCount } from '../../../src/engine/text/format';
 import type { Hit } from '../drawing/hit';
 import { lineLabel } from '../../../src/engine/paths/places';
 import { formatDuration } from '../drawing/ticks';
 import { BEFORE_TRACE, BEFORE_WINDOW } from '../../../src/engine/analysis/replay';
 
-const count = (n: number) => n.toLocaleString('en-US');
 
-/** "event 1,234" or "the start" for a state (state s follows event s - 1). */
-export function stateLabel(state: number): string {
-  return state === 0 ? 'before the first event' : `after event ${count(state - 1)}`;
+/**
+ * The index in the recording of the loaded trace's first event: a window's first (the file's
+ * numbering is the one every view uses), else 0.
+ */
+export function firstEventOf(overview: Pick<TimelineOverview, 'window'>): number {
+  return overview.window?.firstEvent ?? 0;
+}
+
+/**
+ * "after event 1,234" for a state (state s follows event s - 1 of the loaded trace), the event named as
+ * the recording numbers it (`first`: `firstEventOf`); state 0 is before the first event, or when a
+ * window opens.
+ */
+export function stateLabel(state: number, first = 0): string {
+  if (state === 0) return first > 0 ? 'when the window opens' : 'before the first event';
+  return `after event ${formatCount(first + state - 1)}`;
 }
 
 export function lifetime(d: BlockDetail, overview: TimelineOverview): string {
   const origin = overview.axis.kind === 'time' ? overview.axis.start : undefined;
+  const first = firstEventOf(overview);
   const at = (event: number, time: number | undefined) =>
-    `event ${count(event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
+    `event ${formatCount(first + event)}${time !== undefined && origin !== undefined ? ` (+${formatDuration(time - origin)})` : ''}`;
   const born = d.allocEvent >= 0 ? `allocated at ${at(d.allocEvent, d.allocTimeUs)}` : d.allocEvent === BEFORE_WINDOW ? 'allocated before the loaded window' : 'allocated before recording began';
   const died = d.freeEvent >= 0 ? `freed at ${at(d.freeEvent, d.freeTimeUs)}` : 'still allocated at the end';
   const span = d.allocTimeUs !== undefined && d.freeTimeUs !== undefined ? `, alive ${formatDuration(d.freeTimeUs - d.allocTimeUs)}` : '';
@@ -52,8 +63,8 @@ export function unattributedLabel(detail: BlockDetail | undefined): string {
   return describeBucket('noFrames', '');
 }
 
-/** Whether every number a tooltip would print for this hit is there and finite (a hit from an older window is not). */
-function fits(hit: Hit, w: TimelineWindow): boolean {
+/** Whether every number a tooltip would print for this hit is there and finite (a hit from an older span is not). */
+function fits(hit: Hit, w: TimelineSpan): boolean {
   const finite = (...values: (number | undefined)[]) => values.every((v) => v !== undefined && Number.isFinite(v));
   switch (hit.kind) {
     case 'block':
@@ -71,7 +82,7 @@ function fits(hit: Hit, w: TimelineWindow): boolean {
 /** Tooltip lines for a hit; `detail` adds the stack once the host has sent it, `rowOf` a line's figures (the lines table's rows). */
 export function tooltipLines(
   hit: Hit,
-  w: TimelineWindow | undefined,
+  w: TimelineSpan | undefined,
   overview: TimelineOverview,
   detail: BlockDetail | undefined,
   rowOf: (lineId: number) => LineRow | undefined = () => undefined,
@@ -102,7 +113,7 @@ export function tooltipLines(
       return w
         ? [
             `${formatBytes(w.rest[hit.step])} in smaller blocks, merged`,
-            `of ${formatBytes(w.envelope[hit.step])} allocated ${stateLabel(w.stepState[hit.step])}`,
+            `of ${formatBytes(w.envelope[hit.step])} allocated ${stateLabel(w.stepState[hit.step], firstEventOf(overview))}`,
             'Zoom in to see them one by one',
           ]
         : [];
@@ -115,14 +126,14 @@ export function tooltipLines(
         : [];
     case 'peak': {
       const p = overview.peak;
-      return [`Peak: ${formatBytes(p.bytes)} ${stateLabel(p.state)}`, p.line ? `reached by ${lineLabel(p.line.file, p.line.line, overview.places)}` : ''];
+      return [`Peak: ${formatBytes(p.bytes)} ${stateLabel(p.state, firstEventOf(overview))}`, p.line ? `reached by ${lineLabel(p.line.file, p.line.line, overview.places)}` : ''];
     }
     case 'finding':
       return [hit.marker.title, hit.marker.message];
     case 'oom': {
       const o = overview.ooms[hit.index];
       return [
-        `Out of memory ${stateLabel(o.state)}`,
+        `Out of memory ${stateLabel(o.state, firstEventOf(overview))}`,
         `requested ${formatBytes(o.requestedBytes)}${o.deviceFreeBytes !== undefined ? `, ${formatBytes(o.deviceFreeBytes)} free on the device` : ''}`,
         o.line ? `at ${lineLabel(o.line.file, o.line.line, overview.places)}` : '',
       ];

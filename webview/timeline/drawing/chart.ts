@@ -1,5 +1,5 @@
 /**
- * The main plot: a canvas drawing one level-of-detail window in layers (layers/: the y grid, the
+ * The main plot: a canvas drawing one level-of-detail span in layers (layers/: the y grid, the
  * merged rest, the blocks, the allocated, reserved and measured lines, the outlines of the hovered
  * and pinned blocks, the peak, OOM and finding markers, the segment releases, the annotation lanes,
  * the x axis), then the layers' labels placed together; scaled for devicePixelRatio; and hit testing
@@ -110,12 +110,12 @@ export class Chart {
     const { ctx, canvas } = this;
     const dpr = window.devicePixelRatio || 1;
     const { overview, viewport } = scene;
-    const w = scene.window && scene.window.axis === overview.axis.kind ? scene.window : undefined;
+    const w = scene.span && scene.span.axis === overview.axis.kind ? scene.span : undefined;
     const allocator = scene.mode === 'allocator';
     const plot = layoutPlot(canvas, dpr, overview, w, viewport, scene.yRange, allocator ? allocatorYMax(scene.allocator, viewport.x0, viewport.x1) : 0);
     this.plot = plot;
     const labels: Label[] = [];
-    const layerFrame: LayerFrame = { ctx, scene, window: w, theme, plot, scales: scalesOf(plot), labels };
+    const layerFrame: LayerFrame = { ctx, scene, span: w, theme, plot, scales: scalesOf(plot), labels };
 
     ctx.save();
     paintBackground(ctx, theme);
@@ -131,7 +131,7 @@ export class Chart {
     const drawnLabels = drawLabels(ctx, labels, plot);
     ctx.restore();
 
-    this.frame = { plot, overview, window: w, findingSpots: this.findings.spots };
+    this.frame = { plot, overview, span: w, findingSpots: this.findings.spots };
     if (allocator) this.blocks.drawn = { rects: 0, drawnRecords: [], drawnColors: [], drawnBuckets: [] };
     else this.segments.drawn = { rects: 0, addresses: [], colors: [] };
     return {
@@ -169,7 +169,7 @@ export class Chart {
    * markers, with the block's height there in CSS pixels; undefined when it is not on screen.
    */
   pointOf(record: number): { x: number; y: number; height: number } | undefined {
-    const w = this.scene?.window;
+    const w = this.scene?.span;
     return this.frame && w ? pointOfRecord(this.frame, w, record) : undefined;
   }
 

@@ -2,24 +2,25 @@
  * What is under a point of the chart, and where a block can be pointed at: pure geometry over the
  * last frame's plot, scene and finding spots (no drawing).
  */
-import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
+import type { TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
 import type { Hit } from './hit';
 import type { FindingSpot } from './layers/markersLayer';
 import type { Plot } from './plot';
-import { blockOffsetAt, indexOfRecord, LANE_HEIGHT, runEndStep, scalesOf } from './plot';
+import { indexOfRecord, LANE_HEIGHT, scalesOf } from './plot';
+import { blockRuns, offsetAt, runEnd } from './runs';
 
 /** What the last frame drew, as hit testing needs it. */
 export interface DrawnFrame {
   readonly plot: Plot;
   readonly overview: TimelineOverview;
-  /** The window drawn (undefined when it was for another axis). */
-  readonly window: TimelineWindow | undefined;
+  /** The span drawn (undefined when it was for another axis). */
+  readonly span: TimelineSpan | undefined;
   readonly findingSpots: readonly FindingSpot[];
 }
 
 /** What is under a point given in CSS pixels relative to the canvas. */
 export function hitTest(frame: DrawnFrame, cssX: number, cssY: number): Hit | undefined {
-  const { plot, overview, window: w } = frame;
+  const { plot, overview, span: w } = frame;
   const x = cssX * plot.dpr;
   const y = cssY * plot.dpr;
   const toX = (p: number) => plot.x0 + ((p - plot.left) / plot.width) * (plot.x1 - plot.x0);
@@ -57,9 +58,10 @@ export function hitTest(frame: DrawnFrame, cssX: number, cssY: number): Hit | un
   // thinner than a pixel can still be pointed at).
   const rowBytes = (plot.yMax - plot.yMin) / plot.height;
   let best = -1;
+  const runs = blockRuns(w);
   for (let j = 0; j < w.blockRecord.length; j++) {
     if (step < w.blockFirstStep[j] || step > w.blockLastStep[j]) continue;
-    const offset = blockOffsetAt(w, j, step);
+    const offset = offsetAt(runs, j, step);
     const end = offset + w.blockSize[j];
     if (bytes >= offset && bytes < end) {
       best = j;
@@ -70,7 +72,7 @@ export function hitTest(frame: DrawnFrame, cssX: number, cssY: number): Hit | un
   if (best >= 0) return { kind: 'block', index: best, record: w.blockRecord[best], step };
   if (Math.abs(sx(overview.peak.x) - x) <= near) return { kind: 'peak' };
   if (bytes < w.envelope[step]) return { kind: 'rest', step };
-  if (bytes < w.reserved[step]) return { kind: 'reserved', step };
+  if (overview.reservedUnknown === undefined && bytes < w.reserved[step]) return { kind: 'reserved', step };
   return undefined;
 }
 
@@ -79,8 +81,8 @@ export function hitTest(frame: DrawnFrame, cssX: number, cssY: number): Hit | un
  * markers and the findings, with the block's height there in CSS pixels; undefined when it is not on screen.
  */
 export function pointOfRecord(
-  frame: Omit<DrawnFrame, 'window'>,
-  w: TimelineWindow,
+  frame: Omit<DrawnFrame, 'span'>,
+  w: TimelineSpan,
   record: number,
 ): { x: number; y: number; height: number } | undefined {
   const { plot, overview } = frame;
@@ -89,9 +91,10 @@ export function pointOfRecord(
   const { sx } = scalesOf(plot);
   const markers = [overview.peak.x, ...overview.ooms.map((o) => o.x)].map(sx);
   const height = (w.blockSize[j] / (plot.yMax - plot.yMin)) * plot.height;
+  const runs = blockRuns(w);
   for (let k = w.blockRunStart[j]; k < w.blockRunStart[j + 1]; k++) {
     const a = Math.max(plot.left, sx(w.stepX[w.runStep[k]]));
-    const b = Math.min(plot.left + plot.width, sx(w.stepX[runEndStep(w, j, k)]));
+    const b = Math.min(plot.left + plot.width, sx(w.stepX[runEnd(runs, j, k)]));
     if (b - a < 4 * plot.dpr) continue;
     for (const f of [0.5, 0.3, 0.7, 0.15, 0.85]) {
       const x = a + (b - a) * f;

@@ -1,5 +1,5 @@
-/** What the pointer is on in the chart (indices into the window the chart drew last). */
-import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
+/** What the pointer is on in the chart (indices into the span the chart drew last). */
+import type { FindingMarker } from '../../../src/protocol/timeline';
 
 export type Hit =
   | { readonly kind: 'block'; readonly index: number; readonly record: number; readonly step: number }
@@ -10,6 +10,6 @@ export type Hit =
   | { readonly kind: 'oom'; readonly index: number }
   | { readonly kind: 'finding'; readonly marker: FindingMarker }
   | { readonly kind: 'release'; readonly index: number }
-  /** The allocator view: a segment (its index in the allocator window) at a step, or a step with no segment under the pointer. */
+  /** The allocator view: a segment (its index in the allocator span) at a step, or a step with no segment under the pointer. */
   | { readonly kind: 'segment'; readonly index: number; readonly step: number }
   | { readonly kind: 'allocatorStep'; readonly step: number };

@@ -1,9 +1,9 @@
 /**
  * The overview strip under the chart: the whole device's allocated and reserved memory, with the
- * visible window as a brush. Drag the brush to pan, drag elsewhere to choose a new window, click
- * to centre the window there.
+ * visible span as a brush. Drag the brush to pan, drag elsewhere to choose a new span, click
+ * to centre the span there.
  */
-import type { TimelineOverview } from '../../../src/engine/timeline/types';
+import type { TimelineOverview } from '../../../src/protocol/timeline';
 import { fitToDisplay, paintBackground } from './canvas';
 import type { Theme } from './theme';
 import type { Viewport } from '../state/viewport';
@@ -19,7 +19,7 @@ export class Minimap {
 
   constructor(
     readonly canvas: HTMLCanvasElement,
-    /** Called with the window the user chose (`final` when the pointer is released). */
+    /** Called with the span the user chose (`final` when the pointer is released). */
     private readonly onChoose: (viewport: Viewport, final: boolean) => void,
   ) {
     const ctx = canvas.getContext('2d', { alpha: false });
@@ -89,20 +89,23 @@ export class Minimap {
     }
     ctx.fill();
     ctx.globalAlpha = 1;
-    ctx.strokeStyle = theme.reserved;
-    ctx.lineWidth = dpr;
-    ctx.beginPath();
-    for (let i = 0; i < s.stepState.length; i++) {
-      const y = Math.round(sy(s.reserved[i])) + 0.5;
-      if (i === 0) ctx.moveTo(sx(s.stepX[i]), y);
-      else ctx.lineTo(sx(s.stepX[i]), y);
-      ctx.lineTo(sx(s.stepX[i + 1]), y);
+    // Where the snapshot does not record reserved memory, no line claims a figure for it.
+    if (overview.reservedUnknown === undefined) {
+      ctx.strokeStyle = theme.reserved;
+      ctx.lineWidth = dpr;
+      ctx.beginPath();
+      for (let i = 0; i < s.stepState.length; i++) {
+        const y = Math.round(sy(s.reserved[i])) + 0.5;
+        if (i === 0) ctx.moveTo(sx(s.stepX[i]), y);
+        else ctx.lineTo(sx(s.stepX[i]), y);
+        ctx.lineTo(sx(s.stepX[i + 1]), y);
+      }
+      ctx.stroke();
     }
-    ctx.stroke();
     ctx.fillStyle = theme.oom;
     for (const o of overview.ooms) ctx.fillRect(Math.round(sx(o.x)) - dpr, top, 2 * dpr, height);
 
-    // The brush: the visible window, the rest shaded.
+    // The brush: the visible span, the rest shaded.
     const a = Math.round(sx(viewport.x0));
     const b = Math.max(a + 2 * dpr, Math.round(sx(viewport.x1)));
     ctx.globalAlpha = 0.45;
@@ -138,7 +141,7 @@ export class Minimap {
       this.onChoose(this.windowFor(d, e.offsetX), true);
       return;
     }
-    // A click: centre the current window there.
+    // A click: centre the current span there.
     const half = (d.start.x1 - d.start.x0) / 2;
     const at = this.domainX(e.offsetX);
     this.onChoose({ x0: at - half, x1: at + half }, true);

@@ -1,9 +1,9 @@
 /**
  * The chart's geometry: where the plot sits on the canvas, the bytes range of its y axis, and the
- * conversions between axis x, bytes and device pixels; plus the look-ups into a window's blocks
+ * conversions between axis x, bytes and device pixels; plus the look-ups into a span's blocks
  * that drawing and hit testing share.
  */
-import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
+import type { TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
 import type { Viewport } from '../state/viewport';
 
 export const MAX_LANES = 4;
@@ -52,10 +52,10 @@ export function layoutPlot(
   canvas: { readonly width: number; readonly height: number },
   dpr: number,
   overview: TimelineOverview,
-  w: TimelineWindow | undefined,
+  w: TimelineSpan | undefined,
   viewport: Viewport,
   yRange: { readonly min: number; readonly max: number } | undefined,
-  /** Bytes the y axis must reach besides the window's (the allocator view's reserved memory). */
+  /** Bytes the y axis must reach besides the span's (the allocator view's reserved memory). */
   alsoMax = 0,
 ): Plot {
   const lanes = laneCount(overview);
@@ -83,29 +83,7 @@ export function layoutPlot(
   return { dpr, left, top, width, height, x0: viewport.x0, x1: viewport.x1, yMin, yMax, lanesTop };
 }
 
-/** Index of the last run of block j starting at or before `step`. */
-function runAt(w: TimelineWindow, j: number, step: number): number {
-  let lo = w.blockRunStart[j];
-  let hi = w.blockRunStart[j + 1] - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (w.runStep[mid] <= step) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-/** Bottom offset (bytes) of block j at `step`. */
-export function blockOffsetAt(w: TimelineWindow, j: number, step: number): number {
-  return w.runOffset[runAt(w, j, step)];
-}
-
-/** The step after run k of block j ends (the next run's step, else one past the block's last). */
-export function runEndStep(w: TimelineWindow, j: number, k: number): number {
-  return k + 1 < w.blockRunStart[j + 1] ? w.runStep[k + 1] : w.blockLastStep[j] + 1;
-}
-
-export function indexOfRecord(w: TimelineWindow, record: number): number {
+export function indexOfRecord(w: TimelineSpan, record: number): number {
   for (let j = 0; j < w.blockRecord.length; j++) if (w.blockRecord[j] === record) return j;
   return -1;
 }

@@ -4,8 +4,7 @@
  * blocks empty, the rounding waste of each block hatched, the blocks the answer left out hatched grey.
  * Where each goes is segmentMapLayout.ts.
  */
-import type { SegmentMapBlock } from '../../../src/engine/allocator/segmentMap';
-import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
+import type { SegmentMapBlock, SegmentMapView } from '../../../src/protocol/timeline';
 import { fitToDisplay } from './canvas';
 import { mixColors } from './colorMix';
 import type { MapLayout, MapRect } from './segmentMapLayout';

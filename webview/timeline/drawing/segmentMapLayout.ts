@@ -5,7 +5,7 @@
  * its width in proportion to their sizes. An allocated block is its bytes asked for, then its rounding
  * waste (size - requested size); a segment's blocks the answer left out are one "unlisted" stretch.
  */
-import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
+import type { SegmentMapView } from '../../../src/protocol/timeline';
 
 export type MapPart = 'allocated' | 'waste' | 'pendingFree' | 'free' | 'unlisted';
 

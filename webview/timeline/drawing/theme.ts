@@ -2,7 +2,7 @@
  * The chart's colours, read from VS Code's theme variables (our contributed colours included)
  * and read again when the theme changes (VS Code swaps the body's classes).
  */
-import type { PeakBucketKind } from '../../../src/engine/analysis/peakBreakdown';
+import type { PeakBucketKind } from '../../../src/protocol/timeline';
 import { PALETTE_SIZE } from '../../../src/engine/timeline/colors';
 
 export interface Theme {

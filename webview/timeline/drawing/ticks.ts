@@ -1,3 +1,4 @@
+import { formatAxisBytes, formatCount } from '../../../src/engine/text/format';
 /** Axis ticks and labels: bytes in binary units, event counts, and wall time relative to the start. */
 
 export interface Tick {
@@ -13,39 +14,35 @@ function niceDecimalStep(span: number, count: number): number {
   return 10 * power;
 }
 
-const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
-/** A byte count in the largest binary unit it fills, without trailing zeros: 768 MiB, 1.25 GiB. */
-export function binaryLabel(bytes: number): string {
-  if (bytes === 0) return '0';
-  const k = Math.max(0, Math.min(BINARY_UNITS.length - 1, Math.floor(Math.log2(bytes) / 10)));
-  return `${+(bytes / Math.pow(1024, k)).toFixed(2)} ${BINARY_UNITS[k]}`;
-}
-
 /** Byte ticks every power of two (256 MiB, 512 MiB, 1 GiB, ...): about `count` intervals over [min, max]. */
 export function byteTicks(min: number, max: number, count: number): Tick[] {
-  if (!(max > min)) return [{ value: min, label: binaryLabel(min) }];
+  if (!(max > min)) return [{ value: min, label: formatAxisBytes(min) }];
   const raw = (max - min) / Math.max(1, count);
   const step = Math.pow(2, Math.max(0, Math.ceil(Math.log2(raw))));
   const ticks: Tick[] = [];
-  for (let v = Math.ceil(min / step) * step; v <= max; v += step) ticks.push({ value: v, label: binaryLabel(v) });
+  for (let v = Math.ceil(min / step) * step; v <= max; v += step) ticks.push({ value: v, label: formatAxisBytes(v) });
   return ticks;
 }
 
-function compactCount(n: number): string {
+/** "12k", "1.385M": with the decimals the tick step needs, so that no two ticks read the same. */
+function compactCount(n: number, step: number): string {
   const a = Math.abs(n);
-  if (a >= 1e6) return `${+(n / 1e6).toFixed(a >= 1e7 ? 1 : 2)}M`;
-  if (a >= 1e3) return `${+(n / 1e3).toFixed(a >= 1e4 ? 0 : 1)}k`;
-  return String(Math.round(n));
+  const [unit, suffix] = a >= 1e6 ? [1e6, 'M'] : a >= 1e3 ? [1e3, 'k'] : [1, ''];
+  const decimals = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9), a >= 10 * unit ? 0 : 1));
+  return `${+(n / unit).toFixed(decimals)}${suffix}`;
 }
 
-/** Ticks on the event axis (x = state index; labelled by event number). */
-export function eventTicks(x0: number, x1: number, count: number): Tick[] {
+/**
+ * Ticks on the event axis (x = state index; labelled by event number), numbered as the recording
+ * numbers its events: a loaded window's x = 0 is the recording's event `first`, and the ticks fall
+ * on round numbers of the recording.
+ */
+export function eventTicks(x0: number, x1: number, count: number, first = 0): Tick[] {
   const step = Math.max(1, niceDecimalStep(x1 - x0, count));
   const ticks: Tick[] = [];
   // Compact labels (12k) only when the step is round enough for them not to repeat.
-  const label = (v: number) => (step >= 1000 || v < 1000 ? compactCount(v) : v.toLocaleString('en-US'));
-  for (let v = Math.ceil(x0 / step) * step; v <= x1; v += step) ticks.push({ value: v, label: label(v) });
+  const label = (v: number) => (step >= 1000 || v < 1000 ? compactCount(v, step) : formatCount(v));
+  for (let v = Math.ceil((x0 + first) / step) * step; v <= x1 + first; v += step) ticks.push({ value: v - first, label: label(v) });
   return ticks;
 }
 

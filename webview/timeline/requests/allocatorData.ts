@@ -1,6 +1,6 @@
 /**
- * The allocator view's data: for each block window that arrives, the allocator's window over the same
- * range and columns (so their steps agree; one request in flight, the latest window asked for when it
+ * The allocator view's data: for each block span that arrives, the allocator's span over the same
+ * range and columns (so their steps agree; one request in flight, the latest span asked for when it
  * answers); once per target, the self-check and the recorded OOMs explained; and the segment map at
  * the chosen moment. Asked only while the view shows the allocator. Answers go into the store.
  */
@@ -10,7 +10,7 @@ import { targetKey } from '../state/store';
 import type { PageStore } from '../state/store';
 import type { Requests } from './requests';
 
-/** Segments sent one by one per window (the rest fills the room under the reserved line). */
+/** Segments sent one by one per span (the rest fills the room under the reserved line). */
 export const SEGMENT_BUDGET = 2_000;
 
 export interface AllocatorParts {
@@ -22,7 +22,7 @@ export interface AllocatorParts {
 
 export class AllocatorData {
   private inFlight = false;
-  /** The window asked for last that has no allocator window (a device without a trace): not asked again. */
+  /** The span asked for last that has no allocator span (a device without a trace): not asked again. */
   private empty: string | undefined;
   /** The target whose facts were asked for (a new target asks again). */
   private factsAsked: string | undefined;
@@ -45,11 +45,11 @@ export class AllocatorData {
     this.askMap();
   }
 
-  /** A block window is in the store: the allocator's window over the same range, unless it is there or on its way. */
+  /** A block span is in the store: the allocator's span over the same range, unless it is there or on its way. */
   windowArrived(): void {
     const { store, plot, requests } = this.parts;
     if (!this.active || this.inFlight) return;
-    const { target, window: w, allocatorWindow: have } = store.data;
+    const { target, span: w, allocatorSpan: have } = store.data;
     if (!target || !w) return;
     if (have && have.axis === w.axis && have.x0 === w.x0 && have.x1 === w.x1 && have.columns === w.columns) return;
     const key = `${targetKey(target)}|${w.axis}|${w.x0}|${w.x1}|${w.columns}`;
@@ -64,7 +64,7 @@ export class AllocatorData {
     this.inFlight = true;
     requests.ask(
       {
-        type: 'allocatorWindow',
+        type: 'allocatorSpan',
         target,
         request: { axis: w.axis, x0: w.x0, x1: w.x1, columns: w.columns, budget: SEGMENT_BUDGET, offsetQuantum: Number.isFinite(quantum) ? quantum : 0 },
       },
@@ -74,8 +74,8 @@ export class AllocatorData {
           this.inFlight = false;
         },
         answered: (m) => {
-          store.set({ allocatorWindow: m.window });
-          if (!m.window) {
+          store.set({ allocatorSpan: m.span });
+          if (!m.span) {
             this.empty = key;
             this.parts.screen.setStatus('This device has no trace: the allocator cannot be replayed.');
           }

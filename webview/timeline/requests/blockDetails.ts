@@ -2,8 +2,7 @@
  * The details of the blocks the page has asked about (hovered or pinned): asked for once per
  * record, again with the whole stack for "N more frames", and forgotten when the target changes.
  */
-import type { BlockDetail } from '../../../src/engine/timeline/types';
-import type { Target } from '../../../src/protocol/timeline';
+import type { BlockDetail, Target } from '../../../src/protocol/timeline';
 import type { Requests } from './requests';
 
 export class BlockDetails {

@@ -2,7 +2,7 @@
  * The page's requests to the host: each gets an id its answer echoes, and a test of whether the
  * page still wants it (the snapshot, device or axis it was asked for is still the one shown). An
  * answer nobody wants any more is dropped (its `stale` callback runs); an `error` answer goes to
- * `failed`. No DOM: the parts that ask (targetData, windowFetch, blockDetails) give the callbacks.
+ * `failed`. No DOM: the parts that ask (targetData, spanFetch, blockDetails) give the callbacks.
  */
 import type { HostToTimeline, TimelineRequest } from '../../../src/protocol/timeline';
 

@@ -2,27 +2,27 @@
  * The data of the target shown (a snapshot's device), asked for when the target changes: the host
  * lists the snapshots, the user picks a snapshot, device or axis, the host asks to show a line.
  * Per target: the lines table's rows and the stack filter's lines; per axis: the overview and the
- * advisor's findings; once the overview is here, the window (windowFetch.ts) and the pinned block
+ * advisor's findings; once the overview is here, the span (spanFetch.ts) and the pinned block
  * (blockDetails.ts). Every answer goes into the store, then to the screen.
  *
  * A new request for data of the target or of its axis: add it to `askTarget` or `askAxis`, its
  * answer as a field of PageData (state/store.ts), which `forgetTarget`/`forgetAxis` clear.
  */
-import type { AxisKind, LineBlocks, TimelineOverview } from '../../../src/engine/timeline/types';
-import type { LineRow, SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import type { AxisKind, LineBlocks, LineRow, SnapshotChoice, Target, TimelineOverview } from '../../../src/protocol/timeline';
 import { distinctLineColors } from '../drawing/lineColors';
 import type { Screen } from '../parts';
+import { allocatorNotice } from '../state/notice';
 import type { PageStore } from '../state/store';
 import { onFocusBlocks, onSnapshots, onTarget } from '../state/transitions';
 import type { AllocatorData } from './allocatorData';
 import type { BlockDetails } from './blockDetails';
 import type { Requests } from './requests';
-import type { WindowFetcher } from './windowFetch';
+import type { SpanFetcher } from './spanFetch';
 
 export interface TargetParts {
   readonly requests: Requests;
   readonly store: PageStore;
-  readonly windows: WindowFetcher;
+  readonly spans: SpanFetcher;
   readonly details: BlockDetails;
   readonly allocator: Pick<AllocatorData, 'show'>;
   readonly screen: Screen;
@@ -102,7 +102,7 @@ export class TargetData {
   switchAxis(axis: AxisKind): void {
     const { store, screen } = this.parts;
     if (axis === store.state.axis) return;
-    const { window: w, viewport: v, overview } = store.data;
+    const { span: w, viewport: v, overview } = store.data;
     let states: [number, number] | undefined;
     if (w && v && w.stepState.length > 0 && (v.x0 > (overview?.axis.start ?? 0) || v.x1 < (overview?.axis.end ?? 0))) {
       states = [w.stepFirst[0], w.stepLast[w.stepLast.length - 1]];
@@ -184,13 +184,13 @@ export class TargetData {
 
   /** Selects a line, pins its first (named or largest) block and zooms to that block's lifetime. */
   private focusBlocks(blocks: LineBlocks): void {
-    const { store, screen, windows } = this.parts;
+    const { store, screen, spans } = this.parts;
     const first = blocks.blocks[0];
     store.apply(onFocusBlocks(store.state, blocks));
     screen.renderTable();
     if (!first || !store.data.target) return;
     this.askBlock(first.record);
-    windows.send({ states: [first.firstState, first.lastState] });
+    spans.send({ states: [first.firstState, first.lastState] });
   }
 
   /** The data of the target on any axis: the lines table's rows (in distinct colours) and the stack filter's lines. */
@@ -234,8 +234,14 @@ export class TargetData {
 
   /** The overview is here: the saved viewport (else the whole axis), the pinned block, then the window. */
   private overviewArrived(overview: TimelineOverview): void {
-    const { store, windows, screen } = this.parts;
+    const { store, spans, screen } = this.parts;
     store.set({ overview });
+    // Show: Allocator where it cannot be shown: the blocks instead, and the status line says why.
+    if (overview.allocatorUnavailable !== undefined && store.state.mode === 'allocator') {
+      store.update({ mode: 'blocks' });
+      store.set({ notice: allocatorNotice(overview.allocatorUnavailable) });
+      screen.showMode();
+    }
     const { x0, x1 } = store.state;
     store.moveViewport(x0 !== undefined && x1 !== undefined ? { x0, x1 } : { x0: overview.axis.start, x1: overview.axis.end });
     if (store.state.pinnedRecord !== undefined) this.askBlock(store.state.pinnedRecord);
@@ -244,8 +250,8 @@ export class TargetData {
     this.pendingLine = undefined;
     this.pendingStates = undefined;
     if (line) this.focusBlocks(line);
-    else if (states) windows.send({ states, statesMargin: 0 });
-    else windows.request();
+    else if (states) spans.send({ states, statesMargin: 0 });
+    else spans.request();
     // The overview names the notebook cells of the recorded files: the table names its lines by them.
     if (overview.places) screen.renderTable();
     screen.render();

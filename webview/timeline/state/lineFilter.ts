@@ -1,6 +1,5 @@
 /** Which rows of the lines table show, and in what order (pure, unit-tested). */
-import type { LineRow } from '../../../src/protocol/timeline';
-import type { CellPlaces } from '../../../src/engine/paths/places';
+import type { CellPlaces, LineRow } from '../../../src/protocol/timeline';
 import { lineLabel, placeOf } from '../../../src/engine/paths/places';
 import type { SortKey } from './state';
 import { FIGURE } from '../../../src/engine/analysis/lineFigures';

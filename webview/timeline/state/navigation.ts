@@ -1,5 +1,5 @@
 /**
- * Moving what the chart shows: the x window (zoom, pan, reset, a window chosen on the minimap) and
+ * Moving what the chart shows: the x span (zoom, pan, reset, a span chosen on the minimap) and
  * the y range (memory zoom). Each move is kept in the store, redraws the summary at hand at once
  * and asks for the new one.
  */
@@ -11,8 +11,8 @@ import { estimateYMax, pan, zoom, zoomYRange } from './viewport';
 export interface NavigationParts {
   readonly store: PageStore;
   readonly screen: Pick<Screen, 'render'>;
-  /** Asks for the viewport's window summary (`refresh`: again, though the viewport did not move). */
-  requestWindow(refresh?: boolean): void;
+  /** Asks for the viewport's span summary (`refresh`: again, though the viewport did not move). */
+  requestSpan(refresh?: boolean): void;
   /** The y range of the frame drawn last, in bytes. */
   drawnYRange(): { min: number; max: number } | undefined;
 }
@@ -20,11 +20,11 @@ export interface NavigationParts {
 export class Navigation {
   constructor(private readonly parts: NavigationParts) {}
 
-  /** Moves the window, redraws the summary at hand at once, and asks for the new one. */
+  /** Moves the span, redraws the summary at hand at once, and asks for the new one. */
   setViewport(v: Viewport): void {
     if (!this.parts.store.moveViewport(v)) return;
     this.parts.screen.render();
-    this.parts.requestWindow();
+    this.parts.requestSpan();
   }
 
   currentViewport(): Viewport | undefined {
@@ -59,6 +59,6 @@ export class Navigation {
     const range = zoomYRange(current, factor, anchor, estimateYMax(store.data.overview, store.data.viewport));
     store.update({ y0: range?.min, y1: range?.max });
     screen.render();
-    this.parts.requestWindow(true);
+    this.parts.requestSpan(true);
   }
 }

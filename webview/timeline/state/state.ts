@@ -3,9 +3,9 @@
  * hidden): where the user looked, what they selected, how the table is filtered and sorted.
  * Data never goes here: the host sends it again.
  */
-import type { AxisKind } from '../../../src/engine/timeline/types';
-import type { TableFigure } from '../controls/tableColumns';
-import { TABLE_FIGURES } from '../controls/tableColumns';
+import type { AxisKind } from '../../../src/protocol/timeline';
+import type { TableFigure } from './tableColumns';
+import { TABLE_FIGURES } from './tableColumns';
 import { FIGURE } from '../../../src/engine/analysis/lineFigures';
 
 export type SortKey = 'line' | TableFigure;
@@ -22,7 +22,7 @@ export interface ViewState {
   readonly mode: ViewMode;
   /** The allocator view's chosen moment (a state: the memory right after event moment - 1), whose segment map is shown. */
   readonly moment: number | undefined;
-  /** The visible x window; undefined shows everything. */
+  /** The visible x span; undefined shows everything. */
   readonly x0: number | undefined;
   readonly x1: number | undefined;
   /** The y range in bytes; undefined fits it to the window. */
@@ -79,7 +79,7 @@ export function restoreState(saved: unknown): ViewState {
   const s = saved as Record<string, unknown>;
   const x0 = num(s.x0);
   const x1 = num(s.x1);
-  const window = x0 !== undefined && x1 !== undefined && x1 > x0;
+  const ranged = x0 !== undefined && x1 !== undefined && x1 > x0;
   const y0 = num(s.y0);
   const y1 = num(s.y1);
   const yRange = y0 !== undefined && y1 !== undefined && y1 > y0 && y0 >= 0;
@@ -90,8 +90,8 @@ export function restoreState(saved: unknown): ViewState {
     axis: s.axis === 'time' ? 'time' : 'event',
     mode: s.mode === 'allocator' ? 'allocator' : 'blocks',
     moment: nonNegative(int(s.moment)),
-    x0: window ? x0 : undefined,
-    x1: window ? x1 : undefined,
+    x0: ranged ? x0 : undefined,
+    x1: ranged ? x1 : undefined,
     y0: yRange ? y0 : undefined,
     y1: yRange ? y1 : undefined,
     pinnedRecord: int(s.pinnedRecord),

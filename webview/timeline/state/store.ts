@@ -3,11 +3,7 @@
  * data the host sent for the target shown (`PageData`). Every part reads it here and changes it
  * through these methods (the state by the pure transitions of transitions.ts); no DOM, tested in Node.
  */
-import type { SegmentMapView } from '../../../src/engine/session/allocatorStudy';
-import type { AllocatorWindow } from '../../../src/engine/timeline/allocatorWindow';
-import type { FindingMarker } from '../../../src/engine/timeline/findingMarkers';
-import type { TimelineOverview, TimelineWindow } from '../../../src/engine/timeline/types';
-import type { AllocatorFacts, LineRow, SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import type { AllocatorFacts, AllocatorSpan, FindingMarker, LineRow, SegmentMapView, SnapshotChoice, Target, TimelineOverview, TimelineSpan } from '../../../src/protocol/timeline';
 import type { ViewState } from './state';
 import { restoreState } from './state';
 import type { Domain, Viewport } from './viewport';
@@ -20,11 +16,11 @@ export interface PageData {
   /** The snapshot and device shown. */
   readonly target: Target | undefined;
   readonly overview: TimelineOverview | undefined;
-  /** The latest window summary; may be for another viewport while a new one is on its way. */
-  readonly window: TimelineWindow | undefined;
+  /** The latest span summary; may be for another viewport while a new one is on its way. */
+  readonly span: TimelineSpan | undefined;
   /** The advisor's findings on the current axis. */
   readonly findings: readonly FindingMarker[];
-  /** The x window shown; set once the overview is here. */
+  /** The x span shown; set once the overview is here. */
   readonly viewport: Viewport | undefined;
   /** The lines table's rows, in their distinct colours. */
   readonly rows: readonly LineRow[];
@@ -32,16 +28,18 @@ export interface PageData {
   readonly lineColors: ReadonlyMap<number, number>;
   /** The lines whose stacks hold the stack filter's text; undefined: no stack filter. */
   readonly stackIds: ReadonlySet<number> | undefined;
-  /** The allocator view's latest window (for the block window's range and columns; may lag it while a new one is on its way). */
-  readonly allocatorWindow: AllocatorWindow | undefined;
+  /** The allocator view's latest span (for the block span's range and columns; may lag it while a new one is on its way). */
+  readonly allocatorSpan: AllocatorSpan | undefined;
   /** The allocator's self-check and recorded OOMs explained (asked once the allocator view shows the target). */
   readonly allocatorFacts: AllocatorFacts | undefined;
   /** The segment map at the chosen moment (its `event` is the moment - 1). */
   readonly segmentMap: SegmentMapView | undefined;
+  /** Why the view asked for is not shown (Show: Allocator where the overview has `allocatorUnavailable`), for the status line. */
+  readonly notice: string | undefined;
 }
 
 /** The data of one axis of the target: asked again when the axis changes. */
-const NO_AXIS_DATA = { overview: undefined, window: undefined, findings: [], viewport: undefined, allocatorWindow: undefined } as const satisfies Partial<PageData>;
+const NO_AXIS_DATA = { overview: undefined, span: undefined, findings: [], viewport: undefined, allocatorSpan: undefined } as const satisfies Partial<PageData>;
 
 /** The data of one target. */
 const NO_TARGET_DATA = {
@@ -51,6 +49,7 @@ const NO_TARGET_DATA = {
   stackIds: undefined,
   allocatorFacts: undefined,
   segmentMap: undefined,
+  notice: undefined,
 } as const satisfies Partial<PageData>;
 
 const NO_DATA: PageData = { snapshots: [], target: undefined, ...NO_TARGET_DATA };
@@ -131,7 +130,7 @@ export class PageStore {
     return true;
   }
 
-  /** The y range the user set, else undefined (fit to the window). */
+  /** The y range the user set, else undefined (fit to the span). */
   yRange(): { readonly min: number; readonly max: number } | undefined {
     const { y0, y1 } = this.current;
     return y0 !== undefined && y1 !== undefined ? { min: y0, max: y1 } : undefined;

@@ -3,8 +3,7 @@
  * snapshots, when the view moves to another snapshot or device, when a line is focused and when the
  * table is sorted. The store (store.ts) takes what they give; no DOM, so they are tested in Node.
  */
-import type { LineBlocks } from '../../../src/engine/timeline/types';
-import type { SnapshotChoice, Target } from '../../../src/protocol/timeline';
+import type { LineBlocks, SnapshotChoice, Target } from '../../../src/protocol/timeline';
 import type { SortKey, ViewState } from './state';
 
 /**

@@ -1,10 +1,10 @@
-/** The x window the chart shows, how zooming and panning move it inside the domain, and the y range. */
-import type { TimelineOverview } from '../../../src/engine/timeline/types';
+/** The x span the chart shows, how zooming and panning move it inside the domain, and the y range. */
+import type { TimelineOverview } from '../../../src/protocol/timeline';
 
 export interface Domain {
   readonly start: number;
   readonly end: number;
-  /** Narrowest window allowed (a few states on the event axis). */
+  /** Narrowest span allowed (a few states on the event axis). */
   readonly minWidth: number;
 }
 
@@ -13,14 +13,14 @@ export interface Viewport {
   readonly x1: number;
 }
 
-/** The x range of an overview's axis, and the narrowest window: four events, or four states' worth of time. */
+/** The x range of an overview's axis, and the narrowest span: four events, or four states' worth of time. */
 export function domainOf(o: TimelineOverview): Domain {
   const span = o.axis.end - o.axis.start;
   const minWidth = o.axis.kind === 'event' ? Math.min(span, 4) : Math.min(span, Math.max(4, (span / o.axis.states) * 4));
   return { start: o.axis.start, end: o.axis.end, minWidth };
 }
 
-/** Keeps a window inside the domain, at least `minWidth` wide, moving rather than shrinking it. */
+/** Keeps a span inside the domain, at least `minWidth` wide, moving rather than shrinking it. */
 export function clampViewport(v: Viewport, d: Domain): Viewport {
   const full = d.end - d.start;
   let width = Math.min(full, Math.max(d.minWidth, v.x1 - v.x0));
@@ -31,7 +31,7 @@ export function clampViewport(v: Viewport, d: Domain): Viewport {
   return { x0, x1: x0 + width };
 }
 
-/** Zooms by `factor` (> 1 zooms in) keeping the x at `anchor` (0..1 across the window) in place. */
+/** Zooms by `factor` (> 1 zooms in) keeping the x at `anchor` (0..1 across the span) in place. */
 export function zoom(v: Viewport, factor: number, anchor: number, d: Domain): Viewport {
   const width = v.x1 - v.x0;
   const at = v.x0 + width * anchor;
@@ -39,7 +39,7 @@ export function zoom(v: Viewport, factor: number, anchor: number, d: Domain): Vi
   return clampViewport({ x0: at - next * anchor, x1: at - next * anchor + next }, d);
 }
 
-/** Pans by a fraction of the window's width (negative: to the left). */
+/** Pans by a fraction of the span's width (negative: to the left). */
 export function pan(v: Viewport, fraction: number, d: Domain): Viewport {
   const dx = (v.x1 - v.x0) * fraction;
   return clampViewport({ x0: v.x0 + dx, x1: v.x1 + dx }, d);
@@ -52,7 +52,7 @@ export function sameViewport(a: Viewport, b: Viewport): boolean {
 
 /**
  * The y range after zooming `current` by `factor` (> 1 zooms in) keeping the bytes at `anchor`
- * (0 bottom .. 1 top) in place: undefined (fit to the window again) when it shows all of [0, fitted].
+ * (0 bottom .. 1 top) in place: undefined (fit to the span again) when it shows all of [0, fitted].
  */
 export function zoomYRange(current: { min: number; max: number }, factor: number, anchor: number, fitted: number): { min: number; max: number } | undefined {
   const at = current.min + (current.max - current.min) * anchor;

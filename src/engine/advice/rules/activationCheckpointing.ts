@@ -48,7 +48,7 @@ export const activationCheckpointing: AdviceRule = {
       line: first.line,
       title: `Checkpointing candidate: ${formatBytes(first.bytes)} of activations under ${where(first, ctx.places)}`,
       message:
-        `Activations made up ${formatBytes(bytes)} (${formatPercent(bytes, d.peakBytes)}) of the ${formatBytes(d.peakBytes)} peak (event ${d.peakEventIndex}): ` +
+        `Activations made up ${formatBytes(bytes)} (${formatPercent(bytes, d.peakBytes)}) of the ${formatBytes(d.peakBytes)} peak (event ${ctx.eventName(d.peakEventIndex)}): ` +
         `${describe(first)}${nested}` +
         (chain.length > 1 ? ' (nested calls: the figures contain one another and do not add up)' : '') +
         (separate.length > 0 ? `; separately, ${separate.map(describe).join(', ')}` : '') +

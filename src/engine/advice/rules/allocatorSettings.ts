@@ -69,7 +69,7 @@ export const allocatorSettings: AdviceRule = {
           ...(base.oom.file !== null && base.oom.line !== null ? { file: base.oom.file, line: base.oom.line } : {}),
           title: `${setting} avoids the OOM in the replay`,
           message:
-            `Replayed through PyTorch's caching allocator${capacityText}, this trace runs out of memory at event ${base.oom.event}` +
+            `Replayed through PyTorch's caching allocator${capacityText}, this trace runs out of memory at event ${ctx.eventName(base.oom.event)}` +
             `${base.oom.file !== null && base.oom.line !== null ? ` (${where({ file: base.oom.file, line: base.oom.line })})` : ''} with the recorded settings (${base.oom.cause}), ` +
             `and does not with ${best.label}: it then reserves at most ${formatBytes(r.peakReservedBytes)} with ${r.cudaMallocs} cudaMallocs. ` +
             `Set ${setting} before the program starts; \`vram-lens whatif\` shows the prediction for other GPU sizes.`,

@@ -47,6 +47,8 @@ export const fragmentation: AdviceRule = {
   label: 'fragmentation',
   run(ctx) {
     const d = ctx.device;
+    // Without the device's reserved memory recorded, nothing is known of what its cache held.
+    if (d.reservedShortfall !== undefined) return [];
     const cache = cacheAtEnd(ctx);
     const findings: Finding[] = [];
     const cacheNote =
@@ -64,7 +66,7 @@ export const fragmentation: AdviceRule = {
         device: d.device,
         title: `Fragmentation at the OOM: ${formatBytes(gap)} cached but unused`,
         message:
-          `At the out-of-memory event ${oom.eventIndex}, PyTorch had reserved ${formatBytes(d.reserved[oom.eventIndex])} but only ${formatBytes(d.active[oom.eventIndex])} was allocated: ` +
+          `At the out-of-memory event ${ctx.eventName(oom.eventIndex)}, PyTorch had reserved ${formatBytes(d.reserved[oom.eventIndex])} but only ${formatBytes(d.active[oom.eventIndex])} was allocated: ` +
           `${formatBytes(gap)} sat unused in its cache, more than the ${formatBytes(oom.requestedBytes)} requested, yet no single free block was large enough.${cacheNote} ` +
           suggestion(cache),
         evidence: {
@@ -83,7 +85,7 @@ export const fragmentation: AdviceRule = {
     const reservedAtPeak = d.peakEventIndex < 0 ? d.initialReservedBytes : d.reserved[d.peakEventIndex];
     const gap = reservedAtPeak - d.peakBytes;
     if (gap < MIN_GAP_BYTES || gap < MIN_GAP_SHARE * reservedAtPeak) return [];
-    const when = d.peakEventIndex < 0 ? 'when the snapshot was taken' : `at the peak (event ${d.peakEventIndex})`;
+    const when = d.peakEventIndex < 0 ? 'when the snapshot was taken' : `at the peak (event ${ctx.eventName(d.peakEventIndex)})`;
     findings.push({
       rule: 'fragmentation',
       severity: 'information',

@@ -150,7 +150,7 @@ export const growingMemory: AdviceRule = {
         ...at,
         title: `Memory from ${where(at, ctx.places)} grows every iteration and is never freed`,
         message:
-          `${where(at, ctx.places)} allocated ${records.length} blocks (${formatBytes(bytes)}) in ${iterations} separate iterations, from event ${first} to event ${last}, ` +
+          `${where(at, ctx.places)} allocated ${records.length} blocks (${formatBytes(bytes)}) in ${iterations} separate iterations, from event ${ctx.eventName(first)} to event ${ctx.eventName(last)}, ` +
           `and none was freed by the end of the trace, while the rest of each iteration's memory was. This looks like a leak: ` +
           (kept
             ? `${where(kept, ctx.places)} (\`${kept.statement}\`) keeps \`${kept.expression}\` from every iteration; if it is still attached to the autograd graph, ` +

@@ -100,7 +100,7 @@ function avoids(form: InPlaceForm, m: Made, as: 'temporary' | 'replacement'): bo
   return true;
 }
 
-function avoidedWords(form: InPlaceForm): string {
+function avoidedText(form: InPlaceForm): string {
   if (form.kind === 'binary') return `the result of \`${form.statement.replace(/^[^=]*=\s*/, '')}\`, which \`${form.suggestion}\` would write into the old block of ${form.target} instead`;
   if (form.kind === 'update') return 'temporaries of the right-hand side freed within the line or the next, which one fused call would not make';
   return 'temporaries freed within the line or the next and the result that replaced the old value, which in-place calls on the old block would not make';
@@ -265,12 +265,12 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
   const sameSize = g.replacements > 0;
   const offered = form.kind === 'binary' && form.edit !== undefined && verdict.safe && sameSize;
 
-  const peakWords =
+  const peakText =
     d.peakEventIndex < 0
       ? 'The device\'s peak is its state before the first recorded event, which no line changes.'
       : saving > 0
-        ? `Replaying the trace without them lowers the device's peak by ${formatBytes(saving)} (from ${formatBytes(d.peakBytes)} to ${formatBytes(peakAfter)}); the line holds ${formatBytes(lineLive)} at the peak (event ${d.peakEventIndex}), ${counted(lineLiveBlocks, 'block')}.`
-        : `The line holds ${formatBytes(lineLive)} at the device's peak (event ${d.peakEventIndex}), and replaying the trace without them leaves the peak where it is (${formatBytes(d.peakBytes)}): the saving is while the line runs, not at the peak.`;
+        ? `Replaying the trace without them lowers the device's peak by ${formatBytes(saving)} (from ${formatBytes(d.peakBytes)} to ${formatBytes(peakAfter)}); the line holds ${formatBytes(lineLive)} at the peak (event ${ctx.eventName(d.peakEventIndex)}), ${counted(lineLiveBlocks, 'block')}.`
+        : `The line holds ${formatBytes(lineLive)} at the device's peak (event ${ctx.eventName(d.peakEventIndex)}), and replaying the trace without them leaves the peak where it is (${formatBytes(d.peakBytes)}): the saving is while the line runs, not at the peak.`;
   const advice = offered
     ? `${form.target} belongs to this function and nothing else reads its old value, so its memory can be reused: consider \`${form.suggestion}\`.`
     : `Consider \`${form.suggestion}\` where nothing else needs the old value of ${form.target}. No quick fix is offered: ${verdict.safe ? 'the trace shows no result of the size of the old value, so the in-place call might change its shape or element type' : verdict.reason}.`;
@@ -290,8 +290,8 @@ function finding(ctx: AdviceContext, g: Group, at: { file: string; line: number 
         : `\`${form.statement}\` allocates up to ${formatBytes(g.maxInOneExecutionBytes)} per run that an in-place form would not`,
     message:
       `${where(at, ctx.places)} (\`${form.statement}\`) allocated blocks the size of a tensor already live (${made}). ` +
-      `${counted(g.avoided, 'of them is', 'of them are')} ${avoidedWords(form)}: ${formatBytes(g.avoidedBytes)} in all, the largest ${formatBytes(g.largest)}, up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution. ` +
-      `${peakWords} ${advice}`,
+      `${counted(g.avoided, 'of them is', 'of them are')} ${avoidedText(form)}: ${formatBytes(g.avoidedBytes)} in all, the largest ${formatBytes(g.largest)}, up to ${formatBytes(g.maxInOneExecutionBytes)} in one execution. ` +
+      `${peakText} ${advice}`,
     evidence: {
       avoidableCount: g.avoided,
       avoidableBytes: g.avoidedBytes,

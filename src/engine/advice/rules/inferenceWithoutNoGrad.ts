@@ -87,7 +87,7 @@ export const inferenceWithoutNoGrad: AdviceRule = {
       title: `Forward-only run keeps ${formatBytes(bytes)} of activations at the peak`,
       message:
         `This run has forward passes but no backward pass and no optimizer step, yet ${formatBytes(bytes)} (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak) ` +
-        `was live at the peak (event ${d.peakEventIndex}) in blocks made under a module's forward` +
+        `was live at the peak (event ${ctx.eventName(d.peakEventIndex)}) in blocks made under a module's forward` +
         (anchor ? ` (${formatBytes(anchor.bytes)} of them under the call at ${where(anchor, ctx.places)})` : '') +
         `, ${counted(repeatedLines, 'line')} holding the outputs of ${MIN_CALLS_KEPT} or more separate calls at once.${gradEvidence} ` +
         (sourceRead ? `The source shows no torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) on the way to ${where(anchor, ctx.places)}. ` : '') +

@@ -31,7 +31,7 @@ export const mixedPrecision: AdviceRule = {
       ...(entry ? { file: entry.file, line: entry.line } : {}),
       title: `Activations are ${formatPercent(bytes, d.peakBytes)} of the peak; autocast may halve them`,
       message:
-        `${formatBytes(bytes)} of activations (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak, event ${d.peakEventIndex}) were live at the peak` +
+        `${formatBytes(bytes)} of activations (${formatPercent(bytes, d.peakBytes)} of the ${formatBytes(d.peakBytes)} peak, event ${ctx.eventName(d.peakEventIndex)}) were live at the peak` +
         (entry ? ` (${formatBytes(entry.bytes)} of them made under the call at ${where(entry, ctx.places)})` : '') +
         ', ' +
         'and no frame shows torch.autocast at work (a snapshot does not record dtypes, so this is a guess). ' +

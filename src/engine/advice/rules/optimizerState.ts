@@ -58,7 +58,7 @@ export const optimizerState: AdviceRule = {
       ...(at ? { file: at.file, line: at.line } : {}),
       title: `Optimizer state is ${formatPercent(bytes, d.peakBytes)} of the peak (${formatBytes(bytes)})`,
       message:
-        `${formatBytes(bytes)} live at the peak (${formatPercent(bytes, d.peakBytes)} of ${formatBytes(d.peakBytes)}, event ${d.peakEventIndex}) is optimizer state: ` +
+        `${formatBytes(bytes)} live at the peak (${formatPercent(bytes, d.peakBytes)} of ${formatBytes(d.peakBytes)}, event ${ctx.eventName(d.peakEventIndex)}) is optimizer state: ` +
         `${counted(state.length, 'block')} ${madeBy} that outlive the step that made them` +
         (lines.length > 0 ? ` (${lines.slice(0, 3).map((l) => `${where(l, ctx.places)} ${formatBytes(l.bytes)}`).join(', ')})` : '') +
         '. An 8-bit optimizer (e.g. bitsandbytes AdamW8bit) keeps Adam-style state in about a quarter of the bytes, ' +

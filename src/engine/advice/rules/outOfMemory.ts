@@ -21,6 +21,8 @@ export const outOfMemory: AdviceRule = {
   label: 'OOM post-mortem',
   run(ctx) {
     const d = ctx.device;
+    // Where the snapshot does not record the device's reserved memory, neither it nor the cache's free part is known.
+    const reservedKnown = d.reservedShortfall === undefined;
     return d.ooms.map((oom): Finding => {
       const at = oom.eventIndex;
       const allocated = d.active[at];
@@ -30,14 +32,16 @@ export const outOfMemory: AdviceRule = {
       const failing = ctx.lineOf(oom.stack);
       const free = oom.deviceFreeBytes;
       const parts = [
-        `Out of memory at event ${at}: ${failing ? `${where(failing, ctx.places)} ` : 'an allocation '}asked for ${formatBytes(oom.requestedBytes)} ` +
-          `while ${formatBytes(allocated)} was allocated and ${formatBytes(reserved)} reserved by PyTorch` +
+        `Out of memory at event ${ctx.eventName(at)}: ${failing ? `${where(failing, ctx.places)} ` : 'an allocation '}asked for ${formatBytes(oom.requestedBytes)} ` +
+          `while ${formatBytes(allocated)} was allocated and ${reservedKnown ? `${formatBytes(reserved)} reserved by PyTorch` : 'an unknown amount reserved by PyTorch (the snapshot does not record this device\'s segments)'}` +
           (free === undefined ? '.' : `; the device reported ${formatBytes(free)} free.`),
       ];
       if (top.length > 0) {
         parts.push(`Most live memory then: ${top.map((t) => `${where(t, ctx.places)} ${formatBytes(t.bytes)}`).join(', ')}.`);
       }
-      if (cachedFree >= oom.requestedBytes) {
+      if (!reservedKnown) {
+        parts.push('Consider a smaller batch or sequence, activation checkpointing, mixed precision, or freeing what the lines above hold.');
+      } else if (cachedFree >= oom.requestedBytes) {
         parts.push(
           `PyTorch's cache held ${formatBytes(cachedFree)} unused, more than requested, but apparently not in one piece: ` +
             'fragmentation may have caused this (see the fragmentation finding).',
@@ -54,16 +58,15 @@ export const outOfMemory: AdviceRule = {
         severity: 'error',
         device: d.device,
         ...(failing ? { file: failing.file, line: failing.line } : {}),
-        title: `Out of memory: ${formatBytes(oom.requestedBytes)} requested at event ${at}`,
+        title: `Out of memory: ${formatBytes(oom.requestedBytes)} requested at event ${ctx.eventName(at)}`,
         message: parts.join(' '),
         evidence: {
           oomEvent: at,
           requestedBytes: oom.requestedBytes,
           allocatedBytes: allocated,
-          reservedBytes: reserved,
-          cachedUnusedBytes: cachedFree,
+          ...(reservedKnown ? { reservedBytes: reserved, cachedUnusedBytes: cachedFree } : {}),
           ...(free === undefined ? {} : { deviceFreeBytes: free }),
-          ...(cachedFree < oom.requestedBytes && shortfall(oom.requestedBytes, cachedFree, free) > 0 ? { shortfallBytes: shortfall(oom.requestedBytes, cachedFree, free) } : {}),
+          ...(reservedKnown && cachedFree < oom.requestedBytes && shortfall(oom.requestedBytes, cachedFree, free) > 0 ? { shortfallBytes: shortfall(oom.requestedBytes, cachedFree, free) } : {}),
           liveAtOomTopLineBytes: top.map((t) => t.bytes),
         },
         related: top.map((t) => ({ file: t.file, line: t.line, message: `${formatBytes(t.bytes)} live at the OOM (${counted(t.count, 'block')})` })),

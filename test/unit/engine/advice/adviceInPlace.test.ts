@@ -7,12 +7,15 @@
  * The expected peaks come from the traces the rewritten programs would record, analysed on their own.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { advise } from '../../../../src/engine/advice/advise';
 import type { Finding } from '../../../../src/engine/advice/finding';
 import { inPlaceArithmetic } from '../../../../src/engine/advice/rules/inPlaceArithmetic';
 import type { Analysis } from '../../../../src/engine/analysis/analyze';
 import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
+import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { findingEventRanges } from '../../../../src/engine/timeline/findingMarkers';
 import { formatBytes } from '../../../../src/engine/text/format';
 import { ATTN, ATTN_SOURCE, NCA, attnFixture, attnInPlaceSnapshot, ncaFixture, ncaInPlaceDxSnapshot } from '../../../helpers/inPlaceFixtures';
@@ -146,5 +149,20 @@ describe('in-place advice where the in-place form lowers the peak (attn.py)', ()
     const [g] = inPlace(analysis, ATTN.file, source);
     assert.equal(g.gradDisabled, true);
     assert.deepEqual(g.quickFixes?.map((q) => q.newText), ['s.div_(math.sqrt(d))']);
+  });
+});
+
+describe('in-place advice on the bundled sample (issue 29)', () => {
+  const root = path.resolve(__dirname, '..', '..', '..', '..', '..');
+  const source = readFileSync(path.join(root, 'media', 'samples', 'similarity.py'), 'utf8');
+  const snapshot = snapshotFromBytes(new Uint8Array(readFileSync(path.join(root, 'media', 'samples', 'similarity-eager.pickle'))));
+  const analysis = analyzeSnapshot(snapshot);
+
+  it('`similarity = similarity * ms / math.sqrt(c)` is told its own operations: `mul_(ms).div_(math.sqrt(c))`, no add', () => {
+    const findings = advise(analysis, { rules: [inPlaceArithmetic], fileText: (f) => (f.replace(/\\/g, '/').endsWith('/similarity.py') ? source : undefined) });
+    const f = findings.find((g) => g.line === 27);
+    assert.ok(f, 'a finding at line 27');
+    assert.match(f.message, /Consider `similarity\.mul_\(ms\)\.div_\(math\.sqrt\(c\)\)` where nothing else needs the old value of similarity/);
+    assert.doesNotMatch(`${f.title} ${f.message}`, /add_|out=/);
   });
 });

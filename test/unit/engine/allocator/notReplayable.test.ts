@@ -13,7 +13,7 @@ import { selfCheck } from '../../../../src/engine/allocator/selfCheck';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { SnapshotSession } from '../../../../src/engine/session/session';
 import { deviceShortName } from '../../../../src/extension/editor/statusText';
-import { selfCheckLines } from '../../../../webview/shared/selfCheckWords';
+import { selfCheckLines } from '../../../../webview/shared/selfCheckText';
 import { MiB, TraceBuilder, user } from '../../../helpers/traceBuilder';
 import { RecordedTrace } from '../../../helpers/recordedTrace';
 

@@ -106,14 +106,17 @@ describe('per-line figures', () => {
       allocCount: 1,
       allocBytes: 1000,
       freedBytes: 0,
-      peakBytes: 1000,
+      peakWhileAllocatingBytes: 1000,
       // peak = 1500 after event 1; both blocks live then.
       liveAtPeakBytes: 1000,
       inclusiveAllocBytes: 1000,
-      inclusivePeakBytes: 1000,
+      inclusivePeakWhileAllocatingBytes: 1000,
       inclusiveLiveAtPeakBytes: 1000,
       reservedGrowthBytes: 0,
       deviceCallCount: 0,
+      // The renamed figures under their former keys (the spec's), for one release.
+      peakBytes: 1000,
+      inclusivePeakBytes: 1000,
     });
     // line 30: self alloc 500 (active after 1500), inclusive 1000 + 500.
     assert.deepEqual(byLine.get(30), {
@@ -122,13 +125,15 @@ describe('per-line figures', () => {
       allocCount: 1,
       allocBytes: 500,
       freedBytes: 0,
-      peakBytes: 1500,
+      peakWhileAllocatingBytes: 1500,
       liveAtPeakBytes: 500,
       inclusiveAllocBytes: 1500,
-      inclusivePeakBytes: 1500,
+      inclusivePeakWhileAllocatingBytes: 1500,
       inclusiveLiveAtPeakBytes: 1500,
       reservedGrowthBytes: 0,
       deviceCallCount: 0,
+      peakBytes: 1500,
+      inclusivePeakBytes: 1500,
     });
     // line 31 only frees (free_requested carries its stack).
     assert.equal(byLine.get(31)?.freedBytes, 1000);

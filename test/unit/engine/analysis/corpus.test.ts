@@ -11,7 +11,7 @@ import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
 import { LINE_FIGURES } from '../../../../src/engine/analysis/lineFigures';
 import { toReport } from '../../../../src/engine/analysis/report';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
-import { corpusFiles, corpusMissing, referenceAnalysis } from '../../../helpers/corpus';
+import { corpusFiles, corpusMissing, referenceAnalysis, withSpecNames } from '../../../helpers/corpus';
 
 interface RefDevice {
   device: number;
@@ -53,7 +53,7 @@ describe('corpus: TypeScript analysis equals the Python oracle', { skip: corpusM
       report.devices.forEach((ours, i) => {
         const ref = expected.devices[i];
         const { oomCount, liveBlocksAtEnd, activeTimelineChecksum, reservedTimelineChecksum, ...refSpec } = ref;
-        const { oomCount: ourOoms, ...ourSpec } = ours;
+        const { oomCount: ourOoms, ...ourSpec } = withSpecNames(ours);
         assert.deepEqual(ourSpec, refSpec, `device ${ours.device} figures`);
         assert.equal(ourOoms, oomCount, 'oom count');
         const device = analysis.devices[i];

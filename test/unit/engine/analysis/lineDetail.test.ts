@@ -114,7 +114,7 @@ describe('rangeFigures on a hand-built snapshot', () => {
     // Allocations through model.py:10 or :20: events 0, 1, 2, 7 = 100 + 300 + 50 + 200.
     // Live at the peak through them: addr 2 (300) and addr 3 (50); per-line inclusive sums would say 50 + 350.
     // Freed through them: the free of addr 1 (100, stack S0).
-    assert.deepEqual(f, { allocCount: 4, allocBytes: 650, peakBytes: 550, liveAtPeakBytes: 350, freedBytes: 100, reservedGrowthBytes: 0, deviceCallCount: 0 });
+    assert.deepEqual(f, { allocCount: 4, allocBytes: 650, peakWhileAllocatingBytes: 550, liveAtPeakBytes: 350, freedBytes: 100, reservedGrowthBytes: 0, deviceCallCount: 0 });
   });
 
   it('sees nothing in a range without user lines, and everything under the outermost caller', () => {
@@ -122,8 +122,8 @@ describe('rangeFigures on a hand-built snapshot', () => {
       { files: ['/p/model.py'], startLine: 1, endLine: 9 },
       { files: ['/p/train.py', '/other/train.py'], startLine: 1, endLine: 10 },
     ]);
-    assert.deepEqual(none, { allocCount: 0, allocBytes: 0, peakBytes: 0, liveAtPeakBytes: 0, freedBytes: 0, reservedGrowthBytes: 0, deviceCallCount: 0 });
-    assert.deepEqual(all, { allocCount: 5, allocBytes: 1650, peakBytes: 1350, liveAtPeakBytes: 1350, freedBytes: 100, reservedGrowthBytes: 0, deviceCallCount: 0 });
+    assert.deepEqual(none, { allocCount: 0, allocBytes: 0, peakWhileAllocatingBytes: 0, liveAtPeakBytes: 0, freedBytes: 0, reservedGrowthBytes: 0, deviceCallCount: 0 });
+    assert.deepEqual(all, { allocCount: 5, allocBytes: 1650, peakWhileAllocatingBytes: 1350, liveAtPeakBytes: 1350, freedBytes: 100, reservedGrowthBytes: 0, deviceCallCount: 0 });
   });
 });
 
@@ -134,6 +134,7 @@ interface RefLine {
   allocBytes: number;
   liveAtPeakBytes: number;
   inclusiveAllocBytes: number;
+  /** The spec's name (the registry's inclusivePeakWhileAllocatingBytes). */
   inclusivePeakBytes: number;
   inclusiveLiveAtPeakBytes: number;
 }
@@ -163,7 +164,7 @@ describe('lineDetail agrees with the oracle\'s per-line figures on the corpus', 
           const [asRange] = rangeFigures(a, dev, [{ files: [ref.file], startLine: Number(ref.line), endLine: Number(ref.line) }]);
           if (typeof ref.line === 'number') {
             assert.equal(asRange.allocBytes, ref.inclusiveAllocBytes, `${where} range of one line: allocated`);
-            assert.equal(asRange.peakBytes, ref.inclusivePeakBytes, `${where} range of one line: peak`);
+            assert.equal(asRange.peakWhileAllocatingBytes, ref.inclusivePeakBytes, `${where} range of one line: peak`);
             assert.equal(asRange.liveAtPeakBytes, ref.inclusiveLiveAtPeakBytes, `${where} range of one line: live at peak`);
           }
         }

@@ -4,8 +4,8 @@
  * `FIGURE`, so a new figure cannot be missed by a list written by hand. The test reads every source
  * file's syntax (comments are prose and may name a figure) and fails on a key written as a string,
  * as a name a type or a variable declares, or as a property read from a line's figures. A key that
- * is also the name of another figure (the device's `peakBytes`) is told apart by the type checker:
- * reading the device's peak is fine, reading a line's is not.
+ * is also the name of another figure would be told apart by the type checker (`ALSO_NAMES`): reading
+ * that figure is fine, reading a line's is not.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,8 +18,11 @@ import { repoRoot } from '../../../helpers/corpus';
 
 const REGISTRY = path.join(repoRoot, 'src', 'engine', 'analysis', 'lineFigures.ts');
 
-/** Keys that also name a figure of another kind, which may be declared and read under that name. */
-const ALSO_NAMES: Readonly<Record<string, string>> = { peakBytes: 'the device peak (spec: "Per-device figures")' };
+/**
+ * Keys that also name a figure of another kind, which may be declared and read under that name (none
+ * since the line's peak while allocating was renamed from the device's `peakBytes`).
+ */
+const ALSO_NAMES: Readonly<Record<string, string>> = {};
 
 interface Occurrence {
   readonly file: string;
@@ -170,15 +173,15 @@ const PLANTED = (analysis: string) =>
     `import type { LineFigures } from '${analysis}/lines';`,
     `import type { DeviceReplay } from '${analysis}/replay';`,
     'export const byHand = (f: LineFigures) => f.allocBytes;',
-    'export const linePeak = (f: LineFigures) => f.peakBytes;',
+    'export const linePeak = (f: LineFigures) => f.peakWhileAllocatingBytes;',
     'export const devicePeak = (d: DeviceReplay) => d.peakBytes;',
     "export const keyed = (f: LineFigures) => f['inclusiveAllocBytes'];",
     'export interface Row { readonly freedBytes: number; readonly peakBytes: number }',
-    'export const literal = (peakBytes: number): Partial<LineFigures> => ({ peakBytes });',
+    'export const literal = (v: number): Partial<LineFigures> => ({ peakWhileAllocatingBytes: v });',
     'export const untyped = (x: number) => ({ liveAtPeakBytes: x });',
     "export const evidence: Record<string, number> = { liveAtPeakBytes: 1, peakBytes: 2 };",
     'export const device: Partial<DeviceReplay> = { peakBytes: 3 };',
-    'export const untypedRead = (row: any) => row.inclusivePeakBytes as number;',
+    'export const untypedRead = (row: any) => row.inclusivePeakWhileAllocatingBytes as number;',
     '',
   ].join('\n');
 
@@ -206,11 +209,11 @@ describe('per-line figure keys', () => {
   it('the check finds a key spelled by hand, and tells a line figure from the device figure of the same name', () => {
     const at = (n: number) => planted.filter((v) => v.includes(`planted.ts:${n}:`)).length;
     assert.equal(at(3), 1, 'allocBytes read by name');
-    assert.equal(at(4), 1, "a line's peakBytes read by name");
-    assert.equal(at(5), 0, "the device's peakBytes is another figure");
+    assert.equal(at(4), 1, "a line's peakWhileAllocatingBytes read by name");
+    assert.equal(at(5), 0, "the device's peakBytes is no line figure");
     assert.equal(at(6), 1, 'a key as a string');
     assert.equal(at(7), 1, 'freedBytes declared by hand (the device name peakBytes may be)');
-    assert.equal(at(8), 1, "a line's peakBytes written in an object literal");
+    assert.equal(at(8), 1, "a line's peakWhileAllocatingBytes written in an object literal");
     assert.equal(at(9), 1, 'an object written by hand with a figure key and no type that knows it');
     assert.equal(at(10), 0, 'a record that takes any name (evidence) may use the word');
     assert.equal(at(11), 0, "the device's peak in an object of the device's type");

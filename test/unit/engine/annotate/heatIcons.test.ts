@@ -62,7 +62,9 @@ describe('vramLens.inline.figures', () => {
   });
 
   it('reads a setting value: unknown names and repeats dropped, the order kept', () => {
-    assert.deepEqual(inlineFigureChoice(['peakBytes', 'bogus', 'liveAtPeakBytes', 'peakBytes', 3]), ['peakBytes', 'liveAtPeakBytes']);
+    assert.deepEqual(inlineFigureChoice(['peakWhileAllocatingBytes', 'bogus', 'liveAtPeakBytes', 'peakWhileAllocatingBytes', 3]), ['peakWhileAllocatingBytes', 'liveAtPeakBytes']);
+    // A figure named by the key it had before it was renamed (a setting written then) is the same figure.
+    assert.deepEqual(inlineFigureChoice(['inclusivePeakBytes', 'peakBytes', 'peakWhileAllocatingBytes']), ['inclusivePeakWhileAllocatingBytes', 'peakWhileAllocatingBytes']);
     assert.deepEqual(inlineFigureChoice('liveAtPeakBytes'), [...DEFAULT_INLINE_FIGURES]);
   });
 });

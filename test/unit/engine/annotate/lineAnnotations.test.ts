@@ -18,10 +18,10 @@ function figures(line: number, f: Partial<LineFigures>): LineFigures {
     allocCount: 0,
     allocBytes: 0,
     freedBytes: 0,
-    peakBytes: 0,
+    peakWhileAllocatingBytes: 0,
     liveAtPeakBytes: 0,
     inclusiveAllocBytes: 0,
-    inclusivePeakBytes: 0,
+    inclusivePeakWhileAllocatingBytes: 0,
     inclusiveLiveAtPeakBytes: 0,
     reservedGrowthBytes: 0,
     deviceCallCount: 0,
@@ -32,14 +32,14 @@ function figures(line: number, f: Partial<LineFigures>): LineFigures {
 const hot = figures(3, {
   allocCount: 3,
   allocBytes: 2 * GiB,
-  peakBytes: 7.9 * GiB,
+  peakWhileAllocatingBytes: 7.9 * GiB,
   inclusiveAllocBytes: 2 * GiB,
-  inclusivePeakBytes: 7.9 * GiB,
+  inclusivePeakWhileAllocatingBytes: 7.9 * GiB,
   liveAtPeakBytes: 1.2 * GiB,
   inclusiveLiveAtPeakBytes: 1.2 * GiB,
 });
-const caller = figures(10, { inclusiveAllocBytes: 5 * GiB, inclusivePeakBytes: 4 * GiB, inclusiveLiveAtPeakBytes: 0 });
-const tiny = figures(12, { allocCount: 1, allocBytes: 10 * MiB, inclusiveAllocBytes: 10 * MiB, inclusivePeakBytes: 7 * GiB });
+const caller = figures(10, { inclusiveAllocBytes: 5 * GiB, inclusivePeakWhileAllocatingBytes: 4 * GiB, inclusiveLiveAtPeakBytes: 0 });
+const tiny = figures(12, { allocCount: 1, allocBytes: 10 * MiB, inclusiveAllocBytes: 10 * MiB, inclusivePeakWhileAllocatingBytes: 7 * GiB });
 
 describe('inlineText', () => {
   it('by default says what the line holds at the peak and its share, in at most 30 characters', () => {
@@ -50,13 +50,13 @@ describe('inlineText', () => {
   });
 
   it('shows the chosen registry figures in the chosen order, leaving out zero figures', () => {
-    assert.equal(inlineText(hot, PEAK, ['allocBytes', 'allocCount', 'peakBytes'], 80), '+2.0 GiB · x3 · peak 7.9 GiB');
-    assert.equal(inlineText(caller, PEAK, ['allocBytes', 'inclusiveAllocBytes', 'inclusivePeakBytes'], 80), '+5.0 GiB in calls · peak 4.0 GiB in calls');
+    assert.equal(inlineText(hot, PEAK, ['allocBytes', 'allocCount', 'peakWhileAllocatingBytes'], 80), '+2.0 GiB · x3 · peak 7.9 GiB');
+    assert.equal(inlineText(caller, PEAK, ['allocBytes', 'inclusiveAllocBytes', 'inclusivePeakWhileAllocatingBytes'], 80), '+5.0 GiB in calls · peak 4.0 GiB in calls');
     assert.equal(inlineText(figures(1, { allocCount: 1, allocBytes: 512, freedBytes: 512 }), PEAK, ['freedBytes', 'allocBytes'], 80), '-512 B freed · +512 B');
   });
 
   it('drops whole figures that do not fit rather than cutting the text', () => {
-    const all = ['liveAtPeakBytes', 'allocBytes', 'allocCount', 'peakBytes'] as const;
+    const all = ['liveAtPeakBytes', 'allocBytes', 'allocCount', 'peakWhileAllocatingBytes'] as const;
     assert.equal(inlineText(hot, PEAK, all, 80), '1.2 GiB at peak (15%) · +2.0 GiB · x3 · peak 7.9 GiB');
     // 21 + 11 = 32 > 30: "+2.0 GiB" is dropped, "x3" (26 chars in all) still fits, the peak does not.
     assert.equal(inlineText(hot, PEAK, all, 30), '1.2 GiB at peak (15%) · x3');
@@ -108,7 +108,7 @@ describe('buildFileAnnotations', () => {
   });
 
   it('groups fresh lines by heat step and marks the heaviest lines on the overview ruler', () => {
-    const built = buildFileAnnotations([hot, caller], PEAK, 100, { figures: ['peakBytes'], maxLength: 30, thresholdFraction: 0.01, overviewLines: 1 });
+    const built = buildFileAnnotations([hot, caller], PEAK, 100, { figures: ['peakWhileAllocatingBytes'], maxLength: 30, thresholdFraction: 0.01, overviewLines: 1 });
     assert.deepEqual(built.byBucket[6].map((l) => l.line), [2], '15% of the peak held');
     assert.deepEqual(built.byBucket[0].map((l) => l.line), [9], 'holds nothing itself');
     assert.deepEqual(built.overview, [2], 'the line holding the most at the peak');

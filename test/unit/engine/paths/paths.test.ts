@@ -1,7 +1,7 @@
 /** Mapping paths recorded on another machine to files here. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LocalFiles, applyRootMappings, resolveRecordedPath, resolveRecordedPaths, unmappedRoots } from '../../../../src/engine/paths/pathMapper';
+import { LocalFiles, applyRootMappings, nextFolderToAsk, resolveRecordedPath, resolveRecordedPaths, unmappedRoots } from '../../../../src/engine/paths/pathMapper';
 import { baseName, isWindowsPath, joinLocal, normaliseRecordedPath, pathSegments } from '../../../../src/engine/paths/recordedPath';
 
 describe('recorded paths', () => {
@@ -138,5 +138,35 @@ describe('unmappedRoots', () => {
         ['C:\\research\\DeComFL\\cezo_fl', 2],
       ],
     );
+  });
+});
+
+describe('issue 29: a copied sample, and one answer per declined folder', () => {
+  it('a mapping of a whole recorded file maps that file (Open Sample -> Copy to Workspace): the copy, whatever its name', () => {
+    const mappings = [{ from: 'media/samples/similarity.py', to: '/ws/similarity_1.py' }];
+    assert.equal(applyRootMappings('media/samples/similarity.py', mappings), '/ws/similarity_1.py');
+    // It wins over the suffix match with the bundled copy, which shares more segments.
+    const local = new LocalFiles(['/ext/vram-lens/media/samples/similarity.py']);
+    assert.deepEqual(resolveRecordedPath('media/samples/similarity.py', local, mappings), { kind: 'mapped', local: '/ws/similarity_1.py', via: 'root', matchedSegments: 3 });
+    // Other files of the folder are not mapped by it.
+    assert.equal(applyRootMappings('media/samples/train_step.py', mappings), undefined);
+    // A folder mapping still maps what is under it.
+    assert.equal(applyRootMappings('/home/a/proj/m.py', [{ from: '/home/a/proj', to: '/ws' }]), '/ws/m.py');
+  });
+
+  it('after "Not on This Machine" for a folder, nothing under it is asked about (Go to Peak Line asked about a subfolder)', () => {
+    const unmapped = ['/home/lin/cs336/assignment2-systems/cs336_systems/a.py', '/home/lin/cs336/assignment2-systems/cs336_systems/b.py', '/opt/x/y.py'];
+    const declined = ['/home/lin/cs336/assignment2-systems'];
+    assert.equal(nextFolderToAsk(unmapped, { declined, asked: [], placed: [] })?.root, '/opt/x');
+    assert.equal(nextFolderToAsk(unmapped.slice(0, 2), { declined, asked: [], placed: [] }), undefined);
+    // Before, only the folder itself was skipped: its subfolder was asked about.
+    assert.equal(nextFolderToAsk(unmapped.slice(0, 2), { declined: [], asked: [], placed: [] })?.root, '/home/lin/cs336/assignment2-systems/cs336_systems');
+  });
+
+  it('folders asked about once are not asked again; the one with the most files comes first', () => {
+    const unmapped = ['/r0/a/x.py', '/r0/a/y.py', '/r1/b/x.py'];
+    assert.equal(nextFolderToAsk(unmapped, { declined: [], asked: [], placed: [] })?.root, '/r0/a');
+    assert.equal(nextFolderToAsk(unmapped, { declined: [], asked: ['/r0/a'], placed: [] })?.root, '/r1/b');
+    assert.equal(nextFolderToAsk(unmapped, { declined: [], asked: [], placed: ['/r0'] })?.root, '/r1/b');
   });
 });

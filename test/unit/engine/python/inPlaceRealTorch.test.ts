@@ -189,6 +189,81 @@ def main():
 `,
   },
   {
+    name: 'issue 29: a cellular automaton\'s dx, last bound by a linear layer the class holds (gradients on)',
+    offered: true,
+    code: `import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class Automaton(nn.Module):
+    def __init__(self, channels, hidden):
+        super().__init__()
+        self.sense = nn.Conv3d(channels, channels, 3, padding=1)
+        self.lin_in = nn.Linear(channels * 2, hidden)
+        self.lin_out = nn.Linear(hidden, channels, bias=False)
+    def look(self, x):
+        return torch.cat((x, self.sense(x)), 1)
+    def step(self, state, rate):
+        x = state.transpose(1, 4)
+        dx = self.look(x)
+        dx = dx.transpose(1, 4)
+        dx = self.lin_in(dx)
+        dx = F.relu(dx)
+        dx = self.lin_out(dx)
+        keep = (torch.rand(dx.shape[:-1] + (1,), device=dx.device) > rate).float()
+        dx = dx * keep  # <-
+        x = x + dx.transpose(1, 4)
+        return x.transpose(1, 4)
+def main():
+    m = Automaton(3, 8)
+    state = torch.randn(2, 4, 4, 4, 3, requires_grad=True)
+    out = m.step(m.step(state, 0.5), 0.5)
+    (out * out).sum().backward()
+    return {"out": out, "state": state, "gs": state.grad, "gw": m.lin_out.weight.grad, "gc": m.sense.weight.grad}
+`,
+  },
+  {
+    name: 'issue 29: an attribute that may hold nn.Identity, which returns its input',
+    offered: false,
+    code: `import torch
+import torch.nn as nn
+class Head(nn.Module):
+    def __init__(self, skip):
+        super().__init__()
+        self.proj = nn.Identity() if skip else nn.Linear(4, 4)
+    def forward(self, h):
+        y = self.proj(h)
+        y = y * 2  # <-
+        return y
+def main():
+    h = torch.randn(3, 4)
+    before = h.clone()
+    out = Head(True)(h)
+    return {"out": out, "h": h, "before": before}
+`,
+  },
+  {
+    name: 'issue 29: a linear layer whose output a forward hook keeps',
+    offered: false,
+    code: `import torch
+import torch.nn as nn
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+    def forward(self, h):
+        y = self.proj(h)
+        y = y * 2  # <-
+        return y
+def main():
+    torch.set_grad_enabled(False)
+    kept = []
+    m = Head()
+    m.proj.register_forward_hook(lambda mod, i, o: kept.append(o))
+    out = m(torch.randn(3, 4))
+    return {"out": out, "kept": kept}
+`,
+  },
+  {
     name: 'a parameter',
     offered: false,
     code: `import torch

@@ -70,6 +70,99 @@ describe('in-place safety: offered where the tensor provably belongs to the func
   });
 });
 
+/**
+ * Issue 29, item 7: a cellular automaton's update (the shape of the NCA run, written here) binds `dx`
+ * to a call VRAM Lens cannot see into first, then rebinds it, last by a linear layer the class holds,
+ * before `dx = dx * keep`. The tensor that statement rewrites is the last binding's, a new one: the fix
+ * is safe there. `x = x + dx.transpose(1, 4)` keeps its refusal: x is a view of the caller's `state`.
+ */
+const AUTOMATON = [
+  'import torch',
+  'import torch.nn as nn',
+  'import torch.nn.functional as F',
+  '',
+  '',
+  'class Automaton(nn.Module):',
+  '    def __init__(self, channels, hidden):',
+  '        super().__init__()',
+  '        self.sense = nn.Conv3d(channels, channels, 3, padding=1)',
+  '        self.lin_in = nn.Linear(channels * 2, hidden)',
+  '        self.lin_out = nn.Linear(hidden, channels, bias=False)',
+  '',
+  '    def look(self, x):',
+  '        return torch.cat((x, self.sense(x)), 1)',
+  '',
+  '    def step(self, state, rate):',
+  '        x = state.transpose(1, 4)',
+  '        dx = self.look(x)',
+  '        dx = dx.transpose(1, 4)',
+  '        dx = self.lin_in(dx)',
+  '        dx = F.relu(dx)',
+  '        dx = self.lin_out(dx)',
+  '        keep = (torch.rand(dx.shape[:-1] + (1,), device=dx.device) > rate).float()',
+  '        dx = dx * keep  # <-',
+  '        x = x + dx.transpose(1, 4)',
+  '        return x.transpose(1, 4)',
+  '',
+].join('\n');
+
+describe('in-place safety follows the last binding before the statement (issue 29)', () => {
+  it('the automaton\'s `dx = dx * keep`: dx is last bound by `self.lin_out(dx)`, a new tensor: offered, with gradients on', () => {
+    assert.deepEqual(verdict(AUTOMATON), { safe: true });
+  });
+
+  it('its `x = x + dx.transpose(1, 4)` keeps the refusal: x is a view of the caller\'s tensor', () => {
+    const code = AUTOMATON.replace('        dx = dx * keep  # <-\n        x = x + dx.transpose(1, 4)', '        dx = dx * keep\n        x = x + dx.transpose(1, 4)  # <-');
+    refused(code, /`x = state\.transpose\(1, 4\)` \(line 17\) makes it a view of `state`, the caller's tensor \(`state` is a parameter\): `transpose` may return its input/);
+  });
+
+  it('a refusal names the binding the tensor comes from, not an earlier one', () => {
+    // The last binding is a call VRAM Lens cannot see into: it is the one named (line 22), not line 18.
+    const unknown = AUTOMATON.replace('        dx = self.lin_out(dx)', '        dx = self.look(dx)');
+    refused(unknown, /`dx = self\.look\(dx\)` \(line 22\) takes the result of `self\.look\(dx\)`, a call VRAM Lens cannot see into/);
+    // A binding in a branch may not run: the last one on every path (line 21's relu, kept by autograd) and the branch's both reach.
+    const branch = AUTOMATON.replace('        dx = self.lin_out(dx)', '        if rate > 0:\n            dx = self.lin_out(dx)').replace('# <-', '').replace('        dx = dx * keep', '        dx = dx * keep  # <-');
+    refused(branch, /`dx = F\.relu\(dx\)` \(line 21\) makes it an output that autograd keeps/);
+    // A view bound between the last binding and the statement, in a branch, reaches it.
+    const view = AUTOMATON.replace('        keep = ', '        if rate > 1:\n            dx = dx[0]\n        keep = ');
+    refused(view, /`dx = dx\[0\]` \(line 24\) makes it a slice or element of `dx`/);
+    // Uses of the tensor between the last binding and the statement still count; uses before it do not.
+    refused(AUTOMATON.replace('        keep = ', '        self.kept = dx\n        keep = '), /`self\.kept = dx` at line 23 gives the tensor of `dx` another name/);
+    assert.deepEqual(verdict(AUTOMATON.replace('        dx = self.lin_out(dx)', '        self.kept = dx\n        dx = self.lin_out(dx)')), { safe: true });
+  });
+
+  it('in a loop, a binding before the loop reaches the statement with every binding in the loop', () => {
+    const code = 'import torch\ndef f(n, xs):\n    x = torch.zeros(n)\n    for y in xs:\n        x = x + 1  # <-\n        x = y\n    return x\n';
+    refused(code, /`x = y` \(line 6\) makes it another name for the tensor of `y`/);
+    // Bound again at the top of each iteration: what the loop does after the statement cannot reach it.
+    assert.deepEqual(verdict('import torch\ndef f(n, outs):\n    for _ in range(3):\n        x = torch.zeros(n)\n        x = x + 1  # <-\n        outs.append(x)\n'), { safe: true });
+  });
+
+  it('a layer is read as its torch operation only where the file proves which layer the attribute holds', () => {
+    const opaque: [string, string][] = [
+      ['        self.lin_out = nn.Linear(hidden, channels, bias=False)', '        self.lin_out = nn.Linear(hidden, channels) if hidden else nn.Identity()'],
+      ['        self.lin_out = nn.Linear(hidden, channels, bias=False)', '        self.lin_out = nn.Identity()'],
+      ['        self.lin_out = nn.Linear(hidden, channels, bias=False)', '        self.lin_out = nn.Linear(hidden, channels, bias=False)\n        self.lin_out.register_forward_hook(lambda m, i, o: None)'],
+      ['class Automaton(nn.Module):', 'def swap(m):\n    m.lin_out = nn.Dropout()\n\n\nclass Automaton(nn.Module):'],
+      ['        self.lin_out = nn.Linear(hidden, channels, bias=False)', '        self.lin_out, self.other = nn.Linear(hidden, channels), None'],
+    ];
+    for (const [from, to] of opaque) {
+      const code = AUTOMATON.replace(from, to);
+      refused(code, /takes the result of `self\.lin_out\(dx\)`, a call VRAM Lens cannot see into/, false);
+    }
+    // Another class's attribute of the same name proves nothing about this one.
+    const elsewhere = AUTOMATON.replace('        self.lin_out = nn.Linear(hidden, channels, bias=False)\n', '').replace('import torch.nn.functional as F\n', 'import torch.nn.functional as F\nclass Other(nn.Module):\n    def __init__(self):\n        self.lin_out = nn.Linear(2, 2)\n');
+    refused(elsewhere, /a call VRAM Lens cannot see into/);
+  });
+
+  it('a layer\'s input is kept by autograd for its backward pass', () => {
+    const code = AUTOMATON.replace('        dx = dx * keep  # <-', '        dx = dx * keep')
+      .replace('        dx = F.relu(dx)\n        dx = self.lin_out(dx)\n', '        dx = dx + 1\n        y = self.lin_out(dx)\n        dx = dx * 2  # <-\n');
+    refused(code, /`dx` is read by `self\.lin_out\(dx\)` at line 22, and autograd keeps that operation's inputs/);
+    assert.deepEqual(verdict(code, true), { safe: true }, 'with gradients off');
+  });
+});
+
 describe('in-place safety: refused, with the reason', () => {
   it('a tensor that may hold integers: in place, a floating-point result cannot be written into it (`x.div_(2)` on int32 raises)', () => {
     const integer = /may hold an integer tensor/;

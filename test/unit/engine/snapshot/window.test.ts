@@ -25,10 +25,10 @@ interface Figures {
   allocCount: number;
   allocBytes: number;
   freedBytes: number;
-  peakBytes: number;
+  peakWhileAllocatingBytes: number;
   liveAtPeakBytes: number;
   inclusiveAllocBytes: number;
-  inclusivePeakBytes: number;
+  inclusivePeakWhileAllocatingBytes: number;
   inclusiveLiveAtPeakBytes: number;
   /** The two figures beyond the contract (docs/numbers.md), from the window's segment events. */
   reservedGrowthBytes: number;
@@ -55,7 +55,7 @@ function expectedFigures(full: DeviceAnalysis, snapshot: Snapshot, lineOf: (stac
   const row = (key: string): Figures => {
     let f = lines.get(key);
     if (f === undefined) {
-      f = { allocCount: 0, allocBytes: 0, freedBytes: 0, peakBytes: 0, liveAtPeakBytes: 0, inclusiveAllocBytes: 0, inclusivePeakBytes: 0, inclusiveLiveAtPeakBytes: 0, reservedGrowthBytes: 0, deviceCallCount: 0 };
+      f = { allocCount: 0, allocBytes: 0, freedBytes: 0, peakWhileAllocatingBytes: 0, liveAtPeakBytes: 0, inclusiveAllocBytes: 0, inclusivePeakWhileAllocatingBytes: 0, inclusiveLiveAtPeakBytes: 0, reservedGrowthBytes: 0, deviceCallCount: 0 };
       lines.set(key, f);
     }
     return f;
@@ -69,12 +69,12 @@ function expectedFigures(full: DeviceAnalysis, snapshot: Snapshot, lineOf: (stac
         const f = row(self);
         f.allocCount++;
         f.allocBytes += trace.size[i];
-        f.peakBytes = Math.max(f.peakBytes, full.active[i]);
+        f.peakWhileAllocatingBytes = Math.max(f.peakWhileAllocatingBytes, full.active[i]);
       }
       for (const l of inclusive) {
         const f = row(l);
         f.inclusiveAllocBytes += trace.size[i];
-        f.inclusivePeakBytes = Math.max(f.inclusivePeakBytes, full.active[i]);
+        f.inclusivePeakWhileAllocatingBytes = Math.max(f.inclusivePeakWhileAllocatingBytes, full.active[i]);
       }
     } else if (trace.action[i] === Action.FreeRequested && self !== undefined) {
       row(self).freedBytes += trace.size[i];
@@ -106,10 +106,10 @@ const FIGURES: (keyof Figures)[] = [
   'allocCount',
   'allocBytes',
   'freedBytes',
-  'peakBytes',
+  'peakWhileAllocatingBytes',
   'liveAtPeakBytes',
   'inclusiveAllocBytes',
-  'inclusivePeakBytes',
+  'inclusivePeakWhileAllocatingBytes',
   'inclusiveLiveAtPeakBytes',
   'reservedGrowthBytes',
   'deviceCallCount',

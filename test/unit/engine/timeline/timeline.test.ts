@@ -9,7 +9,7 @@ import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
 import { snapshotFromPickle } from '../../../../src/engine/snapshot/fromPickle';
 import { lineColor, PALETTE_SIZE } from '../../../../src/engine/timeline/colors';
 import { TimelineQueries } from '../../../../src/engine/timeline/queries';
-import type { TimelineWindow, WindowRequest } from '../../../../src/engine/timeline/types';
+import type { TimelineSpan, SpanRequest } from '../../../../src/engine/timeline/types';
 import type { RawEvent } from '../../../helpers/traces';
 import { ev, frame, rawSnapshot, segment } from '../../../helpers/traces';
 
@@ -23,7 +23,7 @@ function queries(raw: unknown): TimelineQueries {
 }
 
 /** Each drawn block, by size: its step range and offset runs as [step, offset] pairs. */
-function blocksBySize(w: TimelineWindow): Map<number, { first: number; last: number; runs: [number, number][] }> {
+function blocksBySize(w: TimelineSpan): Map<number, { first: number; last: number; runs: [number, number][] }> {
   const out = new Map<number, { first: number; last: number; runs: [number, number][] }>();
   for (let j = 0; j < w.blockRecord.length; j++) {
     const runs: [number, number][] = [];
@@ -52,7 +52,7 @@ const stackedTrace = rawSnapshot([
 
 describe('timeline layout', () => {
   it('stacks blocks in allocation order and moves them down when a block below is freed', () => {
-    const w = queries(stackedTrace).window(0, { axis: 'event', columns: 100 });
+    const w = queries(stackedTrace).span(0, { axis: 'event', columns: 100 });
     // 9 states, fewer than 100 columns: one step per state, exactly [s, s + 1).
     assert.deepEqual([...w.stepX], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     assert.deepEqual([...w.stepState], [0, 1, 2, 3, 4, 5, 6, 7, 8]);
@@ -73,7 +73,7 @@ describe('timeline layout', () => {
       [[ev('free_completed', 0x3000, 300, [user(30)]), ev('free_completed', 0x2000, 500, [user(31)])]],
       [segment(0, 0x1000, 4096, [{ address: 0x1000, size: 1000, requested_size: 1000, state: 'active_allocated', frames: [user(5)] }])],
     );
-    const w = queries(raw).window(0, { axis: 'event', columns: 10 });
+    const w = queries(raw).span(0, { axis: 'event', columns: 10 });
     assert.deepEqual([...w.envelope], [1800, 1500, 1000]);
     const b = blocksBySize(w);
     assert.deepEqual(b.get(1000), { first: 0, last: 2, runs: [[0, 0]] });
@@ -84,7 +84,7 @@ describe('timeline layout', () => {
 
 describe('timeline level of detail', () => {
   it('draws only the largest blocks within the budget and merges the rest per step, conserving bytes', () => {
-    const w = queries(stackedTrace).window(0, { axis: 'event', columns: 100, budget: 2 });
+    const w = queries(stackedTrace).span(0, { axis: 'event', columns: 100, budget: 2 });
     // Individual: D (300) and B (200). rest = envelope - (D + B when alive):
     // s0 0 | s1 100-0 | s2 300-200 | s3 350-200 | s4 250-200 | s5 200-200 | s6 500-500 | s7 300-300 | s8 0
     assert.deepEqual([...w.blockSize], [300, 200]);
@@ -95,7 +95,7 @@ describe('timeline level of detail', () => {
   it('shows each pixel column at its state of highest memory when states are narrower than columns', () => {
     // 3 columns over x in [0, 9): [0,3) holds states 0-2 (0, 100, 300): state 2;
     // [3,6) states 3-5 (350, 250, 200): state 3; [6,9) states 6-8 (500, 300, 0): state 6.
-    const w = queries(stackedTrace).window(0, { axis: 'event', x0: 0, x1: 9, columns: 3 });
+    const w = queries(stackedTrace).span(0, { axis: 'event', x0: 0, x1: 9, columns: 3 });
     assert.deepEqual([...w.stepX], [0, 3, 6, 9]);
     assert.deepEqual([...w.stepState], [2, 3, 6]);
     assert.deepEqual([...w.stepFirst], [0, 3, 6]);
@@ -109,24 +109,24 @@ describe('timeline level of detail', () => {
     assert.deepEqual(b.get(50), { first: 1, last: 1, runs: [[1, 300]] });
   });
 
-  it('zooms into a window: only the states it overlaps, clipped to it', () => {
+  it('zooms into a span: only the states it overlaps, clipped to it', () => {
     // x in [2.5, 5.5) overlaps states 2..5, each at least a column wide at 10 columns.
-    const w = queries(stackedTrace).window(0, { axis: 'event', x0: 2.5, x1: 5.5, columns: 10 });
+    const w = queries(stackedTrace).span(0, { axis: 'event', x0: 2.5, x1: 5.5, columns: 10 });
     assert.deepEqual([...w.stepX], [2.5, 3, 4, 5, 5.5]);
     assert.deepEqual([...w.stepState], [2, 3, 4, 5]);
     assert.deepEqual([...w.envelope], [300, 350, 250, 200]);
-    assert.deepEqual([...w.blockSize], [200, 100, 50], 'D is not alive in the window');
+    assert.deepEqual([...w.blockSize], [200, 100, 50], 'D is not alive in the span');
   });
 
   it('fits a range of states with a margin when asked for states instead of x', () => {
     // states 6..7 span [6, 8); the margin is 15% of the width (0.3) on each side.
-    const w = queries(stackedTrace).window(0, { axis: 'event', states: [6, 7], columns: 50 });
+    const w = queries(stackedTrace).span(0, { axis: 'event', states: [6, 7], columns: 50 });
     assert.ok(Math.abs(w.x0 - 5.7) < 1e-9 && Math.abs(w.x1 - 8.3) < 1e-9, `${w.x0}..${w.x1}`);
     assert.deepEqual([...w.stepState], [5, 6, 7, 8]);
   });
 
   it('fits states exactly when asked for no margin (keeping the view when the axis changes)', () => {
-    const w = queries(stackedTrace).window(0, { axis: 'event', states: [2, 4], statesMargin: 0, columns: 50 });
+    const w = queries(stackedTrace).span(0, { axis: 'event', states: [2, 4], statesMargin: 0, columns: 50 });
     assert.deepEqual([w.x0, w.x1], [2, 5]);
     assert.deepEqual([...w.stepState], [2, 3, 4]);
   });
@@ -135,7 +135,7 @@ describe('timeline level of detail', () => {
     const q = queries(stackedTrace);
     const cLine = q.lineBlocksFor(0, '/home/alice/proj/train.py', 12);
     assert.ok(cLine);
-    const w = q.window(0, { axis: 'event', columns: 100, budget: 1, focusLine: cLine.lineId });
+    const w = q.span(0, { axis: 'event', columns: 100, budget: 1, focusLine: cLine.lineId });
     assert.deepEqual([...w.blockSize], [50]);
     assert.deepEqual(
       w.lines.map((l) => [l.file, l.line]),
@@ -145,7 +145,7 @@ describe('timeline level of detail', () => {
 
   it('sends the smallest blocks back into the merged rest when the vertex budget is exceeded', () => {
     // 7 runs in all (D 2, B 2, A 1, C 2); a budget of 4 keeps D and B (4 runs) and demotes A and C.
-    const w = queries(stackedTrace).window(0, { axis: 'event', columns: 100, runBudget: 4 });
+    const w = queries(stackedTrace).span(0, { axis: 'event', columns: 100, runBudget: 4 });
     assert.deepEqual([...w.blockSize], [300, 200]);
     assert.equal(w.runStep.length, 4);
     assert.deepEqual([...w.rest], [0, 100, 100, 150, 50, 0, 0, 0, 0]);
@@ -154,8 +154,8 @@ describe('timeline level of detail', () => {
   it('skips offset changes smaller than the quantum', () => {
     // B moves from 100 to 0 at step 4 (a change of 100): kept at quantum 99, dropped at quantum 100.
     const q = queries(stackedTrace);
-    const fine = blocksBySize(q.window(0, { axis: 'event', columns: 100, offsetQuantum: 99 }));
-    const coarse = blocksBySize(q.window(0, { axis: 'event', columns: 100, offsetQuantum: 100 }));
+    const fine = blocksBySize(q.span(0, { axis: 'event', columns: 100, offsetQuantum: 99 }));
+    const coarse = blocksBySize(q.span(0, { axis: 'event', columns: 100, offsetQuantum: 100 }));
     assert.deepEqual(fine.get(200)?.runs, [[2, 100], [4, 0]]);
     assert.deepEqual(coarse.get(200)?.runs, [[2, 100]]);
   });
@@ -163,7 +163,7 @@ describe('timeline level of detail', () => {
 
 /**
  * A long random trace (several layout checkpoints), its offsets checked against the stacking rule
- * applied state by state: a wide window reads each column's live blocks from the checkpoint before
+ * applied state by state: a wide span reads each column's live blocks from the checkpoint before
  * it, a narrow one moves the layout's cursor from column to column; both must draw every block at
  * the sum of the sizes of the live blocks allocated before it, and conserve the bytes in `rest`.
  */
@@ -213,9 +213,9 @@ describe('timeline offsets on a long trace', () => {
     ['the whole trace at 40 columns (far-apart columns: from the checkpoints)', { axis: 'event', columns: 40 }],
     ['a third of it at 150 columns (from the checkpoints too)', { axis: 'event', x0: 9_000, x1: 19_000, columns: 150 }],
     ['300 states at 1200 columns (one column per state: the cursor)', { axis: 'event', x0: 12_345, x1: 12_645, columns: 1200 }],
-  ] as [string, WindowRequest][]) {
+  ] as [string, SpanRequest][]) {
     it(`draws every block at the sum of the blocks below it: ${name}`, () => {
-      const w = q.window(0, { ...request, budget: 100_000, runBudget: 10_000_000 });
+      const w = q.span(0, { ...request, budget: 100_000, runBudget: 10_000_000 });
       assert.ok(w.blockRecord.length > 100, `${w.blockRecord.length} blocks drawn`);
       const addrOfBlock = Array.from(w.blockRecord, (r) => q.block(0, r, 0).address);
       for (let i = 0; i < w.stepState.length; i++) {
@@ -241,17 +241,17 @@ describe('timeline offsets on a long trace', () => {
     });
   }
 
-  it('answers the same windows when a big layout is warmed up first', () => {
+  it('answers the same spans when a big layout is warmed up first', () => {
     // The warm-up runs from WARM_UP_STATES states (ten million); lowered here to this trace's.
     const snapshot = snapshotFromPickle(raw);
     const analysis = analyzeSnapshot(snapshot);
     const warmed = new TimelineQueries(snapshot, () => analysis, 1);
     const cold = new TimelineQueries(snapshot, () => analysis, Infinity);
-    // The warm-up ran: its windows left the layout's cursor inside the trace, not at its end where a new layout holds it.
+    // The warm-up ran: its spans left the layout's cursor inside the trace, not at its end where a new layout holds it.
     assert.notEqual(warmed.timeline(0).layout.cursorState, cold.timeline(0).layout.cursorState);
-    for (const request of [{ axis: 'event', columns: 40 }, { axis: 'event', x0: 12_345, x1: 12_645, columns: 1200 }] as WindowRequest[]) {
-      const { computeMs: _a, ...a } = warmed.window(0, request);
-      const { computeMs: _b, ...b } = cold.window(0, request);
+    for (const request of [{ axis: 'event', columns: 40 }, { axis: 'event', x0: 12_345, x1: 12_645, columns: 1200 }] as SpanRequest[]) {
+      const { computeMs: _a, ...a } = warmed.span(0, request);
+      const { computeMs: _b, ...b } = cold.span(0, request);
       assert.deepEqual(a, b);
     }
   });
@@ -280,7 +280,7 @@ const timedTrace = {
 
 describe('timeline time axis', () => {
   it('spans states by wall time and leaves out the instants between two events at the same time', () => {
-    const w = queries(timedTrace).window(0, { axis: 'time', columns: 100 });
+    const w = queries(timedTrace).span(0, { axis: 'time', columns: 100 });
     assert.deepEqual([w.x0, w.x1], [10, 50]);
     assert.deepEqual([...w.stepX], [10, 20, 40, 50]);
     assert.deepEqual([...w.stepState], [1, 3, 4]);
@@ -289,7 +289,7 @@ describe('timeline time axis', () => {
 
   it('keeps a peak that lasted no time when columns are coarser than states', () => {
     // 2 columns: [10,30) covers states 1..3 (100, 150, 50): state 2; [30,50) covers 3..4 (50, 0): state 3.
-    const w = queries(timedTrace).window(0, { axis: 'time', columns: 2 });
+    const w = queries(timedTrace).span(0, { axis: 'time', columns: 2 });
     assert.deepEqual([...w.stepState], [2, 3]);
     assert.deepEqual([...w.envelope], [150, 50]);
   });
@@ -348,7 +348,7 @@ describe('timeline markers and details', () => {
 
   it('describes a block: size, lifetime, times and the innermost Python frames', () => {
     const q = queries(timedTrace);
-    const w = q.window(0, { axis: 'time', columns: 100 });
+    const w = q.span(0, { axis: 'time', columns: 100 });
     const record = w.blockRecord[[...w.blockSize].indexOf(100)];
     const d = q.block(0, record, 5);
     assert.equal(d.size, 100);
@@ -380,9 +380,9 @@ describe('timeline colours', () => {
     assert.equal(lineColor('/home/alice/proj/train.py', 11), 6);
     // PyTorch's 2^64-1 line numbers hash by their exact decimal digits: 360304158 mod 12 = 6.
     assert.equal(lineColor('model.py', 18446744073709551615n), 6);
-    const colourOf10 = (raw: unknown, request: WindowRequest) =>
+    const colourOf10 = (raw: unknown, request: SpanRequest) =>
       queries(raw)
-        .window(0, request)
+        .span(0, request)
         .lines.find((l) => l.line === 10)?.color;
     // Line 10 is line id 0 in one snapshot and id 1 in the other: same colour.
     const other = rawSnapshot([[ev('alloc', 9, 64, [user(99)]), ev('alloc', 1, 100, [user(10)])]]);

@@ -1,5 +1,5 @@
 /**
- * The timeline's buckets on the corpus: the blocks alive at the peak, as the timeline's window
+ * The timeline's buckets on the corpus: the blocks alive at the peak, as the timeline's span
  * gives them, carry the bucket kinds whose bytes add up to the peak breakdown of the independent
  * reading of the contract (test/reference/spec_reference.py), kind by kind and, for the backward
  * pass, autograd node by node; a backward block's stack names an autograd node or the engine (the
@@ -16,7 +16,7 @@ import { PEAK_BUCKET_KINDS } from '../../../../src/engine/analysis/peakBreakdown
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { NO_STACK } from '../../../../src/engine/snapshot/model';
 import { TimelineQueries } from '../../../../src/engine/timeline/queries';
-import { MAX_BLOCK_BUDGET } from '../../../../src/engine/timeline/window';
+import { MAX_BLOCK_BUDGET } from '../../../../src/engine/timeline/span';
 import { bucketLegend, kindsDrawn } from '../../../../webview/timeline/controls/bucketLegend';
 import { corpusFiles, corpusMissing, referenceAnalysis } from '../../../helpers/corpus';
 
@@ -57,8 +57,8 @@ describe('timeline buckets on the corpus', { skip: corpusMissing }, () => {
         const d = analysis.devices.find((x) => x.device === ref.device)!;
         const label = `${path.basename(file)} device ${ref.device}`;
         const peakState = ref.peakEventIndex + 1;
-        // Every block alive at the peak, one by one (a window of the peak state alone).
-        const w = q.window(ref.device, { axis: 'event', states: [peakState, peakState], statesMargin: 0, columns: 1, budget: MAX_BLOCK_BUDGET, runBudget: 1e9 });
+        // Every block alive at the peak, one by one (a span of the peak state alone).
+        const w = q.span(ref.device, { axis: 'event', states: [peakState, peakState], statesMargin: 0, columns: 1, budget: MAX_BLOCK_BUDGET, runBudget: 1e9 });
         assert.equal(w.moreBlocks, false, `${label}: every block drawn`);
         const step = Array.from(w.stepState).indexOf(peakState);
         assert.ok(step >= 0, `${label}: the peak state is a step`);

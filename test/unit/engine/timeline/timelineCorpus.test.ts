@@ -12,9 +12,9 @@ import { analyzeSnapshot } from '../../../../src/engine/analysis/analyze';
 import { BEFORE_TRACE, NEVER_FREED } from '../../../../src/engine/analysis/replay';
 import { snapshotFromBytes } from '../../../../src/engine/decode/load';
 import { TimelineQueries } from '../../../../src/engine/timeline/queries';
-import { chooseAmongCandidates, chooseBySize, type Chosen } from '../../../../src/engine/timeline/window';
+import { chooseAmongCandidates, chooseBySize, type Chosen } from '../../../../src/engine/timeline/span';
 import { IntBuffer } from '../../../../src/engine/base/growableArrays';
-import type { TimelineWindow } from '../../../../src/engine/timeline/types';
+import type { TimelineSpan } from '../../../../src/engine/timeline/types';
 import { corpusFiles, corpusMissing } from '../../../helpers/corpus';
 
 /** Live records after `state` (0: before the first event), bottom first, with their offsets. */
@@ -53,18 +53,18 @@ function activeAfter(d: DeviceAnalysis, state: number): number {
   return state === 0 ? d.initialActiveBytes : d.active[state - 1];
 }
 
-function offsetAt(w: TimelineWindow, j: number, step: number): number {
+function offsetAt(w: TimelineSpan, j: number, step: number): number {
   let offset = Number.NaN;
   for (let k = w.blockRunStart[j]; k < w.blockRunStart[j + 1] && w.runStep[k] <= step; k++) offset = w.runOffset[k];
   return offset;
 }
 
-function checkWindow(d: DeviceAnalysis, w: TimelineWindow, budget: number, label: string): void {
+function checkSpan(d: DeviceAnalysis, w: TimelineSpan, budget: number, label: string): void {
   const m = w.stepState.length;
   assert.equal(w.stepX.length, m === 0 ? 0 : m + 1, `${label}: step boundaries`);
   for (let i = 0; i < m; i++) {
     assert.ok(w.stepX[i] < w.stepX[i + 1], `${label}: steps increase`);
-    assert.ok(w.stepX[i] >= w.x0 && w.stepX[i + 1] <= w.x1, `${label}: steps inside the window`);
+    assert.ok(w.stepX[i] >= w.x0 && w.stepX[i + 1] <= w.x1, `${label}: steps inside the span`);
   }
   assert.ok(w.blockRecord.length <= budget, `${label}: budget`);
 
@@ -119,29 +119,29 @@ describe('timeline on the corpus: exact layout and conservation', { skip: corpus
       const q = new TimelineQueries(snapshot, () => analysis);
       for (const d of analysis.devices) {
         const budget = 150;
-        const overall = q.window(d.device, { axis: 'event', columns: 300, budget });
-        checkWindow(d, overall, budget, `device ${d.device} whole`);
+        const overall = q.span(d.device, { axis: 'event', columns: 300, budget });
+        checkSpan(d, overall, budget, `device ${d.device} whole`);
         const info = q.timeline(d.device).axis('time').info();
         const width = info.end - info.start;
-        const zoomed = q.window(d.device, {
+        const zoomed = q.span(d.device, {
           axis: info.kind,
           x0: info.start + width * 0.45,
           x1: info.start + width * 0.55,
           columns: 200,
           budget,
         });
-        checkWindow(d, zoomed, budget, `device ${d.device} zoomed ${info.kind}`);
+        checkSpan(d, zoomed, budget, `device ${d.device} zoomed ${info.kind}`);
         // A few wide columns: thousands of states each (block maxima, checkpoint jumps).
-        const coarse = q.window(d.device, { axis: 'event', columns: 7, budget });
-        checkWindow(d, coarse, budget, `device ${d.device} coarse`);
+        const coarse = q.span(d.device, { axis: 'event', columns: 7, budget });
+        checkSpan(d, coarse, budget, `device ${d.device} coarse`);
       }
     });
   }
 });
 
-describe('choosing the blocks a window draws: candidates and the walk by size pick the same', { skip: corpusMissing }, () => {
+describe('choosing the blocks a span draws: candidates and the walk by size pick the same', { skip: corpusMissing }, () => {
   const file = corpusFiles().find((f) => f.endsWith('nothanmin-cs336.pickle')) ?? corpusFiles()[0];
-  it(`${path.basename(file)}: windows from the whole trace to a few states, with and without a focus line`, () => {
+  it(`${path.basename(file)}: spans from the whole trace to a few states, with and without a focus line`, () => {
     const snapshot = snapshotFromBytes(readFileSync(file));
     const analysis = analyzeSnapshot(snapshot);
     const q = new TimelineQueries(snapshot, () => analysis);

@@ -21,7 +21,7 @@ import type { SizeId, WorkloadId } from '../../../../src/engine/workloads/catalo
 import type { ArenaStats, ExecGraph, NodeRun } from '../../../../src/engine/workloads/liveness';
 import { RUNTIME_FRAMES, reconstructMemory } from '../../../../src/engine/workloads/liveness';
 import { traceToSnapshot } from '../../../../src/engine/workloads/snapshotPickle';
-import { parseExactJson, repoRoot } from '../../../helpers/corpus';
+import { parseExactJson, repoRoot, withSpecNames } from '../../../helpers/corpus';
 
 const at = (line: number) => [{ filename: '/w/s.py', line, name: 'f' }];
 
@@ -204,7 +204,7 @@ describe('snapshot of a run', () => {
     const reference = oracle(pickle);
     const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
     assert.deepEqual(
-      ours.devices.map((d) => strip(d as unknown as Record<string, unknown>)),
+      ours.devices.map((d) => strip(withSpecNames(d) as unknown as Record<string, unknown>)),
       reference.devices.map(strip),
     );
   });

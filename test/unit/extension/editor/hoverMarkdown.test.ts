@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LineDetail } from '../../../../src/engine/analysis/lineDetail';
 import type { LineFigures } from '../../../../src/engine/analysis/lines';
-import { escapeMarkdown, hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
+import { COLUMN_GAP, hoverMarkdown } from '../../../../src/extension/editor/hoverMarkdown';
+import { escapeMarkdown } from '../../../../src/engine/text/plainText';
 import { peakBreakdownClause } from '../../../../src/extension/editor/peakBreakdownText';
 
 const MiB = 2 ** 20;
@@ -14,10 +15,10 @@ const figures: LineFigures = {
   allocCount: 3,
   allocBytes: 48 * MiB,
   freedBytes: 0,
-  peakBytes: 900 * MiB,
+  peakWhileAllocatingBytes: 900 * MiB,
   liveAtPeakBytes: 16 * MiB,
   inclusiveAllocBytes: 48 * MiB,
-  inclusivePeakBytes: 900 * MiB,
+  inclusivePeakWhileAllocatingBytes: 900 * MiB,
   inclusiveLiveAtPeakBytes: 32 * MiB,
   reservedGrowthBytes: 0,
   deviceCallCount: 0,
@@ -52,15 +53,18 @@ function render(isMapped: (file: string) => boolean = () => true): string {
 describe('hoverMarkdown', () => {
   it('gives self and inclusive figures with shares of the peak', () => {
     const md = render();
-    const rows = md.split('\n').filter((l) => l.startsWith('| '));
+    // Each figure after a gap of no-break spaces (issue 29: VS Code draws hover tables without padding, and
+    // the columns ran together), written here as `_`.
+    const rows = md.split('\n').filter((l) => l.startsWith('| ')).map((l) => l.replaceAll(COLUMN_GAP, '_'));
+    assert.equal(COLUMN_GAP, '&nbsp;&nbsp;&nbsp;&nbsp;');
     // Every per-line figure of the registry, labelled by it, each self figure beside its inclusive form.
     assert.deepEqual(rows, [
-      '| | this line | with its calls |',
-      '| live at peak (share of 1.0 GiB) | 16.0 MiB · 1.6% | 32.0 MiB · 3.1% |',
-      '| allocated | 48.0 MiB | 48.0 MiB |',
-      '| allocations | 3 |  |',
-      '| freed | — |  |',
-      '| peak while allocating | 900.0 MiB | 900.0 MiB |',
+      '| | _this line | _with its calls |',
+      '| live at peak (share of 1.0 GiB) | _16.0 MiB · 1.6% | _32.0 MiB · 3.1% |',
+      '| allocated | _48.0 MiB | _48.0 MiB |',
+      '| allocations | _3 |  |',
+      '| freed | _— |  |',
+      '| peak while allocating | _900.0 MiB | _900.0 MiB |',
     ]);
     assert.ok(md.includes('**Allocations**, largest first: 32.0 MiB, 8.0 MiB, … and 1 more'), md);
   });
@@ -83,8 +87,8 @@ describe('hoverMarkdown', () => {
       stale: false,
       isMapped: () => false,
     });
-    assert.ok(grew.includes('| reserved grown | 20.0 MiB |  |'), grew);
-    assert.ok(grew.includes('| cudaMalloc/cudaFree calls | 1 |  |'), grew);
+    assert.ok(grew.includes(`| reserved grown | ${COLUMN_GAP}20.0 MiB |  |`), grew);
+    assert.ok(grew.includes(`| cudaMalloc/cudaFree calls | ${COLUMN_GAP}1 |  |`), grew);
     // An empty_cache() line: calls, no growth. A contract figure at zero keeps its row (freed: —).
     assert.deepEqual(rowsOf({ ...figures, deviceCallCount: 4 }), [...contract, 'cudaMalloc/cudaFree calls']);
     assert.deepEqual(rowsOf({ ...figures, allocCount: 0, allocBytes: 0, inclusiveAllocBytes: 0 }), contract);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pythonPathSettingsTarget } from '../../../../src/extension/profile/interpreterSetting';
-import { outcomeSentence } from '../../../../src/extension/profile/outcomeSentence';
+import { outcomeText } from '../../../../src/extension/profile/outcomeText';
 
 describe('vramLens.pythonPath settings scope', () => {
   it('opens the remote settings in a remote window, where a local user setting would not apply', () => {
@@ -17,20 +17,20 @@ describe('vramLens.pythonPath settings scope', () => {
   });
 });
 
-describe('outcomeSentence', () => {
+describe('outcomeText', () => {
   it('does not glue a sentence headline to the name, and ends with one full stop', () => {
     assert.equal(
-      outcomeSentence('benchmark.py', { kind: 'environment', headline: 'PyTorch is not installed for /usr/bin/python3.' }),
+      outcomeText('benchmark.py', { kind: 'environment', headline: 'PyTorch is not installed for /usr/bin/python3.' }),
       'benchmark.py could not be profiled: PyTorch is not installed for /usr/bin/python3.',
     );
     assert.equal(
-      outcomeSentence('train.py', { kind: 'failed-to-start', headline: 'the interpreter python3 was not found' }),
+      outcomeText('train.py', { kind: 'failed-to-start', headline: 'the interpreter python3 was not found' }),
       'train.py could not be profiled: the interpreter python3 was not found.',
     );
   });
 
   it('reads a run that ran as the name followed by what happened', () => {
-    assert.equal(outcomeSentence('train.py', { kind: 'completed', headline: 'completed' }), 'train.py completed.');
-    assert.equal(outcomeSentence('train.py', { kind: 'oom', headline: 'ran out of GPU memory' }), 'train.py ran out of GPU memory.');
+    assert.equal(outcomeText('train.py', { kind: 'completed', headline: 'completed' }), 'train.py completed.');
+    assert.equal(outcomeText('train.py', { kind: 'oom', headline: 'ran out of GPU memory' }), 'train.py ran out of GPU memory.');
   });
 });

@@ -5,13 +5,13 @@ import type { LineFigures } from '../../../../src/engine/analysis/lines';
 import { LocalFiles, resolveRecordedPath } from '../../../../src/engine/paths/pathMapper';
 import { TIMELINE_PAGE } from '../../../../src/extension/timeline/html';
 import { commonSuffixLength, isWindowsPath, pathSegments } from '../../../../src/engine/paths/recordedPath';
-import { contentSecurityPolicy, webviewDocument } from '../../../../src/extension/webviewDocument';
+import { contentSecurityPolicy, webviewDocument } from '../../../../src/extension/shared/webviewDocument';
 import { lineRow } from '../../../../src/extension/timeline/rows';
 
 describe('timeline view: the lines table', () => {
   it('sends lines with numbers (2^64-1 included) and their palette colour', () => {
-    const figures = { file: 'model.py', line: 18446744073709551615n, lineId: 4, allocCount: 1, allocBytes: 2, freedBytes: 0, peakBytes: 3 } as unknown as LineFigures;
-    const r = lineRow({ ...figures, liveAtPeakBytes: 1, inclusiveAllocBytes: 0, inclusivePeakBytes: 0, inclusiveLiveAtPeakBytes: 1 });
+    const figures = { file: 'model.py', line: 18446744073709551615n, lineId: 4, allocCount: 1, allocBytes: 2, freedBytes: 0, peakWhileAllocatingBytes: 3 } as unknown as LineFigures;
+    const r = lineRow({ ...figures, liveAtPeakBytes: 1, inclusiveAllocBytes: 0, inclusivePeakWhileAllocatingBytes: 0, inclusiveLiveAtPeakBytes: 1 });
     assert.equal(r.line, 18446744073709552000);
     // FNV-1a of "model.py:18446744073709551615" is 360304158; mod 12 = 6 (the exact digits, not the rounded number).
     assert.equal(r.color, 6);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LINE_FIGURES } from '../../../../src/engine/analysis/lineFigures';
 import { TIMELINE_PAGE } from '../../../../src/extension/timeline/html';
-import { TABLE_COLUMNS } from '../../../../webview/timeline/controls/tableColumns';
+import { TABLE_COLUMNS } from '../../../../webview/timeline/state/tableColumns';
 
 describe('the timeline lines table columns', () => {
   it('are figures of the registry, explained in its words', () => {

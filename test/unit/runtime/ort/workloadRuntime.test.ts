@@ -26,7 +26,7 @@ import { CancelledError } from '../../../../src/runtime/worker/client';
 import { GraphBuilder } from '../../../../src/engine/workloads/graphBuilder';
 import { modelInputs } from '../../../../src/engine/workloads/onnxModelGraph';
 import { ProfileFormatError, parseOrtProfile } from '../../../../src/engine/workloads/ortProfile';
-import { parseExactJson, referenceAnalysis, repoRoot } from '../../../helpers/corpus';
+import { parseExactJson, referenceAnalysis, repoRoot, withSpecNames } from '../../../helpers/corpus';
 import { modelOf } from '../../../helpers/onnxModel';
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'vram-lens-runtime-'));
@@ -374,7 +374,7 @@ describe('vram-lens run', () => {
       const ours = parseExactJson(r.out) as { devices: Record<string, unknown>[] };
       const ref = (referenceAnalysis([file])[file] as { devices: Record<string, unknown>[] }).devices;
       const strip = ({ oomCount: _o, liveBlocksAtEnd: _l, activeTimelineChecksum: _a, reservedTimelineChecksum: _r, ...rest }: Record<string, unknown>) => rest;
-      assert.deepEqual(ours.devices.map(strip), ref.map(strip));
+      assert.deepEqual(ours.devices.map(withSpecNames).map(strip), ref.map(strip));
       // Its lines are the sample's, by a path relative to the repository.
       const lines = (ref[0].lines as { file: string }[]).map((l) => l.file);
       assert.ok(lines.length > 0 && lines.every((f) => f === sample.source), lines.join());

@@ -67,7 +67,7 @@ function trainStep(options: { backwardLines: 'on' | 'off'; stacks?: 'python' | '
     { env: { PATH: process.env.PATH, PYTHONPATH: fakeTorch }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const windows = JSON.parse(readFileSync(windowsFile, 'utf8')) as [number, number][];
-  // As the extension reads a profiled run: the bootstrap's own frames are library code (src/extension/config.ts).
+  // As the extension reads a profiled run: the bootstrap's own frames are library code (src/extension/shared/config.ts).
   const analysis = analyzeSnapshot(snapshotFromBytes(readFileSync(snapshot)), { extraLibraryPaths: PROFILER_LIBRARY_PATHS });
   assert.equal(analysis.devices.length, 1);
   const device = analysis.devices[0];

@@ -12,7 +12,7 @@ import { BOOTSTRAP_ENTRY, buildProfileCommand } from '../../../../src/runtime/pr
 import type { ProfileConfiguration } from '../../../../src/runtime/profile/configuration';
 import { classifyOutcome } from '../../../../src/runtime/profile/outcome';
 import type { ProfileRecord } from '../../../../src/protocol/profile';
-import { ExitCode } from '../../../../src/protocol/profile';
+import { ExitCode } from '../../../../src/guards/profile';
 import type { RunResult } from '../../../../src/runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../../../src/runtime/profile/runner';
 import { referenceAnalysis, repoRoot } from '../../../helpers/corpus';

@@ -22,7 +22,8 @@ import { LiveMemory, describeLive } from '../../../../src/runtime/profile/live';
 import { classifyOutcome } from '../../../../src/runtime/profile/outcome';
 import type { ProcessEnding } from '../../../../src/runtime/profile/outcome';
 import type { ProfileRecord } from '../../../../src/protocol/profile';
-import { LineSplitter, parseRecord } from '../../../../src/protocol/profile';
+import { LineSplitter } from '../../../../src/runtime/profile/lineSplitter';
+import { parseRecord } from '../../../../src/guards/profile';
 
 const values: VariableValues = {
   workspaceFolder: '/home/u/proj',

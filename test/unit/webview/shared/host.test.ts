@@ -1,7 +1,7 @@
 /**
  * One host-message path and one "open a line" message for every page: read off the pages' sources,
  * since the pages run in a browser. Every page listens to its host only through `onHostMessage`
- * (webview/shared/host.ts), and opens a line only with `openLine` (src/protocol/openLine.ts).
+ * (webview/shared/host.ts), and opens a line only with `openLine` (webview/shared/openLine.ts).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ const pages = readdirSync(webview, { withFileTypes: true })
 
 describe('webview pages: one host-message path', () => {
   it('finds the pages', () => {
-    assert.deepEqual(pages.sort(), ['compare', 'summary', 'timeline', 'whatif']);
+    assert.deepEqual(pages.sort(), ['compare', 'summary', 'timeline', 'whatIf']);
   });
 
   it('listens to the host only in webview/shared/host.ts, and every page through onHostMessage with its guard', () => {
@@ -34,9 +34,10 @@ describe('webview pages: one host-message path', () => {
 
   it('opens a line only with the one openLine message', () => {
     // No page writes the message by hand (or an older shape of it): each builds it with openLine(at).
-    const byHand = sources.filter((s) => /type:\s*'(openLine|openSource)'/.test(s.text)).map((s) => s.file);
+    const byHand = sources.filter((s) => s.file !== 'shared/openLine.ts' && /type:\s*'(openLine|openSource)'/.test(s.text)).map((s) => s.file);
+    assert.match(sources.find((s) => s.file === 'shared/openLine.ts')!.text, /type: 'openLine'/, 'the builder is where the message is written');
     assert.deepEqual(byHand, []);
     const users = sources.filter((s) => /\bopenLine\(\{|post\(openLine\(|\bopenLine\(at\)/.test(s.text)).map((s) => s.file.split('/')[0]);
-    assert.deepEqual([...new Set(users)].sort(), ['compare', 'summary', 'timeline', 'whatif']);
+    assert.deepEqual([...new Set(users)].sort(), ['compare', 'summary', 'timeline', 'whatIf']);
   });
 });

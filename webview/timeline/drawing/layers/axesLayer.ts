@@ -36,7 +36,7 @@ function drawYGrid({ ctx, theme, plot, scales: { sy } }: LayerFrame): void {
   for (const t of yTicks) ctx.fillText(t.label, left - 6 * dpr, sy(t.value));
 }
 
-function drawReleases({ ctx, window: w, theme, plot, scales: { px } }: LayerFrame): void {
+function drawReleases({ ctx, span: w, theme, plot, scales: { px } }: LayerFrame): void {
   if (!w || w.releaseX.length === 0) return;
   const { dpr, left, top, width, height } = plot;
   ctx.fillStyle = theme.release;
@@ -91,7 +91,7 @@ function drawXAxis({ ctx, scene: { overview }, theme, plot, scales: { sx } }: La
   const xTicks: Tick[] =
     overview.axis.kind === 'time'
       ? timeTicks(plot.x0, plot.x1, overview.axis.start, Math.max(2, Math.floor(width / (90 * dpr))))
-      : eventTicks(plot.x0, plot.x1, Math.max(2, Math.floor(width / (70 * dpr))));
+      : eventTicks(plot.x0, plot.x1, Math.max(2, Math.floor(width / (70 * dpr))), overview.window?.firstEvent ?? 0);
   ctx.fillStyle = theme.muted;
   ctx.textAlign = 'right';
   ctx.fillText(overview.axis.kind === 'time' ? 'time' : 'events', left - 6 * dpr, top + height + 12 * dpr);

@@ -5,9 +5,10 @@
  * (outlinesLayer, drawn over the step lines).
  */
 import { PEAK_BUCKET_KINDS } from '../../../../src/engine/analysis/peakBreakdown';
-import type { TimelineWindow } from '../../../../src/engine/timeline/types';
+import type { TimelineSpan } from '../../../../src/protocol/timeline';
 import { mixColors, SHADE } from '../colorMix';
-import { indexOfRecord, runEndStep } from '../plot';
+import { indexOfRecord } from '../plot';
+import { addRunRects, blockRuns, runEnd } from '../runs';
 import type { Theme } from '../theme';
 import type { ChartLayer, LayerFrame } from './layer';
 
@@ -21,7 +22,7 @@ export interface DrawnBlocks {
 }
 
 /** A block's fill: its line's palette index (>= 0), else -2 - its bucket kind's index, else -1 (unattributed). */
-function fillCode(w: TimelineWindow, lineColor: ReadonlyMap<number, number>, j: number): number {
+function fillCode(w: TimelineSpan, lineColor: ReadonlyMap<number, number>, j: number): number {
   const line = w.blockLine[j];
   if (line >= 0) return lineColor.get(line) ?? -1;
   const bucket = w.blockBucket[j] ?? -1;
@@ -41,7 +42,7 @@ export class RestLayer implements ChartLayer {
   readonly area = 'plot';
   private pattern: { key: string; pattern: CanvasPattern | string } | undefined;
 
-  draw({ ctx, window: w, theme, plot, scales: { px, sy } }: LayerFrame): void {
+  draw({ ctx, span: w, theme, plot, scales: { px, sy } }: LayerFrame): void {
     if (!w) return;
     const { left, top, width, height } = plot;
     ctx.fillStyle = this.restFill(ctx, theme, plot.dpr);
@@ -95,7 +96,7 @@ export class BlocksLayer implements ChartLayer {
   private readonly shades = new Map<string, string>();
   drawn: DrawnBlocks = NOTHING_DRAWN;
 
-  draw({ ctx, window: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
+  draw({ ctx, span: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
     this.drawn = NOTHING_DRAWN;
     if (!w) return;
     const { dpr, left, width, height, yMin, yMax } = plot;
@@ -122,6 +123,8 @@ export class BlocksLayer implements ChartLayer {
     }
     const separators = new Path2D();
     const minSeparated = 4 * dpr;
+    const runs = blockRuns(w);
+    const view = { px, sy, left, width };
     for (const [key, blocks] of groups) {
       const [color, dim, odd] = key.split(':').map(Number);
       const base = fillOf(color, theme);
@@ -129,23 +132,9 @@ export class BlocksLayer implements ChartLayer {
       ctx.globalAlpha = dim ? DIM_ALPHA : 1;
       ctx.beginPath();
       for (const j of blocks) {
-        const size = w.blockSize[j];
-        const h = (size / (yMax - yMin)) * height;
-        for (let k = w.blockRunStart[j]; k < w.blockRunStart[j + 1]; k++) {
-          const a = px(w.stepX[w.runStep[k]]);
-          const b = px(w.stepX[runEndStep(w, j, k)]);
-          if (b <= left || a >= left + width || b <= a) continue;
-          // Edges on whole device pixels: neighbours share them, so nothing shows through seams.
-          const y = Math.round(sy(w.runOffset[k] + size));
-          const yBottom = Math.round(sy(w.runOffset[k]));
-          if (yBottom <= y) continue;
-          ctx.rect(a, y, b - a, yBottom - y);
-          rects++;
-          if (h >= minSeparated) {
-            separators.moveTo(a, y + 0.5);
-            separators.lineTo(b, y + 0.5);
-          }
-        }
+        // A block at least minSeparated tall on the axis gets a separator on each of its runs.
+        const separated = (w.blockSize[j] / (yMax - yMin)) * height >= minSeparated;
+        rects += addRunRects(ctx, separators, runs, j, view, () => separated);
       }
       ctx.fill();
     }
@@ -172,7 +161,7 @@ export class BlocksLayer implements ChartLayer {
 /** Outlines of the hovered and pinned blocks. */
 export const outlinesLayer: ChartLayer = {
   area: 'plot',
-  draw({ ctx, window: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
+  draw({ ctx, span: w, scene, theme, plot, scales: { px, sy } }: LayerFrame): void {
     if (!w) return;
     const { dpr } = plot;
     for (const [record, color, lineWidth] of [
@@ -186,9 +175,10 @@ export const outlinesLayer: ChartLayer = {
       ctx.lineWidth = lineWidth;
       ctx.beginPath();
       const size = w.blockSize[j];
+      const runs = blockRuns(w);
       for (let k = w.blockRunStart[j]; k < w.blockRunStart[j + 1]; k++) {
         const a = px(w.stepX[w.runStep[k]]);
-        const b = px(w.stepX[runEndStep(w, j, k)]);
+        const b = px(w.stepX[runEnd(runs, j, k)]);
         const y0 = sy(w.runOffset[k] + size);
         ctx.rect(a + lineWidth / 2, y0, Math.max(1, b - a - lineWidth), Math.max(1, sy(w.runOffset[k]) - y0));
       }

@@ -6,9 +6,7 @@
  * A new layer: a module here exporting a `ChartLayer`, its data as a field of `ChartScene` (filled in
  * drawing/pageView.ts from the page's store), and its place in the chart's `layers` (chart.ts).
  */
-import type { AllocatorWindow } from '../../../../src/engine/timeline/allocatorWindow';
-import type { FindingMarker } from '../../../../src/engine/timeline/findingMarkers';
-import type { TimelineOverview, TimelineWindow } from '../../../../src/engine/timeline/types';
+import type { AllocatorSpan, FindingMarker, TimelineOverview, TimelineSpan } from '../../../../src/protocol/timeline';
 import type { LabelRequest } from '../labelLayout';
 import type { Plot, Scales } from '../plot';
 import type { Theme } from '../theme';
@@ -17,12 +15,12 @@ import type { Viewport } from '../../state/viewport';
 /** What the page gives the chart to draw: the data of one frame (pageView.ts builds it from the page's store). */
 export interface ChartScene {
   readonly overview: TimelineOverview;
-  /** The latest summary; may cover another window than `viewport` while a new one is on its way. */
-  readonly window: TimelineWindow | undefined;
+  /** The latest summary; may cover another span than `viewport` while a new one is on its way. */
+  readonly span: TimelineSpan | undefined;
   readonly viewport: Viewport;
   /** The advisor's findings placed on this axis (empty until the host has sent them). */
   readonly findings: readonly FindingMarker[];
-  /** The bytes range of the y axis; undefined fits [0, highest in the window]. */
+  /** The bytes range of the y axis; undefined fits [0, highest in the span]. */
   readonly yRange: { readonly min: number; readonly max: number } | undefined;
   /** Lines drawn at full strength (the others dimmed); undefined: every line. */
   readonly highlight: ReadonlySet<number> | undefined;
@@ -34,8 +32,8 @@ export interface ChartScene {
   readonly lineColors?: ReadonlyMap<number, number>;
   /** 'allocator': reserved memory by segment and the allocator's lines instead of the blocks (default 'blocks'). */
   readonly mode?: 'blocks' | 'allocator';
-  /** The allocator view's window (may cover another range than `viewport` while a new one is on its way). */
-  readonly allocator?: AllocatorWindow;
+  /** The allocator view's span (may cover another range than `viewport` while a new one is on its way). */
+  readonly allocator?: AllocatorSpan;
   /** The allocator view's chosen moment (a state). */
   readonly moment?: number;
 }
@@ -45,14 +43,16 @@ export interface Label {
   readonly request: LabelRequest;
   readonly font: string;
   readonly color: string;
+  /** A colour drawn behind the text, for a label that sits over filled bands (the segment map's moment). */
+  readonly backdrop?: string;
 }
 
 /** One frame as a layer sees it. Positions are device pixels. */
 export interface LayerFrame {
   readonly ctx: CanvasRenderingContext2D;
   readonly scene: ChartScene;
-  /** The window summary to draw: the scene's when it is for the overview's axis, else none yet. */
-  readonly window: TimelineWindow | undefined;
+  /** The span summary to draw: the scene's when it is for the overview's axis, else none yet. */
+  readonly span: TimelineSpan | undefined;
   readonly theme: Theme;
   readonly plot: Plot;
   readonly scales: Scales;

@@ -4,7 +4,7 @@
  * none overlaps another (labelLayout).
  */
 import { formatBytes } from '../../../../src/engine/text/format';
-import type { FindingMarker } from '../../../../src/engine/timeline/findingMarkers';
+import type { FindingMarker } from '../../../../src/protocol/timeline';
 import { placeLabels } from '../labelLayout';
 import type { Plot } from '../plot';
 import type { ChartLayer, Label, LayerFrame } from './layer';
@@ -146,6 +146,12 @@ export function drawLabels(ctx: CanvasRenderingContext2D, labels: readonly Label
   ctx.textBaseline = 'middle';
   for (const p of placed) {
     const l = labels[p.request];
+    if (l.backdrop !== undefined) {
+      ctx.globalAlpha = 0.85;
+      ctx.fillStyle = l.backdrop;
+      ctx.fillRect(p.x0 - 3 * dpr, p.y0, p.x1 - p.x0 + 6 * dpr, p.y1 - p.y0);
+      ctx.globalAlpha = 1;
+    }
     ctx.font = l.font;
     ctx.fillStyle = l.color;
     ctx.fillText(p.text, p.x, p.y);

@@ -1,13 +1,15 @@
 /**
  * The allocator view's layers: reserved memory by segment (SegmentsLayer: each segment a band in the
- * colour of the line whose allocation made it, stacked as the core's allocator window says, over a
+ * colour of the line whose allocation made it, stacked as the core's allocator span says, over a
  * hatched fill for the segments not sent one by one), the allocator's lines (allocated, reserved,
  * reserved but unallocated, the largest free block), and the chosen moment (a band over its step).
  */
-import type { AllocatorWindow } from '../../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorSpan } from '../../../../src/protocol/timeline';
 import { mixColors, SHADE } from '../colorMix';
 import type { Scales } from '../plot';
 import type { ChartLayer, LayerFrame } from './layer';
+import { addRunRects, offsetAt, pieceRuns } from '../runs';
+import { formatCount } from '../../../../src/engine/text/format';
 
 /** What the last frame drew of the segments (the test hooks read it). */
 export interface DrawnSegments {
@@ -20,40 +22,19 @@ export interface DrawnSegments {
 
 const NONE: DrawnSegments = { rects: 0, addresses: [], colors: [] };
 
-/** Index of the last run of segment j starting at or before `step`. */
-function runAt(w: AllocatorWindow, j: number, step: number): number {
-  let lo = w.pieceRunStart[j];
-  let hi = w.pieceRunStart[j + 1] - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (w.runStep[mid] <= step) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-/** Bottom offset (bytes) of segment j at `step`. */
-export function pieceOffsetAt(w: AllocatorWindow, j: number, step: number): number {
-  return w.runOffset[runAt(w, j, step)];
-}
-
-/** The step after run k of segment j ends. */
-export function pieceRunEnd(w: AllocatorWindow, j: number, k: number): number {
-  return k + 1 < w.pieceRunStart[j + 1] ? w.runStep[k + 1] : w.pieceLastStep[j] + 1;
-}
-
 /** The segment under `bytes` at `step`, else -1. */
-export function pieceAt(w: AllocatorWindow, step: number, bytes: number): number {
+export function pieceAt(w: AllocatorSpan, step: number, bytes: number): number {
+  const runs = pieceRuns(w);
   for (let j = 0; j < w.pieceSize.length; j++) {
     if (step < w.pieceFirstStep[j] || step > w.pieceLastStep[j] || w.pieceRunStart[j] === w.pieceRunStart[j + 1]) continue;
-    const offset = pieceOffsetAt(w, j, step);
+    const offset = offsetAt(runs, j, step);
     if (bytes >= offset && bytes < offset + w.pieceSize[j]) return j;
   }
   return -1;
 }
 
-/** The step of the window whose x range holds `x`, else -1. */
-export function stepAt(w: AllocatorWindow, x: number): number {
+/** The step of the span whose x range holds `x`, else -1. */
+export function stepAt(w: AllocatorSpan, x: number): number {
   let lo = 0;
   let hi = w.stepState.length - 1;
   if (hi < 0 || x < w.stepX[0] || x >= w.stepX[hi + 1]) return -1;
@@ -66,13 +47,13 @@ export function stepAt(w: AllocatorWindow, x: number): number {
 }
 
 /** The step holding state `s`, else -1. */
-export function stepOfState(w: AllocatorWindow, s: number): number {
+export function stepOfState(w: AllocatorSpan, s: number): number {
   for (let i = 0; i < w.stepState.length; i++) if (w.stepFirst[i] <= s && s <= w.stepLast[i]) return i;
   return -1;
 }
 
 /** A segment's colour code: its line's palette index, -2 for one there before recording began, else -1. */
-function colorCode(w: AllocatorWindow, j: number, colorOf: ReadonlyMap<number, number>): number {
+function colorCode(w: AllocatorSpan, j: number, colorOf: ReadonlyMap<number, number>): number {
   const line = w.pieceLine[j];
   if (line >= 0) return colorOf.get(line) ?? -1;
   return w.pieceFromEvent[j] < 0 ? -2 : -1;
@@ -123,28 +104,17 @@ export class SegmentsLayer implements ChartLayer {
     }
     let rects = 0;
     const edges = new Path2D();
+    const runs = pieceRuns(w);
+    const view = { px, sy, left, width };
+    // A segment band at least four device pixels tall gets its top edge.
+    const edged = (height: number) => height >= 4 * dpr;
     for (const [key, pieces] of groups) {
       const [code, odd] = key.split(':').map(Number);
       const base = fill(code);
       // Neighbouring segments alternate between the colour and a shade of it.
       ctx.fillStyle = odd ? this.shade(base, theme.background) : base;
       ctx.beginPath();
-      for (const j of pieces) {
-        for (let k = w.pieceRunStart[j]; k < w.pieceRunStart[j + 1]; k++) {
-          const a = px(w.stepX[w.runStep[k]]);
-          const b = px(w.stepX[pieceRunEnd(w, j, k)]);
-          if (b <= left || a >= left + width || b <= a) continue;
-          const y = Math.round(sy(w.runOffset[k] + w.pieceSize[j]));
-          const yBottom = Math.round(sy(w.runOffset[k]));
-          if (yBottom <= y) continue;
-          ctx.rect(a, y, b - a, yBottom - y);
-          rects++;
-          if (yBottom - y >= 4 * dpr) {
-            edges.moveTo(a, y + 0.5);
-            edges.lineTo(b, y + 0.5);
-          }
-        }
-      }
+      for (const j of pieces) rects += addRunRects(ctx, edges, runs, j, view, edged);
       ctx.fill();
     }
     ctx.globalAlpha = 0.7;
@@ -203,7 +173,7 @@ export const allocatorLinesLayer: ChartLayer = {
   },
 };
 
-function stepLine(ctx: CanvasRenderingContext2D, w: AllocatorWindow, values: Float64Array, { px, sy }: Scales, color: string, lineWidth: number, dash: number[]): void {
+function stepLine(ctx: CanvasRenderingContext2D, w: AllocatorSpan, values: Float64Array, { px, sy }: Scales, color: string, lineWidth: number, dash: number[]): void {
   ctx.strokeStyle = color;
   ctx.lineWidth = lineWidth;
   ctx.setLineDash(dash);
@@ -237,13 +207,16 @@ export const momentLayer: ChartLayer = {
     ctx.strokeStyle = theme.selection;
     ctx.lineWidth = 1.5 * dpr;
     ctx.strokeRect(a, top, b - a, height);
-    const text = moment === 0 ? 'map: start' : `map: event ${(moment - 1).toLocaleString('en-US')}`;
-    labels.push({ request: { text, anchorX: b, width: ctx.measureText(text).width, rows: [top + height - 10 * dpr], priority: 1 }, font: ctx.font, color: theme.selection });
+    const text = moment === 0 ? 'map: start' : `map: event ${formatCount(moment - 1)}`;
+    // Near the top, under the peak's and the OOMs' rows, on a backdrop: not on the x axis among the bands
+    // (where it sat at 300 px, issue 29), and readable over the segments.
+    const rows = [top + 36 * dpr, top + 50 * dpr, top + 64 * dpr].filter((y) => y < top + height - 24 * dpr);
+    labels.push({ request: { text, anchorX: b, width: ctx.measureText(text).width, rows, priority: 1 }, font: ctx.font, color: theme.selection, backdrop: theme.background });
   },
 };
 
-/** The largest reserved memory the allocator window shows in [x0, x1) (the y axis fits it). */
-export function allocatorYMax(w: AllocatorWindow | undefined, x0: number, x1: number): number {
+/** The largest reserved memory the allocator span shows in [x0, x1) (the y axis fits it). */
+export function allocatorYMax(w: AllocatorSpan | undefined, x0: number, x1: number): number {
   let max = 0;
   if (!w) return max;
   for (let i = 0; i < w.stepState.length; i++) {

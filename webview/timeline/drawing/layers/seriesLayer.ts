@@ -1,24 +1,24 @@
 /** The chart's lines over the blocks: allocated and reserved memory as step lines, measured memory as segments. */
-import type { MeasuredLine } from '../../../../src/engine/timeline/measuredLine';
-import type { TimelineWindow } from '../../../../src/engine/timeline/types';
+import type { MeasuredLine, TimelineSpan } from '../../../../src/protocol/timeline';
 import type { Scales } from '../plot';
 import type { ChartLayer } from './layer';
 
 /** The allocated total (the blocks' envelope, solid) and the reserved memory (dashed) as step lines; the measured memory. */
 export const seriesLayer: ChartLayer = {
   area: 'plot',
-  draw({ ctx, window: w, scene, theme, plot: { dpr }, scales }) {
+  draw({ ctx, span: w, scene, theme, plot: { dpr }, scales }) {
     if (!w) return;
     drawStepLine(ctx, w, (i) => w.envelope[i], scales, theme.allocated, 1.25 * dpr, []);
-    drawStepLine(ctx, w, (i) => w.reserved[i], scales, theme.reserved, 1.25 * dpr, [4 * dpr, 3 * dpr]);
+    // Where the snapshot does not record reserved memory, no line claims a figure for it.
+    if (scene.overview.reservedUnknown === undefined) drawStepLine(ctx, w, (i) => w.reserved[i], scales, theme.reserved, 1.25 * dpr, [4 * dpr, 3 * dpr]);
     if (scene.overview.measured) drawMeasuredLine(ctx, scene.overview.measured, scales, theme.measured, 1.5 * dpr);
   },
 };
 
-/** One value per step of the window, as a step line. */
+/** One value per step of the span, as a step line. */
 function drawStepLine(
   ctx: CanvasRenderingContext2D,
-  w: TimelineWindow,
+  w: TimelineSpan,
   value: (i: number) => number,
   { px, sy }: Scales,
   color: string,

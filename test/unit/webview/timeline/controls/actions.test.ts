@@ -32,7 +32,7 @@ function actionsOf(key: string, shift = false): string[] {
 }
 
 describe('timeline keys', () => {
-  it('zoom, pan (Shift: half a window), memory zoom towards the top, reset, open, unpin', () => {
+  it('zoom, pan (Shift: half a span), memory zoom towards the top, reset, open, unpin', () => {
     assert.deepEqual(actionsOf('+'), [`zoomBy(${ZOOM_STEP})`]);
     assert.deepEqual(actionsOf('='), [`zoomBy(${ZOOM_STEP})`]);
     assert.deepEqual(actionsOf('-'), [`zoomBy(${1 / ZOOM_STEP})`]);

@@ -1,9 +1,9 @@
-/** The allocator view's words (controls/allocatorText.ts), on windows, maps and OOMs written by hand. */
+/** The allocator view's words (controls/allocatorText.ts), on spans, maps and OOMs written by hand. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OomExplanation } from '../../../../../src/engine/allocator/oom';
 import type { SegmentMapView } from '../../../../../src/engine/session/allocatorStudy';
-import type { AllocatorWindow } from '../../../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorSpan } from '../../../../../src/engine/timeline/allocatorSpan';
 import { allocatorTooltip, mapBlockLines, mapFigures, mapHeading, omittedBlocks, oomAt, oomLines } from '../../../../../webview/timeline/controls/allocatorText';
 
 const MiB = 2 ** 20;
@@ -24,7 +24,7 @@ const w = {
   pieceToEvent: new Int32Array([12, -1]),
   pieceLine: new Int32Array([-1, 4]),
   lines: [{ id: 4, file: '/home/u/proj/model.py', line: 39, color: 2 }],
-} as unknown as AllocatorWindow;
+} as unknown as AllocatorSpan;
 
 const oom: OomExplanation = {
   event: 421,
@@ -61,7 +61,7 @@ describe('the allocator view\'s words', () => {
       'at most 10.0 MiB reserved but unallocated; largest free block at most 6.0 MiB',
       'Click to see the segment map at this moment',
     ]);
-    // A hit from an older window says nothing.
+    // A hit from an older span says nothing.
     assert.deepEqual(allocatorTooltip({ kind: 'segment', index: 5, step: 0 }, w), []);
     assert.deepEqual(allocatorTooltip({ kind: 'allocatorStep', step: 9 }, w), []);
     assert.deepEqual(allocatorTooltip({ kind: 'allocatorStep', step: 0 }, undefined), []);

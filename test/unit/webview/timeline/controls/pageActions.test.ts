@@ -3,15 +3,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BlockDetail } from '../../../../../src/engine/timeline/types';
 import type { LineRow } from '../../../../../src/protocol/timeline';
-import { choice, MiB, overviewOf, pageUnderTest, windowOf } from '../../../../helpers/timelinePage';
+import { choice, MiB, overviewOf, pageUnderTest, spanOf } from '../../../../helpers/timelinePage';
 
-const row: LineRow = { id: 1, file: '/p/model.py', line: 7, color: 0, allocCount: 1, allocBytes: 1, peakBytes: 1, liveAtPeakBytes: 1, inclusiveLiveAtPeakBytes: 1, freedBytes: 0, inclusiveAllocBytes: 1, inclusivePeakBytes: 1, reservedGrowthBytes: 0, deviceCallCount: 0 };
+const row: LineRow = { id: 1, file: '/p/model.py', line: 7, color: 0, allocCount: 1, allocBytes: 1, peakWhileAllocatingBytes: 1, liveAtPeakBytes: 1, inclusiveLiveAtPeakBytes: 1, freedBytes: 0, inclusiveAllocBytes: 1, inclusivePeakWhileAllocatingBytes: 1, reservedGrowthBytes: 0, deviceCallCount: 0 };
 
 function shown(hit?: Parameters<typeof pageUnderTest>[1]) {
   const page = pageUnderTest(undefined, hit);
   page.receive({ type: 'snapshots', snapshots: [choice('a', [0])], activeId: 'a' });
   page.answer('overview', { overview: overviewOf() });
-  page.answer('window', { window: windowOf(0, 1000) });
+  page.answer('span', { span: spanOf(0, 1000) });
   return page;
 }
 
@@ -47,7 +47,7 @@ describe('timeline page actions', () => {
     page.answer('block', { detail: detail(10, { file: '/p/layers.py', line: 40 }) });
     page.actions.goToSource();
     assert.deepEqual(page.last('openLine'), { type: 'openLine', file: '/p/layers.py', line: 40 });
-    // A double-click on block 0 of the window: its line, model.py:7 (windowOf's line 1).
+    // A double-click on block 0 of the span: its line, model.py:7 (spanOf's line 1).
     page.actions.openBlock({ kind: 'block', index: 0, record: 10, step: 0 });
     assert.deepEqual(page.last('openLine'), { type: 'openLine', file: '/home/u/proj/model.py', line: 7 });
   });
@@ -68,15 +68,15 @@ describe('timeline page actions', () => {
     assert.equal(page.last('block')?.record, 10);
   });
 
-  it('selects a line from the table, and again unselects it; the window is asked again with it first', () => {
+  it('selects a line from the table, and again unselects it; the span is asked again with it first', () => {
     const page = shown();
     page.actions.select(row);
     assert.equal(page.store.state.focusLine, 1);
-    assert.equal(page.last('window')?.request.focusLine, 1);
-    page.answer('window', { window: windowOf(0, 1000) });
+    assert.equal(page.last('span')?.request.focusLine, 1);
+    page.answer('span', { span: spanOf(0, 1000) });
     page.actions.select(row);
     assert.equal(page.store.state.focusLine, undefined);
-    assert.equal(page.last('window')?.request.focusLine, undefined);
+    assert.equal(page.last('span')?.request.focusLine, undefined);
   });
 
   it('sorts: the same column flips, and each change is saved', () => {

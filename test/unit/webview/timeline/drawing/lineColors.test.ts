@@ -6,7 +6,7 @@ import { distinctLineColors } from '../../../../../webview/timeline/drawing/line
 
 describe('timeline colours: the ten largest lines', () => {
   const row = (id: number, color: number, liveAtPeakBytes: number) =>
-    ({ id, file: `f${id}.py`, line: 1, color, allocCount: 1, allocBytes: liveAtPeakBytes, peakBytes: 0, liveAtPeakBytes, inclusiveLiveAtPeakBytes: 0 }) as LineRow;
+    ({ id, file: `f${id}.py`, line: 1, color, allocCount: 1, allocBytes: liveAtPeakBytes, peakWhileAllocatingBytes: 0, liveAtPeakBytes, inclusiveLiveAtPeakBytes: 0 }) as LineRow;
   it('gives the ten largest lines ten different colours, keeping a hash colour when it is free', () => {
     // Twelve lines, all hashed to colour 3; sizes 12..1 (id 1 the largest).
     const rows = Array.from({ length: 12 }, (_, i) => row(i + 1, 3, 12 - i));

@@ -1,7 +1,8 @@
 /** Axis ticks and their labels: bytes, events and wall time (drawing/ticks.ts). Expected values are worked out in the comments. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { binaryLabel, byteTicks, eventTicks, formatDuration, timeTicks } from '../../../../../webview/timeline/drawing/ticks';
+import { byteTicks, eventTicks, formatDuration, timeTicks } from '../../../../../webview/timeline/drawing/ticks';
+import { formatAxisBytes } from '../../../../../src/engine/text/format';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -13,8 +14,8 @@ describe('timeline view: axis ticks', () => {
       byteTicks(0, 1.06 * GiB, 5).map((t) => t.label),
       ['0', '256 MiB', '512 MiB', '768 MiB', '1 GiB'],
     );
-    assert.equal(binaryLabel(1.25 * GiB), '1.25 GiB');
-    assert.equal(binaryLabel(1536), '1.5 KiB');
+    assert.equal(formatAxisBytes(1.25 * GiB), '1.25 GiB');
+    assert.equal(formatAxisBytes(1536), '1.5 KiB');
     assert.equal(byteTicks(0, 12 * GiB, 6)[1].value, 2 * GiB);
     assert.equal(byteTicks(0, 3 * MiB, 3).at(-1)?.label, '3 MiB');
     // A zoomed y range [10.3 GiB, 11.4 GiB) over about 4 intervals: 282 MiB each -> 512 MiB, from 10.5 GiB.

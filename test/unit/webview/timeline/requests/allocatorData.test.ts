@@ -1,19 +1,19 @@
 /**
  * The allocator view's requests (requests/allocatorData.ts), in Node with the parts wired as main.ts
  * wires them: nothing is asked of the allocator in the block view; in the allocator view, the
- * allocator's window follows each block window (same range and columns), the facts are asked once per
+ * allocator's span follows each block span (same range and columns), the facts are asked once per
  * target, a click chooses a moment and asks its segment map, Escape forgets it.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SegmentMapView } from '../../../../../src/engine/session/allocatorStudy';
-import type { AllocatorWindow } from '../../../../../src/engine/timeline/allocatorWindow';
+import type { AllocatorSpan } from '../../../../../src/engine/timeline/allocatorSpan';
 import type { AllocatorFacts } from '../../../../../src/protocol/timeline';
 import { momentOfHit } from '../../../../../webview/timeline/controls/pageActions';
-import { choice, MiB, overviewOf, pageUnderTest, windowOf } from '../../../../helpers/timelinePage';
+import { choice, MiB, overviewOf, pageUnderTest, spanOf } from '../../../../helpers/timelinePage';
 
-/** An allocator window over [x0, x1) with two steps (states 1 and 2) and one 8 MiB segment. */
-function allocatorWindowOf(x0: number, x1: number, columns = 300): AllocatorWindow {
+/** An allocator span over [x0, x1) with two steps (states 1 and 2) and one 8 MiB segment. */
+function allocatorSpanOf(x0: number, x1: number, columns = 300): AllocatorSpan {
   return {
     axis: 'event',
     x0,
@@ -48,7 +48,7 @@ const facts = { check: { device: 0 }, ooms: [] } as unknown as AllocatorFacts;
 const mapAfter = (event: number) => ({ event, device: 0, segments: [], lines: [] }) as unknown as SegmentMapView;
 const target = { snapshotId: 'a', device: 0 };
 
-/** A page showing snapshot a, its overview and first window answered. */
+/** A page showing snapshot a, its overview and first span answered. */
 function shown(saved?: unknown) {
   const page = pageUnderTest(saved);
   page.receive({ type: 'snapshots', snapshots: [choice('a', [0])], activeId: 'a' });
@@ -59,51 +59,51 @@ function shown(saved?: unknown) {
 describe('timeline page: the allocator view\'s requests', () => {
   it('the block view asks nothing of the allocator', () => {
     const page = shown();
-    page.answer('window', { window: windowOf(0, 1000) });
+    page.answer('span', { span: spanOf(0, 1000) });
     assert.deepEqual(page.posted.filter((m) => m.type.startsWith('allocator') || m.type === 'segmentMap'), []);
-    assert.equal(page.last('window')?.request.budget, 20_000);
+    assert.equal(page.last('span')?.request.budget, 20_000);
   });
 
-  it('switching to the allocator: the block window again without blocks, the facts, then the allocator window over the block window\'s range', () => {
+  it('switching to the allocator: the block span again without blocks, the facts, then the allocator span over the block span\'s range', () => {
     const page = shown();
-    page.answer('window', { window: windowOf(0, 1000) });
+    page.answer('span', { span: spanOf(0, 1000) });
     page.actions.switchMode('allocator');
     assert.equal(page.store.state.mode, 'allocator');
     assert.ok(page.screen.includes('showMode()'));
-    assert.equal(page.last('window')?.request.budget, 0, 'no blocks one by one');
+    assert.equal(page.last('span')?.request.budget, 0, 'no blocks one by one');
     assert.deepEqual(page.last('allocatorFacts'), { type: 'allocatorFacts', target, requestId: page.last('allocatorFacts')!.requestId });
-    // The window we had is for the same range: its allocator window is asked for at once, with the same columns.
-    const asked = page.last('allocatorWindow')!;
+    // The span we had is for the same range: its allocator span is asked for at once, with the same columns.
+    const asked = page.last('allocatorSpan')!;
     assert.deepEqual({ ...asked.request, offsetQuantum: undefined }, { axis: 'event', x0: 0, x1: 1000, columns: 300, budget: 2000, offsetQuantum: undefined });
-    // Half a device pixel of 1.06 x the window's reserved (8 MiB) over the 400-pixel plot.
+    // Half a device pixel of 1.06 x the span's reserved (8 MiB) over the 400-pixel plot.
     assert.equal(asked.request.offsetQuantum, (8 * MiB * 1.06) / 400 / 2);
-    page.answer('allocatorWindow', { window: allocatorWindowOf(0, 1000) });
+    page.answer('allocatorSpan', { span: allocatorSpanOf(0, 1000) });
     page.answer('allocatorFacts', { facts });
-    assert.equal(page.store.data.allocatorWindow?.x1, 1000);
+    assert.equal(page.store.data.allocatorSpan?.x1, 1000);
     assert.equal(page.store.data.allocatorFacts, facts);
-    // The block window arrives again (no blocks): the allocator window for it is here already, nothing more is asked.
+    // The block span arrives again (no blocks): the allocator span for it is here already, nothing more is asked.
     const before = page.posted.length;
-    page.answer('window', { window: windowOf(0, 1000) });
+    page.answer('span', { span: spanOf(0, 1000) });
     assert.equal(page.posted.length, before);
   });
 
-  it('one allocator window in flight: the latest block window\'s is asked for when it answers', () => {
+  it('one allocator span in flight: the latest block span\'s is asked for when it answers', () => {
     const page = shown({ mode: 'allocator' });
-    page.answer('window', { window: windowOf(0, 1000) });
-    const first = page.last('allocatorWindow')!;
+    page.answer('span', { span: spanOf(0, 1000) });
+    const first = page.last('allocatorSpan')!;
     page.navigation.setViewport({ x0: 100, x1: 600 });
-    page.answer('window', { window: windowOf(100, 600) });
-    assert.equal(page.last('allocatorWindow'), first, 'still waiting for the first');
-    page.answer('allocatorWindow', { window: allocatorWindowOf(0, 1000) });
-    assert.deepEqual([page.last('allocatorWindow')!.request.x0, page.last('allocatorWindow')!.request.x1], [100, 600]);
-    // The facts were asked once for this target, however many windows.
+    page.answer('span', { span: spanOf(100, 600) });
+    assert.equal(page.last('allocatorSpan'), first, 'still waiting for the first');
+    page.answer('allocatorSpan', { span: allocatorSpanOf(0, 1000) });
+    assert.deepEqual([page.last('allocatorSpan')!.request.x0, page.last('allocatorSpan')!.request.x1], [100, 600]);
+    // The facts were asked once for this target, however many spans.
     assert.equal(page.posted.filter((m) => m.type === 'allocatorFacts').length, 1);
   });
 
   it('a click chooses the moment of the step under it (an OOM\'s state on its marker); its map is asked for; Escape forgets it', () => {
     const page = shown({ mode: 'allocator' });
-    page.answer('window', { window: windowOf(0, 1000) });
-    page.answer('allocatorWindow', { window: allocatorWindowOf(0, 1000) });
+    page.answer('span', { span: spanOf(0, 1000) });
+    page.answer('allocatorSpan', { span: allocatorSpanOf(0, 1000) });
     page.actions.click({ kind: 'allocatorStep', step: 1 });
     assert.equal(page.store.state.moment, 2);
     assert.equal(page.saved.at(-1)?.moment, 2, 'kept across hide and show');

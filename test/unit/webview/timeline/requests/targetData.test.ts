@@ -1,5 +1,5 @@
 /**
- * The timeline page's requests for the target it shows (requests/targetData.ts with the window
+ * The timeline page's requests for the target it shows (requests/targetData.ts with the span
  * summaries and block details), in Node with the parts wired as main.ts wires them: what is asked
  * when, where each answer goes, and which answers are dropped.
  */
@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LineRow } from '../../../../../src/protocol/timeline';
 import type { LineBlocks } from '../../../../../src/engine/timeline/types';
-import { choice, MiB, overviewOf, pageUnderTest, windowOf } from '../../../../helpers/timelinePage';
+import { choice, MiB, overviewOf, pageUnderTest, spanOf } from '../../../../helpers/timelinePage';
 
-const row = (id: number, line: number, live: number): LineRow => ({ id, file: '/p/model.py', line, color: 0, allocCount: 1, allocBytes: live, peakBytes: live, liveAtPeakBytes: live, inclusiveLiveAtPeakBytes: live, freedBytes: 0, inclusiveAllocBytes: live, inclusivePeakBytes: live, reservedGrowthBytes: 0, deviceCallCount: 0 });
+const row = (id: number, line: number, live: number): LineRow => ({ id, file: '/p/model.py', line, color: 0, allocCount: 1, allocBytes: live, peakWhileAllocatingBytes: live, liveAtPeakBytes: live, inclusiveLiveAtPeakBytes: live, freedBytes: 0, inclusiveAllocBytes: live, inclusivePeakWhileAllocatingBytes: live, reservedGrowthBytes: 0, deviceCallCount: 0 });
 
 describe('timeline page: the target\'s requests', () => {
   it('shows the active snapshot: tells the host, then asks for the overview, the findings and the lines, in that order', () => {
@@ -27,17 +27,17 @@ describe('timeline page: the target\'s requests', () => {
     assert.ok(page.screen.includes('setStatus("Loading the timeline…")'));
   });
 
-  it('fits the whole axis once the overview is here, then asks for that window at the plot\'s width', () => {
+  it('fits the whole axis once the overview is here, then asks for that span at the plot\'s width', () => {
     const page = pageUnderTest();
     page.receive({ type: 'snapshots', snapshots: [choice('a', [0])], activeId: 'a' });
     page.answer('overview', { overview: overviewOf() });
     assert.deepEqual(page.store.data.viewport, { x0: 0, x1: 1000 });
-    const w = page.last('window')!;
+    const w = page.last('span')!;
     assert.deepEqual({ ...w.request, offsetQuantum: undefined }, { axis: 'event', x0: 0, x1: 1000, columns: 300, budget: 20_000, offsetQuantum: undefined, focusLine: undefined });
     // No y range set: the headroom is 1.06 x the overview's highest (8 MiB reserved), over 400 device pixels, halved.
     assert.equal(w.request.offsetQuantum, (8 * MiB * 1.06) / 400 / 2);
-    page.answer('window', { window: windowOf(0, 1000) });
-    assert.equal(page.store.data.window?.x1, 1000);
+    page.answer('span', { span: spanOf(0, 1000) });
+    assert.equal(page.store.data.span?.x1, 1000);
     assert.equal(page.screen.at(-1), 'windowShown()');
   });
 
@@ -47,7 +47,7 @@ describe('timeline page: the target\'s requests', () => {
     page.answer('overview', { overview: overviewOf() });
     assert.deepEqual(page.store.data.viewport, { x0: 100, x1: 300 });
     assert.deepEqual(page.last('block'), { type: 'block', target: { snapshotId: 'a', device: 0 }, record: 42, requestId: 4 });
-    assert.deepEqual([page.last('window')?.request.x0, page.last('window')?.request.x1], [100, 300]);
+    assert.deepEqual([page.last('span')?.request.x0, page.last('span')?.request.x1], [100, 300]);
   });
 
   it('colours the ten largest lines apart and keeps the rows for the table', () => {
@@ -100,9 +100,9 @@ describe('timeline page: the target\'s requests', () => {
     assert.equal(page.store.state.focusLine, 4);
     assert.equal(page.store.state.pinnedRecord, 77);
     assert.equal(page.last('block')?.record, 77);
-    assert.deepEqual(page.last('window')?.request.states, [30, 60]);
+    assert.deepEqual(page.last('span')?.request.states, [30, 60]);
     // The host chose the x range that fits those states: the viewport follows it.
-    page.answer('window', { window: windowOf(25, 65) });
+    page.answer('span', { span: spanOf(25, 65) });
     assert.deepEqual(page.store.data.viewport, { x0: 25, x1: 65 });
   });
 
@@ -111,13 +111,13 @@ describe('timeline page: the target\'s requests', () => {
     page.receive({ type: 'snapshots', snapshots: [choice('a', [0])], activeId: 'a' });
     page.answer('overview', { overview: overviewOf() });
     page.navigation.setViewport({ x0: 200, x1: 400 });
-    page.answer('window', { window: windowOf(200, 400, 'event', [201, 400]) });
+    page.answer('span', { span: spanOf(200, 400, 'event', [201, 400]) });
     page.actions.switchAxis('time');
     assert.deepEqual(page.last('overview')?.axis, 'time');
     assert.deepEqual(page.last('findings')?.axis, 'time');
     assert.deepEqual([page.store.state.x0, page.store.state.x1], [undefined, undefined]);
     page.answer('overview', { overview: overviewOf('time') });
-    assert.deepEqual(page.last('window')?.request, { axis: 'time', states: [201, 400], statesMargin: 0, columns: 300, budget: 20_000, offsetQuantum: page.last('window')?.request.offsetQuantum, focusLine: undefined });
+    assert.deepEqual(page.last('span')?.request, { axis: 'time', states: [201, 400], statesMargin: 0, columns: 300, budget: 20_000, offsetQuantum: page.last('span')?.request.offsetQuantum, focusLine: undefined });
   });
 
   it('asks for the stack filter\'s lines, and keeps only the answer to the text still typed', () => {

@@ -12,12 +12,12 @@ const row = (id: number, file: string, line: number, live: number, incl: number,
   color: 0,
   allocCount: 1,
   allocBytes: alloc,
-  peakBytes: 0,
+  peakWhileAllocatingBytes: 0,
   liveAtPeakBytes: live,
   inclusiveLiveAtPeakBytes: incl,
   freedBytes: 0,
   inclusiveAllocBytes: alloc,
-  inclusivePeakBytes: 0,
+  inclusivePeakWhileAllocatingBytes: 0,
   reservedGrowthBytes: 0,
   deviceCallCount: 0,
 });
@@ -64,7 +64,7 @@ describe('timeline view: the lines table', () => {
 });
 
 describe('timeline highlight', () => {
-  const row = (id: number, file: string): LineRow => ({ id, file, line: id, color: 0, allocCount: 1, allocBytes: 1, peakBytes: 1, liveAtPeakBytes: 1, inclusiveLiveAtPeakBytes: 1, freedBytes: 0, inclusiveAllocBytes: 1, inclusivePeakBytes: 1, reservedGrowthBytes: 0, deviceCallCount: 0 });
+  const row = (id: number, file: string): LineRow => ({ id, file, line: id, color: 0, allocCount: 1, allocBytes: 1, peakWhileAllocatingBytes: 1, liveAtPeakBytes: 1, inclusiveLiveAtPeakBytes: 1, freedBytes: 0, inclusiveAllocBytes: 1, inclusivePeakWhileAllocatingBytes: 1, reservedGrowthBytes: 0, deviceCallCount: 0 });
   const rows = [row(1, '/p/model.py'), row(2, '/p/train.py'), row(3, '/p/MODEL_utils.py')];
   it('every line with no filter; the focused line alone; else the lines the file and stack filters pass', () => {
     assert.equal(highlightedLines(rows, '  ', undefined, undefined), undefined);

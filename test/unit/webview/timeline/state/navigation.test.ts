@@ -1,9 +1,9 @@
 /** Moving what the timeline shows (state/navigation.ts): zoom, pan, reset and memory zoom, each saved, drawn and asked for. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { choice, MiB, overviewOf, pageUnderTest, windowOf } from '../../../../helpers/timelinePage';
+import { choice, MiB, overviewOf, pageUnderTest, spanOf } from '../../../../helpers/timelinePage';
 
-/** A page showing snapshot a's 1000 events, its first window answered. */
+/** A page showing snapshot a's 1000 events, its first span answered. */
 function shown() {
   const page = pageUnderTest();
   page.receive({ type: 'snapshots', snapshots: [choice('a', [0])], activeId: 'a' });
@@ -23,7 +23,7 @@ describe('timeline navigation', () => {
     assert.equal(page.posted.length, before);
   });
 
-  it('zooms around the anchor, saves the window, draws at once and asks for it after the one in flight', () => {
+  it('zooms around the anchor, saves the span, draws at once and asks for it after the one in flight', () => {
     const { page, newRequests } = shown();
     const renders = page.renders();
     // [0, 1000) zoomed x4 around a quarter (x = 250): width 250, 250 stays a quarter in: [187.5, 437.5).
@@ -31,12 +31,12 @@ describe('timeline navigation', () => {
     assert.deepEqual(page.store.data.viewport, { x0: 187.5, x1: 437.5 });
     assert.deepEqual([page.store.state.x0, page.store.state.x1], [187.5, 437.5]);
     assert.ok(page.renders() > renders);
-    assert.deepEqual(newRequests(), [], 'the first window is still in flight');
-    page.answer('window', { window: windowOf(0, 1000) });
-    assert.deepEqual([page.last('window')?.request.x0, page.last('window')?.request.x1], [187.5, 437.5]);
+    assert.deepEqual(newRequests(), [], 'the first span is still in flight');
+    page.answer('span', { span: spanOf(0, 1000) });
+    assert.deepEqual([page.last('span')?.request.x0, page.last('span')?.request.x1], [187.5, 437.5]);
   });
 
-  it('pans by a share of the window, held inside the axis', () => {
+  it('pans by a share of the span, held inside the axis', () => {
     const { page } = shown();
     page.navigation.setViewport({ x0: 100, x1: 300 });
     page.navigation.panBy(-0.25);
@@ -50,9 +50,9 @@ describe('timeline navigation', () => {
     // Drawn as the chart fits it: [0, 1.06 x 8 MiB reserved]; x2 at the top: the upper half.
     page.navigation.zoomY(2, 1);
     assert.deepEqual([page.store.state.y0, page.store.state.y1], [4 * MiB * 1.06, 8 * MiB * 1.06]);
-    // Asked again, though the viewport did not move, once the window in flight is answered: its offsets sized by the new range.
-    page.answer('window', { window: windowOf(0, 1000) });
-    assert.equal(page.last('window')?.request.offsetQuantum, (4 * MiB * 1.06) / 400 / 2);
+    // Asked again, though the viewport did not move, once the span in flight is answered: its offsets sized by the new range.
+    page.answer('span', { span: spanOf(0, 1000) });
+    assert.equal(page.last('span')?.request.offsetQuantum, (4 * MiB * 1.06) / 400 / 2);
     page.navigation.setViewport({ x0: 10, x1: 20 });
     page.navigation.resetZoom();
     assert.deepEqual([page.store.state.y0, page.store.state.y1, page.store.state.x0, page.store.state.x1], [undefined, undefined, undefined, undefined]);

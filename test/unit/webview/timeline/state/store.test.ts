@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { INITIAL_STATE } from '../../../../../webview/timeline/state/state';
 import type { ViewState } from '../../../../../webview/timeline/state/state';
 import { PageStore } from '../../../../../webview/timeline/state/store';
-import { overviewOf, windowOf } from '../../../../helpers/timelinePage';
+import { overviewOf, spanOf } from '../../../../helpers/timelinePage';
 
 function store(saved?: unknown): { store: PageStore; saved: ViewState[] } {
   const kept: ViewState[] = [];
@@ -38,9 +38,9 @@ describe('timeline page store', () => {
 
   it('forgets the axis data on a new axis, and everything but the snapshots on a new target', () => {
     const { store: st } = store();
-    st.set({ snapshots: [], target: { snapshotId: 'a', device: 0 }, overview: overviewOf(), window: windowOf(0, 10), rows: [], stackIds: new Set([1]) });
+    st.set({ snapshots: [], target: { snapshotId: 'a', device: 0 }, overview: overviewOf(), span: spanOf(0, 10), rows: [], stackIds: new Set([1]) });
     st.forgetAxis();
-    assert.deepEqual([st.data.overview, st.data.window, st.data.viewport, st.data.findings], [undefined, undefined, undefined, []]);
+    assert.deepEqual([st.data.overview, st.data.span, st.data.viewport, st.data.findings], [undefined, undefined, undefined, []]);
     assert.deepEqual(st.data.stackIds, new Set([1]), 'the stack filter holds on every axis');
     st.forgetTarget({ snapshotId: 'b', device: 2 });
     assert.deepEqual(st.data.target, { snapshotId: 'b', device: 2 });
@@ -64,14 +64,14 @@ describe('timeline page store', () => {
     assert.deepEqual([st.state.x0, st.state.x1], [undefined, undefined], 'the whole axis is not saved as a zoom');
   });
 
-  it('keeps a time window at least four states wide', () => {
+  it('keeps a time span at least four states wide', () => {
     const { store: st } = store();
     st.set({ overview: overviewOf('time') });
     // 1e9 µs over 1001 states: four states are about 4e6 µs.
     assert.deepEqual(st.domain(), { start: 5000, end: 5000 + 1e9, minWidth: (1e9 / 1001) * 4 });
   });
 
-  it('gives the y range the user set, else none (fit to the window)', () => {
+  it('gives the y range the user set, else none (fit to the span)', () => {
     const { store: st } = store();
     assert.equal(st.yRange(), undefined);
     st.update({ y0: 2, y1: 8 });

@@ -1,4 +1,4 @@
-/** The x window's zoom and pan, the memory (y) zoom, and the headroom the window requests size their offset quantum by (state/viewport.ts). */
+/** The x span's zoom and pan, the memory (y) zoom, and the headroom the span requests size their offset quantum by (state/viewport.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TimelineOverview } from '../../../../../src/engine/timeline/types';
@@ -8,10 +8,10 @@ import { estimateYMax, zoomYRange } from '../../../../../webview/timeline/state/
 describe('timeline view: zoom and pan', () => {
   const domain = { start: 0, end: 1000, minWidth: 4 };
   it('zooms around the anchor and keeps it in place', () => {
-    // Window [200, 600), anchor at a quarter (x = 300); zoom x2 -> width 200, 300 stays at a quarter: [250, 450).
+    // Span [200, 600), anchor at a quarter (x = 300); zoom x2 -> width 200, 300 stays at a quarter: [250, 450).
     assert.deepEqual(zoom({ x0: 200, x1: 600 }, 2, 0.25, domain), { x0: 250, x1: 450 });
   });
-  it('stays inside the domain, moving the window rather than shrinking it', () => {
+  it('stays inside the domain, moving the span rather than shrinking it', () => {
     // Zooming out x4 from [0, 200) around the middle wants [-300, 500): moved to [0, 800).
     assert.deepEqual(zoom({ x0: 0, x1: 200 }, 0.25, 0.5, domain), { x0: 0, x1: 800 });
     // Panning right by half of [800, 1000) would pass the end: held at [800, 1000).
@@ -32,7 +32,7 @@ describe('timeline memory zoom', () => {
     // At the middle of [0, 8]: [2, 6].
     assert.deepEqual(zoomYRange({ min: 0, max: 8 * GiB }, 2, 0.5, 8 * GiB), { min: 2 * GiB, max: 6 * GiB });
   });
-  it('fits the window again once the whole range shows, and never shows less than 1 KiB', () => {
+  it('fits the span again once the whole range shows, and never shows less than 1 KiB', () => {
     assert.equal(zoomYRange({ min: 4 * GiB, max: 8 * GiB }, 0.5, 1, 8 * GiB), undefined);
     assert.deepEqual(zoomYRange({ min: 0, max: 2048 }, 1000, 0, 8 * GiB), { min: 0, max: 1024 });
   });
