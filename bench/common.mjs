@@ -2,11 +2,20 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** What the bench writes beside the checkout: its results, profiles and the bundled core (git-ignored). */
 export const dataDir = path.join(repoRoot, 'bench', '.data');
+/**
+ * Where generated snapshots go (hundreds of MB each): outside the repository, in `--data DIR`, else
+ * `$VRAM_LENS_BENCH_DATA`, else a folder of the system's temporary directory.
+ */
+export function generatedDir(option) {
+  return path.resolve(option ?? process.env.VRAM_LENS_BENCH_DATA ?? path.join(os.tmpdir(), 'vram-lens-bench'));
+}
 export const MB = 1000 * 1000;
 
 /** VRAM_LENS_CORPUS, else `shared/snapshots` beside the checkout (or beside its parent, for worktrees). */
@@ -25,7 +34,8 @@ export function pythonExecutable() {
 
 /**
  * Bundles the core's load/analysis entry points from src/ with esbuild (the CLI bundle does not export
- * them) and loads the bundle: { loadSnapshotFile, analyzeSnapshot, toReport, stringifyExact }.
+ * them) and loads the bundle: { openSnapshot, analyzeSnapshot, toReport, stringifyExact, SnapshotWorker,
+ * SpareWorkers, buildFileAnnotations, DEFAULT_ANNOTATION_OPTIONS }.
  */
 export async function loadCore() {
   const { build } = await import('esbuild');
@@ -34,7 +44,10 @@ export async function loadCore() {
   await build({
     stdin: {
       contents: [
-        "export { loadSnapshotFile } from './src/runtime/input/snapshotFile';",
+        "export { openSnapshot } from './src/runtime/input/snapshotFile';",
+        "export { SnapshotWorker } from './src/runtime/worker/client';",
+        "export { SpareWorkers } from './src/runtime/worker/spareWorker';",
+        "export { buildFileAnnotations, DEFAULT_ANNOTATION_OPTIONS } from './src/engine/annotate/lineAnnotations';",
         "export { analyzeSnapshot } from './src/engine/analysis/analyze';",
         "export { stringifyExact, toReport } from './src/engine/analysis/report';",
       ].join('\n'),

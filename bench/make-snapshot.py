@@ -27,7 +27,18 @@ that way; they are written by `StreamingPickler` instead, which writes the same 
 pickler for the same objects (memoizing every str, list, dict and tuple, memo references for repeats,
 FRAME opcodes every 64 KiB) while the repetitions are made one entry at a time.
 
-usage: make-snapshot.py --source FILE --sizes 100,500 --out DIR [--verify]
+Shape variants (`--variant`, for the bench's no-cliff check) hold the same events as the plain file of
+the same source and size (the same repetitions), written in another shape PyTorch's readers must take:
+
+* `high-addresses`: every block and segment address raised by 2^52 (the highest range the model holds
+  exactly: addresses stay below 2^53);
+* `key-order`: every trace entry's keys in reverse order (`frames` first, `action` last);
+* `unshared-lists`: every trace entry has a frames list of its own (a new list of memo references to the
+  shared frame dicts, as PyTorch writes an `alloc`'s), where the plain file shares one list object;
+* `unshared-frames`: every trace entry has a frames list of new frame dicts (only their strings shared,
+  as PyTorch 2.0 writes frames).
+
+usage: make-snapshot.py --source FILE --sizes 100,500 --out DIR [--variant NAME] [--verify]
 Prints one JSON object per line and file: {"path", "bytes", "reps", "events", "cached"}; with
 --verify, then one more with the replay of the source and of the file (same per-repetition peak,
 same initial and final active bytes for a steady-state source) and any problems found.
@@ -47,6 +58,8 @@ from typing import Any, Iterator, Protocol, Union
 Entry = dict[str, Any]
 
 GENERATOR_VERSION = 1
+VARIANTS = ('high-addresses', 'key-order', 'unshared-lists', 'unshared-frames')
+HIGH_ADDRESS_SHIFT = 2**52
 # Files above this size are written by StreamingPickler (a version of their own, STREAM_VERSION).
 STREAM_ABOVE_MB = 1000
 STREAM_VERSION = 1
@@ -185,6 +198,39 @@ def shifted_segments(segments: list[Entry], shift: int) -> list[Entry]:
     return out
 
 
+def with_shape(root: Entry, variant: str) -> Entry:
+    """The snapshot `root` in the shape `variant` (see the module's docstring); `root` is left as it is."""
+    out = dict(root)
+    trace = root['device_traces'][0]
+    if variant == 'high-addresses':
+        def shifted(e: Entry, key: str) -> Entry:
+            copy = dict(e)
+            copy[key] = e[key] + HIGH_ADDRESS_SHIFT
+            return copy
+        out['device_traces'] = [[shifted(e, 'addr') if 'addr' in e else e for e in trace]] + list(root['device_traces'][1:])
+        segments = []
+        for seg in root.get('segments', []):
+            seg = shifted(seg, 'address')
+            seg['blocks'] = [shifted(b, 'address') if 'address' in b else b for b in seg.get('blocks', [])]
+            segments.append(seg)
+        out['segments'] = segments
+        if max((e['addr'] for e in out['device_traces'][0] if 'addr' in e), default=0) > MAX_SAFE_INTEGER:
+            raise SystemExit('high-addresses: addresses would pass 2^53; choose a smaller size')
+    elif variant == 'key-order':
+        out['device_traces'] = [[dict(reversed(list(e.items()))) for e in trace]] + list(root['device_traces'][1:])
+    elif variant in ('unshared-lists', 'unshared-frames'):
+        def own_frames(e: Entry) -> Entry:
+            if not isinstance(e.get('frames'), list):
+                return e
+            copy = dict(e)
+            copy['frames'] = [dict(f) for f in e['frames']] if variant == 'unshared-frames' else list(e['frames'])
+            return copy
+        out['device_traces'] = [[own_frames(e) for e in trace]] + list(root['device_traces'][1:])
+    else:
+        raise SystemExit(f'unknown variant {variant!r} (one of {", ".join(VARIANTS)})')
+    return out
+
+
 class Generator:
     def __init__(self, root: Entry) -> None:
         self.root = root
@@ -267,8 +313,10 @@ class Generator:
         os.replace(tmp, path)
         return events
 
-    def write(self, reps: int, path: str) -> int:
+    def write(self, reps: int, path: str, variant: str | None = None) -> int:
         obj = self.snapshot(reps)
+        if variant is not None:
+            obj = with_shape(obj, variant)
         events = len(obj['device_traces'][0])
         tmp = path + '.tmp'
         with open(tmp, 'wb') as f:
@@ -539,6 +587,7 @@ def main() -> None:
     parser.add_argument('--sizes', default='100,500', help='target sizes in MB (10^6 bytes), comma-separated')
     parser.add_argument('--out', required=True, help='cache folder')
     parser.add_argument('--verify', action='store_true', help='read each file back and check sharing and the replay (needs ~7x the file size in memory)')
+    parser.add_argument('--variant', choices=VARIANTS, help='the same events as the plain file of this size, in another shape')
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(',') if s.strip()]
     os.makedirs(args.out, exist_ok=True)
@@ -548,11 +597,15 @@ def main() -> None:
     for size in sizes:
         target = size * MB
         streamed = size > STREAM_ABOVE_MB
-        path = os.path.join(args.out, f'{stem}-{size}MB.pickle')
+        path = os.path.join(args.out, f'{stem}-{size}MB{"-" + args.variant if args.variant else ""}.pickle')
         meta_path = path + '.meta.json'
         wanted = {'generator': GENERATOR_VERSION, 'source': os.path.basename(args.source), 'sourceSha256': source_hash, 'targetBytes': target}
         if streamed:
             wanted['streamed'] = STREAM_VERSION
+        if args.variant:
+            if streamed:
+                raise SystemExit(f'--variant is for files up to {STREAM_ABOVE_MB} MB')
+            wanted['variant'] = args.variant
         try:
             with open(meta_path) as f:
                 meta = json.load(f)
@@ -569,11 +622,15 @@ def main() -> None:
         per_rep = generator.pickled_size(2, streamed) - one
         reps = max(1, 1 + math.ceil((target - one) / per_rep))
         while True:
+            # A variant's repetitions are the plain file's: sized by the plain pickle, written in its shape.
             events = generator.stream_write(reps, path) if streamed else generator.write(reps, path)
             written = os.path.getsize(path)
             if written >= target:
                 break
             reps += max(1, math.ceil((target - written) / per_rep))
+        if args.variant:
+            events = generator.write(reps, path, args.variant)
+            written = os.path.getsize(path)
         meta = dict(wanted, bytes=written, reps=reps, events=events, addressOffset=generator.offset, timeSpanUs=generator.span)
         with open(meta_path, 'w') as f:
             json.dump(meta, f, indent=1)

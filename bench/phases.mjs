@@ -40,7 +40,7 @@ function phase(name, run) {
 
 const fileBytes = statSync(file).size;
 const rssBefore = process.memoryUsage().rss;
-const snapshot = (await phaseAsync('load', () => core.loadSnapshotFile(file))).snapshot;
+const snapshot = (await phaseAsync('load', () => core.openSnapshot({ kind: 'file', path: file }))).snapshot;
 let modelMiB;
 if (typeof globalThis.gc === 'function') {
   globalThis.gc();

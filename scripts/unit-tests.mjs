@@ -5,6 +5,7 @@
 // A folder named on the command line stands for every `*.test.js` below it, at any depth (test/unit
 // mirrors the source tree), listed here so that every Node version runs the same files.
 import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { runTestsReportingSkips } from './testsReportingSkips.mjs';
 
@@ -18,7 +19,13 @@ function testFiles(folder) {
 }
 
 const args = process.argv.slice(2).flatMap((arg) => (!arg.startsWith('-') && statSync(arg, { throwIfNoEntry: false })?.isDirectory() ? testFiles(arg) : [arg]));
-runTestsReportingSkips(args, 'corpus not found at ', {
-  skipped: (count, reason) => `${count} corpus test${count === 1 ? '' : 's'} (tests and suites) did not run: ${reason}`,
-  allRan: 'All corpus tests ran (VRAM_LENS_CORPUS or ../shared/snapshots).',
-});
+// One test file per core (node's default leaves one core out: on two cores, one file at a time).
+runTestsReportingSkips(
+  args,
+  'corpus not found at ',
+  {
+    skipped: (count, reason) => `${count} corpus test${count === 1 ? '' : 's'} (tests and suites) did not run: ${reason}`,
+    allRan: 'All corpus tests ran (VRAM_LENS_CORPUS or ../shared/snapshots).',
+  },
+  [`--test-concurrency=${availableParallelism()}`],
+);

@@ -1,12 +1,9 @@
 /** How CLI commands talk to the terminal and the disk, injectable for tests. */
-import { WorkLimitError } from '../engine/base/errors';
-import { SnapshotFileError, snapshotAdvice } from '../engine/decode/errors';
-import { PickleError } from '../engine/pickle/errors';
-import { SnapshotFormatError } from '../engine/snapshot/errors';
+import { SnapshotFileError, snapshotAdvice, snapshotErrorCode } from '../engine/decode/errors';
 import type { Snapshot } from '../engine/snapshot/model';
 import { terminalText } from '../engine/text/plainText';
-import type { FileLoadOptions } from '../runtime/input/snapshotFile';
-import { loadSnapshotFile as readSnapshotFile } from '../runtime/input/snapshotFile';
+import type { OpenOptions } from '../runtime/input/snapshotFile';
+import { openSnapshot } from '../runtime/input/snapshotFile';
 import type { ProgressStream } from './progress';
 import { terminalProgress } from './progress';
 export interface CliIO {
@@ -29,18 +26,21 @@ export class InputError extends Error {
 }
 
 /**
- * The snapshot in the file at `path`, streamed from disk (with a progress bar on a terminal's stderr
- * for a big file); what it cannot read becomes an {@link InputError}.
+ * The snapshot in the file at `path`, streamed from disk by the one way in for snapshot bytes
+ * (`openSnapshot`; with a progress bar on a terminal's stderr for a big file); what it cannot read
+ * becomes an {@link InputError}, told apart by its code.
  */
-export async function loadSnapshotFile(path: string, options: FileLoadOptions = {}, io?: CliIO): Promise<Snapshot> {
+export async function loadSnapshotFile(path: string, options: OpenOptions = {}, io?: CliIO): Promise<Snapshot> {
   const bar = io?.progress === undefined ? undefined : terminalProgress(io.progress, path);
   try {
-    return (await readSnapshotFile(path, { ...options, onProgress: bar?.onProgress ?? options.onProgress })).snapshot;
+    return (await openSnapshot({ kind: 'file', path }, { ...options, onProgress: bar?.onProgress ?? options.onProgress })).snapshot;
   } catch (e) {
-    if (e instanceof SnapshotFileError) throw new InputError(e.message);
-    if (e instanceof PickleError || e instanceof SnapshotFormatError) throw new InputError(`${path}: ${e.message}. ${snapshotAdvice(e.name, e.message) ?? ''}`.trimEnd());
-    if (e instanceof WorkLimitError) throw new InputError(`${path}: ${e.message}`);
-    throw e;
+    const code = snapshotErrorCode(e);
+    if (code === undefined || code === 'cancelled') throw e;
+    // A file's own errors name it already; the decoder's and the model's say what is wrong inside it.
+    const message = (e as Error).message;
+    const advice = snapshotAdvice(code);
+    throw new InputError(e instanceof SnapshotFileError ? message : `${path}: ${message}${advice === undefined ? '' : `. ${advice}`}`);
   } finally {
     bar?.done();
   }

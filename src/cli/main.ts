@@ -4,12 +4,6 @@
  */
 import type { ParsedArgs } from './args';
 import { UsageError, parseArgs } from './args';
-import { adviseCommand, adviseOptions, adviseUsage } from './commands/advise';
-import { analyzeCommand, analyzeOptions, analyzeUsage } from './commands/analyze';
-import { diffCommand, diffOptions, diffUsage } from './commands/diff';
-import { predictCommand, predictOptions, predictUsage } from './commands/predict';
-import { runCommand, runOptions, runUsage } from './commands/run';
-import { whatifCommand, whatifOptions, whatifUsage } from './commands/whatif';
 import type { CliIO } from './io';
 import { InputError, processIO } from './io';
 import { isOutOfMemory, userMessage } from '../engine/base/errors';
@@ -22,31 +16,55 @@ interface CommandSpec {
   readonly program?: true;
 }
 
-const COMMANDS: Readonly<Record<string, CommandSpec>> = {
-  analyze: { usage: analyzeUsage, options: analyzeOptions, run: analyzeCommand },
-  diff: { usage: diffUsage, options: diffOptions, run: diffCommand },
-  advise: { usage: adviseUsage, options: adviseOptions, run: adviseCommand },
-  run: { usage: runUsage, options: runOptions, run: runCommand },
-  predict: { usage: predictUsage, options: predictOptions, run: predictCommand, program: true },
-  whatif: { usage: whatifUsage, options: whatifOptions, run: whatifCommand },
+/**
+ * Each command's module, loaded when it runs: a command's code (and what only it needs, such as the
+ * advisor's Python parser) is not loaded, compiled or run at start-up by the others.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<CommandSpec>>> = {
+  analyze: async () => {
+    const m = await import('./commands/analyze.js');
+    return { usage: m.analyzeUsage, options: m.analyzeOptions, run: m.analyzeCommand };
+  },
+  diff: async () => {
+    const m = await import('./commands/diff.js');
+    return { usage: m.diffUsage, options: m.diffOptions, run: m.diffCommand };
+  },
+  advise: async () => {
+    const m = await import('./commands/advise.js');
+    return { usage: m.adviseUsage, options: m.adviseOptions, run: m.adviseCommand };
+  },
+  run: async () => {
+    const m = await import('./commands/run.js');
+    return { usage: m.runUsage, options: m.runOptions, run: m.runCommand };
+  },
+  predict: async () => {
+    const m = await import('./commands/predict.js');
+    return { usage: m.predictUsage, options: m.predictOptions, run: m.predictCommand, program: true };
+  },
+  whatif: async () => {
+    const m = await import('./commands/whatif.js');
+    return { usage: m.whatifUsage, options: m.whatifOptions, run: (args, io) => m.whatifCommand(args, io) };
+  },
 };
 
-function help(): string {
-  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}`);
+async function help(): Promise<string> {
+  const specs = await Promise.all(Object.values(COMMANDS).map((load) => load()));
+  const lines = specs.map((c) => `  ${c.usage}`);
   return `VRAM Lens: where a PyTorch program's GPU memory goes, line by line.\n\nusage:\n${lines.join('\n')}\n`;
 }
 
 export async function main(argv: readonly string[], io: CliIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    io.out(help());
+    io.out(await help());
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
-  if (!Object.hasOwn(COMMANDS, name) || command === undefined) {
-    io.err(`vram-lens: unknown command '${name}'\n\n${help()}`);
+  const load = COMMANDS[name];
+  if (!Object.hasOwn(COMMANDS, name) || load === undefined) {
+    io.err(`vram-lens: unknown command '${name}'\n\n${await help()}`);
     return 2;
   }
+  const command = await load();
   // `vram-lens COMMAND --help` (or -h), anywhere before a `--` (or the program): the command's usage, not an unknown option.
   const end = command.program ? programStart(rest, command.options.valued) : rest.indexOf('--');
   if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h')) {

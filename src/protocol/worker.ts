@@ -4,6 +4,7 @@
  * Add a method by extending `WorkerMethods` and implementing it in `src/runtime/worker/methods.ts`.
  */
 import type { ErrorShape } from '../engine/base/errors';
+import type { PlainValue } from '../engine/pickle/encoder';
 import type { Finding } from '../engine/advice/finding';
 import type { FrameFilterOptions } from '../engine/analysis/frameFilter';
 import type { LineDetail } from '../engine/analysis/lineDetail';
@@ -23,8 +24,12 @@ import type { CellPlaces } from '../engine/paths/places';
 
 export type { SnapshotInfo, SourceUpdate };
 
-/** Where a worker's snapshot comes from. */
-export type SnapshotSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'bytes'; readonly bytes: Uint8Array };
+/** Where a worker's snapshot comes from: what the runtime's one way in for snapshot bytes (`openSnapshot`) reads. */
+export type SnapshotSource =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'bytes'; readonly bytes: Uint8Array }
+  /** A snapshot built in memory (a built-in workload's run), as the plain values its pickle would hold. */
+  | { readonly kind: 'value'; readonly value: PlainValue };
 
 export interface WorkerMethods {
   /**
@@ -33,6 +38,11 @@ export interface WorkerMethods {
    * `window`: only that window of a file's recording (memory live when it opens carried in).
    */
   load: { params: { source: SnapshotSource; filter: FrameFilterOptions; window?: LoadWindow }; result: SnapshotInfo };
+  /**
+   * Reads, analyses and attributes a snapshot like `load` and `lines` do, then drops it: a spare worker
+   * warmed this way (V8 has compiled the decoder and the analysis) opens the next snapshot at once.
+   */
+  warmUp: { params: { source: SnapshotSource; filter: FrameFilterOptions }; result: null };
   /** Re-run the attribution with another user-frame filter. */
   setFilter: { params: { filter: FrameFilterOptions }; result: SnapshotInfo };
   /** Every line with figures on one device, sorted by file then line. */

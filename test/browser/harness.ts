@@ -122,7 +122,7 @@ export class HostDouble {
       if (!loaded) return undefined;
       return (method, params) => {
         const started = performance.now();
-        if (method === 'load') return Promise.reject(new Error('a test snapshot is loaded already'));
+        if (method === 'load' || method === 'warmUp') return Promise.reject(new Error('a test snapshot is loaded already'));
         const result = dispatch(method, params, { session: loaded.session, progress: () => undefined });
         if (method === 'timelineSpan') this.spanTimes.push(performance.now() - started);
         return Promise.resolve(result);

@@ -11,6 +11,7 @@ import { decodePickle } from '../../src/engine/pickle/decoder';
 import { encodePickle, type PlainValue } from '../../src/engine/pickle/encoder';
 import { corpusFiles } from '../helpers/corpus';
 import { sharedShape } from './amplification';
+import { SHAPES, shaped } from '../helpers/snapshotShapes';
 
 /** xorshift32: small, fast, reproducible. */
 export class Random {
@@ -133,12 +134,24 @@ function cutDown(bytes: Uint8Array): Uint8Array | undefined {
   }
 }
 
-/** Synthetic seeds plus the corpus (cut down), trace-rich files included; names for messages. */
+/** Trace-rich corpus files whose events are also seeded in every shape PyTorch's readers must take. */
+const SHAPED_FILES = ['wedsonlin-cs336-medium-512-training.pickle', 'constructor-sun-expandable-oom-4dev.pickle'];
+
+/**
+ * Synthetic seeds plus the corpus (cut down), trace-rich files included, and two trace-rich files in
+ * each shape of `snapshotShapes` (high addresses, keys in another order, frames lists or frame dicts of
+ * their own): every mutant of them is read by the fast path and by the general machine, which must agree
+ * (`checkFastPath`). Names for messages.
+ */
 export function loadSeeds(): { name: string; bytes: Uint8Array }[] {
   const seeds = syntheticSeeds().map((bytes, i) => ({ name: `synthetic-${i}`, bytes }));
   for (const file of corpusFiles()) {
+    const name = file.split('/').pop()!;
     const bytes = cutDown(readFileSync(file));
-    if (bytes !== undefined) seeds.push({ name: file.split('/').pop()!, bytes });
+    if (bytes !== undefined) seeds.push({ name, bytes });
+    if (!SHAPED_FILES.includes(name)) continue;
+    const root = decodePickle(readFileSync(file));
+    for (const shape of SHAPES) seeds.push({ name: `${name} (${shape})`, bytes: encodePickle(shaped(root, shape, TRACE_ENTRIES_KEPT)) });
   }
   return seeds;
 }

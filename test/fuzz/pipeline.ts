@@ -30,7 +30,7 @@ function outcome(read: () => Snapshot): Snapshot | string {
 function checkFastPath(bytes: Uint8Array): void {
   const pickle = (() => {
     try {
-      return pickleBytesOf(bytes, undefined);
+      return pickleBytesOf(bytes);
     } catch {
       return undefined;
     }

@@ -42,7 +42,7 @@ export class InProcessWorker implements SnapshotWorkerPort {
     const crossed = structuredClone(params);
     this.requests.push({ method, params: crossed });
     await Promise.resolve();
-    if (method === 'load') throw new Error('an in-process worker holds the snapshot it was made with');
+    if (method === 'load' || method === 'warmUp') throw new Error('an in-process worker holds the snapshot it was made with');
     return structuredClone(dispatch(method, crossed, this.ctx));
   }
 

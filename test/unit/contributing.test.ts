@@ -16,7 +16,7 @@ import type { Finding } from '../../src/engine/advice/finding';
 import type { FindingMarker } from '../../src/engine/timeline/findingMarkers';
 import { openLine } from '../../webview/shared/openLine';
 import type { QueryName } from '../../src/runtime/worker/methods';
-import { load, methods } from '../../src/runtime/worker/methods';
+import { load, methods, warmUp } from '../../src/runtime/worker/methods';
 import { repoRoot } from '../helpers/corpus';
 import { ReferenceChecker, codeSpans, markdownBlocks, templatePattern } from '../helpers/markdownRefs';
 import { ScratchTree } from '../helpers/scratchTree';
@@ -469,10 +469,11 @@ describe(`recipe: ${WORKER_RECIPE}`, () => {
       }
     });
     assert.ok(declared.length >= 15);
-    // `load` reads a file and answers later: its own function; every other method is a query in `methods`.
-    assert.ok(declared.includes('load'));
+    // `load` and `warmUp` read a file and answer later: their own functions; every other method is a query in `methods`.
+    assert.ok(declared.includes('load') && declared.includes('warmUp'));
     assert.equal(typeof load, 'function');
-    const queries = declared.filter((name) => name !== 'load');
+    assert.equal(typeof warmUp, 'function');
+    const queries = declared.filter((name) => name !== 'load' && name !== 'warmUp');
     assert.deepEqual(Object.keys(methods).sort(), queries.sort());
     for (const name of queries) assert.equal(typeof methods[name as QueryName], 'function', name);
   });

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { analyzeSnapshot } from '../../engine/analysis/analyze';
 import { stringifyExact, toReport } from '../../engine/analysis/report';
 import { formatBytes } from '../../engine/text/format';
-import { snapshotFromBytes } from '../../engine/decode/load';
+import { encodePickle } from '../../engine/pickle/encoder';
+import { openSnapshot } from '../../runtime/input/snapshotFile';
 import { isProviderChoice } from '../../runtime/ort/providers';
 import { DEFAULT_SESSION_SETTINGS, ProviderUnavailableError, RuntimeUnavailableError, SessionRunError } from '../../runtime/ort/session';
 import type { SessionSettings } from '../../runtime/ort/session';
@@ -173,8 +174,8 @@ export async function runCommand(args: ParsedArgs, io: CliIO): Promise<number> {
     throw e;
   }
   const save = args.options.get('save');
-  if (typeof save === 'string') await writeFile(save, result.pickle);
-  const analysis = analyzeSnapshot(snapshotFromBytes(result.pickle));
+  if (typeof save === 'string') await writeFile(save, encodePickle(result.snapshot));
+  const analysis = analyzeSnapshot((await openSnapshot({ kind: 'value', value: result.snapshot })).snapshot);
   if (args.options.has('json')) {
     io.out(stringifyExact({ ...toReport(analysis), run: result.summary }) + '\n');
   } else {

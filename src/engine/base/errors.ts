@@ -3,15 +3,19 @@ export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** What crosses a worker boundary for an error: its class name and its message. */
+/** What crosses a worker boundary for an error: its class name, its message, and its code when it has one. */
 export interface ErrorShape {
   readonly name: string;
   readonly message: string;
+  /** A typed error's code (a snapshot's `SnapshotErrorCode`, a file system error's `ENOENT`): what a caller tells errors apart by. */
+  readonly code?: string;
 }
 
 /** Anything thrown, as it is posted from a worker thread to its host. */
 export function errorShape(e: unknown): ErrorShape {
-  return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
+  if (!(e instanceof Error)) return { name: 'Error', message: String(e) };
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' ? { name: e.name, message: e.message, code } : { name: e.name, message: e.message };
 }
 
 /**
@@ -20,10 +24,13 @@ export function errorShape(e: unknown): ErrorShape {
  */
 export class RemoteError extends Error {
   readonly errorName: string;
-  constructor({ name, message }: ErrorShape) {
+  /** The worker-side error's code, when it had one. */
+  readonly code: string | undefined;
+  constructor({ name, message, code }: ErrorShape) {
     super(message);
     this.errorName = name;
     this.name = name;
+    this.code = code;
   }
 }
 
@@ -42,6 +49,7 @@ export class ContentError extends Error {}
  */
 export class WorkLimitError extends ContentError {
   override readonly name = 'WorkLimitError';
+  readonly code = 'work-limit';
 }
 
 /**

@@ -1,11 +1,13 @@
 /**
- * File -> decoder -> model: the one way a snapshot enters the engine. Pure: the runtime reads the
- * file (`src/runtime/input/snapshotFile.ts`) and feeds its bytes, in chunks, to a {@link SnapshotReader};
- * bytes already in memory go through {@link snapshotFromBytes}. Trace entries stream from the decoder
- * straight into columns, so neither the file nor a tree of millions of dicts is ever held.
+ * File -> decoder -> model: the one way a snapshot enters the engine. Pure: the runtime's one way in
+ * for snapshot bytes (`openSnapshot`, `src/runtime/input/snapshotFile.ts`) feeds a file's bytes (or
+ * bytes in memory), in chunks, to a {@link SnapshotReader}, under the one fast-path policy
+ * ({@link withFastPath}); a plain pickle in memory goes through {@link snapshotFromBytes}. Trace entries
+ * stream from the decoder straight into columns, so neither the file nor a tree of millions of dicts is
+ * ever held.
  */
-import type { Gunzip } from './unpack';
 import { pickleBytesOf } from './unpack';
+import type { PlainValue } from '../pickle/encoder';
 import { COST, WorkBudget } from '../base/workBudget';
 import { PickleDecoder } from '../pickle/decoder';
 import { RestartWithoutFastPath } from '../pickle/memo';
@@ -91,30 +93,52 @@ export class SnapshotReader {
   }
 }
 
-export interface LoadOptions {
-  /** Decompresses a gzip'd snapshot held in memory (the runtime's `gunzipBounded`); without it such a file is refused. */
-  readonly gunzip?: Gunzip;
+/**
+ * The one fast-path policy: `pass` reads the whole input into a snapshot, with the trace fast path
+ * (`fastPath` true) and, when the pickle needs the general machine ({@link RestartWithoutFastPath},
+ * which PyTorch's files never do), once more without it, from the start of the input. `pass` may
+ * return a promise (a file read in chunks) or the snapshot itself (bytes in memory).
+ */
+export function withFastPath<T>(pass: (fastPath: boolean) => T): T {
+  const again = (e: unknown): T => {
+    if (e instanceof RestartWithoutFastPath) return pass(false);
+    throw e;
+  };
+  let result: T;
+  try {
+    result = pass(true);
+  } catch (e) {
+    return again(e);
+  }
+  return result instanceof Promise ? (result.catch(again) as T) : result;
 }
 
-/** A snapshot from a whole file's bytes in memory (a gzip'd one is decompressed first, with `options.gunzip`). */
-export function snapshotFromBytes(bytes: Uint8Array, options: LoadOptions = {}): Snapshot {
-  // An empty file, a torch.save zip or a compressed file is told apart (or unpacked) before decoding.
-  const pickle = pickleBytesOf(bytes, options.gunzip);
-  return readWhole(pickle);
+/**
+ * A snapshot built in memory as the plain values its pickle holds (a built-in workload's run): the
+ * model that pickle decodes to, with nothing encoded or decoded. Its traces are streamed into columns
+ * first, as the decoder streams them while it reads, so frames and stacks are numbered as in the file.
+ */
+export function snapshotFromValue(value: PlainValue): Snapshot {
+  const sink = new TraceSink(new FrameTable());
+  const traces = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { device_traces?: unknown }).device_traces : undefined;
+  if (Array.isArray(traces)) for (const trace of traces) if (Array.isArray(trace)) sink.streamList(trace);
+  return snapshotFromPickle(value, sink);
+}
+
+/**
+ * A snapshot from a whole pickle's bytes in memory (read with the fast path, and again without it when
+ * it needs that). A gzip'd file is refused here: the runtime's `openSnapshot` inflates it as it streams.
+ */
+export function snapshotFromBytes(bytes: Uint8Array): Snapshot {
+  // An empty file, a torch.save zip or a compressed file is told apart before decoding.
+  return readWhole(pickleBytesOf(bytes));
 }
 
 /** Reads `pickle` with the fast path, and again without it when the pickle needs that. */
 export function readWhole(pickle: Uint8Array): Snapshot {
-  try {
-    return readOnce(pickle, true);
-  } catch (e) {
-    if (!(e instanceof RestartWithoutFastPath)) throw e;
-    return readOnce(pickle, false);
-  }
-}
-
-function readOnce(pickle: Uint8Array, fastPath: boolean): Snapshot {
-  const reader = new SnapshotReader({ expectedBytes: pickle.length, fastPath });
-  reader.feed(pickle);
-  return reader.finish();
+  return withFastPath((fastPath) => {
+    const reader = new SnapshotReader({ expectedBytes: pickle.length, fastPath });
+    reader.feed(pickle);
+    return reader.finish();
+  });
 }

@@ -1,7 +1,7 @@
 import { appendRange } from './arrays';
 import { readInt32, readUint16, readUint32, readUint64 } from './binary';
 import { PickleError } from './errors';
-import { corrupt, missingMark, missingMemoKey, setItem, truncated, underflow, utf8OrThrow, wrongTarget, type Machine } from './machine';
+import { corrupt, missingMark, missingMemoKey, setItem, truncated, underflow, utf8OrThrow, wrongTarget, type EntryReader, type Machine } from './machine';
 import { Memo, MemoToken, RestartWithoutFastPath } from './memo';
 import { decodeLong } from './numbers';
 import { HIGHEST_PROTOCOL, Op } from './opcodes';
@@ -10,17 +10,7 @@ import { isPyDict, type PyValue } from './values';
 import { ContentError } from '../base/errors';
 
 export { isPyDict, PY_NON_STRING_KEYS, type PyDict, type PyValue } from './values';
-
-/**
- * Reads trace entries straight from the bytes (`traceEntries.ts`): called after a MARK over a list
- * when the next opcode builds a dict. It reads entries from `m.pos` while they have the shape it
- * knows, advances `m.pos` past them and leaves the stack alone; it reads none (and changes nothing)
- * when the first is not one of them. Returns true when it stopped at an entry cut by the end of
- * `m.data` (and the input goes on): the decoder then waits for more bytes and resumes there.
- */
-export interface EntryReader {
-  read(list: PyValue[], m: Machine): boolean;
-}
+export type { EntryReader } from './machine';
 
 /** Options for {@link PickleDecoder} and {@link decodePickle}. */
 export interface DecodeOptions {
@@ -86,7 +76,7 @@ export class PickleDecoder {
   private result: PyValue = null;
 
   constructor(options: DecodeOptions = {}) {
-    this.m = { data: new Uint8Array(0), memo: new Memo(), stack: [], marks: [], sp: 0, floor: 0, pos: 0, final: false, need: 0, staged: -1, resume: -1, work: 0, base: 0, frameAt: -1, frameEnd: 0, fastPathDicts: new WeakSet() };
+    this.m = { data: new Uint8Array(0), memo: new Memo(), stack: [], marks: [], sp: 0, floor: 0, pos: 0, final: false, need: 0, staged: -1, resume: -1, work: 0, base: 0, frameAt: -1, frameEnd: 0, entries: options.entries };
     this.onProgress = options.onProgress;
     this.onAppend = options.onAppend;
     this.entries = options.entries;
@@ -189,127 +179,85 @@ export class PickleDecoder {
    * Decodes opcodes of `data` from `start` (`base` is the input offset of `data[0]`) until STOP
    * (returns -1) or an opcode cut by the end of `data` (returns its index; `m.need` says how many
    * bytes it needs). At the end of the input (`m.final`) a cut opcode is an error instead.
+   *
+   * The loop reads an opcode, checks that its fixed-size argument is all there (`ARGUMENT_BYTES`), and
+   * does it: the opcodes of every container item (memo reads and writes, ints, floats, strings, empty
+   * containers) inline, on working copies of the machine's stack pointer, floor, position and work; the
+   * ones of every container (a MARK, which may hand a batch of trace entries to the fast path, SETITEMS,
+   * APPENDS, APPEND, tuples) and the rare ones as named steps on the machine (`m`).
    */
   private run(data: Uint8Array, start: number, base: number): number {
     const m = this.m;
     m.data = data;
     m.base = base;
-    const { stack, marks, memo } = m;
+    const { stack, memo } = m;
     const end = data.length;
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    const { onAppend, entries, onProgress } = this;
-    // Working copies of m.sp, m.floor, m.pos and m.work.
+    const entries = this.entries;
+    // Working copies of m.sp, m.floor, m.pos and m.work (stored back around every named step).
     let sp = m.sp;
     let floor = m.floor;
     let pos = start;
     let work = m.work;
     /** Offset of the opcode being decoded. */
     let at = start;
-    /** For an opcode cut short: the bytes it needs from `at`, and its name. */
+    /** For an opcode cut short: the bytes it needs from `at` (-1: a trace entry of unknown length). */
     let need = 0;
-    let cutName = '';
 
     try {
       run: for (;;) {
         at = pos;
         // Past the end this reads undefined, which decodeRareOpcode reports.
         const op = data[pos++];
+        if (end - pos < ARGUMENT_BYTES[op]) {
+          need = 1 + ARGUMENT_BYTES[op];
+          break;
+        }
         switch (op) {
-          case Op.BINGET: {
-            if (pos >= end) {
-              need = 2;
-              cutName = 'BINGET';
-              break run;
-            }
-            const key = data[pos++];
-            const value = memo.get(key);
-            if (value === undefined) throw missingMemoKey(at, key);
-            if (entries !== undefined && value instanceof MemoToken) throw new RestartWithoutFastPath();
-            stack[sp++] = value as PyValue;
+          case Op.BINGET:
+            stack[sp++] = this.memoRead(data[pos++], at);
             work++;
             break;
-          }
-          case Op.LONG_BINGET: {
-            if (end - pos < 4) {
-              need = 5;
-              cutName = 'LONG_BINGET';
-              break run;
-            }
-            const key = readUint32(data, pos);
+          case Op.LONG_BINGET:
+            stack[sp++] = this.memoRead(readUint32(data, pos), at);
             pos += 4;
-            const value = memo.get(key);
-            if (value === undefined) throw missingMemoKey(at, key);
-            if (entries !== undefined && value instanceof MemoToken) throw new RestartWithoutFastPath();
-            stack[sp++] = value as PyValue;
             work++;
             break;
-          }
           case Op.MEMOIZE:
             if (sp <= floor) throw underflow(at, 'MEMOIZE');
             memo.memoize(stack[sp - 1]);
             break;
           case Op.BINPUT:
-            if (pos >= end) {
-              need = 2;
-              cutName = 'BINPUT';
-              break run;
-            }
             if (sp <= floor) throw underflow(at, 'BINPUT');
             memo.put(data[pos++], stack[sp - 1]);
             break;
           case Op.LONG_BINPUT:
-            if (end - pos < 4) {
-              need = 5;
-              cutName = 'LONG_BINPUT';
-              break run;
-            }
             if (sp <= floor) throw underflow(at, 'LONG_BINPUT');
             memo.put(readUint32(data, pos), stack[sp - 1]);
             pos += 4;
             break;
           case Op.BININT1:
-            if (pos >= end) {
-              need = 2;
-              cutName = 'BININT1';
-              break run;
-            }
             stack[sp++] = data[pos++];
             break;
           case Op.BININT2:
-            if (end - pos < 2) {
-              need = 3;
-              cutName = 'BININT2';
-              break run;
-            }
             stack[sp++] = readUint16(data, pos);
             pos += 2;
             break;
           case Op.BININT:
-            if (end - pos < 4) {
-              need = 5;
-              cutName = 'BININT';
-              break run;
-            }
             stack[sp++] = readInt32(data, pos);
             pos += 4;
             break;
           case Op.LONG1: {
-            if (pos >= end || end - pos - 1 < data[pos]) {
-              need = pos >= end ? 2 : 2 + data[pos];
-              cutName = 'LONG1';
+            const n = data[pos];
+            if (end - pos - 1 < n) {
+              need = 2 + n;
               break run;
             }
-            const n = data[pos++];
-            stack[sp++] = decodeLong(data, pos, n);
-            pos += n;
+            stack[sp++] = decodeLong(data, pos + 1, n);
+            pos += 1 + n;
             break;
           }
           case Op.BINFLOAT:
-            if (end - pos < 8) {
-              need = 9;
-              cutName = 'BINFLOAT';
-              break run;
-            }
             stack[sp++] = view.getFloat64(pos, false);
             pos += 8;
             break;
@@ -323,50 +271,34 @@ export class PickleDecoder {
             stack[sp++] = false;
             break;
           case Op.SHORT_BINUNICODE: {
-            if (pos >= end || end - pos - 1 < data[pos]) {
-              need = pos >= end ? 2 : 2 + data[pos];
-              cutName = 'SHORT_BINUNICODE';
+            const n = data[pos];
+            if (end - pos - 1 < n) {
+              need = 2 + n;
               break run;
             }
-            const n = data[pos++];
-            stack[sp++] = utf8OrThrow(data, pos, pos + n, at);
-            pos += n;
+            stack[sp++] = utf8OrThrow(data, pos + 1, pos + 1 + n, at);
+            pos += 1 + n;
             break;
           }
           case Op.BINUNICODE: {
-            if (end - pos < 4) {
-              need = 5;
-              cutName = 'BINUNICODE';
-              break run;
-            }
             const n = readUint32(data, pos);
             if (end - pos - 4 < n) {
               need = 5 + n;
-              cutName = 'BINUNICODE';
               break run;
             }
-            pos += 4;
-            stack[sp++] = utf8OrThrow(data, pos, pos + n, at);
-            pos += n;
+            stack[sp++] = utf8OrThrow(data, pos + 4, pos + 4 + n, at);
+            pos += 4 + n;
             break;
           }
           case Op.EMPTY_DICT:
-            if (m.resume === marks.length && sp === floor) {
-              // The fast path stopped here at the end of the last chunk: it goes on with this entry.
-              m.resume = -1;
-              m.sp = sp;
-              m.floor = floor;
-              m.pos = at;
-              m.work = work;
-              const cut = entries!.read(stack[floor - 1] as PyValue[], m);
-              if (m.pos !== at) {
-                m.staged = marks.length;
-                work = m.work;
-              }
+            if (entries !== undefined && m.resume === m.marks.length && sp === floor) {
+              // The fast path stopped at this entry at the end of the last chunk: it goes on from here.
+              this.store(sp, floor, at, work);
+              const cut = this.resumeEntries(entries);
+              work = m.work;
               if (cut) {
-                m.resume = marks.length;
-                at = m.pos;
                 need = -1;
+                at = m.pos;
                 break run;
               }
               if (m.pos !== at) {
@@ -382,74 +314,32 @@ export class PickleDecoder {
             stack[sp++] = [];
             work++;
             break;
-          case Op.MARK:
-            marks.push(floor);
-            floor = sp;
-            if (entries !== undefined && sp > 0 && data[pos] === Op.EMPTY_DICT) {
-              const list = stack[sp - 1];
-              if (Array.isArray(list)) {
-                m.sp = sp;
-                m.floor = floor;
-                m.pos = pos;
-                m.work = work;
-                const cut = entries.read(list, m);
-                if (m.pos !== pos) {
-                  // Entries went to columns: the batch must end in APPENDS (see Machine.staged).
-                  m.staged = marks.length;
-                  pos = m.pos;
-                  work = m.work;
-                }
-                if (cut) {
-                  m.resume = marks.length;
-                  at = pos;
-                  need = -1;
-                  break run;
-                }
-              }
-            }
-            if (base + pos >= this.nextProgress) {
-              onProgress?.(base + pos, this.totalBytes);
-              this.nextProgress = base + pos + PROGRESS_INTERVAL_BYTES;
+          case Op.MARK: {
+            this.store(sp, floor, pos, work);
+            const cut = this.mark();
+            ({ sp, floor, pos, work } = m);
+            if (cut) {
+              need = -1;
+              at = pos;
+              break run;
             }
             break;
-          case Op.SETITEMS: {
-            if (marks.length === 0) throw missingMark(at, 'SETITEMS');
-            if (marks.length === m.staged) leaveMark(m);
-            const first = floor;
-            floor = marks.pop()!;
-            if (first <= floor) throw underflow(at, 'SETITEMS');
-            const dict = stack[first - 1];
-            if (!isPyDict(dict)) throw wrongTarget(at, 'SETITEMS', 'dict');
-            if (entries !== undefined && m.fastPathDicts.has(dict)) throw new RestartWithoutFastPath();
-            if ((sp - first) % 2 !== 0) throw corrupt(at, 'SETITEMS has an odd number of items');
-            for (let i = first; i < sp; i += 2) {
-              const key = stack[i];
-              if (typeof key === 'string' && key !== '__proto__') dict[key] = stack[i + 1];
-              else setItem(dict, key, stack[i + 1]);
-            }
-            sp = first;
-            break;
           }
-          case Op.APPENDS: {
-            if (marks.length === 0) throw missingMark(at, 'APPENDS');
-            if (marks.length === m.staged) m.staged = -1;
-            const first = floor;
-            floor = marks.pop()!;
-            if (first <= floor) throw underflow(at, 'APPENDS');
-            const list = stack[first - 1];
-            if (!Array.isArray(list)) throw wrongTarget(at, 'APPENDS', 'list');
-            if (first < sp && (onAppend === undefined || !onAppend(list, stack, first, sp))) appendRange(list, stack, first, sp);
-            sp = first;
+          case Op.SETITEMS:
+            this.store(sp, floor, pos, work);
+            this.setItems(at);
+            ({ sp, floor } = m);
             break;
-          }
-          case Op.APPEND: {
-            if (sp - 2 < floor) throw underflow(at, 'APPEND');
-            const list = stack[sp - 2];
-            if (!Array.isArray(list)) throw wrongTarget(at, 'APPEND', 'list');
-            if (onAppend === undefined || !onAppend(list, stack, sp - 1, sp)) list.push(stack[sp - 1]);
-            sp--;
+          case Op.APPENDS:
+            this.store(sp, floor, pos, work);
+            this.appends(at);
+            ({ sp, floor } = m);
             break;
-          }
+          case Op.APPEND:
+            this.store(sp, floor, pos, work);
+            this.appendOne(at);
+            sp = m.sp;
+            break;
           case Op.TUPLE1:
             if (sp - 1 < floor) throw underflow(at, 'TUPLE1');
             stack[sp - 1] = [stack[sp - 1]];
@@ -469,68 +359,201 @@ export class PickleDecoder {
             break;
           case Op.FRAME:
             // Frames only group opcodes for buffered reading; `finish` checks that the last is all there.
-            if (end - pos < 8) {
-              need = 9;
-              cutName = 'FRAME';
-              break run;
-            }
             m.frameAt = base + at;
             m.frameEnd = base + pos + 8 + readUint64(data, pos);
             pos += 8;
             break;
-          case Op.PROTO: {
-            if (pos >= end) {
-              need = 2;
-              cutName = 'PROTO';
-              break run;
-            }
-            const protocol = data[pos++];
-            if (protocol > HIGHEST_PROTOCOL) {
-              throw new PickleError('unsupported-protocol', at, `unsupported pickle protocol ${protocol}`);
-            }
+          case Op.PROTO:
+            if (data[pos] > HIGHEST_PROTOCOL) throw new PickleError('unsupported-protocol', at, `unsupported pickle protocol ${data[pos]}`);
+            pos++;
             break;
-          }
           case Op.STOP:
-            if (sp <= floor) throw underflow(at, 'STOP');
-            // Entries written to columns in a batch that never closed were not appended after all.
-            if (m.staged >= 0) throw new RestartWithoutFastPath();
-            this.result = stack[sp - 1];
-            this.done = true;
-            this.offset = base + pos;
-            stack.length = 0;
-            m.sp = 0;
-            m.work = work;
+            this.store(sp, floor, pos, work);
+            this.stop(at, base + pos);
             return -1;
           default:
-            m.sp = sp;
-            m.floor = floor;
-            m.pos = pos;
+            this.store(sp, floor, pos, work);
             if (!decodeRareOpcode(m, op, at)) {
               need = m.need;
               break run;
             }
-            sp = m.sp;
-            floor = m.floor;
-            pos = m.pos;
+            ({ sp, floor, pos } = m);
         }
       }
       // An opcode cut by the end of `data`: an error at the end of the input, else wait for more.
-      if (m.final) throw truncated(at, cutName);
+      if (m.final) throw truncated(at, OPCODE_NAMES[data[at]] ?? 'an opcode');
       m.need = need;
-      m.sp = sp;
-      m.floor = floor;
-      m.work = work;
+      this.store(sp, floor, at, work);
       this.offset = base + at;
       return at;
     } catch (error) {
-      if (error instanceof RestartWithoutFastPath || error instanceof ContentError) throw error;
-      // Entries the fast path wrote to columns are not on the stack: an opcode of their batch that
-      // needed them (a MEMOIZE after an entry's SETITEMS, a POP) fails here where the general machine
-      // would not, or not yet. Only the general machine says what is wrong with such a file.
-      if (m.staged >= 0) throw new RestartWithoutFastPath();
-      throw error instanceof PickleError ? error.movedBy(base) : asPickleError(error, base + at);
+      throw this.failure(error, base, at);
     }
   }
+
+  /** Stores the loop's working copies back into the machine, before a named step reads them. */
+  private store(sp: number, floor: number, pos: number, work: number): void {
+    const m = this.m;
+    m.sp = sp;
+    m.floor = floor;
+    m.pos = pos;
+    m.work = work;
+  }
+
+  /** BINGET, LONG_BINGET: the value stored under `key` (a token of the fast path makes the decode start over without it). */
+  private memoRead(key: number, at: number): PyValue {
+    const value = this.m.memo.get(key);
+    if (value === undefined) throw missingMemoKey(at, key);
+    if (value instanceof MemoToken) throw new RestartWithoutFastPath();
+    return value;
+  }
+
+  /**
+   * MARK (the machine is just past it): opens a batch, and when the batch is a list's items starting
+   * with a dict, lets the fast path read trace entries from it. Reports progress. Returns true when the
+   * fast path stopped at an entry cut by the end of the bytes at hand.
+   */
+  private mark(): boolean {
+    const m = this.m;
+    m.marks.push(m.floor);
+    m.floor = m.sp;
+    const entries = this.entries;
+    // The batch's first item is a dict, or a FRAME opcode before it (CPython writes one wherever a 64 KiB frame ends).
+    const next = m.data[m.pos];
+    if (entries !== undefined && m.sp > 0 && (next === Op.EMPTY_DICT || next === Op.FRAME) && Array.isArray(m.stack[m.sp - 1]) && this.readEntries(entries, m.stack[m.sp - 1] as PyValue[])) {
+      return true;
+    }
+    const offset = m.base + m.pos;
+    if (offset >= this.nextProgress) {
+      this.onProgress?.(offset, this.totalBytes);
+      this.nextProgress = offset + PROGRESS_INTERVAL_BYTES;
+    }
+    return false;
+  }
+
+  /** The fast path resumes a batch of trace entries cut by the end of the last chunk, at the entry at `m.pos`. */
+  private resumeEntries(entries: EntryReader): boolean {
+    const m = this.m;
+    m.resume = -1;
+    return this.readEntries(entries, m.stack[m.floor - 1] as PyValue[]);
+  }
+
+  /**
+   * Lets the fast path read trace entries of `list` from `m.pos`: those it writes to columns make the
+   * batch staged (it must end in APPENDS); true when it stopped at an entry cut by the end of the bytes.
+   */
+  private readEntries(entries: EntryReader, list: PyValue[]): boolean {
+    const m = this.m;
+    const from = m.pos;
+    const cut = entries.read(list, m);
+    if (m.pos !== from) m.staged = m.marks.length;
+    if (cut) m.resume = m.marks.length;
+    return cut;
+  }
+
+  /** SETITEMS: the items since the innermost MARK set on the dict below it. */
+  private setItems(at: number): void {
+    const m = this.m;
+    const stack = m.stack;
+    if (m.marks.length === 0) throw missingMark(at, 'SETITEMS');
+    leaveMark(m);
+    const first = m.floor;
+    const sp = m.sp;
+    m.floor = m.marks.pop()!;
+    if (first <= m.floor) throw underflow(at, 'SETITEMS');
+    const dict = stack[first - 1];
+    if (!isPyDict(dict)) throw wrongTarget(at, 'SETITEMS', 'dict');
+    if (this.entries !== undefined && this.entries.readsDict(dict)) throw new RestartWithoutFastPath();
+    if ((sp - first) % 2 !== 0) throw corrupt(at, 'SETITEMS has an odd number of items');
+    for (let i = first; i < sp; i += 2) {
+      const key = stack[i];
+      if (typeof key === 'string' && key !== '__proto__') dict[key] = stack[i + 1];
+      else setItem(dict, key, stack[i + 1]);
+    }
+    m.sp = first;
+  }
+
+  /** APPENDS: the items since the innermost MARK appended to the list below it (or streamed by `onAppend`). */
+  private appends(at: number): void {
+    const m = this.m;
+    const stack = m.stack;
+    if (m.marks.length === 0) throw missingMark(at, 'APPENDS');
+    if (m.marks.length === m.staged) m.staged = -1;
+    const first = m.floor;
+    const sp = m.sp;
+    m.floor = m.marks.pop()!;
+    if (first <= m.floor) throw underflow(at, 'APPENDS');
+    const list = stack[first - 1];
+    if (!Array.isArray(list)) throw wrongTarget(at, 'APPENDS', 'list');
+    if (first < sp && (this.onAppend === undefined || !this.onAppend(list, stack, first, sp))) appendRange(list, stack, first, sp);
+    m.sp = first;
+  }
+
+  /** APPEND: the top of the stack appended to the list below it (or streamed by `onAppend`). */
+  private appendOne(at: number): void {
+    const m = this.m;
+    const stack = m.stack;
+    const sp = m.sp;
+    if (sp - 2 < m.floor) throw underflow(at, 'APPEND');
+    const list = stack[sp - 2];
+    if (!Array.isArray(list)) throw wrongTarget(at, 'APPEND', 'list');
+    if (this.onAppend === undefined || !this.onAppend(list, stack, sp - 1, sp)) list.push(stack[sp - 1]);
+    m.sp = sp - 1;
+  }
+
+  /** STOP at `at`, the pickle ending at input offset `offset`: its value is the top of the stack. */
+  private stop(at: number, offset: number): void {
+    const m = this.m;
+    if (m.sp <= m.floor) throw underflow(at, 'STOP');
+    // Entries written to columns in a batch that never closed were not appended after all.
+    if (m.staged >= 0) throw new RestartWithoutFastPath();
+    this.result = m.stack[m.sp - 1];
+    this.done = true;
+    this.offset = offset;
+    m.stack.length = 0;
+    m.sp = 0;
+  }
+
+  /** What to throw for a failure while decoding at `at` (`base` is the input offset of the bytes at hand). */
+  private failure(error: unknown, base: number, at: number): unknown {
+    if (error instanceof RestartWithoutFastPath || error instanceof ContentError) return error;
+    // Entries the fast path wrote to columns are not on the stack: an opcode of their batch that
+    // needed them (a MEMOIZE after an entry's SETITEMS, a POP) fails here where the general machine
+    // would not, or not yet. Only the general machine says what is wrong with such a file.
+    if (this.m.staged >= 0) return new RestartWithoutFastPath();
+    return error instanceof PickleError ? error.movedBy(base) : asPickleError(error, base + at);
+  }
+}
+
+/**
+ * The opcodes whose argument the decoding loop checks is all there before it decodes them: their names
+ * (for messages) and the bytes of their argument (its fixed size, or the size of its length for one of
+ * variable length: LONG1, SHORT_BINUNICODE, BINUNICODE). Every other opcode has none, or is one that
+ * `decodeRareOpcode` checks itself.
+ */
+const CHECKED_OPCODES: readonly (readonly [Op, string, number])[] = [
+  [Op.BINGET, 'BINGET', 1],
+  [Op.LONG_BINGET, 'LONG_BINGET', 4],
+  [Op.BINPUT, 'BINPUT', 1],
+  [Op.LONG_BINPUT, 'LONG_BINPUT', 4],
+  [Op.BININT1, 'BININT1', 1],
+  [Op.BININT2, 'BININT2', 2],
+  [Op.BININT, 'BININT', 4],
+  [Op.LONG1, 'LONG1', 1],
+  [Op.BINFLOAT, 'BINFLOAT', 8],
+  [Op.SHORT_BINUNICODE, 'SHORT_BINUNICODE', 1],
+  [Op.BINUNICODE, 'BINUNICODE', 4],
+  [Op.FRAME, 'FRAME', 8],
+  [Op.PROTO, 'PROTO', 1],
+];
+
+/** Per opcode byte: the bytes of its argument the decoding loop checks (see {@link CHECKED_OPCODES}). */
+const ARGUMENT_BYTES = new Uint8Array(256);
+/** Names of the opcodes the decoding loop checks, for its messages. */
+const OPCODE_NAMES: string[] = [];
+for (const [op, name, bytes] of CHECKED_OPCODES) {
+  ARGUMENT_BYTES[op] = bytes;
+  OPCODE_NAMES[op] = name;
 }
 
 /**

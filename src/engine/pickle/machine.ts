@@ -44,13 +44,25 @@ export interface Machine {
   base: number;
   /** Offset of the last FRAME opcode, and where it says its frame ends (checked when the input ends). */
   frameAt: number;
-  /**
-   * Frame dicts the trace fast path has read into an entry (and so interned as they were then): a
-   * later SETITEM on one would change what the general machine sees, so it makes the reader start
-   * over without the fast path.
-   */
-  readonly fastPathDicts: WeakSet<object>;
   frameEnd: number;
+  /** The trace fast path, when decoding with it. */
+  readonly entries: EntryReader | undefined;
+}
+
+/**
+ * Reads trace entries straight from the bytes (`traceEntries.ts`): called after a MARK over a list
+ * when the next opcode builds a dict. It reads entries from `m.pos` while they have the shape it
+ * knows, advances `m.pos` past them and leaves the stack alone; it reads none (and changes nothing)
+ * when the first is not one of them. Returns true when it stopped at an entry cut by the end of
+ * `m.data` (and the input goes on): the decoder then waits for more bytes and resumes there.
+ */
+export interface EntryReader {
+  read(list: PyValue[], m: Machine): boolean;
+  /**
+   * True for a dict the fast path has read (a frame it interned as it was then): a later SETITEM on
+   * it would change what the general machine sees, so it makes the reader start over without the fast path.
+   */
+  readsDict(dict: PyDict): boolean;
 }
 
 /**

@@ -155,7 +155,7 @@ export function decodeRareOpcode(m: Machine, op: number, at: number): boolean {
       if (m.sp - 3 < m.floor) throw underflow(at, 'SETITEM');
       const dict = stack[m.sp - 3];
       if (!isPyDict(dict)) throw wrongTarget(at, 'SETITEM', 'dict');
-      if (m.fastPathDicts.has(dict)) throw new RestartWithoutFastPath();
+      if (m.entries?.readsDict(dict)) throw new RestartWithoutFastPath();
       setItem(dict, stack[m.sp - 2], stack[m.sp - 1]);
       m.sp -= 2;
       return true;

@@ -1,22 +1,27 @@
 /**
  * The fast path for trace entries: reads the dicts of a snapshot's `device_traces` lists straight from
- * the bytes, in the shapes CPython writes for PyTorch's entries (a dict of str keys, the first
- * 'action'; keys and repeated strings as memo references; ints; a frames list of frame dicts or a memo
- * reference to one), and hands each entry's fields to a sink that writes columns. No dict is built for
- * an entry and no list for a frames list: an entry's memo slot gets a token (`CONSUMED_ENTRY`), a frames
- * list's the token of its interned stack, which later entries that share the list read back.
+ * the bytes, in the shapes CPython writes for PyTorch's entries (a dict of str keys, in any order; keys
+ * and repeated strings as memo references; ints; a frames list of frame dicts, or a memo reference to
+ * one), and hands each entry's fields to a sink that writes columns. No dict is built for an entry and
+ * no list for a frames list: an entry's memo slot gets a token (`CONSUMED_ENTRY`), a frames list's the
+ * token of its interned stack, which later entries that share the list read back. A frames list's items
+ * that read back a frame dict interned before become its frame id in one small loop (the id cached per
+ * memo key), and a new frame dict just like one interned before is not built (its memo slot gets that
+ * one): files that share frames and files that write them anew both read at the speed of their bytes.
  *
  * Anything else (another opcode, a value that is a container, a key that is not a string, a repeated
  * key, an entry cut by the end of the chunk) makes the reader stop before that entry, undoing what it
  * wrote to the memo for it, and the general machine decodes it as usual. So the result never depends
  * on the path: the fast path only changes how fast, and how much is built. A pickle that later reads
- * back a token, or closes a batch of entries other than by APPENDS, makes the decoder start over
- * without the fast path (`RestartWithoutFastPath`).
+ * back a token, changes a frame dict interned before, or closes a batch of entries other than by
+ * APPENDS, makes the decoder start over without the fast path (`RestartWithoutFastPath`).
+ *
+ * One module: its small readers share the state of one read (the bytes at hand, the position, the memo
+ * keys written for the entry being read, which are undone when it is given back) as fields of one reader.
  */
 import { ContentError } from '../base/errors';
 import { readInt32, readUint16, readUint32, readUint64 } from './binary';
-import type { EntryReader } from './decoder';
-import type { Machine } from './machine';
+import type { EntryReader, Machine } from './machine';
 import { CONSUMED_ENTRY, MemoToken } from './memo';
 import { decodeLong } from './numbers';
 import { Op } from './opcodes';
@@ -25,13 +30,30 @@ import type { PyDict, PyValue } from './values';
 
 /** An entry's frames, as read: what the sink turns into a stack id. */
 export interface EntryFrames {
-  /** 'none': no frames list (missing, None or a scalar); 'stack': a list read before (its stack id in `stack`); 'list': a list the general machine built (`list`); 'dicts': a new list of these frame dicts. */
-  kind: 'none' | 'stack' | 'list' | 'dicts';
+  /**
+   * 'none': no frames list (missing, None or a scalar); 'stack': a list read before (its stack id in
+   * `stack`); 'list': a list the general machine built (`list`); 'ids': a new list, its items in `ids`.
+   */
+  kind: 'none' | 'stack' | 'list' | 'ids';
   stack: number;
   list: PyValue[] | undefined;
-  /** The frame dicts of a new list, `dictCount` of them (the array is reused). */
-  dicts: PyDict[];
-  dictCount: number;
+  /**
+   * The items of a new list, `idCount` of them (the array is reused): a frame id (>= 0) where the item
+   * is a frame dict the sink interned before (read back from the memo), else `-1 - j` for the frame
+   * dict `pending[j]`, which the sink interns (and so checks) when the entry is written.
+   */
+  ids: Int32Array;
+  idCount: number;
+  pending: PyDict[];
+  pendingCount: number;
+  /** While `pendingCount` is 0: the stack hash of `ids` (`stackHash`), computed as they are read. */
+  hash: number;
+}
+
+/** The stack hash of frame ids (FNV-1a over the ids): the first step, then one step per id. */
+export const STACK_HASH_START = 0x811c9dc5;
+export function stackHashStep(hash: number, id: number): number {
+  return Math.imul(hash ^ id, 0x01000193);
 }
 
 /** The numeric fields of an entry, by their index in {@link EntryFields.numbers}. */
@@ -66,14 +88,25 @@ export interface EntryFields {
 export interface EntrySink {
   /** True when `list` takes entries this way: a trace being streamed, or an empty list (its first entry starts one). */
   accepts(list: PyValue[]): boolean;
+  /** True when `list` is a trace being streamed (an entry without an action is one of its entries). */
+  isTrace(list: PyValue[]): boolean;
   /** Writes one entry to the trace of `list`; returns the stack id of its frames. */
   push(list: PyValue[], entry: EntryFields): number;
   /** The code of a known action name, -1 for any other (the reader remembers it per memo key). */
   actionCode(name: string): number;
-  /** False when entries' stacks are not kept: the reader may then step over frames the sink says it {@link skipsInterned}. */
-  readonly stacks: boolean;
-  /** True for an item of a frames list that need not be handed over (a frame dict the sink interned and checked before). */
-  skipsInterned(value: unknown): boolean;
+  /**
+   * The frame id of a frame dict the sink interned before (-1 for anything else): an item of a frames
+   * list read back from the memo is then one id, with nothing read from the dict.
+   */
+  frameIdOf(value: unknown): number;
+  /**
+   * An interned frame dict of exactly the keys `filename`, `line` and `name`, in the `order` given (their
+   * indices 0, 1, 2 as base-3 digits, first key first), and of these values: a new frame dict just like it
+   * (PyTorch 2.0 writes one per frame occurrence) is that one, and so is kept in the memo in its place (one
+   * dict per frame, not per occurrence). Nothing can tell them apart: a change to an interned dict makes
+   * the decode start over without the fast path (`readsDict`).
+   */
+  sameFrame(order: number, filename: PyValue, line: PyValue, name: PyValue): PyDict | undefined;
 }
 
 const enum Key {
@@ -103,7 +136,15 @@ const ENTRY_KEYS: ReadonlyMap<string, Key> = new Map([
 
 /** Memo keys below this have their key strings' codes cached (keys are memoized early in a file). */
 const KEY_CACHE = 1 << 16;
+/** Memo keys per page of the frame id cache (`TraceEntryReader.framePages`). */
+const FRAME_PAGE_BITS = 12;
+const FRAME_PAGE = 1 << FRAME_PAGE_BITS;
 const UNKNOWN = -2;
+
+/** What a step of an entry's reading returns instead of a position: the entry is cut by the end of the bytes at hand. */
+const CUT = -2;
+/** ... or it is not one the fast path reads. */
+const NOT_OURS = -1;
 
 /** A value the fast path does not read (a container, a token, malformed or cut bytes). */
 const NOT_READ = Symbol('notRead');
@@ -125,7 +166,7 @@ export class TraceEntryReader implements EntryReader {
     values: [undefined, undefined, undefined, undefined, undefined],
     userMetadata: undefined,
     compileContext: undefined,
-    frames: { kind: 'none', stack: 0, list: undefined, dicts: [], dictCount: 0 },
+    frames: { kind: 'none', stack: 0, list: undefined, ids: new Int32Array(256), idCount: 0, pending: [], pendingCount: 0, hash: STACK_HASH_START },
   };
   // The state of one read() call, as fields so the small readers below share it.
   private m!: Machine;
@@ -135,24 +176,31 @@ export class TraceEntryReader implements EntryReader {
   private p = 0;
   /** Memo key of the frames list being read (-1: not memoized). */
   private framesKey = -1;
+  /** Work of the entry being read (its dict and memo reads), counted once it is written. */
+  private entryWork = 0;
   /** Set when the entry being read runs past the end of the bytes at hand. */
   private cut = false;
+  /** The items of the frame dict being read (`frameDict`). */
+  private readonly frameNames: string[] = [];
+  private readonly frameValues: PyValue[] = [];
   /**
    * Memo key -> the code of the key string (`keyCodes`) or action name (`actionCodes`) stored there,
    * kept while the memo overwrites nothing (so the memo need not be read for every key of every entry).
    */
   private readonly keyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
   private readonly actionCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
-  /** Memo key -> 1 when it holds a frame dict the sink may skip (`EntrySink.skipsInterned`), kept like `keyCodes`; only without stacks. */
-  private readonly skippable: Uint8Array;
+  /**
+   * Memo key -> the id of the interned frame dict stored there (-1: not known), in pages of
+   * FRAME_PAGE keys made where frame dicts are read back, kept like `keyCodes`.
+   */
+  private framePages: (Int32Array | undefined)[] = [];
   private cachedOverwrites = 0;
 
-  /** Stacks are not kept: frames lists' items that the sink interned before are stepped over. */
-  private readonly skipInterned: boolean;
+  constructor(private readonly sink: EntrySink) {}
 
-  constructor(private readonly sink: EntrySink) {
-    this.skipInterned = !sink.stacks;
-    this.skippable = new Uint8Array(this.skipInterned ? KEY_CACHE : 0);
+  /** True for a dict the fast path has read as a frame (an interned one): changing it later must restart the decode. */
+  readsDict(dict: PyDict): boolean {
+    return this.sink.frameIdOf(dict) >= 0;
   }
 
   read(list: PyValue[], m: Machine): boolean {
@@ -180,216 +228,267 @@ export class TraceEntryReader implements EntryReader {
 
   /**
    * Reads one entry dict at `p`; true when it was written, false (with the memo as it was) when not.
-   * The shapes CPython writes for PyTorch's entries are read inline; anything else goes through the
-   * general readers below, which are slower but read every shape the fast path takes.
+   * Its keys may come in any order; the shapes CPython writes for PyTorch's entries are read by the
+   * small steps below, anything else through the general readers further down, which are slower but
+   * read every shape the fast path takes.
    */
   private entry(list: PyValue[]): boolean {
-    const m = this.m;
-    const data = this.data;
-    const end = this.end;
-    const memo = m.memo;
+    const workBefore = this.m.work;
+    this.startEntry();
+    // The first entry of a list makes it a trace (as the general machine decides, by its first item):
+    // until then a dict with a key no entry has (a segment, a block, a frame) is given back at once.
+    const trace = this.sink.isTrace(list);
+    let p = this.dictOpening(this.p + 1);
+    let seen = 0;
+    while (p >= 0) {
+      if (p >= this.end) {
+        p = CUT;
+        break;
+      }
+      if (this.data[p] === Op.SETITEMS) break;
+      const code = this.keyAt(p);
+      if (code < 0) {
+        p = code === CUT ? CUT : NOT_OURS;
+        break;
+      }
+      // A key given twice (the general machine keeps the last value), or one no entry has in a list that is no trace yet.
+      if (code === Key.Other ? !trace : (seen & (1 << code)) !== 0) {
+        p = NOT_OURS;
+        break;
+      }
+      seen |= 1 << code;
+      p = this.valueOf(code, this.p);
+    }
+    if (p < 0) return p === CUT ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
+    // An entry without an action is a trace entry only in a list that is a trace already (as the
+    // general machine decides it, by the list's first item).
+    if ((seen & (1 << Key.Action)) === 0 && !trace) return this.undo(workBefore);
+    this.p = p + 1; // past SETITEMS
+    return this.write(list, workBefore);
+  }
+
+  /** Clears the fields of the entry before, and the caches when the memo was overwritten. */
+  private startEntry(): void {
     const f = this.fields;
-    const numbers = f.numbers;
     const values = f.values;
+    f.actionCode = -1;
+    f.action = '';
     f.numeric = 0;
     values[0] = values[1] = values[2] = values[3] = values[4] = undefined;
     f.userMetadata = f.compileContext = undefined;
     f.frames.kind = 'none';
     f.frames.list = undefined;
-    f.frames.dictCount = 0;
+    f.frames.idCount = 0;
+    f.frames.pendingCount = 0;
+    f.frames.hash = STACK_HASH_START;
     this.framesKey = -1;
     this.journalLength = 0;
-    const workBefore = m.work;
+    this.entryWork = 1;
+    const memo = this.m.memo;
     if (memo.overwrites !== this.cachedOverwrites) {
       this.keyCodes.fill(UNKNOWN);
       this.actionCodes.fill(UNKNOWN);
-      this.skippable.fill(0);
+      this.framePages = [];
       this.cachedOverwrites = memo.overwrites;
     }
-    const keyCodes = this.keyCodes;
-    let p = this.p + 1; // past EMPTY_DICT
-    let work = 1;
-    // The dict's memo opcode, then its MARK.
+  }
+
+  /** The dict's memo opcode at `p`, then its MARK: the position of its first key, or CUT / NOT_OURS. */
+  private dictOpening(p: number): number {
+    const data = this.data;
+    const end = this.end;
     if (p < end && data[p] === Op.MEMOIZE) {
+      const memo = this.m.memo;
       const key = memo.memoizeConsumed();
       if (key >= 0) this.journal[this.journalLength++] = key;
-      else if (!this.journalPut(memo.size, CONSUMED_ENTRY)) return this.undo(workBefore);
+      else if (!this.journalPut(memo.size, CONSUMED_ENTRY)) return NOT_OURS;
       p++;
     } else {
       this.p = p;
-      if (!this.memoizeAfter(CONSUMED_ENTRY)) return this.undo(workBefore);
+      if (!this.memoizeAfter(CONSUMED_ENTRY)) return this.cut ? CUT : NOT_OURS;
       p = this.p;
     }
-    if (p >= end) return this.cutAt(p, workBefore);
-    if (data[p] !== Op.MARK) return this.undo(workBefore);
-    p++;
-    let seen = 0;
-    for (;;) {
-      if (p >= end) return this.cutAt(p, workBefore);
-      let op = data[p];
-      if (op === Op.SETITEMS) {
-        p++;
-        break;
-      }
-      // The key: a str read back from the memo (every key after the first entry), else read in full.
-      let code: number;
-      if (op === Op.BINGET && p + 1 < end) {
-        code = keyCodes[data[p + 1]];
-        if (code === UNKNOWN) code = this.keyCode(data[p + 1]);
-        p += 2;
-        work++;
-      } else if (op === Op.LONG_BINGET && end - p >= 5) {
-        const k = readUint32(data, p + 1);
-        code = k < KEY_CACHE ? keyCodes[k] : UNKNOWN;
-        if (code === UNKNOWN) code = this.keyCode(k);
-        p += 5;
-        work++;
-      } else {
-        this.p = p;
-        const key = this.value();
-        if (typeof key !== 'string') return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
-        code = ENTRY_KEYS.get(key) ?? Key.Other;
-        p = this.p;
-      }
-      if (code < 0 || (seen === 0 && code !== Key.Action)) return this.undo(workBefore);
-      if (code !== Key.Other) {
-        if ((seen & (1 << code)) !== 0) return this.undo(workBefore);
-      }
-      seen |= 1 << code;
-      if (p >= end) return this.cutAt(p, workBefore);
-      op = data[p];
-      if (code <= Key.DeviceFree) {
-        // An int, written straight to `numbers` (a double in a local would be boxed).
-        let next = p;
-        switch (op) {
-          case Op.BININT1:
-            if (p + 1 < end) {
-              numbers[code] = data[p + 1];
-              next = p + 2;
-            }
-            break;
-          case Op.BININT2:
-            if (end - p >= 3) {
-              numbers[code] = readUint16(data, p + 1);
-              next = p + 3;
-            }
-            break;
-          case Op.BININT:
-            if (end - p >= 5) {
-              numbers[code] = readInt32(data, p + 1);
-              next = p + 5;
-            }
-            break;
-          case Op.LONG1: {
-            const n = p + 1 < end ? data[p + 1] : 9;
-            // Non-negative, 1 to 7 bytes (below 2^56; exact while below 2^53).
-            if (n > 0 && n <= 7 && end - p - 2 >= n && data[p + 1 + n] < 0x80) {
-              const q = p + 2;
-              if (n >= 4) {
-                let high = 0;
-                for (let i = n - 1; i >= 4; i--) high = high * 256 + data[q + i];
-                if (high < 0x20_0000) {
-                  numbers[code] = high * 0x1_0000_0000 + readUint32(data, q);
-                  next = q + n;
-                }
-              } else {
-                numbers[code] = data[q] + (n > 1 ? data[q + 1] * 256 : 0) + (n > 2 ? data[q + 2] * 65536 : 0);
-                next = q + n;
-              }
-            }
-            break;
-          }
-          default:
-            break;
-        }
-        if (next !== p) {
-          f.numeric |= 1 << code;
-          p = next;
-          continue;
-        }
-        this.p = p;
-        const read = this.value();
-        if (read === NOT_READ) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
-        values[code] = read;
-        p = this.p;
-        continue;
-      }
-      if (code === Key.Action && ((op === Op.BINGET && p + 1 < end) || (op === Op.LONG_BINGET && end - p >= 5))) {
-        const long = op === Op.LONG_BINGET;
-        const k = long ? readUint32(data, p + 1) : data[p + 1];
-        let action = k < KEY_CACHE ? this.actionCodes[k] : UNKNOWN;
-        if (action < 0) {
-          const name = memo.get(k);
-          if (typeof name !== 'string') return this.undo(workBefore);
-          if (action === UNKNOWN) {
-            action = this.sink.actionCode(name);
-            if (k < KEY_CACHE) this.actionCodes[k] = action;
-          }
-          f.action = name;
-        }
-        f.actionCode = action;
-        p += long ? 5 : 2;
-        work++;
-        continue;
-      }
-      if (code === Key.Frames) {
-        // A frames list read back from the memo: an earlier entry's (a stack token) or the general machine's.
-        const long = op === Op.LONG_BINGET;
-        if ((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5)) {
-          const value = memo.get(long ? readUint32(data, p + 1) : data[p + 1]);
-          if (value instanceof MemoToken) {
-            if (value !== CONSUMED_ENTRY) {
-              f.frames.kind = 'stack';
-              f.frames.stack = value.id;
-              p += long ? 5 : 2;
-              work++;
-              continue;
-            }
-          } else if (Array.isArray(value)) {
-            f.frames.kind = 'list';
-            f.frames.list = value;
-            p += long ? 5 : 2;
-            work++;
-            continue;
-          }
-        }
-        this.p = p;
-        if (!this.frames()) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
-        p = this.p;
-        continue;
-      }
+    this.p = p;
+    if (p >= end) return CUT;
+    return data[p] === Op.MARK ? p + 1 : NOT_OURS;
+  }
+
+  /**
+   * The code of the key at `p` (a `Key`; `this.p` is left after it): a str read back from the memo
+   * (every key after the first entry), else read in full. CUT or NOT_OURS when it is not one.
+   */
+  private keyAt(p: number): number {
+    const data = this.data;
+    const end = this.end;
+    const op = data[p];
+    let code: number;
+    if (op === Op.BINGET && p + 1 < end) {
+      code = this.keyCodes[data[p + 1]];
+      if (code === UNKNOWN) code = this.keyCode(data[p + 1]);
+      this.p = p + 2;
+      this.entryWork++;
+    } else if (op === Op.LONG_BINGET && end - p >= 5) {
+      const k = readUint32(data, p + 1);
+      code = k < KEY_CACHE ? this.keyCodes[k] : UNKNOWN;
+      if (code === UNKNOWN) code = this.keyCode(k);
+      this.p = p + 5;
+      this.entryWork++;
+    } else {
       this.p = p;
-      const read = this.value();
-      if (read === NOT_READ) return this.cut ? this.cutAt(this.p, workBefore) : this.undo(workBefore);
-      p = this.p;
-      switch (code) {
-        case Key.Action:
-          if (typeof read !== 'string') return this.undo(workBefore);
-          f.action = read;
-          f.actionCode = this.sink.actionCode(read);
-          break;
-        case Key.UserMetadata:
-          f.userMetadata = read;
-          break;
-        case Key.CompileContext:
-          f.compileContext = read;
-          break;
-        default:
-          break;
+      const key = this.value();
+      if (typeof key !== 'string') return this.cut ? CUT : NOT_OURS;
+      code = ENTRY_KEYS.get(key) ?? Key.Other;
+    }
+    return code < 0 ? NOT_OURS : code;
+  }
+
+  /** Reads the value of key `code` at `p`: the position after it, or CUT / NOT_OURS. */
+  private valueOf(code: number, p: number): number {
+    if (p >= this.end) return CUT;
+    if (code <= Key.DeviceFree) {
+      const next = this.intAt(code, p);
+      if (next !== p) {
+        this.fields.numeric |= 1 << code;
+        return next;
+      }
+      return this.scalarAt(p, code);
+    }
+    if (code === Key.Action) return this.actionAt(p);
+    if (code === Key.Frames) return this.framesAt(p);
+    return this.scalarAt(p, code);
+  }
+
+  /**
+   * An int at `p` written straight to `fields.numbers[code]` (a double in a local would be boxed):
+   * BININT1, BININT2, BININT, or a non-negative LONG1 of 1 to 7 bytes below 2^53. Returns the position
+   * after it, or `p` when it is not one of those (the general reader then reads it).
+   */
+  private intAt(code: number, p: number): number {
+    const data = this.data;
+    const end = this.end;
+    const numbers = this.fields.numbers;
+    switch (data[p]) {
+      case Op.BININT1:
+        if (p + 1 >= end) return p;
+        numbers[code] = data[p + 1];
+        return p + 2;
+      case Op.BININT2:
+        if (end - p < 3) return p;
+        numbers[code] = readUint16(data, p + 1);
+        return p + 3;
+      case Op.BININT:
+        if (end - p < 5) return p;
+        numbers[code] = readInt32(data, p + 1);
+        return p + 5;
+      case Op.LONG1: {
+        const n = p + 1 < end ? data[p + 1] : 9;
+        if (n === 0 || n > 7 || end - p - 2 < n || data[p + 1 + n] >= 0x80) return p;
+        const q = p + 2;
+        if (n < 4) {
+          numbers[code] = data[q] + (n > 1 ? data[q + 1] * 256 : 0) + (n > 2 ? data[q + 2] * 65536 : 0);
+          return q + n;
+        }
+        let high = 0;
+        for (let i = n - 1; i >= 4; i--) high = high * 256 + data[q + i];
+        if (high >= 0x20_0000) return p;
+        numbers[code] = high * 0x1_0000_0000 + readUint32(data, q);
+        return q + n;
+      }
+      default:
+        return p;
+    }
+  }
+
+  /** The action at `p`: a name read back from the memo (its code cached per memo key), else read in full. */
+  private actionAt(p: number): number {
+    const data = this.data;
+    const end = this.end;
+    const f = this.fields;
+    const op = data[p];
+    const long = op === Op.LONG_BINGET;
+    if (!((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5))) return this.scalarAt(p, Key.Action);
+    const k = long ? readUint32(data, p + 1) : data[p + 1];
+    let action = k < KEY_CACHE ? this.actionCodes[k] : UNKNOWN;
+    if (action < 0) {
+      const name = this.m.memo.get(k);
+      if (typeof name !== 'string') return NOT_OURS;
+      if (action === UNKNOWN) {
+        action = this.sink.actionCode(name);
+        if (k < KEY_CACHE) this.actionCodes[k] = action;
+      }
+      f.action = name;
+    }
+    f.actionCode = action;
+    this.entryWork++;
+    return p + (long ? 5 : 2);
+  }
+
+  /** The frames at `p`: a list read back from the memo (an earlier entry's stack, or the general machine's list), else read. */
+  private framesAt(p: number): number {
+    const data = this.data;
+    const end = this.end;
+    const frames = this.fields.frames;
+    const op = data[p];
+    const long = op === Op.LONG_BINGET;
+    if ((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5)) {
+      const value = this.m.memo.get(long ? readUint32(data, p + 1) : data[p + 1]);
+      if (value instanceof MemoToken) {
+        if (value !== CONSUMED_ENTRY) {
+          frames.kind = 'stack';
+          frames.stack = value.id;
+          this.entryWork++;
+          return p + (long ? 5 : 2);
+        }
+      } else if (Array.isArray(value)) {
+        frames.kind = 'list';
+        frames.list = value;
+        this.entryWork++;
+        return p + (long ? 5 : 2);
       }
     }
     this.p = p;
+    if (!this.frames()) return this.cut ? CUT : NOT_OURS;
+    return this.p;
+  }
+
+  /** Any other value at `p`, read by the general readers: a scalar, kept where the entry has a field for it. */
+  private scalarAt(p: number, code: number): number {
+    const f = this.fields;
+    this.p = p;
+    const read = this.value();
+    if (read === NOT_READ) return this.cut ? CUT : NOT_OURS;
+    switch (code) {
+      case Key.Action:
+        if (typeof read !== 'string') return NOT_OURS;
+        f.action = read;
+        f.actionCode = this.sink.actionCode(read);
+        break;
+      case Key.UserMetadata:
+        f.userMetadata = read;
+        break;
+      case Key.CompileContext:
+        f.compileContext = read;
+        break;
+      default:
+        if (code <= Key.DeviceFree) f.values[code] = read;
+        break;
+    }
+    return this.p;
+  }
+
+  /** Hands the entry read to the sink; false (the entry given back) when the sink refuses it. */
+  private write(list: PyValue[], workBefore: number): boolean {
     let stack: number;
     try {
-      stack = this.sink.push(list, f);
+      stack = this.sink.push(list, this.fields);
     } catch (e) {
       // What the sink refuses (a frame with a line that is not one), the general machine meets again
       // when the batch is appended: the error comes from the same entry at the same point of decoding.
       if (e instanceof ContentError) return this.undo(workBefore);
       throw e;
     }
-    m.work += work;
-    if (this.framesKey >= 0) memo.settle(this.framesKey, this.stackToken(stack));
+    this.m.work += this.entryWork;
+    if (this.framesKey >= 0) this.m.memo.settle(this.framesKey, this.stackToken(stack));
     return true;
   }
 
@@ -433,8 +532,10 @@ export class TraceEntryReader implements EntryReader {
     }
     this.p++;
     this.m.work++;
-    frames.kind = 'dicts';
-    frames.dictCount = 0;
+    frames.kind = 'ids';
+    frames.idCount = 0;
+    frames.pendingCount = 0;
+    frames.hash = STACK_HASH_START;
     // Memoized as an entry until the entry is done, when its stack id is known.
     const key = this.memoKeyAfter();
     if (key === -2 || (key >= 0 && !this.journalPut(key, CONSUMED_ENTRY))) return false;
@@ -451,7 +552,7 @@ export class TraceEntryReader implements EntryReader {
     while (!this.atEnd() && data[this.p] === Op.MARK) {
       this.p++;
       for (;;) {
-        if (this.skipInterned) this.stepOverInterned();
+        this.knownFrames();
         this.skipFrames();
         if (this.atEnd()) return false;
         if (data[this.p] === Op.APPENDS) {
@@ -466,18 +567,19 @@ export class TraceEntryReader implements EntryReader {
   }
 
   /**
-   * Steps over the items at `p` that are memo reads of frame dicts the sink interned before (see
-   * `EntrySink.skipsInterned`), counting each as the work of a memo read like {@link frameItem} does;
-   * stops at anything else (a new dict, another value, a FRAME opcode, the end of the bytes at hand),
-   * which the caller reads as usual.
+   * Reads the items at `p` that are memo reads of frame dicts whose ids are cached (nearly every item
+   * PyTorch writes): one small loop, so that it is optimized early in a file; stops at anything else.
    */
-  private stepOverInterned(): void {
+  private knownFrames(): void {
     const data = this.data;
     const end = this.end;
-    const memo = this.m.memo;
-    const skippable = this.skippable;
+    const pages = this.framePages;
+    const frames = this.fields.frames;
+    let ids = frames.ids;
+    const first = frames.idCount;
+    let n = first;
+    let hash = frames.hash;
     let p = this.p;
-    let n = 0;
     for (;;) {
       const op = data[p];
       let k: number;
@@ -491,56 +593,136 @@ export class TraceEntryReader implements EntryReader {
       } else {
         break;
       }
-      // A key found skippable stays so while the memo overwrites nothing (the cache is cleared then).
-      if (k >= KEY_CACHE || skippable[k] === 0) {
-        if (!this.sink.skipsInterned(memo.get(k))) break;
-        if (k < KEY_CACHE) skippable[k] = 1;
-      }
+      const page = pages[k >>> FRAME_PAGE_BITS];
+      if (page === undefined) break;
+      const id = page[k & (FRAME_PAGE - 1)];
+      if (id < 0) break;
+      if (n === ids.length) ids = this.growIds();
+      ids[n++] = id;
+      hash = Math.imul(hash ^ id, 0x01000193);
       p = next;
-      n++;
     }
     this.p = p;
-    this.m.work += n;
+    frames.idCount = n;
+    frames.hash = hash;
+    this.m.work += n - first;
   }
 
-  /** One item of a new frames list: a frame dict, new or read back from the memo. */
+  /**
+   * One item of a new frames list: a frame dict the sink interned before, read back from the memo (one
+   * id, then cached for its memo key), else a frame dict, new or read back, that the sink interns when
+   * the entry is written.
+   */
   private frameItem(): boolean {
     const frames = this.fields.frames;
+    const data = this.data;
+    const p = this.p;
+    const op = data[p];
+    const long = op === Op.LONG_BINGET;
+    if (frames.idCount === frames.ids.length) this.growIds();
+    if ((op === Op.BINGET && p + 1 < this.end) || (long && this.end - p >= 5)) {
+      const k = long ? readUint32(data, p + 1) : data[p + 1];
+      const id = this.sink.frameIdOf(this.m.memo.get(k));
+      if (id >= 0) {
+        this.cacheFrameId(k, id);
+        frames.ids[frames.idCount++] = id;
+        frames.hash = stackHashStep(frames.hash, id);
+        this.p = p + (long ? 5 : 2);
+        this.m.work++;
+        return true;
+      }
+    }
     let dict: PyDict;
-    if (this.data[this.p] === Op.EMPTY_DICT) {
+    if (op === Op.EMPTY_DICT) {
       const read = this.frameDict();
       if (read === undefined) return false;
+      // A new dict of a frame interned before (PyTorch 2.0 writes one per occurrence) is that frame's id.
+      const id = this.sink.frameIdOf(read);
+      if (id >= 0) {
+        frames.ids[frames.idCount++] = id;
+        frames.hash = stackHashStep(frames.hash, id);
+        return true;
+      }
       dict = read;
     } else {
       const value = this.valueOrObject();
       if (value === NOT_READ || value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof MemoToken || value instanceof Uint8Array || value instanceof Set) return false;
       dict = value;
     }
-    frames.dicts[frames.dictCount++] = dict;
-    this.m.fastPathDicts.add(dict);
+    frames.ids[frames.idCount++] = -1 - frames.pendingCount;
+    frames.pending[frames.pendingCount++] = dict;
     return true;
+  }
+
+  /** Remembers that memo key `k` holds the interned frame `id` (while the memo overwrites nothing). */
+  private cacheFrameId(k: number, id: number): void {
+    const index = k >>> FRAME_PAGE_BITS;
+    let page = this.framePages[index];
+    if (page === undefined) {
+      while (this.framePages.length <= index) this.framePages.push(undefined);
+      page = new Int32Array(FRAME_PAGE).fill(-1);
+      this.framePages[index] = page;
+    }
+    page[k & (FRAME_PAGE - 1)] = id;
+  }
+
+  private growIds(): Int32Array {
+    const frames = this.fields.frames;
+    const grown = new Int32Array(2 * frames.ids.length);
+    grown.set(frames.ids);
+    frames.ids = grown;
+    return grown;
   }
 
   /** A frame dict of str keys and plain values; undefined when it is not one. */
   private frameDict(): PyDict | undefined {
     this.p++; // EMPTY_DICT
     this.m.work++;
-    const dict: PyDict = {};
+    // Memoized as a placeholder until its items are read (none can read it back: they are scalars).
     const key = this.memoKeyAfter();
-    if (key === -2 || (key >= 0 && !this.journalPut(key, dict)) || !this.expect(Op.MARK)) return undefined;
+    if (key === -2 || (key >= 0 && !this.journalPut(key, CONSUMED_ENTRY)) || !this.expect(Op.MARK)) return undefined;
+    // Its items, kept aside: a dict is made only for a frame not interned before (or of another shape).
+    // `order`: the keys `filename` (0), `line` (1), `name` (2) read so far, as digits in base 3 (-1: others).
+    const names = this.frameNames;
+    const values = this.frameValues;
+    let n = 0;
+    let order = 0;
+    let filename: PyValue = null;
+    let line: PyValue = null;
+    let name: PyValue = null;
     for (;;) {
       this.skipFrames();
       if (this.atEnd()) return undefined;
       if (this.data[this.p] === Op.SETITEMS) {
         this.p++;
-        return dict;
+        break;
       }
-      const name = this.value();
-      if (typeof name !== 'string' || name === '__proto__' || Object.hasOwn(dict, name)) return undefined;
+      const key = this.value();
+      if (typeof key !== 'string' || key === '__proto__') return undefined;
+      for (let i = 0; i < n; i++) if (names[i] === key) return undefined;
       const value = this.value();
       if (value === NOT_READ) return undefined;
-      dict[name] = value;
+      names[n] = key;
+      values[n] = value;
+      n++;
+      if (key === 'filename') {
+        filename = value;
+        order = order < 0 ? order : order * 3;
+      } else if (key === 'line') {
+        line = value;
+        order = order < 0 ? order : order * 3 + 1;
+      } else if (key === 'name') {
+        name = value;
+        order = order < 0 ? order : order * 3 + 2;
+      } else {
+        order = -1;
+      }
     }
+    const same = n === 3 && order >= 0 ? this.sink.sameFrame(order, filename, line, name) : undefined;
+    const dict: PyDict = same ?? {};
+    if (same === undefined) for (let i = 0; i < n; i++) dict[names[i]] = values[i];
+    if (key >= 0) this.m.memo.settle(key, dict);
+    return dict;
   }
 
   /**

@@ -14,6 +14,7 @@ import { WindowCarry } from './window';
 import { readPrediction } from './prediction';
 import { NO_STACK, STACK_NOT_READ } from './model';
 import type { EntryFields, EntryFrames } from '../pickle/traceEntries';
+import type { PyDict } from '../pickle/values';
 import { formatCount } from '../text/format';
 
 /**
@@ -86,9 +87,26 @@ export class TraceSink {
     return true;
   };
 
+  /**
+   * A whole list built in memory (a snapshot made as plain values) streamed into columns as the decoder
+   * streams a list it reads, if its first item looks like a trace entry: its frames are then interned in
+   * the decoder's order (a trace's before the segments').
+   */
+  streamList(list: unknown[]): void {
+    if (this.columnsOf(list) !== undefined || list.length === 0 || !looksLikeTraceEntry(list[0])) return;
+    const columns = this.begin(list);
+    for (const item of list) columns.push(item);
+    this.entries += list.length;
+  }
+
   /** For the decoder's fast path (`EntrySink`): a trace being streamed, or an empty list its first entry makes one. */
   accepts(list: unknown[]): boolean {
     return list.length === 0 || this.columnsOf(list) !== undefined;
+  }
+
+  /** For the decoder's fast path: whether `list` is a trace being streamed. */
+  isTrace(list: unknown[]): boolean {
+    return this.columnsOf(list) !== undefined;
   }
 
   /** For the decoder's fast path: one entry read from the bytes; returns the stack id of its frames. */
@@ -106,24 +124,25 @@ export class TraceSink {
     return ACTION_BY_NAME.get(name) ?? -1;
   }
 
-  /**
-   * For the fast path when frames are to be read and checked only (see `stacks`): the frame dicts the
-   * reader handed over are interned (which checks them; the reader steps over those interned before:
-   * {@link skipsInterned}), a list built by the general machine is read as with stacks.
-   */
-  private checkFrames(frames: EntryFrames): number {
-    if (frames.kind === 'list') this.table.stackOf(frames.list);
-    else if (frames.kind === 'dicts') for (let i = 0; i < frames.dictCount; i++) this.table.frameOf(frames.dicts[i]);
-    return STACK_NOT_READ;
+  /** For the fast path: the frame id of a frame dict interned before, -1 for anything else. */
+  frameIdOf(value: unknown): number {
+    return this.table.internedFrameId(value);
+  }
+
+  /** For the fast path: an interned frame dict of these items (see `FrameTable.internedLike`). */
+  sameFrame(order: number, filename: unknown, line: unknown, name: unknown): PyDict | undefined {
+    return this.table.internedLike(order, filename, line, name) as PyDict | undefined;
   }
 
   /**
-   * For the fast path: whether an item of a new frames list may be stepped over without handing it to
-   * {@link push}: a frame dict interned before, when stacks are not kept (it was checked then, and
-   * interning it again would only find it).
+   * For the fast path when frames are to be read and checked only (see `stacks`): the frame dicts the
+   * reader could not name by id are interned (which checks them), a list built by the general machine
+   * is read as with stacks.
    */
-  skipsInterned(value: unknown): boolean {
-    return !this.stacks && this.table.isInterned(value);
+  private checkFrames(frames: EntryFrames): number {
+    if (frames.kind === 'list') this.table.stackOf(frames.list);
+    else if (frames.kind === 'ids') for (let j = 0; j < frames.pendingCount; j++) this.table.frameOf(frames.pending[j]);
+    return STACK_NOT_READ;
   }
 
   private stackOfFrames(frames: EntryFrames): number {
@@ -132,10 +151,12 @@ export class TraceSink {
         return frames.stack;
       case 'list':
         return this.table.stackOf(frames.list);
-      case 'dicts': {
-        const ids: number[] = [];
-        for (let i = 0; i < frames.dictCount; i++) ids.push(this.table.frameOf(frames.dicts[i]));
-        return this.table.stack(ids);
+      case 'ids': {
+        if (frames.pendingCount === 0) return this.table.stackOfIds(frames.ids, frames.idCount, frames.hash);
+        // Frame dicts not interned before are interned in the list's order, as the general machine would.
+        const ids = frames.ids;
+        for (let i = 0; i < frames.idCount; i++) if (ids[i] < 0) ids[i] = this.table.frameOf(frames.pending[-1 - ids[i]]);
+        return this.table.stackOfIds(ids, frames.idCount);
       }
       default:
         return NO_STACK;

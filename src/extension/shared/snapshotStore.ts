@@ -8,6 +8,7 @@ import { SnapshotFileError } from '../../engine/decode/errors';
 import { fileProblem } from '../../runtime/input/snapshotFile';
 import { MAX_SNAPSHOT_BYTES } from '../../engine/decode/unpack';
 import type { SnapshotSource } from '../../protocol/worker';
+import type { PlainValue } from '../../engine/pickle/encoder';
 import type { LoadWindow } from '../../engine/snapshot/model';
 import type { WindowPrompts } from './loadWindowChoice';
 import { WINDOW_CHOICE_BYTES, chooseLoadWindow } from './loadWindowChoice';
@@ -16,7 +17,8 @@ import type { ExecutionProvider } from '../../runtime/ort/providers';
 import type { FrameFilterOptions } from '../../engine/analysis/frameFilter';
 import type { LineFigures } from '../../engine/analysis/lines';
 import type { WorkerOptions } from '../../runtime/worker/client';
-import { CancelledError, SnapshotWorker } from '../../runtime/worker/client';
+import { CancelledError } from '../../runtime/worker/client';
+import { SpareWorkers } from '../../runtime/worker/spareWorker';
 import type { SnapshotOrigin } from './loadedSnapshot';
 import { LoadedSnapshot } from './loadedSnapshot';
 import { formatFileSize } from '../../engine/text/format';
@@ -29,6 +31,8 @@ export interface LoadRequest {
   readonly ranOn?: ExecutionProvider;
   /** Bytes already in memory (an instrumented run); otherwise the file is read through workspace.fs. */
   readonly bytes?: Uint8Array;
+  /** A snapshot built in memory (a built-in workload's run), as the plain values its pickle would hold. */
+  readonly value?: PlainValue;
   readonly makeActive?: boolean;
 }
 
@@ -44,16 +48,20 @@ export class SnapshotStore implements vscode.Disposable {
   private readonly fileLoads = new Map<string, Promise<FileLoad>>();
   private activeId: string | undefined;
   private counter = 0;
+  /** The next snapshot's worker, started (and warmed) once a snapshot has loaded. */
+  private readonly spares: SpareWorkers;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a snapshot is added, removed, made active, or its device or filter changes. */
   readonly onDidChange = this.changed.event;
 
   constructor(
-    private readonly workerScript: string,
+    workerScript: string,
     private readonly filter: () => FrameFilterOptions,
     /** The analysis worker's memory limit and what to say when it is reached (read at each load). */
     private readonly workerOptions: () => WorkerOptions = () => ({}),
-  ) {}
+  ) {
+    this.spares = new SpareWorkers(workerScript);
+  }
 
   get active(): LoadedSnapshot | undefined {
     return this.activeId === undefined ? undefined : this.snapshots.get(this.activeId);
@@ -87,10 +95,11 @@ export class SnapshotStore implements vscode.Disposable {
       async (progress, token) => {
         const abort = new AbortController();
         const subscription = token.onCancellationRequested(() => abort.abort());
-        const worker = new SnapshotWorker(this.workerScript, this.workerOptions());
+        const workerOptions = this.workerOptions();
+        const worker = this.spares.take(workerOptions);
         try {
           progress.report({ message: 'reading the file' });
-          const source: SnapshotSource = request.bytes ? { kind: 'bytes', bytes: request.bytes } : await snapshotSource(uri!);
+          const source: SnapshotSource = request.value !== undefined ? { kind: 'value', value: request.value } : request.bytes ? { kind: 'bytes', bytes: request.bytes } : await snapshotSource(uri!);
           if (abort.signal.aborted) throw new CancelledError();
           // The bar fills as the worker reads the file (`fraction`); the messages say what it does. Bytes
           // read here (another file system) are handed to the worker, not copied: the host keeps no second copy.
@@ -117,6 +126,8 @@ export class SnapshotStore implements vscode.Disposable {
           this.snapshots.set(loaded.id, loaded);
           if (request.makeActive !== false) this.activeId = loaded.id;
           this.changed.fire();
+          // The next snapshot's worker, warmed on this one's file (a snapshot like the next, most often).
+          this.spares.prepare(workerOptions, source, info.byteLength, this.filter());
           return loaded;
         } catch (e) {
           await worker.dispose();
@@ -193,6 +204,7 @@ export class SnapshotStore implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.spares.dispose();
     for (const s of this.snapshots.values()) void s.dispose();
     this.snapshots.clear();
     this.fileLoads.clear();
@@ -240,9 +252,9 @@ async function snapshotSource(uri: vscode.Uri): Promise<SnapshotSource> {
   const stat = await vscode.workspace.fs.stat(uri);
   const isFile = (stat.type & vscode.FileType.File) !== 0;
   const problem = fileProblem({ isFile, kindInWords: (stat.type & vscode.FileType.Directory) !== 0 ? 'a directory' : 'not a regular file' });
-  if (problem !== undefined) throw new SnapshotFileError(`${path.basename(uri.path)}: ${problem}`);
+  if (problem !== undefined) throw new SnapshotFileError('unreadable', `${path.basename(uri.path)}: ${problem}`);
   if (stat.size > MAX_SNAPSHOT_BYTES) {
-    throw new SnapshotFileError(`${path.basename(uri.path)}: is ${formatFileSize(stat.size)}; VRAM Lens reads files of this file system up to ${formatFileSize(MAX_SNAPSHOT_BYTES)} (local files of any size)`);
+    throw new SnapshotFileError('over-limit', `${path.basename(uri.path)}: is ${formatFileSize(stat.size)}; VRAM Lens reads files of this file system up to ${formatFileSize(MAX_SNAPSHOT_BYTES)} (local files of any size)`);
   }
   return { kind: 'bytes', bytes: await vscode.workspace.fs.readFile(uri) };
 }

@@ -118,7 +118,7 @@ async function runBuiltin(services: Services, workerScript: string, args?: RunWo
     };
     const result = await runWithProgress(services, workerScript, `${info.id} ${variant} (${size})`, request);
     if (!result) break;
-    const snapshot = await services.store.load(undefined, { bytes: result.pickle, label: snapshotLabel(result.summary), origin: 'workload', ranOn: result.summary.provider });
+    const snapshot = await services.store.load(undefined, { value: result.snapshot, label: snapshotLabel(result.summary), origin: 'workload', ranOn: result.summary.provider });
     runs.push({ variant, snapshot, summary: result.summary });
   }
   if (runs.length === 0) return undefined;
@@ -215,7 +215,7 @@ async function profileModel(services: Services, workerScript: string, uri?: vsco
     settings: sessionSettings(),
   });
   if (!result) return undefined;
-  const snapshot = await services.store.load(undefined, { bytes: result.pickle, label: snapshotLabel(result.summary), origin: 'workload', ranOn: result.summary.provider });
+  const snapshot = await services.store.load(undefined, { value: result.snapshot, label: snapshotLabel(result.summary), origin: 'workload', ranOn: result.summary.provider });
   reportRuns(services, [result.summary]);
   return snapshot;
 }

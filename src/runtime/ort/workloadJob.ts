@@ -13,7 +13,6 @@ import { decodeModel } from '../../engine/onnx/decode';
 import type { ValueInfo } from '../../engine/onnx/model';
 import { ElemType, elemByteSize } from '../../engine/onnx/model';
 import type { PlainValue } from '../../engine/pickle/encoder';
-import { encodePickle } from '../../engine/pickle/encoder';
 import type { SizeId, WorkloadId } from '../../engine/workloads/catalog';
 import { elementCount } from '../../engine/workloads/graphBuilder';
 import { buildWorkload, resolveVariant, seededRandom, uniform, workloadInfo, workloadInputs } from '../../engine/workloads/catalog';
@@ -349,8 +348,12 @@ export function tracePeak(trace: MemoryTrace): number {
   return peak;
 }
 
-/** The snapshot pickle of an executed job, with the device-memory line when one was sampled. */
-export function finishJob(executed: ExecutedJob, deviceMemory?: DeviceMemorySamples): { pickle: Uint8Array; summary: RunSummary } {
+/**
+ * The snapshot of an executed job, with the device-memory line when one was sampled: the plain values a
+ * PyTorch-format pickle of it holds (`encodePickle` writes the file, when one is wanted; the runtime's
+ * `openSnapshot` reads them as they are, with nothing encoded to be decoded again).
+ */
+export function finishJob(executed: ExecutedJob, deviceMemory?: DeviceMemorySamples): { snapshot: PlainValue; summary: RunSummary } {
   const peak = deviceMemory && deviceMemory.bytes.length > 0 ? Math.max(...deviceMemory.bytes) : undefined;
   const summary: RunSummary = { ...executed.summary, deviceMemoryPeakBytes: peak };
   const run: { [key: string]: PlainValue } = {
@@ -361,5 +364,5 @@ export function finishJob(executed: ExecutedJob, deviceMemory?: DeviceMemorySamp
     run.device_memory = { source: 'nvml', time_us: [...deviceMemory.timeUs], bytes: [...deviceMemory.bytes] };
   }
   const snapshot = traceToSnapshot(executed.trace, { epochOffsetUs: executed.profileEpochUs, run });
-  return { pickle: encodePickle(snapshot), summary };
+  return { snapshot, summary };
 }

@@ -3,6 +3,7 @@
  * while onnxruntime runs (where an NVIDIA driver is present), and cancels by ending the worker.
  * Free of `vscode`: the extension and the CLI both use it.
  */
+import type { PlainValue } from '../../engine/pickle/encoder';
 import { Worker } from 'node:worker_threads';
 import { RemoteError, UserError } from '../../engine/base/errors';
 import { CancelledError, DEFAULT_WORKER_HEAP_MB, workerStopped } from '../worker/client';
@@ -21,8 +22,11 @@ export interface RunOptions {
 }
 
 export interface WorkloadResult {
-  /** The run as a PyTorch-format snapshot pickle. */
-  readonly pickle: Uint8Array;
+  /**
+   * The run's snapshot, as the plain values its PyTorch-format pickle holds: `openSnapshot` reads them,
+   * `encodePickle` writes the file.
+   */
+  readonly snapshot: PlainValue;
   readonly summary: RunSummary;
 }
 
@@ -54,7 +58,7 @@ export async function runWorkload(request: JobRequest, options: RunOptions = {})
             send({ kind: 'finish', deviceMemory: samples });
             break;
           case 'done':
-            resolve({ pickle: message.pickle, summary: message.summary });
+            resolve({ snapshot: message.snapshot, summary: message.summary });
             break;
           case 'error':
             reject(new RemoteError(message));

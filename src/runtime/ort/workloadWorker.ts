@@ -22,8 +22,8 @@ if (port) {
     } else if (message.kind === 'finish' && executed) {
       try {
         post({ kind: 'progress', message: 'writing the snapshot' });
-        const { pickle, summary } = finishJob(executed, message.deviceMemory);
-        post({ kind: 'done', pickle, summary }, [pickle.buffer as ArrayBuffer]);
+        const { snapshot, summary } = finishJob(executed, message.deviceMemory);
+        post({ kind: 'done', snapshot, summary });
       } catch (e) {
         fail(e);
       }

@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { errorShape } from '../../engine/base/errors';
 import type { MethodContext } from './methods';
-import { dispatch, load } from './methods';
+import { dispatch, load, warmUp } from './methods';
 import type { ParamsOf, RequestMessage, WorkerToHost } from '../../protocol/worker';
 
 const port = parentPort;
@@ -13,7 +13,11 @@ if (port) {
     const post = (m: WorkerToHost) => port.postMessage(m);
     ctx.progress = (text, fraction) => post({ kind: 'progress', id: message.id, message: text, fraction });
     const answer = async (): Promise<unknown> =>
-      message.method === 'load' ? load(message.params as ParamsOf<'load'>, ctx) : dispatch(message.method, message.params, ctx);
+      message.method === 'load'
+        ? load(message.params as ParamsOf<'load'>, ctx)
+        : message.method === 'warmUp'
+          ? warmUp(message.params as ParamsOf<'warmUp'>)
+          : dispatch(message.method, message.params, ctx);
     answer().then(
       (result) => post({ kind: 'response', id: message.id, result }),
       (e: unknown) => post({ kind: 'response', id: message.id, error: errorShape(e) }),

@@ -4,12 +4,10 @@ import { rangeFigures } from '../../engine/analysis/rangeFigures';
 import { lineFunctionNames } from '../../engine/annotate/recordedFunctions';
 import { traceOf } from '../../engine/analysis/replay';
 import { downsampleTotals } from '../../engine/compare/totals';
-import { snapshotFromBytes } from '../../engine/decode/load';
 import { findingMarkers } from '../../engine/timeline/findingMarkers';
 import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
 import { SnapshotSession } from '../../engine/session/session';
-import { gunzipBounded } from '../input/gunzip';
-import { loadSnapshotFile } from '../input/snapshotFile';
+import { openSnapshot } from '../input/snapshotFile';
 
 export interface MethodContext {
   session: SnapshotSession | undefined;
@@ -17,8 +15,8 @@ export interface MethodContext {
   progress(message: string, fraction?: number): void;
 }
 
-/** Every method but `load`, which reads a file and so answers later: a query of the loaded snapshot. */
-export type QueryName = Exclude<MethodName, 'load'>;
+/** Every method but `load` and `warmUp`, which read a file and so answer later: a query of the loaded snapshot. */
+export type QueryName = Exclude<MethodName, 'load' | 'warmUp'>;
 
 type Implementations = { [M in QueryName]: (params: ParamsOf<M>, ctx: MethodContext) => ResultOf<M> };
 
@@ -28,36 +26,44 @@ function requireSession(ctx: MethodContext): SnapshotSession {
 }
 
 /**
- * Decodes and analyses a snapshot: a file this worker reads itself, in chunks (the host never holds
- * its bytes), or bytes already in memory (an instrumented run, a file of another file system).
+ * Decodes and analyses a snapshot through the one way in for snapshot bytes (`openSnapshot`): a file this
+ * worker reads itself, in chunks (the host never holds its bytes), bytes already in memory (a file of
+ * another file system), or a snapshot built in memory (a built-in workload's run).
  */
 export async function load(params: ParamsOf<'load'>, ctx: MethodContext): Promise<ResultOf<'load'>> {
   const { source, filter, window } = params;
-  let snapshot;
-  let byteLength;
-  if (source.kind === 'file') {
-    ctx.progress('Reading the snapshot');
-    let shown = -1;
-    const loaded = await loadSnapshotFile(source.path, {
-      window,
-      onProgress: (done, total) => {
-        const percent = Math.floor((100 * done) / Math.max(total, 1));
-        if (percent === shown) return;
-        shown = percent;
-        ctx.progress(`Reading the snapshot (${percent}%)`, done / Math.max(total, 1));
-      },
-    });
-    snapshot = loaded.snapshot;
-    byteLength = loaded.fileBytes;
-  } else {
-    ctx.progress('Decoding the snapshot');
-    snapshot = snapshotFromBytes(source.bytes, { gunzip: gunzipBounded });
-    byteLength = source.bytes.byteLength;
-  }
+  ctx.progress(source.kind === 'file' ? 'Reading the snapshot' : 'Decoding the snapshot');
+  let shown = -1;
+  const opened = await openSnapshot(source, {
+    window,
+    onProgress: (done, total) => {
+      const percent = Math.floor((100 * done) / Math.max(total, 1));
+      if (percent === shown) return;
+      shown = percent;
+      ctx.progress(`Reading the snapshot (${percent}%)`, done / Math.max(total, 1));
+    },
+  });
   ctx.progress('Attributing memory to lines');
-  ctx.session = new SnapshotSession(snapshot, byteLength, filter);
+  ctx.session = new SnapshotSession(opened.snapshot, opened.fileBytes, filter);
   return ctx.session.info();
 }
+
+/**
+ * Reads and analyses a snapshot as `load` and `lines` would, then drops it (the worker's own snapshot,
+ * if it has one, is left as it is): what warms a spare worker for the next snapshot the user opens.
+ */
+export async function warmUp(params: ParamsOf<'warmUp'>): Promise<null> {
+  // V8 compiles a function once it has run a while: one pass leaves much of it unoptimised.
+  for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
+    const opened = await openSnapshot(params.source);
+    const session = new SnapshotSession(opened.snapshot, opened.fileBytes, params.filter);
+    for (const d of session.info().devices) void session.device(d.device).lines;
+  }
+  return null;
+}
+
+/** Times a warm-up reads its snapshot. */
+const WARM_UP_PASSES = 3;
 
 export const methods: Implementations = {
   setFilter({ filter }, ctx) {

@@ -16,7 +16,7 @@ import { buildLineIndex } from '../../../src/engine/analysis/lineIndex';
 import { selfCheck } from '../../../src/engine/allocator/selfCheck';
 import { StacksNotReadError } from '../../../src/engine/snapshot/errors';
 import { STACK_NOT_READ, devicesOf } from '../../../src/engine/snapshot/model';
-import { loadSnapshotFile } from '../../../src/runtime/input/snapshotFile';
+import { openSnapshot } from '../../../src/runtime/input/snapshotFile';
 import { corpusDir, corpusFiles, corpusMissing } from '../../helpers/corpus';
 
 async function whatif(argv: string[], read: WhatifReadOptions): Promise<{ code: number; out: string; err: string }> {
@@ -54,7 +54,7 @@ describe('vram-lens whatif reads stacks only when it needs them', { skip: corpus
 
   it('the first read keeps no stack, and what needs one says so: a line for an OOM, a release before an allocation', async () => {
     const oomFile = path.join(corpusDir, 'constructor-sun-expandable-oom-4dev.pickle');
-    const snapshot = await loadSnapshotFile(oomFile, { stacks: false }).then((l) => l.snapshot);
+    const snapshot = await openSnapshot({ kind: 'file', path: oomFile }, { stacks: false }).then((l) => l.snapshot);
     assert.equal(snapshot.stacksNotRead, true);
     for (const t of snapshot.traces) assert.ok(t.stack.every((s) => s === STACK_NOT_READ), `device ${t.device}: every stack unread`);
     assert.throws(() => buildLineIndex(snapshot, () => true), StacksNotReadError);
@@ -65,8 +65,8 @@ describe('vram-lens whatif reads stacks only when it needs them', { skip: corpus
     // A trace where PyTorch released segments (segment_free) before allocations: the self-check tells an
     // empty_cache() call from a release by the allocation itself by their stacks.
     const releases = path.join(corpusDir, 'kkaitlyn111-cs336-2.7b-forward.pickle');
-    const unread = (await loadSnapshotFile(releases, { stacks: false })).snapshot;
-    const read = (await loadSnapshotFile(releases)).snapshot;
+    const unread = (await openSnapshot({ kind: 'file', path: releases }, { stacks: false })).snapshot;
+    const read = (await openSnapshot({ kind: 'file', path: releases })).snapshot;
     assert.equal(read.stacksNotRead, undefined);
     const devices = devicesOf(read);
     assert.ok(devices.some((d) => throwsUnread(() => selfCheck(unread, d))), 'some device of this snapshot needs a stack in its self-check');

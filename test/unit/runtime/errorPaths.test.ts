@@ -17,7 +17,6 @@ import { describe, it } from 'node:test';
 import { main } from '../../../src/cli/main';
 import { INTERNAL_ERROR, OUT_OF_MEMORY, hasEngineText, userMessage } from '../../../src/engine/base/errors';
 import { snapshotLoadMessage } from '../../../src/engine/decode/errors';
-import { snapshotFromBytes } from '../../../src/engine/decode/load';
 import { decodeModel } from '../../../src/engine/onnx/decode';
 import { encodeModel } from '../../../src/engine/onnx/encode';
 import { encodePickle } from '../../../src/engine/pickle/encoder';
@@ -27,7 +26,7 @@ import { outcomeText } from '../../../src/extension/profile/outcomeText';
 import { DEFAULT_SESSION_SETTINGS } from '../../../src/runtime/ort/session';
 import { executeJob } from '../../../src/runtime/ort/workloadJob';
 import { runWorkload } from '../../../src/runtime/ort/workloadRunner';
-import { gunzipBounded } from '../../../src/runtime/input/gunzip';
+import { openSnapshot } from '../../../src/runtime/input/snapshotFile';
 import { classifyOutcome } from '../../../src/runtime/profile/outcome';
 import { SnapshotWorker } from '../../../src/runtime/worker/client';
 import { repoRoot } from '../../helpers/corpus';
@@ -93,7 +92,7 @@ describe('decoder error paths', () => {
     it(`${what}: the notification and the command line say what happened and what to open instead`, async () => {
       let thrown: unknown;
       try {
-        snapshotFromBytes(bytes, { gunzip: gunzipBounded });
+        await openSnapshot({ kind: 'bytes', bytes });
       } catch (e) {
         thrown = e;
       }

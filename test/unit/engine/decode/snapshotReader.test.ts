@@ -99,6 +99,24 @@ describe('pickles the fast path gives back to the general machine', () => {
     });
   }
 
+  it('a FRAME opcode between a batch\'s MARK and its first entry keeps the fast path (a 500 MB file read its batches after one such twice over)', () => {
+    // One frames list shared by every entry: after the first batch it is a stack token in the memo, which
+    // the general machine cannot read (it starts over without the fast path).
+    const frames = [{ filename: '/work/train.py', line: 3, name: 'step' }];
+    const trace = Array.from({ length: 2500 }, (_, i) => ({ ...entry(i), frames }));
+    const bytes = encodePickle({ segments: [], device_traces: [trace] });
+    // CPython writes a FRAME opcode wherever a 64 KiB frame ends, between any two opcodes: here right
+    // after the MARK that opens the trace's second batch (APPENDS MARK EMPTY_DICT).
+    const at = bytes.findIndex((b, i) => b === 0x65 && bytes[i + 1] === 0x28 && bytes[i + 2] === 0x7d) + 2;
+    assert.ok(at > 2, 'the second batch opens');
+    const framed = new Uint8Array(bytes.length + 9);
+    framed.set(bytes.subarray(0, at));
+    framed.set([0x95, 0, 0, 0, 0, 0, 0, 0, 0], at);
+    framed.set(bytes.subarray(at), at + 9);
+    for (const chunk of [at + 1, at + 4, at + 9, 1 << 20]) assert.deepStrictEqual(read(framed, chunk, true), general(framed), `chunks of ${chunk}`);
+    assert.equal(general(framed).traces[0].length, 2500);
+  });
+
   it('entries shared by two traces make the fast path start over', () => {
     const trace = Array.from({ length: 10 }, (_, i) => entry(i));
     assert.throws(() => read(encodePickle({ device_traces: [trace, trace.slice(0, 5)] }), 1 << 20, true), RestartWithoutFastPath);

@@ -300,8 +300,8 @@ describe('built-in workloads on the CPU execution provider', () => {
   });
 
   it('the snapshot of a run annotates the sample statements, with each node labelled measured or reconstructed', async () => {
-    const { pickle, summary } = await run('similarity', 'eager', 'tiny');
-    const reference = oracle(pickle);
+    const { snapshot, summary } = await run('similarity', 'eager', 'tiny');
+    const reference = oracle(encodePickle(snapshot));
     const lines = (reference.devices[0].lines as { file: string; line: number }[]).map((l) => `${path.basename(l.file)}:${l.line}`);
     // The sample's statements, found by their text (the first of each is similarity_eager's): a_sq, two_ab,
     // b_sq, the two `similarity =` lines, `return similarity` (where a_sq and two_ab are freed), the inputs

@@ -19,6 +19,7 @@ import { CUDA_NOT_INSTALLED, providerCandidates, webgpuUnusableReason } from '..
 import { DEFAULT_SESSION_SETTINGS } from '../../../../src/runtime/ort/session';
 import { JobError, executeJob, finishJob } from '../../../../src/runtime/ort/workloadJob';
 import { runWorkload } from '../../../../src/runtime/ort/workloadRunner';
+import { openSnapshot } from '../../../../src/runtime/input/snapshotFile';
 import { decodePickle } from '../../../../src/engine/pickle/decoder';
 import { encodePickle } from '../../../../src/engine/pickle/encoder';
 import { CancelledError } from '../../../../src/runtime/worker/client';
@@ -254,9 +255,12 @@ describe('workload runs', () => {
     const result = await runWorkload(request, { workerScript, onProgress: (m) => progress.push(m) });
     assert.equal(result.summary.provider, 'cpu');
     assert.ok(progress.includes('running under the onnxruntime profiler'), progress.join(' / '));
-    const decoded = decodePickle(result.pickle) as { device_traces: unknown[][]; vram_lens: { summary: { title: string } } };
+    // The snapshot crosses from the worker as the plain values of its pickle: our decoder reads that pickle
+    // to the same values, and the model built from them is the one the pickle decodes to.
+    const decoded = decodePickle(encodePickle(result.snapshot)) as { device_traces: unknown[][]; vram_lens: { summary: { title: string } } };
     assert.equal(decoded.vram_lens.summary.title, 'similarity inplace (tiny)');
     assert.ok(decoded.device_traces[0].length > 10);
+    assert.deepStrictEqual((await openSnapshot({ kind: 'value', value: result.snapshot })).snapshot, snapshotFromBytes(encodePickle(result.snapshot)));
   });
 
   it('is cancelled by its signal', async () => {
@@ -302,13 +306,13 @@ describe('device memory line (NVML)', () => {
       provider: 'cpu',
       settings: DEFAULT_SESSION_SETTINGS,
     });
-    const { pickle, summary } = finishJob(executed, { timeUs: [1_000, 2_000, 3_000], bytes: [10, 30, 20] });
+    const { snapshot, summary } = finishJob(executed, { timeUs: [1_000, 2_000, 3_000], bytes: [10, 30, 20] });
     assert.equal(summary.deviceMemoryPeakBytes, 30);
-    const measured = snapshotFromBytes(pickle).measuredDeviceMemory;
+    const measured = snapshotFromBytes(encodePickle(snapshot)).measuredDeviceMemory;
     assert.equal(measured?.source, 'nvml');
     assert.deepEqual([...measured.timeUs], [1_000, 2_000, 3_000]);
     assert.deepEqual([...measured.bytes], [10, 30, 20]);
-    assert.equal(snapshotFromBytes(finishJob(executed).pickle).measuredDeviceMemory, undefined);
+    assert.equal(snapshotFromBytes(encodePickle(finishJob(executed).snapshot)).measuredDeviceMemory, undefined);
   });
 });
 
