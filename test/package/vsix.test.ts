@@ -34,9 +34,9 @@ function walkthroughMedia(): string[] {
   return manifest.contributes.walkthroughs.flatMap((w) => w.steps.flatMap((s) => [s.media.image, s.media.markdown, s.media.svg])).filter((m): m is string => m !== undefined);
 }
 
-/** Every module of the bootstrap package (src/python/vram_lens), read from this checkout. */
+/** Every module of the bootstrap package (src/python/vram_lens), read from this checkout, and Predict VRAM's C++ source. */
 const bootstrapModules = readdirSync(path.join(root, 'src', 'python', 'vram_lens'))
-  .filter((f) => f.endsWith('.py'))
+  .filter((f) => f.endsWith('.py') || f.endsWith('.cpp'))
   .map((f) => `extension/src/python/vram_lens/${f}`);
 
 const required = [
