@@ -7,7 +7,7 @@ import { downsampleTotals } from '../../engine/compare/totals';
 import { findingMarkers } from '../../engine/timeline/findingMarkers';
 import type { MethodName, ParamsOf, ResultOf } from '../../protocol/worker';
 import { SnapshotSession } from '../../engine/session/session';
-import { openSnapshot } from '../input/snapshotFile';
+import { LoadCancelledError, openSnapshot } from '../input/snapshotFile';
 
 export interface MethodContext {
   session: SnapshotSession | undefined;
@@ -51,11 +51,18 @@ export async function load(params: ParamsOf<'load'>, ctx: MethodContext): Promis
 /**
  * Reads and analyses a snapshot as `load` and `lines` would, then drops it (the worker's own snapshot,
  * if it has one, is left as it is): what warms a spare worker for the next snapshot the user opens.
+ * `signal` stops it between two chunks of the file (the worker's own `load` has come: it must not wait).
  */
-export async function warmUp(params: ParamsOf<'warmUp'>): Promise<null> {
+export async function warmUp(params: ParamsOf<'warmUp'>, signal?: AbortSignal): Promise<null> {
   // V8 compiles a function once it has run a while: one pass leaves much of it unoptimised.
-  for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
-    const opened = await openSnapshot(params.source);
+  for (let pass = 0; pass < WARM_UP_PASSES && signal?.aborted !== true; pass++) {
+    let opened;
+    try {
+      opened = await openSnapshot(params.source, { signal });
+    } catch (e) {
+      if (e instanceof LoadCancelledError) break;
+      throw e;
+    }
     const session = new SnapshotSession(opened.snapshot, opened.fileBytes, params.filter);
     for (const d of session.info().devices) void session.device(d.device).lines;
   }

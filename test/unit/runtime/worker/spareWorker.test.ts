@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { SpareWorkers } from '../../../../src/runtime/worker/spareWorker';
+import { warmUp } from '../../../../src/runtime/worker/methods';
 import { SnapshotWorker } from '../../../../src/runtime/worker/client';
 import { corpusFiles, corpusMissing, repoRoot } from '../../../helpers/corpus';
 
@@ -35,6 +36,14 @@ describe('spare workers', { skip: corpusMissing }, () => {
     } finally {
       spares.dispose();
     }
+  });
+
+  it('a warm-up stopped by its signal (the worker\'s own load has come) reads nothing more', async () => {
+    const stopped = new AbortController();
+    stopped.abort();
+    // It would fail on a file that is not there; stopped, it does not open it.
+    assert.equal(await warmUp({ source: { kind: 'file', path: '/nonexistent/snapshot.pickle' }, filter: {} }, stopped.signal), null);
+    await assert.rejects(warmUp({ source: { kind: 'file', path: '/nonexistent/snapshot.pickle' }, filter: {} }), /no such file/);
   });
 
   it('a spare started with other options (a memory limit changed since) is not used', async () => {
