@@ -8,6 +8,8 @@ between runs; the user's cache folder when unset).
 """
 import os
 import pickle
+import subprocess
+import sys
 import textwrap
 import unittest
 from typing import Any, Sequence
@@ -317,6 +319,93 @@ class PredictPrograms(unittest.TestCase):
         self.assertIn(100 * 1 * 8, mask, "every element assumed selected: the indices")
         self.assertIn(100 * 4, mask, "and the values")
         self.assertTrue(p.assumed_on("value", "loop"), "the loop's condition is named")
+
+    def test_with_real_data_the_program_reads_its_own_values(self) -> None:
+        """--predict-data cpu: each fake storage has a CPU twin, so the program's reads give its own values; the
+        reference is the same program run by this interpreter on plain CPU tensors, outside the bootstrap."""
+        source = """
+            import torch
+            DEVICE = "cuda"
+            torch.manual_seed(0)
+            x = torch.arange(10, device=DEVICE, dtype=torch.float32)
+            n = int((x > 4.5).sum().item())  # count
+            blocks = [torch.empty(256 * (i + 1), device=DEVICE) for i in range(n)]  # blocks
+            picked = x[x > 6.5]  # mask
+            u = torch.unique(torch.tensor([1, 1, 2, 3, 3, 3], device=DEVICE))  # unique
+            same = torch.equal(u, torch.tensor([1, 2, 3], device=DEVICE))
+            repeated = torch.repeat_interleave(torch.tensor([1, 2, 3], device=DEVICE))  # repeated
+            halvings = 0
+            while x.max().item() > 1:  # loop
+                x = x * 0.5
+                halvings += 1
+            model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1)).to(DEVICE)
+            opt = torch.optim.AdamW(model.parameters(), lr=0.05)
+            data = torch.randn(32, 8).to(DEVICE)
+            losses = []
+            for step in range(3):
+                loss = ((model(data) - 1) ** 2).mean()
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+                losses.append(round(loss.item(), 4))
+            print("values", n, picked.tolist(), u.tolist(), same, repeated.tolist(), halvings, losses)
+            """
+        p = self.predicted(source, extra=["--predict-data", "cpu"])
+        reference = subprocess.run([sys.executable, "-c", textwrap.dedent(source).replace('DEVICE = "cuda"', 'DEVICE = "cpu"')],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        expected = [line for line in reference.stdout.decode().splitlines() if line.startswith("values")]
+        self.assertEqual(len(expected), 1, reference.stderr.decode()[-2000:])
+        self.assertTrue(expected[0].startswith("values 5 [7.0, 8.0, 9.0] [1, 2, 3] True [0, 1, 1, 2, 2, 2] 4 ["), expected)
+        self.assertEqual([line for line in p.run.stdout.splitlines() if line.startswith("values")], expected, p.run.stderr[-3000:])
+        self.assertEqual(p.allocs("blocks"), [1024 * (i + 1) for i in range(5)], "five blocks, as the data says")
+        self.assertEqual(p.allocs("repeated")[-1:], [6 * 8], "six indices")
+        self.assertEqual(sorted(p.allocs("mask"))[-2:], [3 * 4, 3 * 8], "three indices and three values selected")
+        self.assertEqual(p.assumptions("value") + p.assumptions("size"), [], "nothing assumed")
+        self.assertEqual(p.snapshot["vram_lens"]["predicted"]["data"], "cpu")
+        predicting = p.run.of_type("predicting")
+        self.assertEqual(predicting[0]["data"], "cpu")
+
+    def test_an_answer_from_data_stops_a_fake_run_and_says_how_to_follow_it(self) -> None:
+        p = Predicted(
+            """
+            import torch
+            a = torch.arange(4, device="cuda")
+            print(torch.equal(a, a + 1))  # equal
+            """
+        )
+        self.addCleanup(p.close)
+        self.assertEqual(p.run.code, 1, p.run.stderr[-2000:])
+        self.assertIn("depends on the tensors' data", p.run.stderr)
+        named = p.assumed_on("unsupported", "equal")
+        self.assertEqual(len(named), 1, p.snapshot.get("vram_lens"))
+        self.assertIn("--data cpu", named[0]["message"])
+
+    def test_with_real_data_attention_kernels_compute_their_values(self) -> None:
+        """Flash and memory-efficient attention have no CPU kernel: their forward and backward are computed as the
+        math kernel computes them, compared here with PyTorch's own math attention on CPU tensors."""
+        source = """
+            import torch
+            DEVICE = "cuda"
+            torch.manual_seed(0)
+            for dtype in (torch.bfloat16, torch.float32):
+                q, k, v = (torch.randn(2, 3, 16, 32).to(DEVICE, dtype).requires_grad_() for _ in range(3))
+                out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+                (out.float() ** 2).sum().backward()
+                print("values", [round(t.float().abs().sum().item(), 1) for t in (out, q.grad, k.grad, v.grad)])
+            """
+        reference = subprocess.run([sys.executable, "-c", textwrap.dedent(source).replace('DEVICE = "cuda"', 'DEVICE = "cpu"')],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        expected = [[float(v) for v in line[8:-1].split(", ")] for line in reference.stdout.decode().splitlines() if line.startswith("values")]
+        self.assertEqual(len(expected), 2, reference.stderr.decode()[-2000:])
+        for capability, kernel in (("8.0", "flash attention"), ("7.5", "memory-efficient attention")):
+            p = self.predicted(source, capability=capability, extra=["--predict-data", "cpu"])
+            self.assertIn(kernel, " ".join(a["message"] for a in p.assumptions("sdpa")))
+            got = [[float(v) for v in line[8:-1].split(", ")] for line in p.run.stdout.splitlines() if line.startswith("values")]
+            self.assertEqual(len(got), 2, p.run.stderr[-3000:])
+            for mine, theirs in zip(got, expected):
+                for a, b in zip(mine, theirs):
+                    self.assertAlmostEqual(a, b, delta=0.01 * abs(b) + 0.2, msg="%s: %s against %s" % (capability, got, expected))
+            self.assertEqual(p.assumptions("value"), [], "every value computed")
 
     def test_a_custom_operator_without_a_fake_implementation_is_named(self) -> None:
         p = Predicted(

@@ -28,6 +28,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable
 
 from .frames import is_own_file
+from .realdata import UNKNOWN, RealData
 from .recording import Torch
 
 if TYPE_CHECKING:
@@ -149,6 +150,15 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
     masked_select = _packets(aten, ("masked_select",))
     index = _packets(aten, ("index",))
     composites: dict[Any, bool] = {}
+    real = None
+    if predictor.data == "cpu":
+
+        def cannot_compute(name: str, why: str) -> None:
+            predictor.assume("value", stacks.user_frame(2), "%s has no CPU kernel for these inputs (%s): its results have no "
+                             "values, and what is read from them later is assumed" % (name, why))
+
+        real = RealData(torch, fake_tensor, cannot_compute)
+        real.readable()
 
     def composite(func: Any) -> bool:
         """An aten op with a CompositeImplicitAutograd kernel (asked once per op: the dispatcher's answer is fixed)."""
@@ -192,7 +202,8 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             kwargs = kwargs or {}
             packet = func.overloadpacket
             if func is local_scalar:
-                return self.read_value(args[0])
+                known = real.value(args[0]) if real is not None else None
+                return known if known is not None else self.read_value(args[0])
             if packet in record_enter and packet is not None:
                 out = func(*args, **kwargs)
                 self.open_ranges[id(out)] = str(args[0])
@@ -213,32 +224,43 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             if packet in nonzero or packet in masked_select or packet in unique:
                 return self.data_dependent(func, packet, args, kwargs)
             if func is aten.add.Tensor and not kwargs and self.gradient_sum(args):
-                return aten.add_.Tensor(*args)  # the engine sums two gradients in place
+                out = aten.add_.Tensor(*args)  # the engine sums two gradients in place
+                if real is not None:
+                    real.run(aten.add_.Tensor, args, {}, out)
+                return out
             target = inplace.get(packet)
             if target is not None and self.fresh(args[0]):  # zeros(...).scatter_add_(...) in a backward formula
                 if isinstance(target, str):
                     getattr(aten, target)(args[0], *args[2:], **kwargs).copy_(args[1])
-                    return args[0]
-                return target(*args, **kwargs)
+                else:
+                    target(*args, **kwargs)
+                if real is not None:
+                    real.run(func, args, kwargs, args[0])  # the functional result, written into args[0]'s twin
+                return args[0]
             try:
                 out = func(*args, **kwargs)
             except Unsupported as e:
                 raise self.stop_unsupported(func, e) from None
             except (DynamicShape, DataDependent) as e:  # type: ignore[misc]
-                raise self.stop_unsupported(func, e) from None
-            self.after(func, packet, args, kwargs, out)
+                sized = self.sized_by_data(func, packet, args, kwargs) if real is not None else None
+                if sized is None:
+                    raise self.stop_data_dependent(func, e) from None
+                return sized
+            known = real.run(func, args, kwargs, out) if real is not None else False
+            self.after(func, packet, args, kwargs, out, known)
             return out
 
         # --- memory -----------------------------------------------------------------------------------------
 
-        def after(self, func: Any, packet: Any, args: Any, kwargs: Any, out: Any) -> None:
+        def after(self, func: Any, packet: Any, args: Any, kwargs: Any, out: Any, known: bool = False) -> None:
             for t in pytree.tree_leaves(out):
                 if is_gpu(t):
                     self.track(t.untyped_storage(), func, packet)
             if packet in blas and predictor.needs_workspace(threading.get_ident()):
                 predictor.allocate(("cublas-workspace", threading.get_ident()), predictor.workspace_bytes,
                                    self.frames("at::cuda::getNewWorkspace()") if predictor.recording is not None else None)
-            self.carry_values(func, packet, args, kwargs, out)
+            if not known:  # with real data (RealData) the values are the twins'
+                self.carry_values(func, packet, args, kwargs, out)
 
         def track(self, storage: Any, func: Any, packet: Any) -> None:
             key = storage._cdata
@@ -366,6 +388,9 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             """nonzero, masked_select, unique: sizes that depend on data; the largest they can be is assumed."""
             x = args[0]
             device = x.device
+            sized = self.sized_by_data(func, packet, args, kwargs) if real is not None else None
+            if sized is not None:
+                return sized
             frame = stacks.user_frame(3)
             if packet in nonzero:
                 predictor.assume("size", frame, "nonzero() (or a boolean mask): the result's size depends on data; assumed every "
@@ -386,6 +411,24 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             self.after(func, packet, args, kwargs, out)
             return out
 
+        def sized_by_data(self, func: Any, packet: Any, args: Any, kwargs: Any) -> Any:
+            """With real data (RealData): an operation whose output depends on data, computed on the twins; its fake
+            outputs take the sizes the data gives (numbers and booleans are returned as they are). None: unknown."""
+            assert real is not None
+            computed = real.compute_output(func, args, kwargs)
+            if computed is UNKNOWN:
+                return None
+            reals = pytree.tree_leaves(computed)
+            if not any(isinstance(r, torch.Tensor) for r in reals):
+                return computed  # torch.equal and the like: a Python value
+            device = next((a.device for a in pytree.tree_leaves((args, kwargs)) if is_gpu(a)), torch.device("cpu"))
+            outs = [aten.empty.memory_format(list(r.shape), dtype=r.dtype, device=device) if isinstance(r, torch.Tensor) else r
+                    for r in reals]
+            real.adopt(outs, reals)
+            sized = pytree.tree_unflatten(outs, pytree.tree_flatten(computed)[1])
+            self.after(func, packet, args, kwargs, sized, True)
+            return sized
+
         def stop_unsupported(self, func: Any, error: BaseException) -> PredictionStopped:
             frame = stacks.user_frame(3)
             name = str(func)
@@ -394,6 +437,15 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             return PredictionStopped(
                 "Predict VRAM cannot size the outputs of %s (a custom CUDA or Triton operator with no fake implementation). Register "
                 "one with torch.library.register_fake, then predict again. (%s)" % (name, str(error)[:300]))
+
+        def stop_data_dependent(self, func: Any, error: BaseException) -> PredictionStopped:
+            frame = stacks.user_frame(3)
+            name = str(func)
+            ask = "" if real is not None else "; predict on the program's data to follow it (--data cpu, or vramLens.profile.predictData)"
+            predictor.assume("unsupported", frame, "%s: what it returns depends on the tensors' data, so the prediction stopped here%s"
+                             % (name, ask))
+            return PredictionStopped("Predict VRAM stopped at %s: what it returns depends on the tensors' data, which %s%s. (%s)" % (
+                name, "the CPU could not compute here" if real is not None else "fake tensors do not hold", ask, str(error)[:300]))
 
     return PredictionMode()
 

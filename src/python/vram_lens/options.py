@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 USAGE = (
     "usage: python src/python/vram_lens --snapshot PATH [--channel ADDRESS] [--cancel-file PATH]\n"
     "       [--max-entries N] [--stacks python|all] [--interval SECONDS] [--per-rank] [--backward-lines on|off]\n"
-    "       [--predict-memory BYTES [--predict-gpu NAME] [--predict-capability X.Y] [--native-cache DIR]]\n"
+    "       [--predict-memory BYTES [--predict-gpu NAME] [--predict-capability X.Y] [--predict-data fake|cpu]\n"
+    "        [--native-cache DIR]]\n"
     "       (--script PATH | --module NAME | --notebook PATH) [-- ARGS...]\n"
 )
 
@@ -41,7 +42,7 @@ class Options:
         self.predict_memory: int | None = None  # the GPU's memory in bytes; set: predict instead of recording
         self.predict_gpu: str | None = None
         self.predict_capability: tuple[int, int] = (8, 0)
-        self.predict_data = "fake"
+        self.predict_data = "fake"  # "cpu": each fake storage has a real CPU twin (realdata.py)
         self.native_cache: str | None = None  # where the prediction's native library is cached
 
     @property
@@ -57,7 +58,7 @@ def usage(message: str) -> NoReturn:
 
 _VALUED = {
     "--snapshot", "--channel", "--cancel-file", "--max-entries", "--stacks", "--interval", "--backward-lines",
-    "--script", "--module", "--notebook", "--predict-memory", "--predict-gpu", "--predict-capability", "--native-cache",
+    "--script", "--module", "--notebook", "--predict-memory", "--predict-gpu", "--predict-capability", "--predict-data", "--native-cache",
 }
 
 _STACKS: dict[str, Stacks] = {"python": "python", "all": "all"}
@@ -111,6 +112,10 @@ def parse(argv: list[str]) -> Options:
             if not major.isdigit() or not (minor or "0").isdigit():
                 usage("--predict-capability must be MAJOR.MINOR (8.0 for an A100, 9.0 for an H100)")
             o.predict_capability = (int(major), int(minor or "0"))
+        elif flag == "--predict-data":
+            if value not in ("fake", "cpu"):
+                usage("--predict-data must be 'fake' (no data: values assumed) or 'cpu' (the program's data, computed on the CPU)")
+            o.predict_data = value
         elif flag == "--native-cache":
             o.native_cache = os.path.abspath(value)
         elif flag == "--interval":
