@@ -1,9 +1,10 @@
 /**
- * `vram-lens predict [--gpu NAME|SIZE] [--capability X.Y] [--python PATH] [--out FILE] [--json] [--top N] [--] SCRIPT [ARGS...]`:
+ * `vram-lens predict [--gpu NAME|SIZE] [--capability X.Y] [--data fake|cpu] [--python PATH] [--out FILE] [--json] [--top N] [--] SCRIPT [ARGS...]`:
  * runs SCRIPT in the current folder on fake 'cuda' tensors (no GPU, no data) and writes the snapshot the chosen
  * GPU would record: where the program dumps its own (`torch.cuda.memory._dump_snapshot(path)`, one file per
  * dump), else the whole run at `--out`. Prints, per snapshot, what `analyze` prints plus whether the run fits
  * the GPU; `--json` gives analyze's JSON (its `predicted` object says for which GPU and what was assumed).
+ * `--data cpu` runs the program's computation on the CPU too, so that what it reads from data is its own.
  * The exit code is the program's.
  */
 import { existsSync } from 'node:fs';
@@ -26,11 +27,12 @@ import { formatCount } from '../../engine/text/format';
 import { allocatorLine } from './analyze';
 
 export const predictUsage =
-  'vram-lens predict [--gpu NAME|SIZE] [--capability X.Y] [--python PATH] [--out FILE] [--json] [--top N] [--backward-lines on|off] [--] SCRIPT [ARGS...]\n' +
+  'vram-lens predict [--gpu NAME|SIZE] [--capability X.Y] [--data fake|cpu] [--python PATH] [--out FILE] [--json] [--top N] [--backward-lines on|off] [--] SCRIPT [ARGS...]\n' +
   `  (--gpu: ${GPU_MODELS.map((g) => g.name).join(', ')}, or a size such as 24GiB (a GPU sold as "24 GB" has 24 GiB);\n` +
   '   default H100 80GB. --capability: the compute capability of a GPU given by size (default 8.0).\n' +
+  '   --data cpu: the program\'s data computed on the CPU beside the fake tensors, so nothing read from data is assumed (slower; RAM for every live tensor);\n' +
   '   --backward-lines off: backward on PyTorch\'s autograd thread, as a program runs without VRAM Lens; default on, as Profile VRAM runs it)';
-export const predictOptions = { valued: ['gpu', 'capability', 'python', 'out', 'top', 'backward-lines'], flags: ['json'] };
+export const predictOptions = { valued: ['gpu', 'capability', 'data', 'python', 'out', 'top', 'backward-lines'], flags: ['json'] };
 
 export const DEFAULT_GPU = 'H100 80GB';
 
@@ -71,6 +73,8 @@ export async function predictCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   const top = intOption(args, 'top', 15, 1) ?? 15;
   const backwardLines = args.options.get('backward-lines') ?? 'on';
   if (backwardLines !== 'on' && backwardLines !== 'off') throw new UsageError('--backward-lines takes on or off');
+  const data = args.options.get('data') ?? 'fake';
+  if (data !== 'fake' && data !== 'cpu') throw new UsageError('--data takes fake (no data: values read from data are assumed) or cpu (the program\'s data, computed on the CPU)');
   const json = args.options.has('json');
   const cwd = process.cwd();
   const scriptPath = path.resolve(cwd, script);
@@ -86,7 +90,7 @@ export async function predictCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   };
   const bootstrap = bootstrapPath();
   if (!existsSync(bootstrap)) throw new InputError(`the VRAM Lens bootstrap is missing (${bootstrap}): reinstall or rebuild VRAM Lens`);
-  io.err(`vram-lens: predicting ${script} for ${gpu.name} (${formatCount(gpu.memoryBytes)} bytes, compute capability ${gpu.capability})\n`);
+  io.err(`vram-lens: predicting ${script} for ${gpu.name} (${formatCount(gpu.memoryBytes)} bytes, compute capability ${gpu.capability})${data === 'cpu' ? ', on its data computed on the CPU' : ''}\n`);
   const ran = await runPrediction({
     configuration,
     cwd,
@@ -98,7 +102,7 @@ export async function predictCommand(args: ParsedArgs, io: CliIO): Promise<numbe
       stacks: 'python',
       sampleIntervalMs: 1000,
       backwardLines: backwardLines === 'on',
-      predict: { gpuName: gpu.name, memoryBytes: gpu.memoryBytes, capability: gpu.capability },
+      predict: { gpuName: gpu.name, memoryBytes: gpu.memoryBytes, capability: gpu.capability, data },
     },
     env: process.env,
     // The program's own output: to the terminal as it would go, or (with --json, whose stdout is the report) to stderr.

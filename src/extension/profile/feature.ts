@@ -83,15 +83,16 @@ export function profileFeature(services: Services): void {
       const file = typeof arg === 'object' && arg.kind === 'snapshot' ? arg.file : run?.snapshots[0];
       if (file) await revealFile(file.path);
     }),
-    vscode.commands.registerCommand(Commands.runAgain, async (arg?: RunNode | string) => {
+    vscode.commands.registerCommand(Commands.runAgain, async (arg?: RunNode | string, data?: unknown) => {
       const run = runOf(arg);
       if (!run) return undefined;
       const c = run.configuration;
       const file = targetFile(c);
-      // A prediction runs again as a prediction for the same GPU.
+      // A prediction runs again as a prediction for the same GPU, on the same data unless asked ('cpu': the program's data).
       const p = run.predicted;
       const gpu: GpuModel | undefined = p && { id: p.gpu.toLowerCase().replace(/\s+/g, '-'), name: p.gpu, memoryBytes: p.memoryBytes, capability: p.capability };
-      return profiler.profile(c, file !== undefined ? vscode.Uri.file(file) : undefined, gpu);
+      const asked = data === 'cpu' || data === 'fake' ? data : p?.data;
+      return profiler.profile(c, file !== undefined ? vscode.Uri.file(file) : undefined, gpu, gpu ? asked : undefined);
     }),
     vscode.commands.registerCommand(Commands.deleteRun, async (arg?: RunNode | string) => {
       const run = runOf(arg);

@@ -4,7 +4,7 @@
  * default or the minimum that package.json declares (test/unit/extension/profile/profileSettings.test.ts checks these
  * against package.json). Also what a run derives from them: its recording options and timeouts.
  */
-import type { RecordingOptions, StackMode } from '../../runtime/profile/command';
+import type { PredictData, RecordingOptions, StackMode } from '../../runtime/profile/command';
 import type { LensPlacement } from '../../runtime/profile/lens';
 import type { RunTimeouts } from '../../runtime/profile/runner';
 
@@ -25,6 +25,8 @@ export interface ProfileSettings {
   readonly configurations: readonly unknown[];
   /** Whether launch.json's Python configurations are offered too. */
   readonly useLaunchConfigurations: boolean;
+  /** Predict VRAM's tensors: no data ('fake', fast) or the program's data computed on the CPU ('cpu'). */
+  readonly predictData: PredictData;
 }
 
 type NumberKey = 'maxEntries' | 'sampleIntervalMs' | 'nprocPerNode' | 'cancelGraceSeconds' | 'dumpGraceSeconds' | 'keepRunsDays';
@@ -42,6 +44,7 @@ export const PROFILE_DEFAULTS: ProfileSettings = {
   codeLens: 'mainGuard',
   configurations: [],
   useLaunchConfigurations: true,
+  predictData: 'fake',
 };
 
 const LENS_PLACEMENTS: readonly LensPlacement[] = ['mainGuard', 'fileTop', 'off'];
@@ -76,6 +79,7 @@ export function readProfileSettings(get: (key: keyof ProfileSettings) => unknown
   };
   const codeLens = get('codeLens');
   const configurations = get('configurations');
+  const predictData = get('predictData');
   return {
     maxEntries: number('maxEntries'),
     stacks: stacks === 'python' || stacks === 'all' ? stacks : PROFILE_DEFAULTS.stacks,
@@ -89,6 +93,7 @@ export function readProfileSettings(get: (key: keyof ProfileSettings) => unknown
     codeLens: LENS_PLACEMENTS.find((p) => p === codeLens) ?? PROFILE_DEFAULTS.codeLens,
     configurations: Array.isArray(configurations) ? (configurations as unknown[]) : PROFILE_DEFAULTS.configurations,
     useLaunchConfigurations: flag('useLaunchConfigurations'),
+    predictData: predictData === 'cpu' || predictData === 'fake' ? predictData : PROFILE_DEFAULTS.predictData,
   };
 }
 

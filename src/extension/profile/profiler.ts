@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatBytes } from '../../engine/text/format';
-import type { ProfileCommand, RecordingOptions } from '../../runtime/profile/command';
+import type { PredictData, ProfileCommand, RecordingOptions } from '../../runtime/profile/command';
 import { buildProfileCommand, rankSnapshotPath } from '../../runtime/profile/command';
 import type { ProfileConfiguration } from '../../runtime/profile/configuration';
 import { describeTarget } from '../../runtime/profile/configuration';
@@ -36,6 +36,9 @@ import { errorMessage, userMessage } from '../../engine/base/errors';
 import { snapshotLoadMessage } from '../../engine/decode/errors';
 import type { GpuModel } from '../../engine/predict/gpus';
 import { placeDumpedFiles } from '../../runtime/predict/predictRun';
+
+/** The action that predicts again on the program's data (vramLens.profile.predictData 'cpu', for this run). */
+const PREDICT_WITH_DATA = 'Predict Again with Real Data';
 
 /** What `vramLens.profile` resolves to (tests read it; the UI does not need it). */
 export interface ProfileResult {
@@ -99,9 +102,9 @@ export class Profiler extends DisposableOwner {
    * Profiles one run: checks it may start, resolves the interpreter and the configuration, prepares the
    * run's folder and command, runs it with progress, then records the run and loads its snapshot.
    */
-  async profile(configuration: ProfileConfiguration, resource: vscode.Uri | undefined, predictFor?: GpuModel): Promise<ProfileResult | undefined> {
+  async profile(configuration: ProfileConfiguration, resource: vscode.Uri | undefined, predictFor?: GpuModel, data?: PredictData): Promise<ProfileResult | undefined> {
     if (!(await this.mayStart(configuration))) return undefined;
-    const prepared = await this.prepare(configuration, resource, predictFor);
+    const prepared = await this.prepare(configuration, resource, predictFor, data);
     if (!prepared) return undefined;
     const ran = await this.runWithProgress(prepared);
     if (!ran) {
@@ -132,7 +135,7 @@ export class Profiler extends DisposableOwner {
   }
 
   /** The interpreter, the settings applied to the configuration, the run's folder and its command (undefined: refused, said why). */
-  private async prepare(configuration: ProfileConfiguration, resource: vscode.Uri | undefined, predictFor: GpuModel | undefined): Promise<PreparedRun | undefined> {
+  private async prepare(configuration: ProfileConfiguration, resource: vscode.Uri | undefined, predictFor: GpuModel | undefined, data: PredictData | undefined): Promise<PreparedRun | undefined> {
     const interpreter = await resolveInterpreter(resource, configuration.python, this.services.log);
     const settings = profileSettings();
     const nproc = configuration.nprocPerNode ?? settings.nprocPerNode;
@@ -147,6 +150,8 @@ export class Profiler extends DisposableOwner {
       capability: predictFor.capability,
       // VRAM_LENS_NATIVE_CACHE: a cache shared with the CLI or other profiles (the UI tests use the test suites' one).
       nativeCache: process.env.VRAM_LENS_NATIVE_CACHE ?? path.join(this.services.context.globalStorageUri.fsPath, 'predict'),
+      // The program's data on the CPU: asked for once (data), else vramLens.profile.predictData.
+      data: data ?? settings.predictData,
     };
     const recording = { ...recordingOptions(settings), ...(predict ? { predict } : {}) };
     const channel = channelAddress(id);
@@ -258,7 +263,7 @@ export class Profiler extends DisposableOwner {
       snapshots,
       recording: { maxEntries: prepared.recording.maxEntries, stacks: prepared.recording.stacks },
       torch: ran.torch,
-      ...(predict ? { predicted: { gpu: predict.gpuName, memoryBytes: predict.memoryBytes, capability: predict.capability } } : {}),
+      ...(predict ? { predicted: { gpu: predict.gpuName, memoryBytes: predict.memoryBytes, capability: predict.capability, data: predict.data } } : {}),
     };
     await this.history.put(run);
 
@@ -318,6 +323,12 @@ export class Profiler extends DisposableOwner {
     // No usable CUDA device here: the same run can be predicted for a GPU instead.
     const noGpu = outcome.kind === 'environment' && (outcome.problem === 'no-cuda-build' || outcome.problem === 'no-gpu');
     if (noGpu) actions.push('Predict VRAM...');
+    // Values or sizes read from data were assumed: the same prediction can run on the program's data instead.
+    const assumed = loaded?.info.prediction?.assumptions.some((a) => a.kind === 'value' || a.kind === 'size') ?? false;
+    if (run.predicted && run.predicted.data !== 'cpu' && assumed) {
+      parts.push('Values read from data were assumed (the summary lists them).');
+      actions.push(PREDICT_WITH_DATA);
+    }
     if (outcome.kind === 'environment' || outcome.kind === 'failed-to-start') actions.push('Select Interpreter');
     actions.push('Run Again');
     // The program's name, exception text and peak file are the program's words: plain text, no links.
@@ -346,6 +357,9 @@ export class Profiler extends DisposableOwner {
           break;
         case 'Predict VRAM...':
           await vscode.commands.executeCommand(Commands.predictRun, run.id);
+          break;
+        case PREDICT_WITH_DATA:
+          await vscode.commands.executeCommand(Commands.runAgain, run.id, 'cpu');
           break;
       }
     });

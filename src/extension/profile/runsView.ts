@@ -99,7 +99,10 @@ function runTooltip(run: RunRecord): vscode.MarkdownString {
   ];
   if (c.nprocPerNode && c.nprocPerNode > 1) rows.push(['Processes', `torchrun, ${c.nprocPerNode} per node`]);
   if (run.torch) rows.push(['PyTorch', run.torch]);
-  if (run.predicted) rows.push(['Predicted for', `${run.predicted.gpu} (${formatCount(run.predicted.memoryBytes)} bytes, compute capability ${run.predicted.capability})`]);
+  if (run.predicted) {
+    rows.push(['Predicted for', `${run.predicted.gpu} (${formatCount(run.predicted.memoryBytes)} bytes, compute capability ${run.predicted.capability})`]);
+    rows.push(['Tensors', run.predicted.data === 'cpu' ? 'the program\'s data, computed on the CPU' : 'fake (shapes, no data)']);
+  }
   if (run.peakBytes !== undefined) rows.push(['Peak', formatBytes(run.peakBytes)]);
   if (run.peakLine) rows.push(['Peak at', `${path.basename(run.peakLine.file)}:${run.peakLine.line}`]);
   for (const [k, v] of rows) md.appendMarkdown(`${k}: \`${v.replace(/`/g, "'")}\`  \n`);

@@ -28,7 +28,12 @@ export interface PredictFor {
   readonly capability: string;
   /** Outside every project (the extension's global storage; the CLI leaves it to the bootstrap's default). */
   readonly nativeCache?: string;
+  /** 'cpu': the program's own data, computed on the CPU beside the fake tensors (values read from data are then known). */
+  readonly data?: PredictData;
 }
+
+/** What a prediction's tensors hold: nothing ('fake': values read from data are assumed) or the program's data ('cpu'). */
+export type PredictData = 'fake' | 'cpu';
 
 /**
  * The bootstrap's entry, relative to the extension's (or this checkout's) root: the package
@@ -110,6 +115,7 @@ function predictOptions(p: PredictFor): string[] {
     '--predict-capability',
     p.capability,
     ...(p.nativeCache !== undefined ? ['--native-cache', p.nativeCache] : []),
+    ...(p.data === 'cpu' ? ['--predict-data', 'cpu'] : []),
   ];
 }
 

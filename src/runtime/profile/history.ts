@@ -2,6 +2,7 @@
  * The list of profiled runs the user can reopen and compare: what each ran, how it ended and where its
  * snapshots are. Plain JSON (kept in VS Code's globalState); retention is decided here.
  */
+import type { PredictData } from './command';
 import type { ProfileConfiguration } from './configuration';
 import type { OutcomeKind } from './outcome';
 
@@ -31,7 +32,7 @@ export interface RunRecord {
   readonly recording: { readonly maxEntries: number; readonly stacks: string };
   readonly torch?: string;
   /** Set for a prediction (Predict VRAM): the GPU it was for; Run Again predicts for it again. */
-  readonly predicted?: { readonly gpu: string; readonly memoryBytes: number; readonly capability: string };
+  readonly predicted?: { readonly gpu: string; readonly memoryBytes: number; readonly capability: string; readonly data?: PredictData };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -32,6 +32,9 @@ describe('vram-lens predict (no PyTorch needed)', () => {
     const capability = await run(['predict', '--gpu', '24GiB', '--capability', 'sm80', 'train.py']);
     assert.equal(capability.code, 2);
     assert.match(capability.err, /--capability takes MAJOR.MINOR/);
+    const data = await run(['predict', '--data', 'gpu', 'train.py']);
+    assert.equal(data.code, 2);
+    assert.match(data.err, /--data takes fake .* or cpu/);
   });
 
   it('the program\'s own arguments begin at the script: its --help and flags are its own', async () => {

@@ -157,4 +157,44 @@ describe('a prediction end to end with a real PyTorch', { skip: python === undef
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('vram-lens predict --data cpu: what the program reads from its tensors is its own, and nothing is assumed', (t) => {
+    if (root !== '' || !torchAtLeast2()) {
+      t.skip(root !== '' ? 'the CLI takes a host interpreter (--python)' : 'PyTorch older than 2.0');
+      return;
+    }
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vl-predict-data-'));
+    try {
+      // 0 + 1 + ... + 5 = 15, five of the six are nonzero, and the loop runs while the largest is above 1: 5, 2.5, 1.25 (3 blocks).
+      writeFileSync(path.join(dir, 'values.py'), [
+        'import torch',
+        'x = torch.arange(6, device="cuda", dtype=torch.float32)',
+        'print("sum", x.sum().item(), "nonzero", x.nonzero().shape[0])',
+        'blocks = []',
+        'while x.max().item() > 1:',
+        '    blocks.append(torch.empty(1024, device="cuda"))',
+        '    x = x * 0.5',
+        'print("blocks", len(blocks))',
+        '',
+      ].join('\n'));
+      const env = { ...process.env, ...(cache ? { XDG_CACHE_HOME: path.join(cache, 'xdg') } : {}) };
+      const cli = (data: string) => spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'vram-lens.js'), 'predict', '--data', data, '--python', python!, '--json', 'values.py'], { cwd: dir, env, encoding: 'utf8' });
+      const real = cli('cpu');
+      assert.equal(real.status, 0, real.stderr);
+      assert.match(real.stderr, /sum 15\.0 nonzero 5\b/);
+      assert.match(real.stderr, /blocks 3\b/);
+      assert.match(real.stderr, /on its data computed on the CPU/);
+      const report = JSON.parse(real.stdout) as { predicted: { data: string; assumptions: { kind: string }[] } };
+      assert.equal(report.predicted.data, 'cpu');
+      assert.deepEqual(report.predicted.assumptions.filter((a) => a.kind === 'value' || a.kind === 'size'), []);
+      // Without data the same program reads 1.0 and selects every element, and says so.
+      const fake = cli('fake');
+      assert.equal(fake.status, 0, fake.stderr);
+      assert.match(fake.stderr, /sum 1\.0 nonzero 6\b/);
+      const assumed = (JSON.parse(fake.stdout) as { predicted: { assumptions: { kind: string }[] } }).predicted.assumptions;
+      assert.ok(assumed.some((a) => a.kind === 'value') && assumed.some((a) => a.kind === 'size'), JSON.stringify(assumed));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -130,6 +130,18 @@ describe('profile command line', () => {
     assert.ok(off.indexOf('--backward-lines') < off.indexOf('--script'));
   });
 
+  it('predicts for a GPU, on fake tensors unless the program\'s data is asked for (--predict-data cpu)', () => {
+    const config = fileConfiguration('/p/a.py');
+    const predict = { gpuName: 'A100 80GB', memoryBytes: 80 * 2 ** 30, capability: '8.0' };
+    const fake = buildProfileCommand(config, '/p', { ...recording, predict }, paths, {}).args;
+    const at = fake.indexOf('--predict-memory');
+    assert.deepEqual(fake.slice(at, at + 6), ['--predict-memory', String(80 * 2 ** 30), '--predict-gpu', 'A100 80GB', '--predict-capability', '8.0']);
+    assert.ok(!fake.includes('--predict-data'), 'fake tensors are the bootstrap\'s default');
+    const cpu = buildProfileCommand(config, '/p', { ...recording, predict: { ...predict, data: 'cpu' } }, paths, {}).args;
+    assert.deepEqual(cpu.slice(cpu.indexOf('--predict-data'), cpu.indexOf('--predict-data') + 2), ['--predict-data', 'cpu']);
+    assert.ok(cpu.indexOf('--predict-data') < cpu.indexOf('--script'));
+  });
+
   it('runs several processes through torch.distributed.run, one snapshot per rank', () => {
     const config = { ...fileConfiguration('/p/ddp.py'), nprocPerNode: 4 };
     const c = buildProfileCommand(config, '/p', recording, { ...paths, interpreter: ['conda', 'run', '-n', 'gpu', 'python'] }, {});
