@@ -59,17 +59,17 @@ class RealData:
 
     def value(self, t: Any) -> object:
         """The Python number `t` holds (`.item()`), or None when its twin is unknown."""
-        with self.outside_fake(), self.torch.no_grad():
-            try:
-                return self._real(t).item()
-            except Unknown:
-                return None
+        return self._read(t, "item")
 
     def tensor(self, t: Any) -> Any:
-        """A real CPU tensor with `t`'s values (for `.tolist()`, `.numpy()`), or None when unknown."""
+        """A real CPU tensor with `t`'s values (a copy, for `.tolist()` and `.numpy()`), or None when unknown."""
+        return self._read(t, "clone")
+
+    def _read(self, t: Any, method: str) -> Any:
+        """`method` of the twin, called where the fake mode does not see it."""
         with self.outside_fake(), self.torch.no_grad():
             try:
-                return self._real(t).clone()
+                return getattr(self._real(t), method)()
             except Unknown:
                 return None
 

@@ -10,6 +10,8 @@
  * repository), that program is predicted instead, with the recording's figures. The interpreter is the wheel
  * environment scripts/setup-torch.sh makes (or VRAM_LENS_PREDICT_PYTHON: the corpus program needs einops,
  * jaxtyping and einx beside torch). Screenshot: media/screenshots/predict.png.
+ * Then a program that reads values from its tensors: the prediction says so, and the notification's Predict Again
+ * with Real Data runs it on its data (computed on the CPU), with the sizes its data gives.
  */
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -43,6 +45,15 @@ for step in range(2):
     del big
 torch.cuda.memory._dump_snapshot("predicted.pickle")
 `;
+
+/** Reads a count from its data: 4 of its 8 values are above 3.5, so 4 blocks of 4 MiB (fake data reads 1). */
+const VALUES_PROGRAM = `import torch
+x = torch.arange(8, device="cuda", dtype=torch.float32)
+n = int((x > 3.5).sum().item())  # count
+blocks = [torch.empty(1024, 1024, device="cuda") for _ in range(n)]  # blocks
+torch.cuda.synchronize()
+`;
+const BLOCKS_LINE = 4;
 
 function prerequisite(): string | undefined {
   return missingPrerequisite() ?? (existsSync(PYTHON) ? undefined : `no PyTorch environment at ${PYTHON} (run scripts/setup-torch.sh)`);
@@ -79,6 +90,7 @@ describe('Predict VRAM in the VS Code workbench (code-server + Chromium)', { ski
           target = { file: 'assignment2-systems/cs336-basics/cs336_basics/model.py', line: 39, text: 'return einsum', figure: '2.0 GiB' };
         } else {
           writeFileSync(path.join(workspace, 'train.py'), OWN_PROGRAM);
+          writeFileSync(path.join(workspace, 'values.py'), VALUES_PROGRAM);
           target = { file: 'train.py', line: 8, text: 'torch.empty(256, 1024, 1024', figure: '1.0 GiB' };
         }
         mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
@@ -155,5 +167,38 @@ describe('Predict VRAM in the VS Code workbench (code-server + Chromium)', { ski
     assert.match(first, /\d+ GB/, `a GPU size heads the row: ${first}`);
     assert.match(first, /fits|OOM at/, first);
     await page.screenshot({ path: path.join(resultsDir, 'predict-what-if.png') });
+  }));
+
+  const realData = { skip: CORPUS_PAIR ? 'with the corpus pair this workspace holds its program only' : false };
+  it('a value read from data is assumed and said; Predict Again with Real Data runs the program\'s own data', realData, withScreenshot('predict-real-data', () => page, async () => {
+    await openWorkspaceFile(page, 'values.py');
+    await runCommand(page, 'VRAM Lens: Predict VRAM...');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'predict for which GPU' }).waitFor({ timeout: 30_000 });
+    await page.locator('.quick-input-widget input.input').fill('A100 80GB');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'A100 80GB' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    // Fake data reads the count as 1: one block of 4 MiB on the line, and the notification says what was assumed.
+    await page.locator('.statusbar-item', { hasText: '4.0 MiB peak · predicted for A100 80GB' }).waitFor({ timeout: 300_000 });
+    await openWorkspaceFile(page, 'values.py', BLOCKS_LINE);
+    await eventually('one block under fake data', async () => (await afterTexts(page)).find((x) => x.startsWith('4.0 MiB')), 60_000);
+    // This workbench (code-server with the smoke-test driver) keeps notifications in the notification center.
+    await runCommand(page, 'Notifications: Show Notifications');
+    const told = page.locator('.notifications-center .notification-list-item', { hasText: 'Values read from data were assumed' });
+    await told.waitFor({ timeout: 30_000 });
+    await told.locator('.monaco-button', { hasText: 'Predict Again with Real Data' }).click();
+    await page.locator('.statusbar-item', { hasText: '16.0 MiB peak · predicted for A100 80GB' }).waitFor({ timeout: 300_000 });
+    // On its data: 4 blocks, 16 MiB on the line, and the summary says the tensors held the program's data.
+    await openWorkspaceFile(page, 'values.py', BLOCKS_LINE);
+    const figure = await eventually('four blocks on the program\'s data', async () => (await afterTexts(page)).find((x) => x.startsWith('16.0 MiB')), 300_000);
+    assert.ok(figure.startsWith('16.0 MiB'), figure);
+    await runCommand(page, 'VRAM Lens: Show Snapshot Summary');
+    const words = await eventually('the summary of the run on real data', async () => {
+      for (const frame of page.frames()) {
+        const section = frame.locator('section.prediction', { hasText: 'real data on the CPU' });
+        if (await section.count().catch(() => 0)) return (await section.first().innerText()).replace(/\s+/g, ' ');
+      }
+      return undefined;
+    }, 60_000);
+    assert.match(words, /Nothing was assumed/, words);
   }));
 });
