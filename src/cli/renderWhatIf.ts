@@ -3,7 +3,7 @@ import type { AllocatorStudy } from '../engine/session/allocatorStudy';
 import type { SelfCheckDetails } from '../engine/allocator/selfCheck';
 import type { WhatIfCell, WhatIfOom, WhatIfResult, WhatIfTable } from '../engine/allocator/whatIf';
 import { recordingStartText } from '../engine/allocator/whatIf';
-import { formatBytes, formatPercent } from '../engine/text/format';
+import { formatBytes, formatCount, formatPercent } from '../engine/text/format';
 import { plainText } from '../engine/text/plainText';
 import { shortPath } from './render';
 
@@ -85,7 +85,7 @@ function renderCheck(c: SelfCheckDetails): string[] {
 }
 
 function renderResult(r: WhatIfResult, capacitySource: string): string[] {
-  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)} (${r.capacityBytes.toLocaleString('en-US')} bytes)${capacitySource}`;
+  const cap = r.capacityBytes === null ? 'no capacity limit' : `capacity ${formatBytes(r.capacityBytes, 2)} (${formatCount(r.capacityBytes)} bytes)${capacitySource}`;
   const out = [`  prediction (${settingsText(r.settings)}; ${cap}):`];
   if (r.start !== null) out.push(`    ${recordingStartText(r.start)}`);
   if (!r.replayed) return out;

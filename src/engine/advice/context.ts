@@ -17,6 +17,7 @@ import { fileTextFromLines } from '../paths/sourceText';
 import type { DeviceTrace, Frame, Snapshot } from '../snapshot/model';
 import { NO_STACK } from '../snapshot/model';
 import { isAutocastFrame, isBackwardFrame, isForwardFrame, isGradModeDecoratorFrame, isOptimizerFrame, isTrainingFunctionFrame } from './frames';
+import { formatCount } from '../text/format';
 
 export type FramePredicate = (frame: Frame) => boolean;
 
@@ -70,7 +71,7 @@ export class AdviceContext {
    * window's events count from its first; evidence keeps the indices of the loaded trace).
    */
   eventName(i: number): string {
-    return ((this.trace.window?.firstEvent ?? 0) + i).toLocaleString('en-US');
+    return formatCount((this.trace.window?.firstEvent ?? 0) + i);
   }
 
   /** The parsed source of a file named in the snapshot, when its text is known. */

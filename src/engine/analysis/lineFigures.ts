@@ -11,7 +11,7 @@
  * peak) names it through `FIGURE`.
  */
 import { Action } from '../snapshot/model';
-import { formatBytes, formatPercent } from '../text/format';
+import { formatBytes, formatCount, formatPercent } from '../text/format';
 
 /**
  * How the analysis computes a figure: every event of `from` whose stack has a user line credits that
@@ -298,7 +298,7 @@ export function figuresOn(surface: keyof Surfaces, figures: FigureRegistry = LIN
 /** A figure's value as a table cell: bytes in binary units, counts as digits. */
 export function figureText(spec: LineFigureSpec, value: number): string {
   // Counts with thousands separators (19,430), as every view writes them.
-  return spec.unit === 'bytes' ? formatBytes(value) : value.toLocaleString('en-US');
+  return spec.unit === 'bytes' ? formatBytes(value) : formatCount(value);
 }
 
 /** A figure's short form in the inline text after a line. */

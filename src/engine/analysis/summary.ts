@@ -75,7 +75,7 @@ export function reservedUnknownWords(device: Pick<DeviceReplay, 'reservedShortfa
 
 /** The first moment the trace allocates more than its segments reserve: "1.0 GiB allocated after event 12, and no segment holds it". */
 export function shortfallWords(s: ReservedShortfall, firstEvent = 0): string {
-  const when = s.event < 0 ? (firstEvent > 0 ? 'when the window opens' : 'before the first event') : `after event ${(firstEvent + s.event).toLocaleString('en-US')}`;
+  const when = s.event < 0 ? (firstEvent > 0 ? 'when the window opens' : 'before the first event') : `after event ${formatCount(firstEvent + s.event)}`;
   const segments = s.reservedBytes <= 0 ? 'no segment holds it' : `the segments hold ${formatBytes(s.reservedBytes)}`;
   return `${formatBytes(s.activeBytes)} allocated ${when}, and ${segments}`;
 }

@@ -29,6 +29,17 @@ describe('writing numbers', () => {
     assert.equal(formatFileSize(999), '999 bytes');
   });
 
+  it('groups a count\'s digits exactly as toLocaleString(\'en-US\') does, without starting ICU', () => {
+    const values = [0, -0, 0.4, -0.4, 0.5, -0.5, 1, 12, 123, 999, 1000, 1001, 99_999, 100_000, 123_456.5, -1_000_000, 2 ** 31, 2 ** 53, -(2 ** 53),
+      9.99e20, 1e21, -1e21, 1.5e300, NaN, Infinity, -Infinity];
+    let seed = 12345;
+    for (let i = 0; i < 2000; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      values.push((seed / 2 ** 31 - 0.5) * 10 ** (i % 22));
+    }
+    for (const v of values) assert.equal(formatCount(v), Math.round(v).toLocaleString('en-US'), String(v));
+  });
+
   it('counts with separators, signed changes, shares and addresses', () => {
     assert.equal(formatCount(400_000_000), '400,000,000');
     assert.equal(formatCount(19_464), '19,464');
