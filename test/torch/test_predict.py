@@ -380,6 +380,22 @@ class PredictPrograms(unittest.TestCase):
         self.assertEqual(len(named), 1, p.snapshot.get("vram_lens"))
         self.assertIn("--data cpu", named[0]["message"])
 
+    def test_pinned_host_memory_is_a_copy_on_the_host(self) -> None:
+        """pin_memory() (a DataLoader's pin_memory=True) has no fake kernel; it is a host copy, nothing on the GPU."""
+        source = """
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+            ds = TensorDataset(torch.arange(32, dtype=torch.float32).reshape(16, 2))
+            total = 0.0
+            for (batch,) in DataLoader(ds, batch_size=4, pin_memory=True):
+                total += batch.cuda(non_blocking=True).sum().item()  # batch
+            print("total", total)
+            """
+        fake = self.predicted(source)
+        self.assertEqual(fake.allocs("batch"), [4] * 4 + [4 * 2 * 4] * 4, "each batch (4 x 2 floats) and its sum on the GPU, nothing pinned")
+        real = self.predicted(source, extra=["--predict-data", "cpu"])
+        self.assertIn("total 496.0", real.run.stdout, real.run.stderr[-2000:])  # 0 + 1 + ... + 31
+
     def test_with_real_data_attention_kernels_compute_their_values(self) -> None:
         """Flash and memory-efficient attention have no CPU kernel: their forward and backward are computed as the
         math kernel computes them, compared here with PyTorch's own math attention on CPU tensors."""

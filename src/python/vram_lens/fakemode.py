@@ -149,6 +149,7 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
     unique = _packets(aten, ("_unique2", "_unique", "unique_dim", "unique_consecutive"))
     masked_select = _packets(aten, ("masked_select",))
     index = _packets(aten, ("index",))
+    pin = _packets(aten, ("_pin_memory",))
     composites: dict[Any, bool] = {}
     real = None
     if predictor.data == "cpu":
@@ -221,6 +222,11 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
                     return out
             if packet in index and any(isinstance(i, torch.Tensor) and i.dtype == torch.bool for i in (args[1] if len(args) > 1 else ())):
                 return self.index_with_mask(func, args, kwargs)
+            if packet in pin:  # page-locked host memory: a copy on the host (the fake mode has no kernel for it)
+                out = aten.clone.default(args[0])
+                if real is not None:
+                    real.run(aten.clone.default, args[:1], {}, out)
+                return out
             if packet in nonzero or packet in masked_select or packet in unique:
                 return self.data_dependent(func, packet, args, kwargs)
             if func is aten.add.Tensor and not kwargs and self.gradient_sum(args):
