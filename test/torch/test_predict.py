@@ -365,19 +365,27 @@ class PredictPrograms(unittest.TestCase):
         predicting = p.run.of_type("predicting")
         self.assertEqual(predicting[0]["data"], "cpu")
 
-    def test_an_answer_from_data_stops_a_fake_run_and_says_how_to_follow_it(self) -> None:
-        p = Predicted(
+    def test_an_answer_from_data_is_assumed_or_stops_the_fake_run_saying_how_to_follow_it(self) -> None:
+        p = self.predicted(
             """
             import torch
             a = torch.arange(4, device="cuda")
-            print(torch.equal(a, a + 1))  # equal
+            print("equal", torch.equal(a, a + 1))  # equal
             """
         )
-        self.addCleanup(p.close)
-        self.assertEqual(p.run.code, 1, p.run.stderr[-2000:])
-        self.assertIn("depends on the tensors' data", p.run.stderr)
-        named = p.assumed_on("unsupported", "equal")
-        self.assertEqual(len(named), 1, p.snapshot.get("vram_lens"))
+        self.assertIn("equal True", p.run.stdout)
+        self.assertEqual(len(p.assumed_on("value", "equal")), 1, p.snapshot.get("vram_lens"))
+        q = Predicted(
+            """
+            import torch
+            r = torch.repeat_interleave(torch.tensor([1, 2, 3], device="cuda"))  # repeat
+            """
+        )
+        self.addCleanup(q.close)
+        self.assertEqual(q.run.code, 1, q.run.stderr[-2000:])
+        self.assertIn("depends on the tensors' data", q.run.stderr)
+        named = q.assumed_on("unsupported", "repeat")
+        self.assertEqual(len(named), 1, q.snapshot.get("vram_lens"))
         self.assertIn("--data cpu", named[0]["message"])
 
     def test_pinned_host_memory_is_a_copy_on_the_host(self) -> None:
