@@ -36,6 +36,7 @@ import { errorMessage, userMessage } from '../../engine/base/errors';
 import { snapshotLoadMessage } from '../../engine/decode/errors';
 import type { GpuModel } from '../../engine/predict/gpus';
 import { placeDumpedFiles } from '../../runtime/predict/predictRun';
+import { realDataMemoryWarning } from './realDataMemory';
 
 /** The action that predicts again on the program's data (vramLens.profile.predictData 'cpu', for this run). */
 const PREDICT_WITH_DATA = 'Predict Again with Real Data';
@@ -358,9 +359,12 @@ export class Profiler extends DisposableOwner {
         case 'Predict VRAM...':
           await vscode.commands.executeCommand(Commands.predictRun, run.id);
           break;
-        case PREDICT_WITH_DATA:
+        case PREDICT_WITH_DATA: {
+          const warning = realDataMemoryWarning(run.peakBytes, os.freemem());
+          if (warning && (await vscode.window.showWarningMessage(`VRAM Lens: ${warning}`, { modal: true }, 'Predict Anyway')) !== 'Predict Anyway') break;
           await vscode.commands.executeCommand(Commands.runAgain, run.id, 'cpu');
           break;
+        }
       }
     });
   }
