@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { cleanup, isReady, prepare, repo, torchTargets } from './torch-chroots.mjs';
+import { NATIVE_CACHE, cleanup, isReady, prepare, repo, torchTargets } from './torch-chroots.mjs';
 
 const only = process.argv.slice(2);
 const targets = torchTargets.filter((t) => only.length === 0 || only.includes(t.name));
@@ -27,7 +27,8 @@ try {
     }
     prepare(t);
     console.log(`\n=== ${t.name}: test/notebook`);
-    const env = { ...process.env, VRAM_LENS_NOTEBOOK_PYTHON: t.python, ...(t.root ? { VRAM_LENS_NOTEBOOK_ROOT: t.root } : {}) };
+    // Predict VRAM on a notebook builds its native library once per PyTorch: in the cache test:torch fills.
+    const env = { ...process.env, VRAM_LENS_NOTEBOOK_PYTHON: t.python, VRAM_LENS_TEST_NATIVE_CACHE: NATIVE_CACHE, ...(t.root ? { VRAM_LENS_NOTEBOOK_ROOT: t.root } : {}) };
     const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', 'out/test/notebook/'], { cwd: repo, stdio: 'inherit', env });
     if (r.status !== 0) failures.push(t.name);
   }

@@ -10,10 +10,9 @@
 // clone and /tmp at the same paths (bind mounts, removed at the end), so every path means the same inside.
 // Needs root (chroot, mount). Arguments pass as argv arrays; nothing goes through a shell.
 import { spawnSync } from 'node:child_process';
-import { cleanup, isReady, prepare, pythonCommand, repo, torchTargets, torchVersion } from './torch-chroots.mjs';
+import { NATIVE_CACHE, cleanup, isReady, prepare, pythonCommand, repo, torchTargets, torchVersion } from './torch-chroots.mjs';
 
 const only = process.argv.slice(2);
-const NATIVE_CACHE = '/tmp/vram-lens-predict-native';
 const targets = torchTargets.filter((t) => only.length === 0 || only.includes(t.name));
 
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {

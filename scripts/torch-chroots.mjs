@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Where the suites cache Predict VRAM's native library, one build per PyTorch (under /tmp: the chroots see it too). */
+export const NATIVE_CACHE = '/tmp/vram-lens-predict-native';
 const cache = process.env.VRAM_LENS_TORCH_CACHE ?? '/var/cache/vram-lens/torch';
 
 // `predictOnly`: the wheels are there for Predict VRAM (a pip PyTorch, CPU-only and CUDA without a GPU); the other

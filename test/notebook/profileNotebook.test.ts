@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { BOOTSTRAP_ENTRY, buildProfileCommand } from '../../src/runtime/profile/command';
 import { fileConfiguration } from '../../src/runtime/profile/configuration';
 import { classifyOutcome } from '../../src/runtime/profile/outcome';
+import { runPrediction } from '../../src/runtime/predict/predictRun';
 import type { ProfileRecord } from '../../src/protocol/profile';
 import type { RunResult } from '../../src/runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../src/runtime/profile/runner';
@@ -138,5 +139,61 @@ describe('Profile VRAM on a notebook (the bootstrap, IPython, the stand-in torch
     assert.equal(outcome.kind === 'environment' && outcome.problem, 'no-ipython');
     assert.match(outcome.headline, /^Profile VRAM runs a notebook's cells in IPython \(so that magics work\), and .* has no IPython\.$/);
     assert.match(outcome.advice ?? '', /ipykernel/);
+  });
+});
+
+/** The kernel's own PyTorch, when it can predict (2.0 or newer): trixie's 2.6 and sid's 2.14, not bookworm's 1.13. */
+function predictingTorch(): string | undefined {
+  if (noIPython) return noIPython;
+  const r = spawnSync(interpreter[0], [...interpreter.slice(1), '-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
+  const major = Number((r.stdout ?? '').trim().split('\n').pop()?.split('.')[0]);
+  return r.status === 0 && major >= 2 ? undefined : `the kernel's PyTorch cannot predict (${(r.stdout || r.stderr || '').trim().split('\n').pop()}): 2.0 or newer`;
+}
+
+const PREDICTED_CELLS: TestCell[] = [
+  { type: 'markdown', source: '# Predicted without a GPU' },
+  { type: 'code', source: 'import torch\nx = torch.arange(8, device="cuda", dtype=torch.float32)  # alloc-x' },
+  { type: 'code', source: 'n = int((x > 3.5).sum().item())  # alloc-count\nblocks = [torch.empty(1024, 1024, device="cuda") for _ in range(n)]  # alloc-blocks\nprint("n", n)' },
+];
+
+describe('Predict VRAM on a notebook (the kernel\'s real PyTorch, fake cuda tensors)', { skip: predictingTorch() ?? false }, () => {
+  it('puts the predicted allocations on the cells; on the program\'s own data, with the sizes its data gives', async () => {
+    const cache = process.env.VRAM_LENS_TEST_NATIVE_CACHE;
+    // 4 of the 8 values are above 3.5: 4 blocks of 4 MiB on the program's data; fake data reads the count as 1.
+    for (const [data, blocks] of [['fake', 1], ['cpu', 4]] as const) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'vl-predict-nb-'));
+      const notebook = path.join(dir, 'predicted.ipynb');
+      writeFileSync(notebook, notebookJson(PREDICTED_CELLS));
+      let output = '';
+      const ran = await runPrediction({
+        configuration: fileConfiguration(notebook),
+        cwd: dir,
+        interpreter,
+        bootstrap: path.join(repoRoot, ...BOOTSTRAP_ENTRY),
+        snapshot: path.join(dir, 'predicted.pickle'),
+        recording: {
+          maxEntries: 100_000,
+          stacks: 'python',
+          sampleIntervalMs: 1000,
+          predict: { gpuName: 'Test GPU', memoryBytes: 80 * 1024 * MiB, capability: '8.0', data, ...(cache ? { nativeCache: cache } : {}) },
+        },
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        listener: { onStdout: (t) => (output += t), onStderr: (t) => (output += t) },
+      });
+      assert.equal(ran.result.exitCode, 0, output);
+      assert.match(output, new RegExp(`n ${blocks}\\b`), 'the count the program printed');
+      assert.equal(ran.files.length, 1, `${data}: one predicted snapshot`);
+      const at = (marker: string) => markerLine(PREDICTED_CELLS, marker);
+      const rows = await cellRows(ran.files[0].path, notebook);
+      assert.deepEqual(
+        rows.map((l) => [l.file, l.cell, l.line, l.allocBytes]).sort(),
+        [
+          [notebook, at('alloc-x').cell, at('alloc-x').line, 8 * 4],
+          [notebook, at('alloc-count').cell, at('alloc-count').line, 8 + 8], // the 8 booleans of x > 3.5, their int64 sum
+          [notebook, at('alloc-blocks').cell, at('alloc-blocks').line, blocks * 4 * MiB],
+        ].sort(),
+        `${data}: the allocations on their cells`,
+      );
+    }
   });
 });
