@@ -156,7 +156,8 @@ describe('the advisor in the workbench (code-server + Chromium)', { skip: missin
     const text = await advice.innerText();
     assert.match(text, /41% of the peak was allocated before recording began/);
     assert.match(text, /Consider starting recording before the model is built/, 'its message is shown');
-    await advice.scrollIntoViewIfNeeded();
+    // The summary may render once more (its sources annotated) while this scrolls: a detached section is found again.
+    await eventually('the advice scrolled into view', async () => advice.scrollIntoViewIfNeeded({ timeout: 5_000 }).then(() => true, () => undefined), 30_000);
     await page.screenshot({ path: path.join(resultsDir, 'advice-summary.png') });
     await mediaScreenshot(page, 'screenshots/advice-summary.png');
   }));
