@@ -163,6 +163,8 @@ class RealData:
                 if kernel is not None:
                     return kernel(func, _named(func, real_args, real_kwargs), count)
                 return func(*real_args, **real_kwargs)
+            except Unknown:  # a stand-in kernel without an input it reads
+                return UNKNOWN
             except Exception as e:  # no CPU kernel, or one that refuses these inputs
                 name = str(func)
                 if name not in self.failed:
@@ -238,7 +240,7 @@ class RealData:
     def _attention_forward(self, func: Any, a: dict[str, Any], count: int) -> list[Any]:
         """Flash and memory-efficient attention's output (dropout left out) and its logsumexp."""
         torch = self.torch
-        q, k, v = a["query"], a["key"], a["value"]
+        q, k, v = _known(a, "query", "key", "value")
         scores = self._scores(q, k, a.get("attn_bias"), bool(a.get("is_causal", False)), a.get("scale"))
         out = torch.matmul(torch.softmax(scores, -1), v.float()).to(q.dtype)
         lse = torch.logsumexp(scores, -1)
@@ -248,8 +250,8 @@ class RealData:
         """Their backward, the math kernel's gradients worked out (autograd does not run below the dispatcher):
         P = softmax(S), dV = P^T dO, dS = P * (dO V^T - rowsum(dO * O)), dQ = scale dS K, dK = scale dS^T Q."""
         torch = self.torch
-        grad = (a["grad_out"] if "grad_out" in a else a["grad_out_"]).float()  # efficient attention's is grad_out_
-        q, k, v = (a[n].float() for n in ("query", "key", "value"))
+        grad = _known(a, "grad_out" if "grad_out" in a else "grad_out_")[0].float()  # efficient attention's is grad_out_
+        q, k, v = (t.float() for t in _known(a, "query", "key", "value"))
         scale = a.get("scale")
         scale = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
         p = torch.softmax(self._scores(q, k, a.get("attn_bias"), bool(a.get("is_causal", False)), scale), -1)
@@ -260,6 +262,14 @@ class RealData:
         grad_k = torch.matmul(grad_s.transpose(-2, -1), q) * scale
         result: list[Any] = [g.to(a[n].dtype) for g, n in ((grad_q, "query"), (grad_k, "key"), (grad_v, "value"))]
         return result + [None] * (count - 3)
+
+
+def _known(named: dict[str, Any], *names: str) -> list[Any]:
+    """The arguments `names` of a stand-in kernel; Unknown when one has no values."""
+    values = [named.get(n) for n in names]
+    if any(v is None for v in values):
+        raise Unknown()
+    return values
 
 
 def _writes(func: Any) -> bool:
