@@ -39,7 +39,7 @@ import { placeDumpedFiles } from '../../runtime/predict/predictRun';
 import { realDataMemoryWarning } from './realDataMemory';
 
 /** The action that predicts again on the program's data (vramLens.profile.predictData 'cpu', for this run). */
-const PREDICT_WITH_DATA = 'Predict Again with Real Data';
+const PREDICT_WITH_DATA = 'Predict with Real Data';
 
 /** What `vramLens.profile` resolves to (tests read it; the UI does not need it). */
 export interface ProfileResult {
@@ -319,17 +319,19 @@ export class Profiler extends DisposableOwner {
       parts.push('No snapshot was written.');
     }
     const actions: string[] = [];
-    if (loaded) actions.push('Open Timeline');
-    if (run.snapshots.length > 0) actions.push('Reveal Snapshot File');
-    // No usable CUDA device here: the same run can be predicted for a GPU instead.
-    const noGpu = outcome.kind === 'environment' && (outcome.problem === 'no-cuda-build' || outcome.problem === 'no-gpu');
-    if (noGpu) actions.push('Predict VRAM...');
-    // Values or sizes read from data were assumed: the same prediction can run on the program's data instead.
+    // Values or sizes read from data were assumed: the same prediction can run on the program's data instead
+    // (first, and in place of Reveal Snapshot File, which the Runs view keeps: four buttons get cut).
     const assumed = loaded?.info.prediction?.assumptions.some((a) => a.kind === 'value' || a.kind === 'size') ?? false;
-    if (run.predicted && run.predicted.data !== 'cpu' && assumed) {
+    const offerData = run.predicted !== undefined && run.predicted.data !== 'cpu' && assumed;
+    if (offerData) {
       parts.push('Values read from data were assumed (the summary lists them).');
       actions.push(PREDICT_WITH_DATA);
     }
+    if (loaded) actions.push('Open Timeline');
+    if (run.snapshots.length > 0 && !offerData) actions.push('Reveal Snapshot File');
+    // No usable CUDA device here: the same run can be predicted for a GPU instead.
+    const noGpu = outcome.kind === 'environment' && (outcome.problem === 'no-cuda-build' || outcome.problem === 'no-gpu');
+    if (noGpu) actions.push('Predict VRAM...');
     if (outcome.kind === 'environment' || outcome.kind === 'failed-to-start') actions.push('Select Interpreter');
     actions.push('Run Again');
     // The program's name, exception text and peak file are the program's words: plain text, no links.

@@ -1,5 +1,5 @@
 /**
- * Before a prediction on the program's own data (Predict Again with Real Data): the real tensors live in this
+ * Before a prediction on the program's own data (Predict with Real Data): the real tensors live in this
  * machine's RAM, about as much as the GPU memory the fake run predicted and more (the corpus pair: 12.4 GB
  * predicted, 19.3 GB peak RSS, 1.56x). Said before the run when the machine's free memory looks too small.
  */

@@ -9,7 +9,7 @@
  * program (../shared/programs/README.md: `wedsonlin/` with cs336-basics/ and cs336_systems/, kept outside the
  * repository), that program is predicted instead, with the recording's figures. The interpreter is the wheel
  * environment scripts/setup-torch.sh makes (or VRAM_LENS_PREDICT_PYTHON: the corpus program needs einops,
- * jaxtyping and einx beside torch). Screenshot: media/screenshots/predict.png.
+ * jaxtyping and einx beside torch). Screenshots: media/screenshots/predict.png, predict-real-data.png.
  * Then a program that reads values from its tensors: the prediction says so, and the notification's Predict Again
  * with Real Data runs it on its data (computed on the CPU), with the sizes its data gives.
  */
@@ -170,7 +170,7 @@ describe('Predict VRAM in the VS Code workbench (code-server + Chromium)', { ski
   }));
 
   const realData = { skip: CORPUS_PAIR ? 'with the corpus pair this workspace holds its program only' : false };
-  it('a value read from data is assumed and said; Predict Again with Real Data runs the program\'s own data', realData, withScreenshot('predict-real-data', () => page, async () => {
+  it('a value read from data is assumed and said; Predict with Real Data runs the program\'s own data', realData, withScreenshot('predict-real-data', () => page, async () => {
     await openWorkspaceFile(page, 'values.py');
     await runCommand(page, 'VRAM Lens: Predict VRAM...');
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'predict for which GPU' }).waitFor({ timeout: 30_000 });
@@ -185,7 +185,8 @@ describe('Predict VRAM in the VS Code workbench (code-server + Chromium)', { ski
     await runCommand(page, 'Notifications: Show Notifications');
     const told = page.locator('.notifications-center .notification-list-item', { hasText: 'Values read from data were assumed' });
     await told.waitFor({ timeout: 30_000 });
-    await told.locator('.monaco-button', { hasText: 'Predict Again with Real Data' }).click();
+    await mediaScreenshot(page, 'screenshots/predict-real-data.png');
+    await told.locator('.monaco-button', { hasText: 'Predict with Real Data' }).click();
     await page.locator('.statusbar-item', { hasText: '16.0 MiB peak · predicted for A100 80GB' }).waitFor({ timeout: 300_000 });
     // On its data: 4 blocks, 16 MiB on the line, and the summary says the tensors held the program's data.
     await openWorkspaceFile(page, 'values.py', BLOCKS_LINE);
