@@ -1,7 +1,7 @@
 /**
  * Before a prediction on the program's own data (Predict with Real Data): the real tensors live in this
- * machine's RAM, about as much as the GPU memory the fake run predicted and more (the corpus pair: 12.4 GB
- * predicted, 19.3 GB peak RSS, 1.56x). Said before the run when the machine's free memory looks too small.
+ * machine's RAM, about as much as the GPU memory the fake run predicted and more (the corpus pair: 11.6 GiB
+ * predicted, 18.4 GiB peak RSS, 1.59x). Said before the run when the machine's free memory looks too small.
  */
 import { formatBytes } from '../../engine/text/format';
 
