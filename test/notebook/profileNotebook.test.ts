@@ -18,6 +18,7 @@ import type { ProfileRecord } from '../../src/protocol/profile';
 import type { RunResult } from '../../src/runtime/profile/runner';
 import { ProfileRun, channelAddress } from '../../src/runtime/profile/runner';
 import { repoRoot } from '../helpers/corpus';
+import { predictRecording } from '../helpers/predictRecording';
 import type { TestCell } from './kernelHelpers';
 import { cellRows, fakeTorch, kernelPython, kernelRoot, markerLine, notebookJson } from './kernelHelpers';
 import { spawnSync } from 'node:child_process';
@@ -158,7 +159,6 @@ const PREDICTED_CELLS: TestCell[] = [
 
 describe('Predict VRAM on a notebook (the kernel\'s real PyTorch, fake cuda tensors)', { skip: predictingTorch() ?? false }, () => {
   it('puts the predicted allocations on the cells; on the program\'s own data, with the sizes its data gives', async () => {
-    const cache = process.env.VRAM_LENS_TEST_NATIVE_CACHE;
     // 4 of the 8 values are above 3.5: 4 blocks of 4 MiB on the program's data; fake data reads the count as 1.
     for (const [data, blocks] of [['fake', 1], ['cpu', 4]] as const) {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'vl-predict-nb-'));
@@ -171,12 +171,7 @@ describe('Predict VRAM on a notebook (the kernel\'s real PyTorch, fake cuda tens
         interpreter,
         bootstrap: path.join(repoRoot, ...BOOTSTRAP_ENTRY),
         snapshot: path.join(dir, 'predicted.pickle'),
-        recording: {
-          maxEntries: 100_000,
-          stacks: 'python',
-          sampleIntervalMs: 1000,
-          predict: { gpuName: 'Test GPU', memoryBytes: 80 * 1024 * MiB, capability: '8.0', data, ...(cache ? { nativeCache: cache } : {}) },
-        },
+        recording: predictRecording(80 * 1024 * MiB, data),
         env: { PATH: process.env.PATH, HOME: process.env.HOME },
         listener: { onStdout: (t) => (output += t), onStderr: (t) => (output += t) },
       });

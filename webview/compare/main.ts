@@ -4,7 +4,7 @@
  * it shows arrives by postMessage after `ready`; it builds DOM nodes, never HTML strings.
  */
 import { FIGURE, lineFigure } from '../../src/engine/analysis/lineFigures';
-import { formatBytes, formatDelta, formatSignedCount } from '../../src/engine/text/format';
+import { formatBytes, formatCount, formatDelta, formatSignedCount } from '../../src/engine/text/format';
 import type { CompareCommand, CompareState, CompareToHost, ComparisonView, FigureValues, HostToCompare, Overlay, OverlayAxis, RowView } from '../../src/protocol/compare';
 import { isHostToCompare } from '../../src/guards/compare';
 import type { LineAt } from '../../src/protocol/openLine';
@@ -40,7 +40,7 @@ function renderTotals(v: ComparisonView): HTMLElement {
   const body = el('tbody');
   for (const [label, b, c, bytes] of rows) {
     // A figure a side does not know (the snapshot records no reserved memory) reads "unknown", and so does its change.
-    const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : n.toLocaleString('en-US'));
+    const f = (n: number | null) => (n === null ? 'unknown' : bytes ? formatBytes(n) : formatCount(n));
     // Bytes and OOMs: more is worse (coloured); event and allocation counts are neutral.
     const change =
       b === null || c === null

@@ -14,7 +14,7 @@ import { LINE_FIGURES } from '../../engine/analysis/lineFigures';
 import { stringifyExact, toReport } from '../../engine/analysis/report';
 import { GPU_MODELS, gpuFor, parseCapability } from '../../engine/predict/gpus';
 import type { GpuModel } from '../../engine/predict/gpus';
-import { BOOTSTRAP_ENTRY } from '../../runtime/profile/command';
+import { BOOTSTRAP_ENTRY, isPredictData } from '../../runtime/profile/command';
 import type { ProfileConfiguration } from '../../runtime/profile/configuration';
 import { runPrediction } from '../../runtime/predict/predictRun';
 import { frameFilterOptions } from '../analyzeFile';
@@ -74,7 +74,7 @@ export async function predictCommand(args: ParsedArgs, io: CliIO): Promise<numbe
   const backwardLines = args.options.get('backward-lines') ?? 'on';
   if (backwardLines !== 'on' && backwardLines !== 'off') throw new UsageError('--backward-lines takes on or off');
   const data = args.options.get('data') ?? 'fake';
-  if (data !== 'fake' && data !== 'cpu') throw new UsageError('--data takes fake (no data: values read from data are assumed) or cpu (the program\'s data, computed on the CPU)');
+  if (!isPredictData(data)) throw new UsageError('--data takes fake (no data: values read from data are assumed) or cpu (the program\'s data, computed on the CPU)');
   const json = args.options.has('json');
   const cwd = process.cwd();
   const scriptPath = path.resolve(cwd, script);

@@ -34,7 +34,7 @@ export class AddressSource {
  * expandable segment of that stream and pool), when that range is free, so that a prediction under
  * the recorded settings lays blocks out as PyTorch did; made-up addresses otherwise.
  */
-export class AddressHints {
+export class AddressHints implements DeviceAddresses {
   /** Recorded segment_alloc addresses per size, in trace order (repeats kept), and the next one to offer. */
   private readonly bySize = new Map<number, number[]>();
   private readonly cursor = new Map<number, number>();
@@ -97,11 +97,20 @@ export class AddressHints {
   }
 }
 
+/** Where a device's segments and expandable reservations go: the addresses a recording chose (AddressHints), or
+ * a driver's rule where there is no recording (LowestFreeAddresses, engine/predict/predictedDevice.ts). */
+export interface DeviceAddresses {
+  segment(size: number): number;
+  release(ptr: number): void;
+  reservation(size: number, stream: number, small: boolean): number;
+}
+
+/** A GPU with `capacity` bytes for PyTorch: cudaMalloc and page mapping fail once the bytes in use would pass it. */
 export class CapacityDevice implements DeviceMemory {
   constructor(
     readonly capacity: number,
     public used: number,
-    private readonly addresses: AddressHints,
+    private readonly addresses: DeviceAddresses,
   ) {}
   malloc(size: number): number | undefined {
     if (this.used + size > this.capacity) return undefined;

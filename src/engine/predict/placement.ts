@@ -22,7 +22,8 @@ import type { AllocatorSettings } from '../allocator/settings';
 import { recordedSettings } from '../allocator/settings';
 import { ROUNDUP_INTERVALS } from '../allocator/sizes';
 import type { PredictionPlacement } from '../snapshot/model';
-import { PredictedDevice } from './predictedDevice';
+import type { CapacityDevice } from '../allocator/devices';
+import { predictedDevice } from './predictedDevice';
 
 type Dict = { [key: string]: PlainValue | undefined };
 
@@ -55,7 +56,7 @@ const SEGMENT_ACTION: Record<SegmentEventKind, string> = { alloc: 'segment_alloc
 /** One replay of the run under a memory limit. */
 class Replay {
   readonly allocator: CachingAllocator;
-  readonly device: PredictedDevice;
+  readonly device: CapacityDevice;
   /** Provisional address -> the block the allocator gave it. */
   readonly blocks = new Map<number, Block>();
   /** Block -> its provisional address (to find its frames at the end). */
@@ -65,7 +66,7 @@ class Replay {
   oom: { requestedBytes: number; reservedBytes: number; event: number } | undefined;
 
   constructor(settings: AllocatorSettings, capacity: number, totalMemory: number, allowedMaximum: number | undefined) {
-    this.device = new PredictedDevice(capacity);
+    this.device = predictedDevice(capacity);
     this.allocator = new CachingAllocator(this.device, { settings, totalMemory, ...(allowedMaximum !== undefined ? { allowedMaximum } : {}) });
     this.allocator.onSegment = (_at, kind, ptr, size) => this.pending.push({ kind, ptr, size });
   }

@@ -5,7 +5,7 @@
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { formatBytes } from '../../engine/text/format';
+import { formatBytes, formatCount } from '../../engine/text/format';
 import { notificationText } from '../../engine/text/plainText';
 import { userMessage } from '../../engine/base/errors';
 import type { ComparedSide } from '../shared/compareMode';
@@ -26,7 +26,7 @@ function deviceItems(snapshots: readonly LoadedSnapshot[], exclude?: ComparedSid
       if (exclude && exclude.snapshotId === s.id && exclude.device === d.device) continue;
       items.push({
         label: s.info.devices.length > 1 ? `${s.label} — device ${d.device}` : s.label,
-        description: `peak ${formatBytes(d.peakBytes)}, ${d.events.toLocaleString('en-US')} events`,
+        description: `peak ${formatBytes(d.peakBytes)}, ${formatCount(d.events)} events`,
         detail: s.uri?.fsPath,
         side: { snapshotId: s.id, device: d.device },
       });

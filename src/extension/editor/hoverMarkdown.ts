@@ -10,7 +10,7 @@ import { LINE_FIGURES, inclusiveFormOf } from '../../engine/analysis/lineFigures
 import type { LineFigures } from '../../engine/analysis/lines';
 import type { PeakBucket } from '../../engine/analysis/peakBreakdown';
 import type { RelocationKind } from '../../engine/annotate/relocation';
-import { formatBytes, formatPercent } from '../../engine/text/format';
+import { formatBytes, formatCount, formatPercent } from '../../engine/text/format';
 import { escapeMarkdown } from '../../engine/text/plainText';
 import type { CellPlaces } from '../../engine/paths/places';
 import { cellLine, lineLabel, placeOf } from '../../engine/paths/places';
@@ -88,7 +88,7 @@ function bytesAndShare(bytes: number, peak: number): string {
 function figureCell(spec: LineFigureSpec | undefined, f: LineFigures, peak: number): string {
   if (!spec) return '';
   const value = f[spec.key];
-  if (spec.unit === 'count') return value > 0 ? value.toLocaleString('en-US') : '—';
+  if (spec.unit === 'count') return value > 0 ? formatCount(value) : '—';
   if (spec.share) return bytesAndShare(value, peak);
   return value > 0 ? formatBytes(value) : '—';
 }

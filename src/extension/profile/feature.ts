@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { BOOTSTRAP_ENTRY } from '../../runtime/profile/command';
+import { BOOTSTRAP_ENTRY, isPredictData } from '../../runtime/profile/command';
 import type { ProfileConfiguration } from '../../runtime/profile/configuration';
 import { describeTarget, fileConfiguration, targetFile } from '../../runtime/profile/configuration';
 import type { RunRecord } from '../../runtime/profile/history';
@@ -91,7 +91,7 @@ export function profileFeature(services: Services): void {
       // A prediction runs again as a prediction for the same GPU, on the same data unless asked ('cpu': the program's data).
       const p = run.predicted;
       const gpu: GpuModel | undefined = p && { id: p.gpu.toLowerCase().replace(/\s+/g, '-'), name: p.gpu, memoryBytes: p.memoryBytes, capability: p.capability };
-      const asked = data === 'cpu' || data === 'fake' ? data : p?.data;
+      const asked = isPredictData(data) ? data : p?.data;
       return profiler.profile(c, file !== undefined ? vscode.Uri.file(file) : undefined, gpu, gpu ? asked : undefined);
     }),
     vscode.commands.registerCommand(Commands.deleteRun, async (arg?: RunNode | string) => {

@@ -5,6 +5,7 @@
  * against package.json). Also what a run derives from them: its recording options and timeouts.
  */
 import type { PredictData, RecordingOptions, StackMode } from '../../runtime/profile/command';
+import { isPredictData } from '../../runtime/profile/command';
 import type { LensPlacement } from '../../runtime/profile/lens';
 import type { RunTimeouts } from '../../runtime/profile/runner';
 
@@ -93,7 +94,7 @@ export function readProfileSettings(get: (key: keyof ProfileSettings) => unknown
     codeLens: LENS_PLACEMENTS.find((p) => p === codeLens) ?? PROFILE_DEFAULTS.codeLens,
     configurations: Array.isArray(configurations) ? (configurations as unknown[]) : PROFILE_DEFAULTS.configurations,
     useLaunchConfigurations: flag('useLaunchConfigurations'),
-    predictData: predictData === 'cpu' || predictData === 'fake' ? predictData : PROFILE_DEFAULTS.predictData,
+    predictData: isPredictData(predictData) ? predictData : PROFILE_DEFAULTS.predictData,
   };
 }
 

@@ -28,7 +28,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable
 
 from .frames import is_own_file
-from .realdata import UNKNOWN, RealData
+from .realdata import RealData
 from .recording import Torch
 
 if TYPE_CHECKING:
@@ -426,17 +426,16 @@ def make_mode(torch: Torch, predictor: Predictor) -> Any:
             """With real data (RealData): an operation whose output depends on data, computed on the twins; its fake
             outputs take the sizes the data gives (numbers and booleans are returned as they are). None: unknown."""
             assert real is not None
-            computed = real.compute_output(func, args, kwargs)
-            if computed is UNKNOWN:
+            computed = real.compute(func, args, kwargs)
+            if computed is None:
                 return None
-            reals = pytree.tree_leaves(computed)
-            if not any(isinstance(r, torch.Tensor) for r in reals):
-                return computed  # torch.equal and the like: a Python value
+            if not any(isinstance(r, torch.Tensor) for r in computed.leaves):
+                return computed.output  # torch.equal and the like: a Python value
             device = next((a.device for a in pytree.tree_leaves((args, kwargs)) if is_gpu(a)), torch.device("cpu"))
             outs = [aten.empty.memory_format(list(r.shape), dtype=r.dtype, device=device) if isinstance(r, torch.Tensor) else r
-                    for r in reals]
-            real.adopt(outs, reals)
-            sized = pytree.tree_unflatten(outs, pytree.tree_flatten(computed)[1])
+                    for r in computed.leaves]
+            real.adopt(outs, computed)
+            sized = pytree.tree_unflatten(outs, pytree.tree_flatten(computed.output)[1])
             self.after(func, packet, args, kwargs, sized, True)
             return sized
 

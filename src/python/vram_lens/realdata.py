@@ -22,7 +22,16 @@ class Unknown(Exception):
     """A tensor whose values the CPU twin does not have."""
 
 
-UNKNOWN = object()  # what compute_output() returns when the values are unknown
+class Computed:
+    """An operation run on the twins: what it returned, its leaves (real tensors and numbers), and the real
+    storages it read (an output that is one of them is copied into a twin of its own, never shared)."""
+
+    __slots__ = ("output", "leaves", "inputs")
+
+    def __init__(self, output: Any, leaves: list[Any], inputs: set[int]) -> None:
+        self.output = output
+        self.leaves = leaves
+        self.inputs = inputs
 
 
 class RealData:
@@ -38,7 +47,6 @@ class RealData:
         self.failed: dict[str, str] = {}  # operations the CPU could not run: name -> why (the first time)
         self.on_failure = on_failure  # said once per operation, on the program's line
         self.cpu = torch.device("cpu")
-        self.inputs: set[int] = set()  # the real storages compute() last read (an output there is copied, not shared)
         unset: Any = getattr(fake_tensor, "unset_fake_temporarily", None)
         if unset is None:  # PyTorch 2.0
             import importlib
@@ -132,23 +140,16 @@ class RealData:
         fakes = self.pytree.tree_leaves(out)
         if not any(isinstance(f, self.fake_class) for f in fakes) and not _writes(func):
             return True  # a device, a size: nothing of the data's
-        reals = self.compute(func, args, kwargs, len(fakes))
-        if reals is None or len(reals) != len(fakes):
+        computed = self.compute(func, args, kwargs, len(fakes))
+        if computed is None or len(computed.leaves) != len(fakes):
             self._forget(fakes, func, args, kwargs)
             return False
-        self.adopt(fakes, reals)
+        self.adopt(fakes, computed)
         return True
 
-    def compute(self, func: Any, args: Any, kwargs: Any, count: int = 0) -> list[Any] | None:
-        """`func` on the twins of its inputs: its outputs' leaves (real tensors), or None when unknown."""
-        out = self.compute_output(func, args, kwargs, count)
-        if out is UNKNOWN:
-            return None
-        return list(out) if func.overloadpacket in self.kernels else self.pytree.tree_leaves(out)
-
-    def compute_output(self, func: Any, args: Any, kwargs: Any, count: int = 0) -> Any:
-        """`func` on the twins of its inputs, as it returns it (for a stand-in kernel: a list aligned with the fake
-        outputs' leaves), or UNKNOWN (an in-place foreach operation returns None)."""
+    def compute(self, func: Any, args: Any, kwargs: Any, count: int = 0) -> Computed | None:
+        """`func` on the twins of its inputs (a stand-in kernel gives `count` outputs, one per fake output's
+        leaf), or None when the values are unknown."""
         torch = self.torch
         with self.outside_fake(), torch.no_grad():
             kernel = self.kernels.get(func.overloadpacket)
@@ -156,28 +157,30 @@ class RealData:
                 real_args, real_kwargs = self.pytree.tree_map(self._argument if kernel is None else self._argument_or_none,
                                                               (tuple(args), dict(kwargs)))
             except Unknown:
-                return UNKNOWN
-            self.inputs = {a.untyped_storage().data_ptr() for a in self.pytree.tree_leaves((real_args, real_kwargs))
-                           if isinstance(a, torch.Tensor)}
+                return None
+            inputs = {a.untyped_storage().data_ptr() for a in self.pytree.tree_leaves((real_args, real_kwargs))
+                      if isinstance(a, torch.Tensor)}
             try:
                 if kernel is not None:
-                    return kernel(func, _named(func, real_args, real_kwargs), count)
-                return func(*real_args, **real_kwargs)
+                    stood_in = kernel(func, _named(func, real_args, real_kwargs), count)
+                    return Computed(stood_in, list(stood_in), inputs)
+                output = func(*real_args, **real_kwargs)
+                return Computed(output, self.pytree.tree_leaves(output), inputs)
             except Unknown:  # a stand-in kernel without an input it reads
-                return UNKNOWN
+                return None
             except Exception as e:  # no CPU kernel, or one that refuses these inputs
                 name = str(func)
                 if name not in self.failed:
                     why = self.failed[name] = "%s: %s" % (type(e).__name__, (str(e).splitlines() or [""])[0][:200])
                     self.on_failure(name, why)
-                return UNKNOWN
+                return None
 
-    def adopt(self, fakes: list[Any], reals: list[Any]) -> None:
-        """Each fake tensor of `fakes` now holds the values of the real tensor beside it (from compute())."""
+    def adopt(self, fakes: list[Any], computed: Computed) -> None:
+        """Each fake tensor of `fakes` now holds the values of the computed output's leaf beside it."""
         with self.outside_fake(), self.torch.no_grad():
-            for fake, real in zip(fakes, reals):
+            for fake, real in zip(fakes, computed.leaves):
                 if isinstance(fake, self.fake_class):
-                    self._adopt(fake, real, self.inputs)
+                    self._adopt(fake, real, computed.inputs)
 
     def _adopt(self, fake: Any, real: Any, inputs: set[int]) -> None:
         """`fake` now holds `real`'s values: its storage's twin is `real`'s storage when laid out alike and not an

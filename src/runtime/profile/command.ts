@@ -35,6 +35,11 @@ export interface PredictFor {
 /** What a prediction's tensors hold: nothing ('fake': values read from data are assumed) or the program's data ('cpu'). */
 export type PredictData = 'fake' | 'cpu';
 
+/** Whether a value from a setting, a command argument or the command line names what a prediction's tensors hold. */
+export function isPredictData(value: unknown): value is PredictData {
+  return value === 'fake' || value === 'cpu';
+}
+
 /**
  * The bootstrap's entry, relative to the extension's (or this checkout's) root: the package
  * src/python/vram_lens, started as a file so that Python needs nothing on its path to find it.

@@ -20,6 +20,7 @@ import { AllocatorStudy } from '../../../../src/engine/session/allocatorStudy';
 import { BOOTSTRAP_ENTRY } from '../../../../src/runtime/profile/command';
 import { runPrediction } from '../../../../src/runtime/predict/predictRun';
 import { repoRoot } from '../../../helpers/corpus';
+import { predictRecording } from '../../../helpers/predictRecording';
 
 const python = process.env.VRAM_LENS_TORCH_PYTHON;
 const root = process.env.VRAM_LENS_TORCH_ROOT ?? '';
@@ -57,12 +58,7 @@ function predictIn(dir: string, memoryBytes: number, args: string[]) {
     interpreter: root ? ['chroot', root, '/usr/bin/env', '-C', dir, python!] : [python!],
     bootstrap: path.join(repoRoot, ...BOOTSTRAP_ENTRY),
     snapshot: path.join(dir, 'predicted.pickle'),
-    recording: {
-      maxEntries: 100_000,
-      stacks: 'python',
-      sampleIntervalMs: 1000,
-      predict: { gpuName: 'Test GPU', memoryBytes, capability: '8.0', ...(cache ? { nativeCache: cache } : {}) },
-    },
+    recording: predictRecording(memoryBytes),
     env: process.env,
   });
 }
