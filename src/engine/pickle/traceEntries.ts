@@ -107,7 +107,27 @@ export interface EntrySink {
    * the decode start over without the fast path (`readsDict`).
    */
   sameFrame(order: number, filename: PyValue, line: PyValue, name: PyValue): PyDict | undefined;
+  /**
+   * The trace being streamed into `list`, for the reader's quick loop (entries of the one shape nearly
+   * every entry of PyTorch's files has); undefined while `list` is no trace yet.
+   */
+  quickTarget(list: PyValue[]): QuickEntryTarget | undefined;
+  /** Counts `n` entries the quick loop wrote (as `push` counts its own). */
+  countQuick(n: number): void;
 }
+
+/** Where the quick loop writes an entry: the columns of one trace. */
+export interface QuickEntryTarget {
+  /**
+   * One entry, normalised as `push` would: its action's code (a known action), its `addr`, `size`,
+   * `time_us` and `stream` in `numbers[0..3]` (non-negative safe integers; 0, 0, NaN and 0 where the key
+   * is missing), and the stack id of its frames (NO_STACK where it has none).
+   */
+  pushNumbers(action: number, numbers: Float64Array, stack: number): void;
+}
+
+/** `NO_STACK` of the snapshot model: an entry without frames. */
+const NO_FRAMES = -1;
 
 const enum Key {
   Addr = EntryNumber.Addr,
@@ -213,17 +233,159 @@ export class TraceEntryReader implements EntryReader {
     this.end = m.data.length;
     this.cut = false;
     let pos = m.pos;
+    let target = this.sink.quickTarget(list);
     for (;;) {
       this.p = pos;
       this.skipFrames();
       if (this.cut || this.atEnd() || this.data[this.p] !== Op.EMPTY_DICT) break;
+      // The quick loop reads what it can (with the caches as they are: it writes no memo key but the
+      // entries'); the first entry it does not read goes through the steps below.
+      if (target !== undefined && m.memo.overwrites === this.cachedOverwrites) {
+        const before = this.p;
+        this.quickEntries(target);
+        if (this.p !== before) {
+          pos = this.p;
+          continue;
+        }
+      }
       if (!this.entry(list)) break;
       pos = this.p;
+      target ??= this.sink.quickTarget(list);
     }
     m.pos = pos;
     // An entry cut by the end of the bytes at hand waits for the next chunk (at the input's end, the
     // general machine reports where it ends).
     return this.cut && !m.final;
+  }
+
+  /**
+   * The quick loop: entries at `p` in the one shape nearly every entry of PyTorch's files has, read with
+   * locals and written straight to `target`, until one that is not (`p` is left at its first byte): a
+   * dict memoized by MEMOIZE whose keys are read back from the memo (their codes cached), each at most
+   * once, among `action` (a name read back, its code cached), `addr`, `size`, `time_us`, `stream` (ints
+   * as `intAt` reads them, non-negative), `frames` (a list read before, as its stack's token), and
+   * `user_metadata` and `compile_context` when blank (a string read back: '', or 'N/A' for the latter). It
+   * writes nothing to the memo but each entry's key (as the steps below do) and counts the same work.
+   */
+  private quickEntries(target: QuickEntryTarget): void {
+    const data = this.data;
+    const end = this.end;
+    const memo = this.m.memo;
+    const keyCodes = this.keyCodes;
+    const actionCodes = this.actionCodes;
+    const numbers = this.fields.numbers;
+    let p = this.p;
+    let count = 0;
+    let work = 0;
+    entries: for (;;) {
+      if (end - p < 3 || data[p] !== Op.EMPTY_DICT || data[p + 1] !== Op.MEMOIZE || data[p + 2] !== Op.MARK) break;
+      let q = p + 3;
+      let seen = 0;
+      let keys = 0;
+      let action = -1;
+      let stack = NO_FRAMES;
+      let blanks = 0;
+      numbers[0] = 0;
+      numbers[1] = 0;
+      numbers[2] = NaN;
+      numbers[3] = 0;
+      for (;;) {
+        if (q >= end) break entries;
+        let op = data[q];
+        if (op === Op.SETITEMS) break;
+        // The key, read back from the memo.
+        let k: number;
+        if (op === Op.BINGET) {
+          if (q + 1 >= end) break entries;
+          k = data[q + 1];
+          q += 2;
+        } else if (op === Op.LONG_BINGET) {
+          if (end - q < 5) break entries;
+          k = readUint32(data, q + 1);
+          if (k >= KEY_CACHE) break entries;
+          q += 5;
+        } else {
+          break entries;
+        }
+        const code = keyCodes[k];
+        if (code < 0 || code === Key.DeviceFree || code === Key.Other || (seen & (1 << code)) !== 0) break entries;
+        seen |= 1 << code;
+        keys++;
+        if (q >= end) break entries;
+        op = data[q];
+        if (code <= Key.Stream) {
+          // An int: as `intAt` reads it, and non-negative (what `push` takes as it is).
+          if (op === Op.BININT1) {
+            if (q + 1 >= end) break entries;
+            numbers[code] = data[q + 1];
+            q += 2;
+          } else if (op === Op.BININT2) {
+            if (end - q < 3) break entries;
+            numbers[code] = readUint16(data, q + 1);
+            q += 3;
+          } else if (op === Op.BININT) {
+            if (end - q < 5 || data[q + 4] >= 0x80) break entries;
+            numbers[code] = readUint32(data, q + 1);
+            q += 5;
+          } else if (op === Op.LONG1) {
+            if (q + 1 >= end) break entries;
+            const n = data[q + 1];
+            if (n === 0 || n > 7 || end - q - 2 < n || data[q + 1 + n] >= 0x80) break entries;
+            const r = q + 2;
+            if (n < 4) {
+              numbers[code] = data[r] + (n > 1 ? data[r + 1] * 256 : 0) + (n > 2 ? data[r + 2] * 65536 : 0);
+            } else {
+              let high = 0;
+              for (let i = n - 1; i >= 4; i--) high = high * 256 + data[r + i];
+              if (high >= 0x20_0000) break entries;
+              numbers[code] = high * 0x1_0000_0000 + readUint32(data, r);
+            }
+            q = r + n;
+          } else {
+            break entries;
+          }
+          continue;
+        }
+        // The action's name, the frames list, or a blank string, read back from the memo.
+        let v: number;
+        if (op === Op.BINGET) {
+          if (q + 1 >= end) break entries;
+          v = data[q + 1];
+          q += 2;
+        } else if (op === Op.LONG_BINGET) {
+          if (end - q < 5) break entries;
+          v = readUint32(data, q + 1);
+          q += 5;
+        } else {
+          break entries;
+        }
+        if (code === Key.Action) {
+          action = v < KEY_CACHE ? actionCodes[v] : UNKNOWN;
+          if (action < 0) break entries;
+        } else if (code === Key.Frames) {
+          const value = memo.get(v);
+          if (!(value instanceof MemoToken) || value === CONSUMED_ENTRY) break entries;
+          stack = value.id;
+        } else {
+          // `user_metadata` '' or `compile_context` '' / 'N/A' (what PyTorch writes when there is none):
+          // nothing is kept of them. Any other value goes through the steps below, which keep it.
+          const value = memo.get(v);
+          if (!(value === '' || (value === 'N/A' && code === Key.CompileContext))) break entries;
+          blanks++;
+        }
+      }
+      if ((seen & (1 << Key.Action)) === 0 || memo.memoizeConsumed() < 0) break;
+      target.pushNumbers(action, numbers, stack);
+      // As `entry` counts: the dict, each key, and each value read back (the action, the frames, blanks).
+      work += 2 + keys + blanks + ((seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
+      count++;
+      p = q + 1;
+    }
+    this.p = p;
+    if (count > 0) {
+      this.m.work += work;
+      this.sink.countQuick(count);
+    }
   }
 
   /**

@@ -119,6 +119,16 @@ export class TraceSink {
     return stack;
   }
 
+  /** For the decoder's quick loop: the columns of a trace being streamed. */
+  quickTarget(list: unknown[]): TraceColumns | undefined {
+    return this.columnsOf(list);
+  }
+
+  /** For the decoder's quick loop: entries it wrote. */
+  countQuick(n: number): void {
+    this.entries += n;
+  }
+
   /** For the decoder's fast path: an action name's code (-1 for a name PyTorch does not write). */
   actionCode(name: string): number {
     return ACTION_BY_NAME.get(name) ?? -1;

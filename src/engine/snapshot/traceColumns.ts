@@ -9,7 +9,7 @@ import type { DeviceTrace, Segment } from './model';
 import type { WindowCarry } from './window';
 import { Action, STACK_NOT_READ } from './model';
 import { asInteger, describe, isDict, notAnInteger, text } from './pyFields';
-import type { EntryFields } from '../pickle/traceEntries';
+import type { EntryFields, QuickEntryTarget } from '../pickle/traceEntries';
 
 export const ACTION_BY_NAME: ReadonlyMap<string, Action> = new Map([
   ['alloc', Action.Alloc],
@@ -68,7 +68,7 @@ export class TraceArena extends Columns {
   cursor = 0;
 }
 
-export class TraceColumns {
+export class TraceColumns implements QuickEntryTarget {
   /** Entries of the recorded trace pushed so far, and those kept (all of them unless a window is loaded). */
   private n = 0;
   private m = 0;
@@ -186,6 +186,24 @@ export class TraceColumns {
     if (typeof metadata === 'string' && metadata !== '') this.userMetadata.set(kept, metadata);
     const context = e.compileContext;
     if (typeof context === 'string' && context !== '' && context !== 'N/A') this.compileContext.set(kept, context);
+  }
+
+  /**
+   * One entry read by the decoder's quick loop (see `QuickEntryTarget`): normalised already, so written
+   * as {@link pushEntry} writes such an entry.
+   */
+  pushNumbers(action: number, numbers: Float64Array, stack: number): void {
+    const index = this.n++;
+    const j = this.slot(this.m);
+    const c = this.target!;
+    c.action[j] = action;
+    c.addr[j] = numbers[0];
+    c.size[j] = numbers[1];
+    c.timeUs[j] = numbers[2];
+    if (numbers[3] !== 0) c.stream[j] = numbers[3];
+    c.stack[j] = this.stacks ? stack : STACK_NOT_READ;
+    if (this.carry === undefined) this.m++;
+    else this.kept(index, c, j);
   }
 
   /**
