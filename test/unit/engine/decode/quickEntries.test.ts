@@ -4,7 +4,7 @@
  * result is what the general machine gives, with the same work counted, in any chunking.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { readWhole } from '../../../../src/engine/decode/load';
 import { WorkBudget } from '../../../../src/engine/base/workBudget';
 import { PickleDecoder } from '../../../../src/engine/pickle/decoder';
@@ -93,25 +93,24 @@ function decoderWork(pickle: Uint8Array, fastPath: boolean): number {
 
 /** How each entry was written, in order: 'q' by the quick loop, 's' by the reader's steps, 'g' by the general machine. */
 function pathsOf(read: () => unknown): string {
-  const proto = TraceColumns.prototype;
-  const originals = { pushNumbers: proto.pushNumbers, pushEntry: proto.pushEntry, pushFields: proto.pushFields };
   let paths = '';
-  proto.pushNumbers = function (this: TraceColumns, ...args: Parameters<TraceColumns['pushNumbers']>) {
-    paths += 'q';
-    originals.pushNumbers.apply(this, args);
-  };
-  proto.pushEntry = function (this: TraceColumns, ...args: Parameters<TraceColumns['pushEntry']>) {
-    paths += 's';
-    originals.pushEntry.apply(this, args);
-  };
-  proto.pushFields = function (this: TraceColumns, ...args: Parameters<TraceColumns['pushFields']>) {
-    paths += 'g';
-    originals.pushFields.apply(this, args);
-  };
+  const spies = (
+    [
+      ['pushNumbers', 'q'],
+      ['pushEntry', 's'],
+      ['pushFields', 'g'],
+    ] as const
+  ).map(([name, letter]) => {
+    const original: unknown = Reflect.get(TraceColumns.prototype, name);
+    return mock.method(TraceColumns.prototype, name, function (this: TraceColumns, ...args: unknown[]) {
+      paths += letter;
+      return Reflect.apply(original as (...a: unknown[]) => unknown, this, args);
+    });
+  });
   try {
     outcome(read);
   } finally {
-    Object.assign(proto, originals);
+    for (const spy of spies) spy.mock.restore();
   }
   return paths;
 }
