@@ -114,6 +114,11 @@ export interface EntrySink {
   quickTarget(list: PyValue[]): QuickEntryTarget | undefined;
   /** Counts `n` entries the quick loop wrote (as `push` counts its own). */
   countQuick(n: number): void;
+  /**
+   * The stack id of a new frames list the quick loop read, from its first `count` frame ids (interned
+   * before) and their hash (`stackHash`), as `push` gives it for such a list.
+   */
+  quickStack(ids: Int32Array, count: number, hash: number): number;
 }
 
 /** Where the quick loop writes an entry: the columns of one trace. */
@@ -263,9 +268,10 @@ export class TraceEntryReader implements EntryReader {
    * locals and written straight to `target`, until one that is not (`p` is left at its first byte): a
    * dict memoized by MEMOIZE whose keys are read back from the memo (their codes cached), each at most
    * once, among `action` (a name read back, its code cached), `addr`, `size`, `time_us`, `stream` (ints
-   * as `intAt` reads them, non-negative), `frames` (a list read before, as its stack's token), and
-   * `user_metadata` and `compile_context` when blank (a string read back: '', or 'N/A' for the latter). It
-   * writes nothing to the memo but each entry's key (as the steps below do) and counts the same work.
+   * as `intAt` reads them, non-negative), `frames` (a list read before, as its stack's token, or a new
+   * list of frame dicts read back whose ids are cached), and `user_metadata` and `compile_context` when
+   * blank (a string read back: '', or 'N/A' for the latter). It writes to the memo what the steps below
+   * write (each entry's key, and a new list's key with its stack's token) and counts the same work.
    */
   private quickEntries(target: QuickEntryTarget): void {
     const data = this.data;
@@ -285,6 +291,8 @@ export class TraceEntryReader implements EntryReader {
       let action = -1;
       let stack = NO_FRAMES;
       let blanks = 0;
+      /** The number of frame ids of a new frames list (-1: none). */
+      let listed = -1;
       numbers[0] = 0;
       numbers[1] = 0;
       numbers[2] = NaN;
@@ -346,6 +354,13 @@ export class TraceEntryReader implements EntryReader {
           }
           continue;
         }
+        // A new frames list: its items all frame dicts read back whose ids are cached.
+        if (code === Key.Frames && op === Op.EMPTY_LIST) {
+          q = this.quickFrames(q);
+          if (q < 0) break entries;
+          listed = this.fields.frames.idCount;
+          continue;
+        }
         // The action's name, the frames list, or a blank string, read back from the memo.
         let v: number;
         if (op === Op.BINGET) {
@@ -375,9 +390,16 @@ export class TraceEntryReader implements EntryReader {
         }
       }
       if ((seen & (1 << Key.Action)) === 0 || memo.memoizeConsumed() < 0) break;
+      if (listed >= 0) {
+        // The list's memo key follows the entry's (MEMOIZE after EMPTY_LIST): it holds the stack's token.
+        const frames = this.fields.frames;
+        stack = this.sink.quickStack(frames.ids, listed, frames.hash);
+        memo.memoize(this.stackToken(stack));
+      }
       target.pushNumbers(action, numbers, stack);
-      // As `entry` counts: the dict, each key, and each value read back (the action, the frames, blanks).
-      work += 2 + keys + blanks + ((seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
+      // As `entry` counts: the dict, each key, each value read back (the action, a list read before,
+      // blanks), and a new list and its items.
+      work += 2 + keys + blanks + (listed >= 0 ? 1 + listed : (seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
       count++;
       p = q + 1;
     }
@@ -386,6 +408,69 @@ export class TraceEntryReader implements EntryReader {
       this.m.work += work;
       this.sink.countQuick(count);
     }
+  }
+
+  /**
+   * For the quick loop: a new frames list at `q` (EMPTY_LIST, MEMOIZE, then no item, one item and APPEND,
+   * or batches of MARK ... APPENDS), every item a memo read of a frame dict whose id is cached. Its ids
+   * and their hash go to `fields.frames` (`ids`, `idCount`, `hash`); returns the position after it, or
+   * -1 when it is not such a list (nothing is written to the memo: the caller memoizes it).
+   */
+  private quickFrames(q: number): number {
+    const data = this.data;
+    const end = this.end;
+    const pages = this.framePages;
+    const frames = this.fields.frames;
+    let ids = frames.ids;
+    let n = 0;
+    let hash = STACK_HASH_START;
+    if (end - q < 3 || data[q + 1] !== Op.MEMOIZE) return -1;
+    q += 2;
+    // No MARK: no item, or one appended by APPEND.
+    const batches = data[q] === Op.MARK;
+    if (!batches && data[q] !== Op.BINGET && data[q] !== Op.LONG_BINGET) {
+      frames.idCount = 0;
+      frames.hash = hash;
+      return q;
+    }
+    for (;;) {
+      if (batches) {
+        if (q >= end || data[q] !== Op.MARK) break;
+        q++;
+      }
+      for (;;) {
+        if (q >= end) return -1;
+        const op = data[q];
+        let k: number;
+        if (op === Op.BINGET) {
+          if (q + 1 >= end) return -1;
+          k = data[q + 1];
+          q += 2;
+        } else if (op === Op.LONG_BINGET) {
+          if (end - q < 5) return -1;
+          k = readUint32(data, q + 1);
+          q += 5;
+        } else if (op === (batches ? Op.APPENDS : Op.APPEND)) {
+          q++;
+          break;
+        } else {
+          return -1;
+        }
+        const page = pages[k >>> FRAME_PAGE_BITS];
+        if (page === undefined) return -1;
+        const id = page[k & (FRAME_PAGE - 1)];
+        if (id < 0) return -1;
+        if (n === ids.length) ids = this.growIds();
+        ids[n++] = id;
+        hash = Math.imul(hash ^ id, 0x01000193);
+        // One item without MARK is followed by APPEND at once.
+        if (!batches && (q >= end || data[q] !== Op.APPEND)) return -1;
+      }
+      if (!batches) break;
+    }
+    frames.idCount = n;
+    frames.hash = hash;
+    return q;
   }
 
   /**

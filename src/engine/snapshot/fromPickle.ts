@@ -124,6 +124,11 @@ export class TraceSink {
     return this.columnsOf(list);
   }
 
+  /** For the decoder's quick loop: the stack of a new frames list of frames interned before (as `push` gives it). */
+  quickStack(ids: Int32Array, count: number, hash: number): number {
+    return this.stacks ? this.table.stackOfIds(ids, count, hash) : STACK_NOT_READ;
+  }
+
   /** For the decoder's quick loop: entries it wrote. */
   countQuick(n: number): void {
     this.entries += n;

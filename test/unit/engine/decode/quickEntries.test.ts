@@ -24,6 +24,11 @@ const FRAMES_B = [{ filename: 'train.py', line: 12, name: 'step' }];
 
 type Entry = Record<string, PlainValue>;
 
+/** A frames list of `n` frames interned before (a new list, its items read back from the memo). */
+function deepStack(n: number): PlainValue[] {
+  return Array.from({ length: n }, (_, i) => (i % 3 === 0 ? FRAMES_B[0] : FRAMES_A[i % 2]));
+}
+
 /** An entry of the quick loop's shape: PyTorch's keys, ints, a frames list read before (from the third on). */
 function quick(i: number, extra: Entry = {}): Entry {
   return {
@@ -50,6 +55,11 @@ const CASES: [string, Entry, boolean][] = [
   ['a stream', quick(3, { stream: 93_824_992_000_000 }), true],
   ['ints of every width', quick(4, { addr: 200, size: 70_000, time_us: 2 ** 31 - 1, stream: 2 ** 53 - 1 }), true],
   ['an oom without device_free', quick(5, { action: 'oom' }), true],
+  ['a new frames list of frames read before', quick(16, { frames: [FRAMES_B[0], FRAMES_A[1]] }), true],
+  ['a new frames list of one frame (APPEND)', quick(17, { frames: [FRAMES_A[1]] }), true],
+  ['an empty frames list', quick(18, { frames: [] }), true],
+  ['a new frames list of 2,500 frames (three batches)', quick(19, { frames: deepStack(2500) }), true],
+  ['a new frame dict in a new frames list', quick(20, { frames: [FRAMES_A[0], { filename: 'new.py', line: 1, name: 'f' }] }), false],
   ['user_metadata kept', quick(6, { user_metadata: 'phase=warmup' }), false],
   ['compile_context kept', quick(7, { compile_context: 'torch/_dynamo frame 3' }), false],
   ['user_metadata N/A is kept', quick(8, { user_metadata: 'N/A' }), false],
@@ -70,6 +80,18 @@ const VALID = CASES.filter(([name]) => !INVALID.has(name));
 const LEAD = 6;
 
 /**
+ * A new entry like `e`: the three of a kind are three dicts (as PyTorch writes them), and so are their
+ * frames lists (an alloc's is its own), and so is a frame dict of `new.py` (PyTorch 2.0 writes a dict
+ * per occurrence of a frame).
+ */
+function copy(e: Entry): Entry {
+  const frames = e.frames;
+  if (!Array.isArray(frames)) return { ...e };
+  const fresh = (f: PlainValue): PlainValue => (typeof f === 'object' && f !== null && !Array.isArray(f) && (f as Entry).filename === 'new.py' ? { ...(f as Entry) } : f);
+  return { ...e, frames: frames.map(fresh) };
+}
+
+/**
  * A snapshot whose trace holds `LEAD` plain entries (the keys, action names and frames lists are
  * memoized, and the reader's caches hold them), then each of `entries` three times (the first memoizes
  * the strings it adds, the second reads them back, which caches their codes; the third is the one
@@ -78,7 +100,7 @@ const LEAD = 6;
 function pickleOf(entries: readonly Entry[]): Uint8Array {
   const trace: Entry[] = [];
   for (let i = 0; i < LEAD; i++) trace.push(quick(i));
-  for (const e of entries) trace.push({ ...e }, { ...e }, { ...e }, quick(trace.length));
+  for (const e of entries) trace.push(copy(e), copy(e), copy(e), quick(trace.length));
   return encodePickle({ segments: [], device_traces: [trace] });
 }
 
