@@ -219,6 +219,11 @@ export class TraceEntryReader implements EntryReader {
    * FRAME_PAGE keys made where frame dicts are read back, kept like `keyCodes`.
    */
   private framePages: (Int32Array | undefined)[] = [];
+  /** Memo key -> the code of the frame key stored there ('filename' 0, 'line' 1, 'name' 2, other -1), kept like `keyCodes`. */
+  private readonly frameKeyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
+  /** The interned frame dicts standing for the new frame dicts of the list `quickFrames` read (`quickDictCount` of them). */
+  private readonly quickDicts: PyDict[] = [];
+  private quickDictCount = 0;
   private cachedOverwrites = 0;
 
   constructor(private readonly sink: EntrySink) {}
@@ -395,11 +400,13 @@ export class TraceEntryReader implements EntryReader {
         const frames = this.fields.frames;
         stack = this.sink.quickStack(frames.ids, listed, frames.hash);
         memo.memoize(this.stackToken(stack));
+        for (let j = 0; j < this.quickDictCount; j++) memo.memoize(this.quickDicts[j]);
       }
       target.pushNumbers(action, numbers, stack);
       // As `entry` counts: the dict, each key, each value read back (the action, a list read before,
       // blanks), and a new list and its items.
-      work += 2 + keys + blanks + (listed >= 0 ? 1 + listed : (seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
+      // A new frame dict counts itself, its three keys and two strings read back: 6, where a frame read back counts 1.
+      work += 2 + keys + blanks + (listed >= 0 ? 1 + listed + 5 * this.quickDictCount : (seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
       count++;
       p = q + 1;
     }
@@ -412,9 +419,11 @@ export class TraceEntryReader implements EntryReader {
 
   /**
    * For the quick loop: a new frames list at `q` (EMPTY_LIST, MEMOIZE, then no item, one item and APPEND,
-   * or batches of MARK ... APPENDS), every item a memo read of a frame dict whose id is cached. Its ids
-   * and their hash go to `fields.frames` (`ids`, `idCount`, `hash`); returns the position after it, or
-   * -1 when it is not such a list (nothing is written to the memo: the caller memoizes it).
+   * or batches of MARK ... APPENDS), every item a memo read of a frame dict whose id is cached, or a new
+   * frame dict just like one interned before (`quickFrameDict`). Its ids and their hash go to
+   * `fields.frames` (`ids`, `idCount`, `hash`), the interned dicts that stand for its new ones to
+   * `quickDicts`; returns the position after it, or -1 when it is not such a list (nothing is written to
+   * the memo: the caller memoizes the list and those dicts, in the order of their memo keys).
    */
   private quickFrames(q: number): number {
     const data = this.data;
@@ -428,7 +437,8 @@ export class TraceEntryReader implements EntryReader {
     q += 2;
     // No MARK: no item, or one appended by APPEND.
     const batches = data[q] === Op.MARK;
-    if (!batches && data[q] !== Op.BINGET && data[q] !== Op.LONG_BINGET) {
+    this.quickDictCount = 0;
+    if (!batches && data[q] !== Op.BINGET && data[q] !== Op.LONG_BINGET && data[q] !== Op.EMPTY_DICT) {
       frames.idCount = 0;
       frames.hash = hash;
       return q;
@@ -453,13 +463,23 @@ export class TraceEntryReader implements EntryReader {
         } else if (op === (batches ? Op.APPENDS : Op.APPEND)) {
           q++;
           break;
+        } else if (op === Op.EMPTY_DICT) {
+          k = -1;
         } else {
           return -1;
         }
-        const page = pages[k >>> FRAME_PAGE_BITS];
-        if (page === undefined) return -1;
-        const id = page[k & (FRAME_PAGE - 1)];
-        if (id < 0) return -1;
+        let id: number;
+        if (k >= 0) {
+          const page = pages[k >>> FRAME_PAGE_BITS];
+          if (page === undefined) return -1;
+          id = page[k & (FRAME_PAGE - 1)];
+          if (id < 0) return -1;
+        } else {
+          // A new frame dict just like one interned before (PyTorch 2.0 writes one per occurrence).
+          q = this.quickFrameDict(q);
+          if (q < 0) return -1;
+          id = this.sink.frameIdOf(this.quickDicts[this.quickDictCount - 1]);
+        }
         if (n === ids.length) ids = this.growIds();
         ids[n++] = id;
         hash = Math.imul(hash ^ id, 0x01000193);
@@ -471,6 +491,90 @@ export class TraceEntryReader implements EntryReader {
     frames.idCount = n;
     frames.hash = hash;
     return q;
+  }
+
+  /**
+   * For `quickFrames`: a new frame dict at `q` (EMPTY_DICT, MEMOIZE, MARK, then the keys `filename`, `line`
+   * and `name`, read back from the memo, in any order, the names' values read back too and the line's an
+   * int, SETITEMS) just like a frame dict interned before; that one goes to `quickDicts` (the memo keeps it
+   * in the new one's place, as `frameDict` does). Returns the position after it, or -1.
+   */
+  private quickFrameDict(q: number): number {
+    const data = this.data;
+    const end = this.end;
+    const memo = this.m.memo;
+    const codes = this.frameKeyCodes;
+    if (end - q < 3 || data[q + 1] !== Op.MEMOIZE || data[q + 2] !== Op.MARK) return -1;
+    q += 3;
+    let order = 0;
+    let seen = 0;
+    let filename: PyValue | undefined;
+    let name: PyValue | undefined;
+    let line = 0;
+    for (let i = 0; i < 3; i++) {
+      // The key: 'filename' (0), 'line' (1) or 'name' (2), its code cached per memo key.
+      if (end - q < 2) return -1;
+      let k: number;
+      if (data[q] === Op.BINGET) {
+        k = data[q + 1];
+        q += 2;
+      } else if (data[q] === Op.LONG_BINGET && end - q >= 5) {
+        k = readUint32(data, q + 1);
+        if (k >= KEY_CACHE) return -1;
+        q += 5;
+      } else {
+        return -1;
+      }
+      let code = codes[k];
+      if (code === UNKNOWN) {
+        const key = memo.get(k);
+        if (key === undefined) return -1;
+        code = key === 'filename' ? 0 : key === 'line' ? 1 : key === 'name' ? 2 : -1;
+        codes[k] = code;
+      }
+      if (code < 0 || (seen & (1 << code)) !== 0) return -1;
+      seen |= 1 << code;
+      order = order * 3 + code;
+      if (q >= end) return -1;
+      const op = data[q];
+      if (code === 1) {
+        // The line: an int as the steps read it, non-negative.
+        if (op === Op.BININT1 && end - q >= 2) {
+          line = data[q + 1];
+          q += 2;
+        } else if (op === Op.BININT2 && end - q >= 3) {
+          line = readUint16(data, q + 1);
+          q += 3;
+        } else if (op === Op.BININT && end - q >= 5 && data[q + 4] < 0x80) {
+          line = readUint32(data, q + 1);
+          q += 5;
+        } else {
+          return -1;
+        }
+        continue;
+      }
+      let v: number;
+      if (op === Op.BINGET && end - q >= 2) {
+        v = data[q + 1];
+        q += 2;
+      } else if (op === Op.LONG_BINGET && end - q >= 5) {
+        v = readUint32(data, q + 1);
+        q += 5;
+      } else {
+        return -1;
+      }
+      const value = memo.get(v);
+      if (typeof value !== 'string') return -1;
+      if (code === 0) filename = value;
+      else name = value;
+    }
+    if (q >= end || data[q] !== Op.SETITEMS) return -1;
+    const dict = this.sink.sameFrame(order, filename!, line, name!);
+    if (dict === undefined) return -1;
+    if (this.quickDictCount === this.quickDicts.length) this.quickDicts.push(dict);
+    else this.quickDicts[this.quickDictCount] = dict;
+    this.quickDictCount++;
+    return q + 1;
   }
 
   /**
@@ -535,6 +639,7 @@ export class TraceEntryReader implements EntryReader {
     if (memo.overwrites !== this.cachedOverwrites) {
       this.keyCodes.fill(UNKNOWN);
       this.actionCodes.fill(UNKNOWN);
+      this.frameKeyCodes.fill(UNKNOWN);
       this.framePages = [];
       this.cachedOverwrites = memo.overwrites;
     }

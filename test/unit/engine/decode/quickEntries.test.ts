@@ -59,7 +59,11 @@ const CASES: [string, Entry, boolean][] = [
   ['a new frames list of one frame (APPEND)', quick(17, { frames: [FRAMES_A[1]] }), true],
   ['an empty frames list', quick(18, { frames: [] }), true],
   ['a new frames list of 2,500 frames (three batches)', quick(19, { frames: deepStack(2500) }), true],
-  ['a new frame dict in a new frames list', quick(20, { frames: [FRAMES_A[0], { filename: 'new.py', line: 1, name: 'f' }] }), false],
+  ['a new frame dict like one met before (PyTorch 2.0)', quick(20, { frames: [FRAMES_A[0], { filename: 'new.py', line: 1, name: 'f' }] }), true],
+  ['new frame dicts, keys in another order, a line of 4 bytes', quick(22, { frames: [{ name: 'g', filename: 'new.py', line: 70_000 }, { line: 3, name: 'h', filename: 'new.py' }] }), true],
+  ['a new frame dict of a frame never met', quick(23, { frames: [FRAMES_A[0], { filename: 'unique.py', line: 1, name: 'f' }] }), false],
+  ['a new frame dict with another key', quick(24, { frames: [{ filename: 'new.py', line: 5, name: 'f', column: 3 }] }), false],
+  ['a new frame dict of a line of 6 bytes', quick(25, { frames: [{ filename: 'new.py', line: 2 ** 40, name: 'f' }] }), false],
   ['user_metadata kept', quick(6, { user_metadata: 'phase=warmup' }), false],
   ['compile_context kept', quick(7, { compile_context: 'torch/_dynamo frame 3' }), false],
   ['user_metadata N/A is kept', quick(8, { user_metadata: 'N/A' }), false],
@@ -82,14 +86,21 @@ const LEAD = 6;
 /**
  * A new entry like `e`: the three of a kind are three dicts (as PyTorch writes them), and so are their
  * frames lists (an alloc's is its own), and so is a frame dict of `new.py` (PyTorch 2.0 writes a dict
- * per occurrence of a frame).
+ * per occurrence of a frame); a frame dict of `unique.py` is another frame each time (its line).
  */
 function copy(e: Entry): Entry {
   const frames = e.frames;
   if (!Array.isArray(frames)) return { ...e };
-  const fresh = (f: PlainValue): PlainValue => (typeof f === 'object' && f !== null && !Array.isArray(f) && (f as Entry).filename === 'new.py' ? { ...(f as Entry) } : f);
+  const fresh = (f: PlainValue): PlainValue => {
+    if (typeof f !== 'object' || f === null || Array.isArray(f) || f instanceof Uint8Array) return f;
+    const filename = (f as Entry).filename;
+    if (filename === 'new.py') return { ...(f as Entry) };
+    if (filename === 'unique.py') return { ...(f as Entry), line: ++uniqueLine };
+    return f;
+  };
   return { ...e, frames: frames.map(fresh) };
 }
+let uniqueLine = 0;
 
 /**
  * A snapshot whose trace holds `LEAD` plain entries (the keys, action names and frames lists are
