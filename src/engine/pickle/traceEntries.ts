@@ -131,6 +131,9 @@ export interface QuickEntryTarget {
   pushNumbers(action: number, numbers: Float64Array, stack: number): void;
 }
 
+/** The blank strings the quick loop reads when written anew: '' (-1) and 'N/A' (-2). */
+const BLANKS = ['', 'N/A'] as const;
+
 /** `NO_STACK` of the snapshot model: an entry without frames. */
 const NO_FRAMES = -1;
 
@@ -221,9 +224,16 @@ export class TraceEntryReader implements EntryReader {
   private framePages: (Int32Array | undefined)[] = [];
   /** Memo key -> the code of the frame key stored there ('filename' 0, 'line' 1, 'name' 2, other -1), kept like `keyCodes`. */
   private readonly frameKeyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
-  /** The interned frame dicts standing for the new frame dicts of the list `quickFrames` read (`quickDictCount` of them). */
-  private readonly quickDicts: PyDict[] = [];
-  private quickDictCount = 0;
+  /**
+   * What the quick loop memoizes for the entry it reads after the entry itself, in the order of their memo
+   * keys (`quickMemoCount` of them): a new blank string, a new frames list (undefined until its stack is
+   * known; at `quickListSlot`), the interned frame dicts standing for the list's new ones.
+   */
+  private readonly quickMemo: (PyValue | MemoToken | undefined)[] = [];
+  private quickMemoCount = 0;
+  private quickListSlot = -1;
+  /** New frame dicts of the list `quickFrames` read. */
+  private quickNewDicts = 0;
   private cachedOverwrites = 0;
 
   constructor(private readonly sink: EntrySink) {}
@@ -274,9 +284,9 @@ export class TraceEntryReader implements EntryReader {
    * dict memoized by MEMOIZE whose keys are read back from the memo (their codes cached), each at most
    * once, among `action` (a name read back, its code cached), `addr`, `size`, `time_us`, `stream` (ints
    * as `intAt` reads them, non-negative), `frames` (a list read before, as its stack's token, or a new
-   * list of frame dicts read back whose ids are cached), and `user_metadata` and `compile_context` when
-   * blank (a string read back: '', or 'N/A' for the latter). It writes to the memo what the steps below
-   * write (each entry's key, and a new list's key with its stack's token) and counts the same work.
+   * list of frame dicts read back or just like interned ones), and `user_metadata` and `compile_context`
+   * when blank ('', or 'N/A' for the latter; read back, or new and memoized). It writes to the memo what
+   * the steps below write (the entry's key, then those of its new values) and counts the same work.
    */
   private quickEntries(target: QuickEntryTarget): void {
     const data = this.data;
@@ -298,6 +308,7 @@ export class TraceEntryReader implements EntryReader {
       let blanks = 0;
       /** The number of frame ids of a new frames list (-1: none). */
       let listed = -1;
+      this.quickMemoCount = 0;
       numbers[0] = 0;
       numbers[1] = 0;
       numbers[2] = NaN;
@@ -376,6 +387,13 @@ export class TraceEntryReader implements EntryReader {
           if (end - q < 5) break entries;
           v = readUint32(data, q + 1);
           q += 5;
+        } else if (op === Op.SHORT_BINUNICODE && (code === Key.UserMetadata || code === Key.CompileContext)) {
+          // A new '' or 'N/A' (PyTorch writes a new 'N/A' in every entry), memoized: -1 - its index in BLANKS.
+          v = this.newBlank(q);
+          if (v === 0) break entries;
+          q += v === -1 ? 3 : 6;
+          this.quickMemo[this.quickMemoCount++] = BLANKS[-1 - v];
+          blanks--;
         } else {
           break entries;
         }
@@ -389,24 +407,25 @@ export class TraceEntryReader implements EntryReader {
         } else {
           // `user_metadata` '' or `compile_context` '' / 'N/A' (what PyTorch writes when there is none):
           // nothing is kept of them. Any other value goes through the steps below, which keep it.
-          const value = memo.get(v);
+          const value = v < 0 ? BLANKS[-1 - v] : memo.get(v);
           if (!(value === '' || (value === 'N/A' && code === Key.CompileContext))) break entries;
           blanks++;
         }
       }
       if ((seen & (1 << Key.Action)) === 0 || memo.memoizeConsumed() < 0) break;
       if (listed >= 0) {
-        // The list's memo key follows the entry's (MEMOIZE after EMPTY_LIST): it holds the stack's token.
+        // A new list's memo key holds its stack's token.
         const frames = this.fields.frames;
         stack = this.sink.quickStack(frames.ids, listed, frames.hash);
-        memo.memoize(this.stackToken(stack));
-        for (let j = 0; j < this.quickDictCount; j++) memo.memoize(this.quickDicts[j]);
+        this.quickMemo[this.quickListSlot] = this.stackToken(stack);
       }
+      // The memo keys after the entry's, in the order of their MEMOIZE opcodes.
+      for (let j = 0; j < this.quickMemoCount; j++) memo.memoize(this.quickMemo[j]!);
       target.pushNumbers(action, numbers, stack);
       // As `entry` counts: the dict, each key, each value read back (the action, a list read before,
-      // blanks), and a new list and its items.
-      // A new frame dict counts itself, its three keys and two strings read back: 6, where a frame read back counts 1.
-      work += 2 + keys + blanks + (listed >= 0 ? 1 + listed + 5 * this.quickDictCount : (seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
+      // blanks read back), and a new list and its items (a new frame dict counts itself, its three keys
+      // and two strings read back: 6, where a frame read back counts 1).
+      work += 2 + keys + blanks + (listed >= 0 ? 1 + listed + 5 * this.quickNewDicts : (seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
       count++;
       p = q + 1;
     }
@@ -421,9 +440,9 @@ export class TraceEntryReader implements EntryReader {
    * For the quick loop: a new frames list at `q` (EMPTY_LIST, MEMOIZE, then no item, one item and APPEND,
    * or batches of MARK ... APPENDS), every item a memo read of a frame dict whose id is cached, or a new
    * frame dict just like one interned before (`quickFrameDict`). Its ids and their hash go to
-   * `fields.frames` (`ids`, `idCount`, `hash`), the interned dicts that stand for its new ones to
-   * `quickDicts`; returns the position after it, or -1 when it is not such a list (nothing is written to
-   * the memo: the caller memoizes the list and those dicts, in the order of their memo keys).
+   * `fields.frames` (`ids`, `idCount`, `hash`); its memo slot and the interned dicts that stand for its new
+   * ones to `quickMemo`. Returns the position after it, or -1 when it is not such a list (nothing is
+   * written to the memo: the caller memoizes what `quickMemo` holds, in the order of their memo keys).
    */
   private quickFrames(q: number): number {
     const data = this.data;
@@ -437,7 +456,9 @@ export class TraceEntryReader implements EntryReader {
     q += 2;
     // No MARK: no item, or one appended by APPEND.
     const batches = data[q] === Op.MARK;
-    this.quickDictCount = 0;
+    this.quickListSlot = this.quickMemoCount;
+    this.quickMemo[this.quickMemoCount++] = undefined;
+    this.quickNewDicts = 0;
     if (!batches && data[q] !== Op.BINGET && data[q] !== Op.LONG_BINGET && data[q] !== Op.EMPTY_DICT) {
       frames.idCount = 0;
       frames.hash = hash;
@@ -478,7 +499,8 @@ export class TraceEntryReader implements EntryReader {
           // A new frame dict just like one interned before (PyTorch 2.0 writes one per occurrence).
           q = this.quickFrameDict(q);
           if (q < 0) return -1;
-          id = this.sink.frameIdOf(this.quickDicts[this.quickDictCount - 1]);
+          id = this.sink.frameIdOf(this.quickMemo[this.quickMemoCount - 1]);
+          this.quickNewDicts++;
         }
         if (n === ids.length) ids = this.growIds();
         ids[n++] = id;
@@ -494,9 +516,21 @@ export class TraceEntryReader implements EntryReader {
   }
 
   /**
+   * A new '' or 'N/A' at `q` (SHORT_BINUNICODE, then MEMOIZE): -1 - its index in BLANKS, 0 for anything else.
+   */
+  private newBlank(q: number): number {
+    const data = this.data;
+    const end = this.end;
+    if (end - q < 3) return 0;
+    if (data[q + 1] === 0) return data[q + 2] === Op.MEMOIZE ? -1 : 0;
+    if (data[q + 1] !== 3 || end - q < 6 || data[q + 2] !== 0x4e || data[q + 3] !== 0x2f || data[q + 4] !== 0x41 || data[q + 5] !== Op.MEMOIZE) return 0;
+    return -2;
+  }
+
+  /**
    * For `quickFrames`: a new frame dict at `q` (EMPTY_DICT, MEMOIZE, MARK, then the keys `filename`, `line`
    * and `name`, read back from the memo, in any order, the names' values read back too and the line's an
-   * int, SETITEMS) just like a frame dict interned before; that one goes to `quickDicts` (the memo keeps it
+   * int, SETITEMS) just like a frame dict interned before; that one goes to `quickMemo` (the memo keeps it
    * in the new one's place, as `frameDict` does). Returns the position after it, or -1.
    */
   private quickFrameDict(q: number): number {
@@ -571,9 +605,7 @@ export class TraceEntryReader implements EntryReader {
     if (q >= end || data[q] !== Op.SETITEMS) return -1;
     const dict = this.sink.sameFrame(order, filename!, line, name!);
     if (dict === undefined) return -1;
-    if (this.quickDictCount === this.quickDicts.length) this.quickDicts.push(dict);
-    else this.quickDicts[this.quickDictCount] = dict;
-    this.quickDictCount++;
+    this.quickMemo[this.quickMemoCount++] = dict;
     return q + 1;
   }
 

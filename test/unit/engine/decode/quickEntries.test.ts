@@ -4,6 +4,7 @@
  * result is what the general machine gives, with the same work counted, in any chunking.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it, mock } from 'node:test';
 import { readWhole } from '../../../../src/engine/decode/load';
 import { WorkBudget } from '../../../../src/engine/base/workBudget';
@@ -15,6 +16,7 @@ import { FrameTable } from '../../../../src/engine/snapshot/intern';
 import { STACK_NOT_READ } from '../../../../src/engine/snapshot/model';
 import { TraceColumns } from '../../../../src/engine/snapshot/traceColumns';
 import { readInChunks } from '../../../helpers/chunkedRead';
+import { corpusFiles, corpusMissing } from '../../../helpers/corpus';
 
 const FRAMES_A = [
   { filename: 'train.py', line: 10, name: 'step' },
@@ -191,5 +193,20 @@ describe('trace quick loop', () => {
     const pickle = pickleOf(VALID.map(([, e]) => e));
     const window = { axis: 'event', from: 7, to: 18 } as const;
     assert.deepStrictEqual(readInChunks(pickle, 50, { window }), readInChunks(pickle, pickle.length, { fastPath: false, window }));
+  });
+});
+
+describe('trace quick loop on PyTorch files', { skip: corpusMissing }, () => {
+  // As PyTorch 2.x writes them: every alloc's frames list its own, frame dicts new where a frame is first
+  // met, a new 'N/A' for `compile_context` in every entry, '' for `user_metadata` read back.
+  const file = corpusFiles().find((f) => f.endsWith('wedsonlin-cs336-medium-512-training.pickle'));
+  it('reads nearly every entry of a real snapshot, to the general machine\'s snapshot', { skip: file === undefined }, () => {
+    const pickle = readFileSync(file!);
+    const paths = pathsOf(() => readWhole(pickle));
+    const quickly = paths.split('q').length - 1;
+    assert.equal(paths.length, 22_332);
+    assert.ok(quickly / paths.length > 0.9, `${quickly} of ${paths.length} entries by the quick loop`);
+    assert.deepStrictEqual(readWhole(pickle), readInChunks(pickle, pickle.length, { fastPath: false }));
+    assert.equal(decoderWork(pickle, true), decoderWork(pickle, false), 'the same work counted');
   });
 });
