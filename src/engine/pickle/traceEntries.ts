@@ -9,6 +9,12 @@
  * memo key), and a new frame dict just like one interned before is not built (its memo slot gets that
  * one): files that share frames and files that write them anew both read at the speed of their bytes.
  *
+ * Nearly every entry PyTorch writes has one shape (its keys, action and frames read back from the memo,
+ * ints, blank metadata): a quick loop (`quickEntries`) reads those over local variables and writes them
+ * straight into the columns; the first byte of anything else leaves the entry to the small steps, which
+ * read every shape the fast path takes and fill the caches (key, action and frame codes per memo key) the
+ * quick loop reads.
+ *
  * Anything else (another opcode, a value that is a container, a key that is not a string, a repeated
  * key, an entry cut by the end of the chunk) makes the reader stop before that entry, undoing what it
  * wrote to the memo for it, and the general machine decodes it as usual. So the result never depends
@@ -258,8 +264,8 @@ export class TraceEntryReader implements EntryReader {
       this.p = pos;
       this.skipFrames();
       if (this.cut || this.atEnd() || this.data[this.p] !== Op.EMPTY_DICT) break;
-      // The quick loop reads what it can (with the caches as they are: it writes no memo key but the
-      // entries'); the first entry it does not read goes through the steps below.
+      // The quick loop reads what it can (with the caches as they are: it stores no memo key twice); the
+      // first entry it does not read goes through the steps below, which fill the caches it reads.
       if (target !== undefined && m.memo.overwrites === this.cachedOverwrites) {
         const before = this.p;
         this.quickEntries(target);
