@@ -293,6 +293,8 @@ export class TraceEntryReader implements EntryReader {
    * list of frame dicts read back or just like interned ones), and `user_metadata` and `compile_context`
    * when blank ('', or 'N/A' for the latter; read back, or new and memoized). It writes to the memo what
    * the steps below write (the entry's key, then those of its new values) and counts the same work.
+   * Memo reads are decoded in place here and in `quickFrames` and `quickFrameDict`: one helper for them
+   * read the plain 20 MB file 15-20% slower (min of 15 warm reads, 57-61 ms against 49-50).
    */
   private quickEntries(target: QuickEntryTarget): void {
     const data = this.data;
