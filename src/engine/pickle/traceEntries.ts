@@ -10,10 +10,10 @@
  * one): files that share frames and files that write them anew both read at the speed of their bytes.
  *
  * Nearly every entry PyTorch writes has one shape (its keys, action and frames read back from the memo,
- * ints, blank metadata): a quick loop (`quickEntries`) reads those over local variables and writes them
- * straight into the columns; the first byte of anything else leaves the entry to the small steps, which
- * read every shape the fast path takes and fill the caches (key, action and frame codes per memo key) the
- * quick loop reads.
+ * ints, blank metadata): the quick loop (`quickEntries.ts`) reads those over local variables and writes
+ * them straight into the columns; the first byte of anything else leaves the entry to the small steps
+ * below, which read every shape the fast path takes and fill the codes per memo key (`entryCodes.ts`)
+ * the quick loop reads.
  *
  * Anything else (another opcode, a value that is a container, a key that is not a string, a repeated
  * key, an entry cut by the end of the chunk) makes the reader stop before that entry, undoing what it
@@ -32,6 +32,9 @@ import { CONSUMED_ENTRY, MemoToken } from './memo';
 import { decodeLong } from './numbers';
 import { Op } from './opcodes';
 import { decodeUtf8 } from './strings';
+import { ENTRY_KEYS, FRAME_PAGE, FRAME_PAGE_BITS, KEY_CACHE, Key, MemoCodes, STACK_HASH_START, StackTokens, UNKNOWN, stackHashStep } from './entryCodes';
+import type { QuickEntrySink, QuickEntryTarget } from './quickEntries';
+import { QuickEntryLoop } from './quickEntries';
 import type { PyDict, PyValue } from './values';
 
 /** An entry's frames, as read: what the sink turns into a stack id. */
@@ -56,21 +59,6 @@ export interface EntryFrames {
   hash: number;
 }
 
-/** The stack hash of frame ids (FNV-1a over the ids): the first step, then one step per id. */
-export const STACK_HASH_START = 0x811c9dc5;
-export function stackHashStep(hash: number, id: number): number {
-  return Math.imul(hash ^ id, 0x01000193);
-}
-
-/** The numeric fields of an entry, by their index in {@link EntryFields.numbers}. */
-export const enum EntryNumber {
-  Addr = 0,
-  Size = 1,
-  TimeUs = 2,
-  Stream = 3,
-  DeviceFree = 4,
-}
-
 /** One entry's fields as read. */
 export interface EntryFields {
   /** The action's code from {@link EntrySink.actionCode}; -1: not a known action, named by `action`. */
@@ -78,7 +66,7 @@ export interface EntryFields {
   /** The action's name (set when `actionCode` is -1). */
   action: string;
   /**
-   * The numeric fields (see {@link EntryNumber}): field i is `numbers[i]` when bit i of `numeric` is
+   * The numeric fields (see `EntryNumber`, `entryCodes.ts`): field i is `numbers[i]` when bit i of `numeric` is
    * set (an int of the pickle, as a safe integer: read without boxing), else `values[i]` (undefined
    * when the key is missing; any other value as decoded).
    */
@@ -91,7 +79,7 @@ export interface EntryFields {
 }
 
 /** Where the fast path's entries go (the snapshot reader's trace sink). */
-export interface EntrySink {
+export interface EntrySink extends QuickEntrySink {
   /** True when `list` takes entries this way: a trace being streamed, or an empty list (its first entry starts one). */
   accepts(list: PyValue[]): boolean;
   /** True when `list` is a trace being streamed (an entry without an action is one of its entries). */
@@ -113,67 +101,9 @@ export interface EntrySink {
    * the decode start over without the fast path (`readsDict`).
    */
   sameFrame(order: number, filename: PyValue, line: PyValue, name: PyValue): PyDict | undefined;
-  /**
-   * The trace being streamed into `list`, for the reader's quick loop (entries of the one shape nearly
-   * every entry of PyTorch's files has); undefined while `list` is no trace yet.
-   */
+  /** The trace being streamed into `list`, for the quick loop; undefined while `list` is no trace yet. */
   quickTarget(list: PyValue[]): QuickEntryTarget | undefined;
-  /** Counts `n` entries the quick loop wrote (as `push` counts its own). */
-  countQuick(n: number): void;
-  /**
-   * The stack id of a new frames list the quick loop read, from its first `count` frame ids (interned
-   * before) and their hash (`stackHash`), as `push` gives it for such a list.
-   */
-  quickStack(ids: Int32Array, count: number, hash: number): number;
 }
-
-/** Where the quick loop writes an entry: the columns of one trace. */
-export interface QuickEntryTarget {
-  /**
-   * One entry, normalised as `push` would: its action's code (a known action), its `addr`, `size`,
-   * `time_us` and `stream` in `numbers[0..3]` (non-negative safe integers; 0, 0, NaN and 0 where the key
-   * is missing), and the stack id of its frames (NO_STACK where it has none).
-   */
-  pushNumbers(action: number, numbers: Float64Array, stack: number): void;
-}
-
-/** The blank strings the quick loop reads when written anew: '' (-1) and 'N/A' (-2). */
-const BLANKS = ['', 'N/A'] as const;
-
-/** `NO_STACK` of the snapshot model: an entry without frames. */
-const NO_FRAMES = -1;
-
-const enum Key {
-  Addr = EntryNumber.Addr,
-  Size = EntryNumber.Size,
-  TimeUs = EntryNumber.TimeUs,
-  Stream = EntryNumber.Stream,
-  DeviceFree = EntryNumber.DeviceFree,
-  Action,
-  UserMetadata,
-  CompileContext,
-  Frames,
-  Other,
-}
-
-const ENTRY_KEYS: ReadonlyMap<string, Key> = new Map([
-  ['action', Key.Action],
-  ['addr', Key.Addr],
-  ['size', Key.Size],
-  ['time_us', Key.TimeUs],
-  ['stream', Key.Stream],
-  ['device_free', Key.DeviceFree],
-  ['user_metadata', Key.UserMetadata],
-  ['compile_context', Key.CompileContext],
-  ['frames', Key.Frames],
-]);
-
-/** Memo keys below this have their key strings' codes cached (keys are memoized early in a file). */
-const KEY_CACHE = 1 << 16;
-/** Memo keys per page of the frame id cache (`TraceEntryReader.framePages`). */
-const FRAME_PAGE_BITS = 12;
-const FRAME_PAGE = 1 << FRAME_PAGE_BITS;
-const UNKNOWN = -2;
 
 /** What a step of an entry's reading returns instead of a position: the entry is cut by the end of the bytes at hand. */
 const CUT = -2;
@@ -188,7 +118,6 @@ type Read = PyValue | typeof NOT_READ;
 const MAX_JOURNAL = 512;
 
 export class TraceEntryReader implements EntryReader {
-  private readonly stackTokens: MemoToken[] = [];
   /** Memo keys written for the entry being read (`journalLength` of them), undone if it is given back. */
   private readonly journal = new Float64Array(MAX_JOURNAL);
   private journalLength = 0;
@@ -217,32 +146,14 @@ export class TraceEntryReader implements EntryReader {
   /** The items of the frame dict being read (`frameDict`). */
   private readonly frameNames: string[] = [];
   private readonly frameValues: PyValue[] = [];
-  /**
-   * Memo key -> the code of the key string (`keyCodes`) or action name (`actionCodes`) stored there,
-   * kept while the memo overwrites nothing (so the memo need not be read for every key of every entry).
-   */
-  private readonly keyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
-  private readonly actionCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
-  /**
-   * Memo key -> the id of the interned frame dict stored there (-1: not known), in pages of
-   * FRAME_PAGE keys made where frame dicts are read back, kept like `keyCodes`.
-   */
-  private framePages: (Int32Array | undefined)[] = [];
-  /** Memo key -> the code of the frame key stored there ('filename' 0, 'line' 1, 'name' 2, other -1), kept like `keyCodes`. */
-  private readonly frameKeyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
-  /**
-   * What the quick loop memoizes for the entry it reads after the entry itself, in the order of their memo
-   * keys (`quickMemoCount` of them): a new blank string, a new frames list (undefined until its stack is
-   * known; at `quickListSlot`), the interned frame dicts standing for the list's new ones.
-   */
-  private readonly quickMemo: (PyValue | MemoToken | undefined)[] = [];
-  private quickMemoCount = 0;
-  private quickListSlot = -1;
-  /** New frame dicts of the list `quickFrames` read. */
-  private quickNewDicts = 0;
-  private cachedOverwrites = 0;
+  /** What the readers remember per memo key (shared with the quick loop). */
+  private readonly codes = new MemoCodes();
+  private readonly tokens = new StackTokens();
+  private readonly quick: QuickEntryLoop;
 
-  constructor(private readonly sink: EntrySink) {}
+  constructor(private readonly sink: EntrySink) {
+    this.quick = new QuickEntryLoop(sink, this.codes, this.tokens);
+  }
 
   /** True for a dict the fast path has read as a frame (an interned one): changing it later must restart the decode. */
   readsDict(dict: PyDict): boolean {
@@ -264,13 +175,12 @@ export class TraceEntryReader implements EntryReader {
       this.p = pos;
       this.skipFrames();
       if (this.cut || this.atEnd() || this.data[this.p] !== Op.EMPTY_DICT) break;
-      // The quick loop reads what it can (with the caches as they are: it stores no memo key twice); the
-      // first entry it does not read goes through the steps below, which fill the caches it reads.
-      if (target !== undefined && m.memo.overwrites === this.cachedOverwrites) {
-        const before = this.p;
-        this.quickEntries(target);
-        if (this.p !== before) {
-          pos = this.p;
+      // The quick loop reads what it can (with the codes as they are: it stores no memo key twice); the
+      // first entry it does not read goes through the steps below, which fill the codes it reads.
+      if (target !== undefined && this.codes.holds(m.memo)) {
+        const next = this.quick.read(m, this.p, target);
+        if (next !== this.p) {
+          pos = next;
           continue;
         }
       }
@@ -282,339 +192,6 @@ export class TraceEntryReader implements EntryReader {
     // An entry cut by the end of the bytes at hand waits for the next chunk (at the input's end, the
     // general machine reports where it ends).
     return this.cut && !m.final;
-  }
-
-  /**
-   * The quick loop: entries at `p` in the one shape nearly every entry of PyTorch's files has, read with
-   * locals and written straight to `target`, until one that is not (`p` is left at its first byte): a
-   * dict memoized by MEMOIZE whose keys are read back from the memo (their codes cached), each at most
-   * once, among `action` (a name read back, its code cached), `addr`, `size`, `time_us`, `stream` (ints
-   * as `intAt` reads them, non-negative), `frames` (a list read before, as its stack's token, or a new
-   * list of frame dicts read back or just like interned ones), and `user_metadata` and `compile_context`
-   * when blank ('', or 'N/A' for the latter; read back, or new and memoized). It writes to the memo what
-   * the steps below write (the entry's key, then those of its new values) and counts the same work.
-   * Memo reads are decoded in place here and in `quickFrames` and `quickFrameDict`: one helper for them
-   * read the plain 20 MB file 15-20% slower (min of 15 warm reads, 57-61 ms against 49-50).
-   */
-  private quickEntries(target: QuickEntryTarget): void {
-    const data = this.data;
-    const end = this.end;
-    const memo = this.m.memo;
-    const keyCodes = this.keyCodes;
-    const actionCodes = this.actionCodes;
-    const numbers = this.fields.numbers;
-    let p = this.p;
-    let count = 0;
-    let work = 0;
-    entries: for (;;) {
-      if (end - p < 3 || data[p] !== Op.EMPTY_DICT || data[p + 1] !== Op.MEMOIZE || data[p + 2] !== Op.MARK) break;
-      let q = p + 3;
-      let seen = 0;
-      let keys = 0;
-      let action = -1;
-      let stack = NO_FRAMES;
-      let blanks = 0;
-      /** The number of frame ids of a new frames list (-1: none). */
-      let listed = -1;
-      this.quickMemoCount = 0;
-      numbers[0] = 0;
-      numbers[1] = 0;
-      numbers[2] = NaN;
-      numbers[3] = 0;
-      for (;;) {
-        if (q >= end) break entries;
-        let op = data[q];
-        if (op === Op.SETITEMS) break;
-        // The key, read back from the memo.
-        let k: number;
-        if (op === Op.BINGET) {
-          if (q + 1 >= end) break entries;
-          k = data[q + 1];
-          q += 2;
-        } else if (op === Op.LONG_BINGET) {
-          if (end - q < 5) break entries;
-          k = readUint32(data, q + 1);
-          if (k >= KEY_CACHE) break entries;
-          q += 5;
-        } else {
-          break entries;
-        }
-        const code = keyCodes[k];
-        if (code < 0 || code === Key.DeviceFree || code === Key.Other || (seen & (1 << code)) !== 0) break entries;
-        seen |= 1 << code;
-        keys++;
-        if (q >= end) break entries;
-        op = data[q];
-        if (code <= Key.Stream) {
-          // An int: as `intAt` reads it, and non-negative (what `push` takes as it is).
-          if (op === Op.BININT1) {
-            if (q + 1 >= end) break entries;
-            numbers[code] = data[q + 1];
-            q += 2;
-          } else if (op === Op.BININT2) {
-            if (end - q < 3) break entries;
-            numbers[code] = readUint16(data, q + 1);
-            q += 3;
-          } else if (op === Op.BININT) {
-            if (end - q < 5 || data[q + 4] >= 0x80) break entries;
-            numbers[code] = readUint32(data, q + 1);
-            q += 5;
-          } else if (op === Op.LONG1) {
-            if (q + 1 >= end) break entries;
-            const n = data[q + 1];
-            if (n === 0 || n > 7 || end - q - 2 < n || data[q + 1 + n] >= 0x80) break entries;
-            const r = q + 2;
-            if (n < 4) {
-              numbers[code] = data[r] + (n > 1 ? data[r + 1] * 256 : 0) + (n > 2 ? data[r + 2] * 65536 : 0);
-            } else {
-              let high = 0;
-              for (let i = n - 1; i >= 4; i--) high = high * 256 + data[r + i];
-              if (high >= 0x20_0000) break entries;
-              numbers[code] = high * 0x1_0000_0000 + readUint32(data, r);
-            }
-            q = r + n;
-          } else {
-            break entries;
-          }
-          continue;
-        }
-        // A new frames list: its items all frame dicts read back whose ids are cached.
-        if (code === Key.Frames && op === Op.EMPTY_LIST) {
-          q = this.quickFrames(q);
-          if (q < 0) break entries;
-          listed = this.fields.frames.idCount;
-          continue;
-        }
-        // The action's name, the frames list, or a blank string, read back from the memo.
-        let v: number;
-        if (op === Op.BINGET) {
-          if (q + 1 >= end) break entries;
-          v = data[q + 1];
-          q += 2;
-        } else if (op === Op.LONG_BINGET) {
-          if (end - q < 5) break entries;
-          v = readUint32(data, q + 1);
-          q += 5;
-        } else if (op === Op.SHORT_BINUNICODE && (code === Key.UserMetadata || code === Key.CompileContext)) {
-          // A new '' or 'N/A' (PyTorch writes a new 'N/A' in every entry), memoized: -1 - its index in BLANKS.
-          v = this.newBlank(q);
-          if (v === 0) break entries;
-          q += v === -1 ? 3 : 6;
-          this.quickMemo[this.quickMemoCount++] = BLANKS[-1 - v];
-          blanks--;
-        } else {
-          break entries;
-        }
-        if (code === Key.Action) {
-          action = v < KEY_CACHE ? actionCodes[v] : UNKNOWN;
-          if (action < 0) break entries;
-        } else if (code === Key.Frames) {
-          const value = memo.get(v);
-          if (!(value instanceof MemoToken) || value === CONSUMED_ENTRY) break entries;
-          stack = value.id;
-        } else {
-          // `user_metadata` '' or `compile_context` '' / 'N/A' (what PyTorch writes when there is none):
-          // nothing is kept of them. Any other value goes through the steps below, which keep it.
-          const value = v < 0 ? BLANKS[-1 - v] : memo.get(v);
-          if (!(value === '' || (value === 'N/A' && code === Key.CompileContext))) break entries;
-          blanks++;
-        }
-      }
-      if ((seen & (1 << Key.Action)) === 0 || memo.memoizeConsumed() < 0) break;
-      if (listed >= 0) {
-        // A new list's memo key holds its stack's token.
-        const frames = this.fields.frames;
-        stack = this.sink.quickStack(frames.ids, listed, frames.hash);
-        this.quickMemo[this.quickListSlot] = this.stackToken(stack);
-      }
-      // The memo keys after the entry's, in the order of their MEMOIZE opcodes.
-      for (let j = 0; j < this.quickMemoCount; j++) memo.memoize(this.quickMemo[j]!);
-      target.pushNumbers(action, numbers, stack);
-      // As `entry` counts: the dict, each key, each value read back (the action, a list read before,
-      // blanks read back), and a new list and its items (a new frame dict counts itself, its three keys
-      // and two strings read back: 6, where a frame read back counts 1).
-      work += 2 + keys + blanks + (listed >= 0 ? 1 + listed + 5 * this.quickNewDicts : (seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
-      count++;
-      p = q + 1;
-    }
-    this.p = p;
-    if (count > 0) {
-      this.m.work += work;
-      this.sink.countQuick(count);
-    }
-  }
-
-  /**
-   * For the quick loop: a new frames list at `q` (EMPTY_LIST, MEMOIZE, then no item, one item and APPEND,
-   * or batches of MARK ... APPENDS), every item a memo read of a frame dict whose id is cached, or a new
-   * frame dict just like one interned before (`quickFrameDict`). Its ids and their hash go to
-   * `fields.frames` (`ids`, `idCount`, `hash`); its memo slot and the interned dicts that stand for its new
-   * ones to `quickMemo`. Returns the position after it, or -1 when it is not such a list (nothing is
-   * written to the memo: the caller memoizes what `quickMemo` holds, in the order of their memo keys).
-   */
-  private quickFrames(q: number): number {
-    const data = this.data;
-    const end = this.end;
-    const pages = this.framePages;
-    const frames = this.fields.frames;
-    let ids = frames.ids;
-    let n = 0;
-    let hash = STACK_HASH_START;
-    if (end - q < 3 || data[q + 1] !== Op.MEMOIZE) return -1;
-    q += 2;
-    // No MARK: no item, or one appended by APPEND.
-    const batches = data[q] === Op.MARK;
-    this.quickListSlot = this.quickMemoCount;
-    this.quickMemo[this.quickMemoCount++] = undefined;
-    this.quickNewDicts = 0;
-    if (!batches && data[q] !== Op.BINGET && data[q] !== Op.LONG_BINGET && data[q] !== Op.EMPTY_DICT) {
-      frames.idCount = 0;
-      frames.hash = hash;
-      return q;
-    }
-    for (;;) {
-      if (batches) {
-        if (q >= end || data[q] !== Op.MARK) break;
-        q++;
-      }
-      for (;;) {
-        if (q >= end) return -1;
-        const op = data[q];
-        let k: number;
-        if (op === Op.BINGET) {
-          if (q + 1 >= end) return -1;
-          k = data[q + 1];
-          q += 2;
-        } else if (op === Op.LONG_BINGET) {
-          if (end - q < 5) return -1;
-          k = readUint32(data, q + 1);
-          q += 5;
-        } else if (op === (batches ? Op.APPENDS : Op.APPEND)) {
-          q++;
-          break;
-        } else if (op === Op.EMPTY_DICT) {
-          k = -1;
-        } else {
-          return -1;
-        }
-        let id: number;
-        if (k >= 0) {
-          const page = pages[k >>> FRAME_PAGE_BITS];
-          if (page === undefined) return -1;
-          id = page[k & (FRAME_PAGE - 1)];
-          if (id < 0) return -1;
-        } else {
-          // A new frame dict just like one interned before (PyTorch 2.0 writes one per occurrence).
-          q = this.quickFrameDict(q);
-          if (q < 0) return -1;
-          id = this.sink.frameIdOf(this.quickMemo[this.quickMemoCount - 1]);
-          this.quickNewDicts++;
-        }
-        if (n === ids.length) ids = this.growIds();
-        ids[n++] = id;
-        hash = Math.imul(hash ^ id, 0x01000193);
-        // One item without MARK is followed by APPEND at once.
-        if (!batches && (q >= end || data[q] !== Op.APPEND)) return -1;
-      }
-      if (!batches) break;
-    }
-    frames.idCount = n;
-    frames.hash = hash;
-    return q;
-  }
-
-  /**
-   * A new '' or 'N/A' at `q` (SHORT_BINUNICODE, then MEMOIZE): -1 - its index in BLANKS, 0 for anything else.
-   */
-  private newBlank(q: number): number {
-    const data = this.data;
-    const end = this.end;
-    if (end - q < 3) return 0;
-    if (data[q + 1] === 0) return data[q + 2] === Op.MEMOIZE ? -1 : 0;
-    if (data[q + 1] !== 3 || end - q < 6 || data[q + 2] !== 0x4e || data[q + 3] !== 0x2f || data[q + 4] !== 0x41 || data[q + 5] !== Op.MEMOIZE) return 0;
-    return -2;
-  }
-
-  /**
-   * For `quickFrames`: a new frame dict at `q` (EMPTY_DICT, MEMOIZE, MARK, then the keys `filename`, `line`
-   * and `name`, read back from the memo, in any order, the names' values read back too and the line's an
-   * int, SETITEMS) just like a frame dict interned before; that one goes to `quickMemo` (the memo keeps it
-   * in the new one's place, as `frameDict` does). Returns the position after it, or -1.
-   */
-  private quickFrameDict(q: number): number {
-    const data = this.data;
-    const end = this.end;
-    const memo = this.m.memo;
-    const codes = this.frameKeyCodes;
-    if (end - q < 3 || data[q + 1] !== Op.MEMOIZE || data[q + 2] !== Op.MARK) return -1;
-    q += 3;
-    let order = 0;
-    let seen = 0;
-    let filename: PyValue | undefined;
-    let name: PyValue | undefined;
-    let line = 0;
-    for (let i = 0; i < 3; i++) {
-      // The key: 'filename' (0), 'line' (1) or 'name' (2), its code cached per memo key.
-      if (end - q < 2) return -1;
-      let k: number;
-      if (data[q] === Op.BINGET) {
-        k = data[q + 1];
-        q += 2;
-      } else if (data[q] === Op.LONG_BINGET && end - q >= 5) {
-        k = readUint32(data, q + 1);
-        if (k >= KEY_CACHE) return -1;
-        q += 5;
-      } else {
-        return -1;
-      }
-      let code = codes[k];
-      if (code === UNKNOWN) {
-        const key = memo.get(k);
-        if (key === undefined) return -1;
-        code = key === 'filename' ? 0 : key === 'line' ? 1 : key === 'name' ? 2 : -1;
-        codes[k] = code;
-      }
-      if (code < 0 || (seen & (1 << code)) !== 0) return -1;
-      seen |= 1 << code;
-      order = order * 3 + code;
-      if (q >= end) return -1;
-      const op = data[q];
-      if (code === 1) {
-        // The line: an int as the steps read it, non-negative.
-        if (op === Op.BININT1 && end - q >= 2) {
-          line = data[q + 1];
-          q += 2;
-        } else if (op === Op.BININT2 && end - q >= 3) {
-          line = readUint16(data, q + 1);
-          q += 3;
-        } else if (op === Op.BININT && end - q >= 5 && data[q + 4] < 0x80) {
-          line = readUint32(data, q + 1);
-          q += 5;
-        } else {
-          return -1;
-        }
-        continue;
-      }
-      let v: number;
-      if (op === Op.BINGET && end - q >= 2) {
-        v = data[q + 1];
-        q += 2;
-      } else if (op === Op.LONG_BINGET && end - q >= 5) {
-        v = readUint32(data, q + 1);
-        q += 5;
-      } else {
-        return -1;
-      }
-      const value = memo.get(v);
-      if (typeof value !== 'string') return -1;
-      if (code === 0) filename = value;
-      else name = value;
-    }
-    if (q >= end || data[q] !== Op.SETITEMS) return -1;
-    const dict = this.sink.sameFrame(order, filename!, line, name!);
-    if (dict === undefined) return -1;
-    this.quickMemo[this.quickMemoCount++] = dict;
-    return q + 1;
   }
 
   /**
@@ -675,14 +252,7 @@ export class TraceEntryReader implements EntryReader {
     this.framesKey = -1;
     this.journalLength = 0;
     this.entryWork = 1;
-    const memo = this.m.memo;
-    if (memo.overwrites !== this.cachedOverwrites) {
-      this.keyCodes.fill(UNKNOWN);
-      this.actionCodes.fill(UNKNOWN);
-      this.frameKeyCodes.fill(UNKNOWN);
-      this.framePages = [];
-      this.cachedOverwrites = memo.overwrites;
-    }
+    this.codes.sync(this.m.memo);
   }
 
   /** The dict's memo opcode at `p`, then its MARK: the position of its first key, or CUT / NOT_OURS. */
@@ -715,13 +285,13 @@ export class TraceEntryReader implements EntryReader {
     const op = data[p];
     let code: number;
     if (op === Op.BINGET && p + 1 < end) {
-      code = this.keyCodes[data[p + 1]];
+      code = this.codes.keyCodes[data[p + 1]];
       if (code === UNKNOWN) code = this.keyCode(data[p + 1]);
       this.p = p + 2;
       this.entryWork++;
     } else if (op === Op.LONG_BINGET && end - p >= 5) {
       const k = readUint32(data, p + 1);
-      code = k < KEY_CACHE ? this.keyCodes[k] : UNKNOWN;
+      code = k < KEY_CACHE ? this.codes.keyCodes[k] : UNKNOWN;
       if (code === UNKNOWN) code = this.keyCode(k);
       this.p = p + 5;
       this.entryWork++;
@@ -800,13 +370,13 @@ export class TraceEntryReader implements EntryReader {
     const long = op === Op.LONG_BINGET;
     if (!((op === Op.BINGET && p + 1 < end) || (long && end - p >= 5))) return this.scalarAt(p, Key.Action);
     const k = long ? readUint32(data, p + 1) : data[p + 1];
-    let action = k < KEY_CACHE ? this.actionCodes[k] : UNKNOWN;
+    let action = k < KEY_CACHE ? this.codes.actionCodes[k] : UNKNOWN;
     if (action < 0) {
       const name = this.m.memo.get(k);
       if (typeof name !== 'string') return NOT_OURS;
       if (action === UNKNOWN) {
         action = this.sink.actionCode(name);
-        if (k < KEY_CACHE) this.actionCodes[k] = action;
+        if (k < KEY_CACHE) this.codes.actionCodes[k] = action;
       }
       f.action = name;
     }
@@ -880,7 +450,7 @@ export class TraceEntryReader implements EntryReader {
       throw e;
     }
     this.m.work += this.entryWork;
-    if (this.framesKey >= 0) this.m.memo.settle(this.framesKey, this.stackToken(stack));
+    if (this.framesKey >= 0) this.m.memo.settle(this.framesKey, this.tokens.token(stack));
     return true;
   }
 
@@ -892,7 +462,7 @@ export class TraceEntryReader implements EntryReader {
     const name = this.m.memo.get(k);
     const code = typeof name === 'string' ? (ENTRY_KEYS.get(name) ?? Key.Other) : -1;
     // A key not stored yet may be stored later: only a stored value's code is remembered.
-    if (k < KEY_CACHE && name !== undefined) this.keyCodes[k] = code;
+    if (k < KEY_CACHE && name !== undefined) this.codes.keyCodes[k] = code;
     return code;
   }
 
@@ -965,7 +535,7 @@ export class TraceEntryReader implements EntryReader {
   private knownFrames(): void {
     const data = this.data;
     const end = this.end;
-    const pages = this.framePages;
+    const pages = this.codes.framePages;
     const frames = this.fields.frames;
     let ids = frames.ids;
     const first = frames.idCount;
@@ -1016,7 +586,7 @@ export class TraceEntryReader implements EntryReader {
       const k = long ? readUint32(data, p + 1) : data[p + 1];
       const id = this.sink.frameIdOf(this.m.memo.get(k));
       if (id >= 0) {
-        this.cacheFrameId(k, id);
+        this.codes.cacheFrameId(k, id);
         frames.ids[frames.idCount++] = id;
         frames.hash = stackHashStep(frames.hash, id);
         this.p = p + (long ? 5 : 2);
@@ -1044,18 +614,6 @@ export class TraceEntryReader implements EntryReader {
     frames.ids[frames.idCount++] = -1 - frames.pendingCount;
     frames.pending[frames.pendingCount++] = dict;
     return true;
-  }
-
-  /** Remembers that memo key `k` holds the interned frame `id` (while the memo overwrites nothing). */
-  private cacheFrameId(k: number, id: number): void {
-    const index = k >>> FRAME_PAGE_BITS;
-    let page = this.framePages[index];
-    if (page === undefined) {
-      while (this.framePages.length <= index) this.framePages.push(undefined);
-      page = new Int32Array(FRAME_PAGE).fill(-1);
-      this.framePages[index] = page;
-    }
-    page[k & (FRAME_PAGE - 1)] = id;
   }
 
   private growIds(): Int32Array {
@@ -1302,17 +860,5 @@ export class TraceEntryReader implements EntryReader {
     this.journalLength = 0;
     this.m.work = workBefore;
     return false;
-  }
-
-  private stackToken(id: number): MemoToken {
-    // Stack ids are small non-negative integers (or -1 for none, -2 for not read); one token each.
-    const index = id + 2;
-    let token = this.stackTokens[index];
-    if (token === undefined) {
-      while (this.stackTokens.length < index) this.stackTokens.push(undefined as unknown as MemoToken);
-      token = new MemoToken('stack', id);
-      this.stackTokens[index] = token;
-    }
-    return token;
   }
 }

@@ -9,7 +9,7 @@ import type { Frame, LineNumber } from './model';
 import { NO_STACK } from './model';
 import { describe, isDict, lineNumber, text } from './pyFields';
 import { COST, WorkBudget } from '../base/workBudget';
-import { STACK_HASH_START, stackHashStep } from '../pickle/traceEntries';
+import { STACK_HASH_START, stackHashStep } from '../pickle/entryCodes';
 import { PY_NON_STRING_KEYS } from '../pickle/values';
 import { formatCount } from '../text/format';
 

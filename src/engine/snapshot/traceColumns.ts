@@ -9,7 +9,8 @@ import type { DeviceTrace, Segment } from './model';
 import type { WindowCarry } from './window';
 import { Action, STACK_NOT_READ } from './model';
 import { asInteger, describe, isDict, notAnInteger, text } from './pyFields';
-import type { EntryFields, QuickEntryTarget } from '../pickle/traceEntries';
+import type { EntryFields } from '../pickle/traceEntries';
+import type { QuickEntryTarget } from '../pickle/quickEntries';
 
 export const ACTION_BY_NAME: ReadonlyMap<string, Action> = new Map([
   ['alloc', Action.Alloc],
