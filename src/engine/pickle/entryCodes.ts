@@ -49,6 +49,16 @@ export const ENTRY_KEYS: ReadonlyMap<string, Key> = new Map([
   ['frames', Key.Frames],
 ]);
 
+/** A `user_metadata` the model keeps nothing of: PyTorch writes '' when an entry has none. */
+export function isBlankMetadata(value: unknown): boolean {
+  return value === '';
+}
+
+/** A `compile_context` the model keeps nothing of: PyTorch writes 'N/A' (or '') when an entry has none. */
+export function isBlankContext(value: unknown): boolean {
+  return value === '' || value === 'N/A';
+}
+
 /** Memo keys below this have their key strings' codes cached (keys are memoized early in a file). */
 export const KEY_CACHE = 1 << 16;
 /** Memo keys per page of the frame id cache (`MemoCodes.framePages`). */

@@ -9,7 +9,7 @@
  */
 import { readUint16, readUint32 } from './binary';
 import type { MemoCodes, StackTokens } from './entryCodes';
-import { FRAME_PAGE, FRAME_PAGE_BITS, KEY_CACHE, Key, STACK_HASH_START, UNKNOWN } from './entryCodes';
+import { FRAME_PAGE, FRAME_PAGE_BITS, KEY_CACHE, Key, STACK_HASH_START, UNKNOWN, isBlankContext, isBlankMetadata } from './entryCodes';
 import type { Machine } from './machine';
 import { CONSUMED_ENTRY, MemoToken } from './memo';
 import { Op } from './opcodes';
@@ -40,9 +40,18 @@ export interface QuickEntrySink {
    * before) and their hash (`stackHash`), as the steps give it for such a list.
    */
   quickStack(ids: Int32Array, count: number, hash: number): number;
-  /** The frame id of a frame dict interned before (-1 for anything else). */
+  /**
+   * The frame id of a frame dict the sink interned before (-1 for anything else): an item of a frames
+   * list read back from the memo is then one id, with nothing read from the dict.
+   */
   frameIdOf(value: unknown): number;
-  /** An interned frame dict of exactly these items, keys in `order` (see `EntrySink.sameFrame`). */
+  /**
+   * An interned frame dict of exactly the keys `filename`, `line` and `name`, in the `order` given (their
+   * indices 0, 1, 2 as base-3 digits, first key first), and of these values: a new frame dict just like it
+   * (PyTorch 2.0 writes one per frame occurrence) is that one, and so is kept in the memo in its place (one
+   * dict per frame, not per occurrence). Nothing can tell them apart: a change to an interned dict makes
+   * the decode start over without the fast path (`TraceEntryReader.readsDict`).
+   */
   sameFrame(order: number, filename: PyValue, line: PyValue, name: PyValue): PyDict | undefined;
 }
 
@@ -115,7 +124,8 @@ export class QuickEntryLoop {
       let keys = 0;
       let action = -1;
       let stack = NO_FRAMES;
-      let blanks = 0;
+      /** Blank strings read back from the memo (a new one counts no work). */
+      let blanksReadBack = 0;
       /** The number of frame ids of a new frames list (-1: none). */
       let listed = -1;
       this.quickMemoCount = 0;
@@ -201,9 +211,9 @@ export class QuickEntryLoop {
           // A new '' or 'N/A' (PyTorch writes a new 'N/A' in every entry), memoized: -1 - its index in BLANKS.
           v = this.newBlank(q);
           if (v === 0) break entries;
-          q += v === -1 ? 3 : 6;
+          // SHORT_BINUNICODE, its length, its bytes (ASCII), MEMOIZE.
+          q += 3 + BLANKS[-1 - v].length;
           this.quickMemo[this.quickMemoCount++] = BLANKS[-1 - v];
-          blanks--;
         } else {
           break entries;
         }
@@ -215,11 +225,11 @@ export class QuickEntryLoop {
           if (!(value instanceof MemoToken) || value === CONSUMED_ENTRY) break entries;
           stack = value.id;
         } else {
-          // `user_metadata` '' or `compile_context` '' / 'N/A' (what PyTorch writes when there is none):
-          // nothing is kept of them. Any other value goes through the steps below, which keep it.
+          // A blank `user_metadata` or `compile_context` (what PyTorch writes when there is none): the
+          // columns keep nothing of it. Any other value goes through the steps, and the columns keep it.
           const value = v < 0 ? BLANKS[-1 - v] : memo.get(v);
-          if (!(value === '' || (value === 'N/A' && code === Key.CompileContext))) break entries;
-          blanks++;
+          if (!(code === Key.UserMetadata ? isBlankMetadata(value) : isBlankContext(value))) break entries;
+          if (v >= 0) blanksReadBack++;
         }
       }
       if ((seen & (1 << Key.Action)) === 0 || memo.memoizeConsumed() < 0) break;
@@ -235,7 +245,7 @@ export class QuickEntryLoop {
       // As `entry` counts: the dict, each key, each value read back (the action, a list read before,
       // blanks read back), and a new list and its items (a new frame dict counts itself, its three keys
       // and two strings read back: 6, where a frame read back counts 1).
-      work += 2 + keys + blanks + (listed >= 0 ? 1 + listed + 5 * this.quickNewDicts : (seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
+      work += 2 + keys + blanksReadBack + (listed >= 0 ? 1 + listed + 5 * this.quickNewDicts : (seen & (1 << Key.Frames)) !== 0 ? 1 : 0);
       count++;
       p = q + 1;
     }
@@ -250,7 +260,7 @@ export class QuickEntryLoop {
    * For the quick loop: a new frames list at `q` (EMPTY_LIST, MEMOIZE, then no item, one item and APPEND,
    * or batches of MARK ... APPENDS), every item a memo read of a frame dict whose id is cached, or a new
    * frame dict just like one interned before (`quickFrameDict`). Its ids and their hash go to
-   * `fields.frames` (`ids`, `idCount`, `hash`); its memo slot and the interned dicts that stand for its new
+   * `this.frames` (`ids`, `idCount`, `hash`); its memo slot and the interned dicts that stand for its new
    * ones to `quickMemo`. Returns the position after it, or -1 when it is not such a list (nothing is
    * written to the memo: the caller memoizes what `quickMemo` holds, in the order of their memo keys).
    */
@@ -314,7 +324,7 @@ export class QuickEntryLoop {
         }
         if (n === ids.length) ids = this.growIds();
         ids[n++] = id;
-        hash = Math.imul(hash ^ id, 0x01000193);
+        hash = Math.imul(hash ^ id, 0x01000193); // stackHashStep, written out as in the steps' knownFrames
         // One item without MARK is followed by APPEND at once.
         if (!batches && (q >= end || data[q] !== Op.APPEND)) return -1;
       }

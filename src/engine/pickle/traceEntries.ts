@@ -78,7 +78,7 @@ export interface EntryFields {
   readonly frames: EntryFrames;
 }
 
-/** Where the fast path's entries go (the snapshot reader's trace sink). */
+/** Where the fast path's entries go (the snapshot reader's trace sink): what the quick loop needs, and more. */
 export interface EntrySink extends QuickEntrySink {
   /** True when `list` takes entries this way: a trace being streamed, or an empty list (its first entry starts one). */
   accepts(list: PyValue[]): boolean;
@@ -88,19 +88,6 @@ export interface EntrySink extends QuickEntrySink {
   push(list: PyValue[], entry: EntryFields): number;
   /** The code of a known action name, -1 for any other (the reader remembers it per memo key). */
   actionCode(name: string): number;
-  /**
-   * The frame id of a frame dict the sink interned before (-1 for anything else): an item of a frames
-   * list read back from the memo is then one id, with nothing read from the dict.
-   */
-  frameIdOf(value: unknown): number;
-  /**
-   * An interned frame dict of exactly the keys `filename`, `line` and `name`, in the `order` given (their
-   * indices 0, 1, 2 as base-3 digits, first key first), and of these values: a new frame dict just like it
-   * (PyTorch 2.0 writes one per frame occurrence) is that one, and so is kept in the memo in its place (one
-   * dict per frame, not per occurrence). Nothing can tell them apart: a change to an interned dict makes
-   * the decode start over without the fast path (`readsDict`).
-   */
-  sameFrame(order: number, filename: PyValue, line: PyValue, name: PyValue): PyDict | undefined;
   /** The trace being streamed into `list`, for the quick loop; undefined while `list` is no trace yet. */
   quickTarget(list: PyValue[]): QuickEntryTarget | undefined;
 }

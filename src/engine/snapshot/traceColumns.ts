@@ -11,6 +11,7 @@ import { Action, STACK_NOT_READ } from './model';
 import { asInteger, describe, isDict, notAnInteger, text } from './pyFields';
 import type { EntryFields } from '../pickle/traceEntries';
 import type { QuickEntryTarget } from '../pickle/quickEntries';
+import { isBlankContext, isBlankMetadata } from '../pickle/entryCodes';
 
 export const ACTION_BY_NAME: ReadonlyMap<string, Action> = new Map([
   ['alloc', Action.Alloc],
@@ -145,8 +146,8 @@ export class TraceColumns implements QuickEntryTarget {
     if (code === Action.Oom && deviceFree !== undefined) {
       this.deviceFree.set(kept, this.slowInteger(deviceFree, index, 'device_free', 0));
     }
-    if (typeof metadata === 'string' && metadata !== '') this.userMetadata.set(kept, metadata);
-    if (typeof context === 'string' && context !== '' && context !== 'N/A') this.compileContext.set(kept, context);
+    if (typeof metadata === 'string' && !isBlankMetadata(metadata)) this.userMetadata.set(kept, metadata);
+    if (typeof context === 'string' && !isBlankContext(context)) this.compileContext.set(kept, context);
   }
 
   /**
@@ -184,9 +185,9 @@ export class TraceColumns implements QuickEntryTarget {
       this.deviceFree.set(kept, this.slowInteger((numeric & 16) !== 0 ? numbers[4] : values[4], index, 'device_free', 0));
     }
     const metadata = e.userMetadata;
-    if (typeof metadata === 'string' && metadata !== '') this.userMetadata.set(kept, metadata);
+    if (typeof metadata === 'string' && !isBlankMetadata(metadata)) this.userMetadata.set(kept, metadata);
     const context = e.compileContext;
-    if (typeof context === 'string' && context !== '' && context !== 'N/A') this.compileContext.set(kept, context);
+    if (typeof context === 'string' && !isBlankContext(context)) this.compileContext.set(kept, context);
   }
 
   /**
