@@ -53,6 +53,12 @@ export interface QuickEntrySink {
    * the decode start over without the fast path (`TraceEntryReader.readsDict`).
    */
   sameFrame(order: number, filename: PyValue, line: PyValue, name: PyValue): PyDict | undefined;
+  /**
+   * The stack id of a frames list the general machine built (a block's frames in `segments`, which
+   * PyTorch shares with the trace entry that allocated the block) once the sink has read it as a stack
+   * (the steps do, the first time an entry names it); undefined for anything else.
+   */
+  stackOfListRead(value: unknown): number | undefined;
 }
 
 export class QuickEntryLoop {
@@ -100,8 +106,8 @@ export class QuickEntryLoop {
    * locals and written straight to `target`, until one that is not (`p` is left at its first byte): a
    * dict memoized by MEMOIZE whose keys are read back from the memo (their codes cached), each at most
    * once, among `action` (a name read back, its code cached), `addr`, `size`, `time_us`, `stream` (ints
-   * as `intAt` reads them, non-negative), `frames` (a list read before, as its stack's token, or a new
-   * list of frame dicts read back or just like interned ones), and `user_metadata` and `compile_context`
+   * as `intAt` reads them, non-negative), `frames` (a list read before, as its stack's token or as a list
+   * of `segments` the sink has read, or a new list of frame dicts read back or just like interned ones), and `user_metadata` and `compile_context`
    * when blank ('', or 'N/A' for the latter; read back, or new and memoized). It writes to the memo what
    * the steps below write (the entry's key, then those of its new values) and counts the same work.
    * Memo reads are decoded in place here and in `quickFrames` and `quickFrameDict`: one helper for them
@@ -222,8 +228,15 @@ export class QuickEntryLoop {
           if (action < 0) break entries;
         } else if (code === Key.Frames) {
           const value = memo.get(v);
-          if (!(value instanceof MemoToken) || value === CONSUMED_ENTRY) break entries;
-          stack = value.id;
+          if (value instanceof MemoToken) {
+            if (value === CONSUMED_ENTRY) break entries;
+            stack = value.id;
+          } else {
+            // A list the general machine built: a block's frames, read as a stack before.
+            const known = this.sink.stackOfListRead(value);
+            if (known === undefined) break entries;
+            stack = known;
+          }
         } else {
           // A blank `user_metadata` or `compile_context` (what PyTorch writes when there is none): the
           // columns keep nothing of it. Any other value goes through the steps, and the columns keep it.

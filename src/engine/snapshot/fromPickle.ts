@@ -144,6 +144,11 @@ export class TraceSink {
     return this.table.internedFrameId(value);
   }
 
+  /** For the decoder's quick loop: the stack of a frames list built by the general machine that `push` has read (see `stackOf`). */
+  stackOfListRead(value: unknown): number | undefined {
+    return this.table.stackIdOf(value);
+  }
+
   /** For the fast path: an interned frame dict of these items (see `FrameTable.internedLike`). */
   sameFrame(order: number, filename: unknown, line: unknown, name: unknown): PyDict | undefined {
     return this.table.internedLike(order, filename, line, name) as PyDict | undefined;

@@ -89,6 +89,11 @@ export class FrameTable {
     return id === undefined ? undefined : this.plainDicts[6 * id + order];
   }
 
+  /** The stack id of a decoded frames list read (and so checked) before by `stackOf`; undefined for anything else. */
+  stackIdOf(value: unknown): number | undefined {
+    return Array.isArray(value) ? (value as unknown as Marked)[this.stackMark] : undefined;
+  }
+
   /** The id of a decoded frame dict interned (and so checked) before; -1 for anything else. */
   internedFrameId(value: unknown): number {
     if (typeof value !== 'object' || value === null) return -1;

@@ -23,6 +23,11 @@ const FRAMES_A = [
   { filename: 'model.py', line: 42, name: 'forward' },
 ];
 const FRAMES_B = [{ filename: 'train.py', line: 12, name: 'step' }];
+/**
+ * The frames list of a block in `segments`: PyTorch shares it with the trace entry that allocated the
+ * block, so the entry reads back a list the general machine built (the segments come first).
+ */
+const BLOCK_FRAMES = [FRAMES_A[1], { filename: 'block.py', line: 7, name: 'make_block' }];
 
 type Entry = Record<string, PlainValue>;
 
@@ -57,6 +62,7 @@ const CASES: [string, Entry, boolean][] = [
   ['a stream', quick(3, { stream: 93_824_992_000_000 }), true],
   ['ints of every width', quick(4, { addr: 200, size: 70_000, time_us: 2 ** 31 - 1, stream: 2 ** 53 - 1 }), true],
   ['an oom without device_free', quick(5, { action: 'oom' }), true],
+  ['a frames list of a block in segments, read back', quick(26, { frames: BLOCK_FRAMES }), true],
   ['a new frames list of frames read before', quick(16, { frames: [FRAMES_B[0], FRAMES_A[1]] }), true],
   ['a new frames list of one frame (APPEND)', quick(17, { frames: [FRAMES_A[1]] }), true],
   ['an empty frames list', quick(18, { frames: [] }), true],
@@ -92,7 +98,7 @@ const LEAD = 6;
  */
 function copy(e: Entry): Entry {
   const frames = e.frames;
-  if (!Array.isArray(frames)) return { ...e };
+  if (!Array.isArray(frames) || frames === BLOCK_FRAMES) return { ...e };
   const fresh = (f: PlainValue): PlainValue => {
     if (typeof f !== 'object' || f === null || Array.isArray(f) || f instanceof Uint8Array) return f;
     const filename = (f as Entry).filename;
@@ -104,6 +110,20 @@ function copy(e: Entry): Entry {
 }
 let uniqueLine = 0;
 
+/** One segment of one active block, whose frames list is BLOCK_FRAMES. */
+const SEGMENTS: PlainValue[] = [
+  {
+    device: 0,
+    address: 0x7e00_0000_0000,
+    total_size: 2 << 20,
+    stream: 0,
+    segment_type: 'large',
+    allocated_size: 2 << 20,
+    active_size: 2 << 20,
+    blocks: [{ size: 2 << 20, requested_size: 2 << 20, state: 'active_allocated', frames: BLOCK_FRAMES }],
+  },
+];
+
 /**
  * A snapshot whose trace holds `LEAD` plain entries (the keys, action names and frames lists are
  * memoized, and the reader's caches hold them), then each of `entries` three times (the first memoizes
@@ -114,7 +134,7 @@ function pickleOf(entries: readonly Entry[]): Uint8Array {
   const trace: Entry[] = [];
   for (let i = 0; i < LEAD; i++) trace.push(quick(i));
   for (const e of entries) trace.push(copy(e), copy(e), copy(e), quick(trace.length));
-  return encodePickle({ segments: [], device_traces: [trace] });
+  return encodePickle({ segments: SEGMENTS, device_traces: [trace] });
 }
 
 /** What the decoder counts toward the work budget, reading `pickle` with or without the trace fast path. */
