@@ -7,6 +7,7 @@
  */
 import type { Memo } from './memo';
 import { MemoToken } from './memo';
+import type { PyDict } from './values';
 
 /** The stack hash of frame ids (FNV-1a over the ids): the first step, then one step per id. */
 export const STACK_HASH_START = 0x811c9dc5;
@@ -76,6 +77,8 @@ export class MemoCodes {
   readonly frameKeyCodes = new Int8Array(KEY_CACHE).fill(UNKNOWN);
   /** The id of the interned frame dict stored there (-1: not known), in pages of FRAME_PAGE keys made where frame dicts are read back. */
   framePages: (Int32Array | undefined)[] = [];
+  /** The interned frame dict that new frame dicts of these memo keys stand for (see `FrameDictCache`). */
+  frameDicts = new FrameDictCache();
   private overwrites = 0;
 
   /** True while what is remembered holds for `memo` (it has overwritten no key since). */
@@ -90,6 +93,7 @@ export class MemoCodes {
     this.actionCodes.fill(UNKNOWN);
     this.frameKeyCodes.fill(UNKNOWN);
     this.framePages = [];
+    this.frameDicts = new FrameDictCache();
     this.overwrites = memo.overwrites;
   }
 
@@ -104,6 +108,80 @@ export class MemoCodes {
     }
     page[k & (FRAME_PAGE - 1)] = id;
   }
+}
+
+/** Slots of the first `FrameDictCache` table, and the most it grows to (2^20 slots: 20 MiB). */
+const FRAME_DICT_SLOTS = 1 << 10;
+const FRAME_DICT_MAX_SLOTS = 1 << 20;
+
+/**
+ * For new frame dicts written one per occurrence (PyTorch 2.0): which interned frame dict one stands for,
+ * by the memo keys of its `filename` and `name` strings, its line and the order of its keys (a `Key`-like
+ * base-3 code), so that a dict met again costs one probe of typed arrays instead of two memo reads and
+ * three map lookups by string. Only what the sink matched is stored (a frame not interned yet may be
+ * later); it holds while the memo overwrites nothing, as everything in `MemoCodes` does. An open-addressing
+ * table (linear probing, at most half full) that stops taking entries at FRAME_DICT_MAX_SLOTS.
+ */
+export class FrameDictCache {
+  private mask = FRAME_DICT_SLOTS - 1;
+  private count = 0;
+  /** Per slot: the filename's memo key (-1: empty), the name's, the line, the key order, and the dict. */
+  private filenames = new Int32Array(FRAME_DICT_SLOTS).fill(-1);
+  private names = new Int32Array(FRAME_DICT_SLOTS);
+  private lines = new Int32Array(FRAME_DICT_SLOTS);
+  private orders = new Uint8Array(FRAME_DICT_SLOTS);
+  private dicts: (PyDict | undefined)[] = new Array<PyDict | undefined>(FRAME_DICT_SLOTS).fill(undefined);
+
+  /** The dict stored for these keys, or undefined. Memo keys are those of LONG_BINGET (below 2^32), lines below 2^31. */
+  get(filenameKey: number, line: number, nameKey: number, order: number): PyDict | undefined {
+    if (filenameKey > 0x7fff_ffff || nameKey > 0x7fff_ffff) return undefined;
+    const filenames = this.filenames;
+    for (let i = slotOf(filenameKey, line, nameKey, order) & this.mask; ; i = (i + 1) & this.mask) {
+      const f = filenames[i];
+      if (f === -1) return undefined;
+      if (f === filenameKey && this.names[i] === nameKey && this.lines[i] === line && this.orders[i] === order) return this.dicts[i];
+    }
+  }
+
+  /** Stores `dict` for these keys (not already stored); nothing once the table is full. */
+  set(filenameKey: number, line: number, nameKey: number, order: number, dict: PyDict): void {
+    if (filenameKey > 0x7fff_ffff || nameKey > 0x7fff_ffff || line > 0x7fff_ffff) return;
+    if (2 * (this.count + 1) > this.mask + 1) {
+      if (this.mask + 1 >= FRAME_DICT_MAX_SLOTS) return;
+      this.grow();
+    }
+    this.place(filenameKey, line, nameKey, order, dict);
+    this.count++;
+  }
+
+  private place(filenameKey: number, line: number, nameKey: number, order: number, dict: PyDict): void {
+    let i = slotOf(filenameKey, line, nameKey, order) & this.mask;
+    while (this.filenames[i] !== -1) i = (i + 1) & this.mask;
+    this.filenames[i] = filenameKey;
+    this.names[i] = nameKey;
+    this.lines[i] = line;
+    this.orders[i] = order;
+    this.dicts[i] = dict;
+  }
+
+  private grow(): void {
+    const { filenames, names, lines, orders, dicts } = this;
+    const slots = 2 * filenames.length;
+    this.mask = slots - 1;
+    this.filenames = new Int32Array(slots).fill(-1);
+    this.names = new Int32Array(slots);
+    this.lines = new Int32Array(slots);
+    this.orders = new Uint8Array(slots);
+    this.dicts = new Array<PyDict | undefined>(slots).fill(undefined);
+    for (let i = 0; i < filenames.length; i++) if (filenames[i] !== -1) this.place(filenames[i], lines[i], names[i], orders[i], dicts[i]!);
+  }
+}
+
+/** A slot hash of a frame dict's memo keys, line and key order (multiplicative mixing). */
+function slotOf(filenameKey: number, line: number, nameKey: number, order: number): number {
+  let h = Math.imul(filenameKey, 0x9e3779b1) ^ Math.imul(nameKey + 0x7f4a7c15, 0x85ebca6b);
+  h = Math.imul(h ^ line, 0xc2b2ae35) ^ order;
+  return h ^ (h >>> 15);
 }
 
 /** The memo token of each stack id: what the memo holds for a frames list read as a stack. */

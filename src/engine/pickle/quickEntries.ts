@@ -375,8 +375,9 @@ export class QuickEntryLoop {
     q += 3;
     let order = 0;
     let seen = 0;
-    let filename: PyValue | undefined;
-    let name: PyValue | undefined;
+    /** The memo keys of the filename and name strings. */
+    let filenameKey = 0;
+    let nameKey = 0;
     let line = 0;
     for (let i = 0; i < 3; i++) {
       // The key: 'filename' (0), 'line' (1) or 'name' (2), its code cached per memo key.
@@ -430,14 +431,21 @@ export class QuickEntryLoop {
       } else {
         return -1;
       }
-      const value = memo.get(v);
-      if (typeof value !== 'string') return -1;
-      if (code === 0) filename = value;
-      else name = value;
+      if (code === 0) filenameKey = v;
+      else nameKey = v;
     }
     if (q >= end || data[q] !== Op.SETITEMS) return -1;
-    const dict = this.sink.sameFrame(order, filename!, line, name!);
-    if (dict === undefined) return -1;
+    // The interned dict this one stands for: cached by memo keys, line and order once the sink matched it.
+    const cache = this.codes.frameDicts;
+    let dict = cache.get(filenameKey, line, nameKey, order);
+    if (dict === undefined) {
+      const filename = memo.get(filenameKey);
+      const name = memo.get(nameKey);
+      if (typeof filename !== 'string' || typeof name !== 'string') return -1;
+      dict = this.sink.sameFrame(order, filename, line, name);
+      if (dict === undefined) return -1;
+      cache.set(filenameKey, line, nameKey, order, dict);
+    }
     this.quickMemo[this.quickMemoCount++] = dict;
     return q + 1;
   }

@@ -69,6 +69,7 @@ const CASES: [string, Entry, boolean][] = [
   ['a new frames list of 2,500 frames (three batches)', quick(19, { frames: deepStack(2500) }), true],
   ['a new frame dict like one met before (PyTorch 2.0)', quick(20, { frames: [FRAMES_A[0], { filename: 'new.py', line: 1, name: 'f' }] }), true],
   ['new frame dicts, keys in another order, a line of 4 bytes', quick(22, { frames: [{ name: 'g', filename: 'new.py', line: 70_000 }, { line: 3, name: 'h', filename: 'new.py' }] }), true],
+  ['new frame dicts alike but for their lines', quick(27, { frames: [{ filename: 'new.py', line: 8, name: 'f' }, { filename: 'new.py', line: 9, name: 'f' }, { filename: 'new.py', line: 8, name: 'f' }] }), true],
   ['a new frame dict of a frame never met', quick(23, { frames: [FRAMES_A[0], { filename: 'unique.py', line: 1, name: 'f' }] }), false],
   ['a new frame dict with another key', quick(24, { frames: [{ filename: 'new.py', line: 5, name: 'f', column: 3 }] }), false],
   ['a new frame dict of a line of 6 bytes', quick(25, { frames: [{ filename: 'new.py', line: 2 ** 40, name: 'f' }] }), false],
