@@ -8,7 +8,7 @@ import { NO_STACK } from '../snapshot/model';
 import type { LineIndex } from './lineIndex';
 import { NO_LINE } from './lineIndex';
 import type { DeviceReplay } from './replay';
-import { traceOf } from './replay';
+import { activeDelta, traceOf } from './replay';
 import type { LiveBlock } from './liveAtPeak';
 import type { FigureRegistry, FigureRule, FigureValues } from './lineFigures';
 import { LINE_FIGURES } from './lineFigures';
@@ -100,21 +100,26 @@ export class FigureFold {
    * the events plus the stacks' lines, not the events times their stacks' depth (a file whose million
    * events share one stack of ten thousand lines costs a million steps, not ten billion). A sum of sums
    * and a maximum of maxima are the same figures (byte counts are integers below 2^53: exact in any order).
+   * The active bytes after each event are followed as the events are walked, from `initialActiveBytes`
+   * (the replay's), by the replay's rule (`activeDelta`).
    */
-  trace(trace: DeviceTrace, active: Float64Array, index: LineIndex): void {
+  trace(trace: DeviceTrace, initialActiveBytes: number, index: LineIndex): void {
     const { action, size, stack } = trace;
     const stacks = index.selfLine.length;
     // Per stack, one column per figure counted from events (the columns start at 0, as the lines' do).
     const perStack = this.figures.map((spec) => (spec.rule.from === 'liveAtPeak' ? undefined : new Float64Array(stacks)));
     const folded = this.columns.map((column, k) => perStack[k] ?? column);
     const plans = this.byAction.map((plan) => plan && { self: plan.self.map((c) => retarget(c, this.columns, folded)), inclusive: plan.inclusive.map((c) => retarget(c, this.columns, folded)) });
+    let activeBytes = initialActiveBytes;
     for (let i = 0; i < trace.length; i++) {
+      const act = action[i];
+      activeBytes += activeDelta(act, size[i]);
       const s = stack[i];
       if (s === NO_STACK) continue;
-      const plan = plans[action[i]];
+      const plan = plans[act];
       if (plan === undefined) continue;
-      for (let k = 0; k < plan.self.length; k++) credit(plan.self[k], s, size[i], active[i]);
-      for (let k = 0; k < plan.inclusive.length; k++) credit(plan.inclusive[k], s, size[i], active[i]);
+      for (let k = 0; k < plan.self.length; k++) credit(plan.self[k], s, size[i], activeBytes);
+      for (let k = 0; k < plan.inclusive.length; k++) credit(plan.inclusive[k], s, size[i], activeBytes);
     }
     this.creditStacks(perStack, index);
   }
@@ -187,7 +192,7 @@ export function attributeLines(
   figures: FigureRegistry = LINE_FIGURES,
 ): LineFigures[] {
   const fold = new FigureFold(figures, index.lines.length);
-  fold.trace(traceOf(snapshot, replay.device), replay.active, index);
+  fold.trace(traceOf(snapshot, replay.device), replay.initialActiveBytes, index);
   fold.liveBlocks(live, index);
 
   const rows: LineFigures[] = [];

@@ -50,7 +50,10 @@ export interface DeviceReplay {
   readonly initialReservedBytes: number;
   readonly peakReservedBytes: number;
   readonly finalReservedBytes: number;
-  /** Active bytes right after each event. */
+  /**
+   * Active bytes right after each event (computed when first read: the per-line figures follow them as
+   * they walk the trace, `activeDelta`, so the CLI's figures never hold them all).
+   */
   readonly active: Float64Array;
   /** Reserved bytes right after each event (computed when first read). */
   readonly reserved: Float64Array;
@@ -129,7 +132,8 @@ class RecordBuilder {
  * Replays one device: sizes the allocation records (`countRecords`), carries in a window's blocks
  * (`carryWindow`), attributes every event in one pass (`attributeEvents`), adds the blocks live at the end
  * that the trace never allocated (`addBlocksLiveAtEnd`), works out the initial and final state, and walks
- * the trace a second time for the active bytes after each event and the peaks (`activeAfterEach`).
+ * the trace a second time for the peaks (`peaksOf`); the active bytes after each event are worked out when
+ * first read (`activeAfterEach`).
  */
 export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   const trace = traceOf(snapshot, device);
@@ -152,22 +156,26 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   const initialReservedBytes = window?.reservedBytes ?? segments.reduce((sum, s) => sum + s.totalSize, 0) - events.segmentGrowth + events.segmentShrink;
   // `segments` are the state at the end of the recording; a window ends with its last event.
   const finalReservedBytes = initialReservedBytes + events.segmentGrowth - events.segmentShrink;
-  const after = activeAfterEach(trace, initialActiveBytes, initialReservedBytes);
+  const after = peaksOf(trace, initialActiveBytes, initialReservedBytes);
 
+  let active: Float64Array | undefined;
   let reserved: Float64Array | undefined;
   const n = trace.length;
   return {
     device,
     events: n,
     initialActiveBytes,
-    finalActiveBytes: n === 0 ? initialActiveBytes : after.active[n - 1],
+    finalActiveBytes: after.finalActiveBytes,
     peakBytes: after.peakBytes,
     peakEventIndex: after.peakEventIndex,
     initialReservedBytes,
     peakReservedBytes: after.peakReservedBytes,
     finalReservedBytes,
-    active: after.active,
-    // Worked out when first read (the timeline and the advisor read it; the CLI's figures do not).
+    // Both worked out when first read (the timeline, the advisor and comparisons read them; the CLI's figures do not).
+    get active(): Float64Array {
+      active ??= activeAfterEach(trace, initialActiveBytes);
+      return active;
+    },
     get reserved(): Float64Array {
       reserved ??= reservedAfterEach(trace, initialReservedBytes);
       return reserved;
@@ -286,17 +294,37 @@ function addBlocksLiveAtEnd(segments: readonly Segment[], records: RecordBuilder
 }
 
 /**
- * The second pass, once the map of addresses is done with: the active bytes after each event and the
- * peaks. (Byte counts are integers below 2^53, so every partial sum is exact in any order.)
+ * What an event changes of the active bytes (spec: "Replay"): an alloc adds its size, a completed free
+ * takes it away, nothing else counts. The one rule for every walk that follows the active bytes.
  */
-function activeAfterEach(
+export function activeDelta(action: number, size: number): number {
+  return action === Action.Alloc ? size : action === Action.FreeCompleted ? -size : 0;
+}
+
+/** Active bytes right after each event of `trace`, from the active bytes before it. */
+function activeAfterEach(trace: DeviceTrace, initialActiveBytes: number): Float64Array {
+  const { action, size } = trace;
+  const active = new Float64Array(trace.length);
+  let bytes = initialActiveBytes;
+  for (let i = 0; i < trace.length; i++) {
+    bytes += activeDelta(action[i], size[i]);
+    active[i] = bytes;
+  }
+  return active;
+}
+
+/**
+ * The second pass, once the map of addresses is done with: the peaks of active and reserved bytes, the
+ * active bytes at the end, and the first reserved shortfall. (Byte counts are integers below 2^53, so
+ * every partial sum is exact in any order.)
+ */
+function peaksOf(
   trace: DeviceTrace,
   initialActiveBytes: number,
   initialReservedBytes: number,
-): { active: Float64Array; peakBytes: number; peakEventIndex: number; peakReservedBytes: number; reservedShortfall?: ReservedShortfall } {
+): { finalActiveBytes: number; peakBytes: number; peakEventIndex: number; peakReservedBytes: number; reservedShortfall?: ReservedShortfall } {
   const { action, size } = trace;
   const n = trace.length;
-  const active = new Float64Array(n);
   let activeBytes = initialActiveBytes;
   let reservedBytes = initialReservedBytes;
   let peakBytes = initialActiveBytes;
@@ -305,16 +333,14 @@ function activeAfterEach(
   let reservedShortfall: ReservedShortfall | undefined =
     initialActiveBytes > initialReservedBytes ? { event: -1, activeBytes: initialActiveBytes, reservedBytes: initialReservedBytes } : undefined;
   for (let i = 0; i < n; i++) {
-    switch (action[i]) {
+    const act = action[i];
+    activeBytes += activeDelta(act, size[i]);
+    switch (act) {
       case Action.Alloc:
-        activeBytes += size[i];
         if (activeBytes > peakBytes) {
           peakBytes = activeBytes;
           peakEventIndex = i;
         }
-        break;
-      case Action.FreeCompleted:
-        activeBytes -= size[i];
         break;
       case Action.SegmentAlloc:
       case Action.SegmentMap:
@@ -328,10 +354,9 @@ function activeAfterEach(
       default:
         break;
     }
-    active[i] = activeBytes;
     if (activeBytes > reservedBytes && reservedShortfall === undefined) reservedShortfall = { event: i, activeBytes, reservedBytes };
   }
-  return { active, peakBytes, peakEventIndex, peakReservedBytes, ...(reservedShortfall === undefined ? {} : { reservedShortfall }) };
+  return { finalActiveBytes: activeBytes, peakBytes, peakEventIndex, peakReservedBytes, ...(reservedShortfall === undefined ? {} : { reservedShortfall }) };
 }
 
 /** Reserved bytes right after each event of `trace`, from the reserved bytes before it. */

@@ -20,7 +20,7 @@ function analyse(raw: unknown, filter = {}) {
 
 describe('replay', () => {
   it('tracks active bytes, the first peak, and the final state', () => {
-    // active: 100, 300, 200 (free_requested moves nothing), 100, 400(peak), 0
+    // active: 100, 300, 300 (free_requested moves nothing), 200, 500 (peak), 300, 0
     const a = analyse(
       rawSnapshot([
         [
@@ -57,6 +57,19 @@ describe('replay', () => {
     assert.deepEqual([...d.active], [32, 48]);
     assert.equal(d.peakBytes, 96);
     assert.equal(d.peakEventIndex, -1);
+    // The line's figures follow the active bytes from the initial 96 too: 48 after its alloc.
+    assert.equal(d.lines.find((l) => l.line === 1)?.peakWhileAllocatingBytes, 48);
+  });
+
+  it('works out the active bytes after each event when first read, once', () => {
+    // The per-line figures follow them as they walk the trace: an analysis holds no array of them
+    // until a view asks (a 100 MB snapshot's is 10 MB).
+    const a = analyse(rawSnapshot([[ev('alloc', 1, 100, [user(10)]), ev('free_completed', 1, 100)]]));
+    const d = a.devices[0];
+    assert.equal(typeof Object.getOwnPropertyDescriptor(d, 'active')?.get, 'function');
+    assert.deepEqual([...d.active], [100, 0]);
+    assert.equal(d.active, d.active);
+    assert.equal(d.lines[0].peakWhileAllocatingBytes, 100);
   });
 
   it('when the initial state is the peak, live-at-peak comes from the blocks in segments with their frames', () => {
