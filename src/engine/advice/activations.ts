@@ -40,7 +40,7 @@ export function peakComposition(ctx: AdviceContext, options: { excludeGradDisabl
   for (const i of liveAfter(r, ctx.device.peakEventIndex)) {
     // The analysis' attribution: pre-recording blocks freed in the trace have no stack of their own.
     const stack = attributingStack(r, i);
-    const size = r.size[i];
+    const size = r.sizeOf(i);
     if (stack < 0) unknownBytes += size;
     else if (ctx.stackHas(stack, isOptimizerFrame)) optimizerRecords.push(i);
     else if (ctx.stackHas(stack, isSetupFrame)) setupBytes += size;
@@ -101,7 +101,7 @@ export function rankModuleCalls(ctx: AdviceContext, records: readonly number[]):
   const callsOfStack = new Map<number, Frame[]>();
   const r = ctx.device.allocations;
   for (const i of records) {
-    const stack = r.stack[i];
+    const stack = r.stackOf(i);
     let calls = callsOfStack.get(stack);
     if (!calls) {
       calls = moduleCallsIn(ctx.frames(stack), (f) => ctx.isUserFrame(f));
@@ -114,7 +114,7 @@ export function rankModuleCalls(ctx: AdviceContext, records: readonly number[]):
       if (seen.has(key)) continue;
       seen.add(key);
       const entry = byLine.get(key) ?? { file: f.filename, line: f.line as number, caller: f.name, bytes: 0, records: 0, inside: new Set<string>() };
-      entry.bytes += r.size[i];
+      entry.bytes += r.sizeOf(i);
       entry.records += 1;
       for (const outer of keys.slice(j + 1)) if (outer !== key) entry.inside.add(outer);
       byLine.set(key, entry);

@@ -173,7 +173,7 @@ export function bytesByLine(ctx: AdviceContext, records: readonly number[]): { f
     const where = ctx.lineOf(stack);
     if (!where) continue;
     const entry = byLine.get(id) ?? { file: where.file, line: where.line, bytes: 0, count: 0 };
-    entry.bytes += r.size[i];
+    entry.bytes += r.sizeOf(i);
     entry.count += 1;
     byLine.set(id, entry);
   }

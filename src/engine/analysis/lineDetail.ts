@@ -96,10 +96,10 @@ export function lineDetail(
   for (let r = 0; r < records.count; r++) {
     const event = records.allocEvent[r];
     if (event < 0) continue;
-    const stack = records.stack[r];
+    const stack = records.stackOf(r);
     const self = isSelf(stack);
     if (!self && !reaches(stack)) continue;
-    const bytes = records.size[r];
+    const bytes = records.sizeOf(r);
     if (self) sizes.push(bytes);
     if (!largest || (self && !largest.self) || (self === largest.self && bytes > largest.bytes)) {
       largest = { record: r, allocEvent: event, bytes, self };

@@ -8,7 +8,7 @@ import { NO_STACK } from '../snapshot/model';
 import type { LineIndex } from './lineIndex';
 import { NO_LINE } from './lineIndex';
 import type { DeviceReplay } from './replay';
-import { activeDelta, traceOf } from './replay';
+import { RunningSum, activeDelta, traceOf } from './replay';
 import type { LiveBlock } from './liveAtPeak';
 import type { FigureRegistry, FigureRule, FigureValues } from './lineFigures';
 import { LINE_FIGURES } from './lineFigures';
@@ -110,10 +110,10 @@ export class FigureFold {
     const perStack = this.figures.map((spec) => (spec.rule.from === 'liveAtPeak' ? undefined : new Float64Array(stacks)));
     const folded = this.columns.map((column, k) => perStack[k] ?? column);
     const plans = this.byAction.map((plan) => plan && { self: plan.self.map((c) => retarget(c, this.columns, folded)), inclusive: plan.inclusive.map((c) => retarget(c, this.columns, folded)) });
-    let activeBytes = initialActiveBytes;
+    const active = new RunningSum(initialActiveBytes);
     for (let i = 0; i < trace.length; i++) {
       const act = action[i];
-      activeBytes += activeDelta(act, size[i]);
+      const activeBytes = active.add(activeDelta(act, size[i]));
       const s = stack[i];
       if (s === NO_STACK) continue;
       const plan = plans[act];

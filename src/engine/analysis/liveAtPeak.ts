@@ -31,14 +31,14 @@ export function recordOrigin(records: AllocationRecords, r: number): LiveBlockOr
 
 /** The stack that attributes record r: none for pre-recording blocks freed in the trace. */
 export function attributingStack(records: AllocationRecords, r: number): number {
-  return recordOrigin(records, r) === 'beforeRecording' ? NO_STACK : records.stack[r];
+  return recordOrigin(records, r) === 'beforeRecording' ? NO_STACK : records.stackOf(r);
 }
 
 export function liveAtPeak(replay: DeviceReplay): LiveBlock[] {
   const records = replay.allocations;
   return liveAfter(records, replay.peakEventIndex).map((r) => ({
     stack: attributingStack(records, r),
-    size: records.size[r],
+    size: records.sizeOf(r),
     record: r,
     origin: recordOrigin(records, r),
   }));

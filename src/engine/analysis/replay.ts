@@ -6,30 +6,11 @@
 import type { Block, CarriedBlocks, DeviceTrace, Segment, Snapshot } from '../snapshot/model';
 import { Action, NO_STACK, isLiveState } from '../snapshot/model';
 import { AddressIndex } from '../base/addressIndex';
-import { FloatBuffer, IntBuffer } from '../base/growableArrays';
+import type { AllocationRecords } from './allocationRecords';
+import { BEFORE_TRACE, BEFORE_WINDOW, NEVER_FREED, RecordBuilder } from './allocationRecords';
 
-/** An allocation's event index when it happened before recording began. */
-export const BEFORE_TRACE = -1;
-/**
- * An allocation's event index when the trace allocated it before the window a snapshot was loaded
- * with (its time is the window's `carried.allocTimeUs`: carried-in records come first, in order).
- */
-export const BEFORE_WINDOW = -2;
-/** An allocation's free event index when it is still live at the end. */
-export const NEVER_FREED = -1;
-
-/** Allocations column-wise; index i is one block's lifetime. */
-export interface AllocationRecords {
-  readonly count: number;
-  readonly addr: Float64Array;
-  readonly size: Float64Array;
-  /** Index of the `alloc` event, or BEFORE_TRACE. */
-  readonly allocEvent: Int32Array;
-  /** Index of the `free_completed` event, or NEVER_FREED. */
-  readonly freeEvent: Int32Array;
-  /** Stack of the alloc event (or of the block in `segments` for blocks never allocated in the trace). */
-  readonly stack: Int32Array;
-}
+export type { AllocationRecords } from './allocationRecords';
+export { BEFORE_TRACE, BEFORE_WINDOW, NEVER_FREED } from './allocationRecords';
 
 export interface OomEvent {
   readonly eventIndex: number;
@@ -94,40 +75,6 @@ export function traceOf(snapshot: Snapshot, device: number): DeviceTrace {
   return snapshot.traces[device] ?? { ...EMPTY_TRACE, device };
 }
 
-/** Allocation records while the trace is replayed, column-wise. */
-class RecordBuilder {
-  readonly addr: FloatBuffer;
-  readonly size: FloatBuffer;
-  readonly allocEvent: IntBuffer;
-  readonly freeEvent: IntBuffer;
-  readonly stack: IntBuffer;
-  constructor(expected: number) {
-    this.addr = new FloatBuffer(expected);
-    this.size = new FloatBuffer(expected);
-    this.allocEvent = new IntBuffer(expected);
-    this.freeEvent = new IntBuffer(expected);
-    this.stack = new IntBuffer(expected);
-  }
-  add(addr: number, size: number, allocEvent: number, freeEvent: number, stack: number): number {
-    this.addr.push(addr);
-    this.size.push(size);
-    this.allocEvent.push(allocEvent);
-    this.freeEvent.push(freeEvent);
-    this.stack.push(stack);
-    return this.addr.length - 1;
-  }
-  build(): AllocationRecords {
-    return {
-      count: this.addr.length,
-      addr: this.addr.take(),
-      size: this.size.take(),
-      allocEvent: this.allocEvent.take(),
-      freeEvent: this.freeEvent.take(),
-      stack: this.stack.take(),
-    };
-  }
-}
-
 /**
  * Replays one device: sizes the allocation records (`countRecords`), carries in a window's blocks
  * (`carryWindow`), attributes every event in one pass (`attributeEvents`), adds the blocks live at the end
@@ -140,13 +87,12 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   const segments: Segment[] = snapshot.segments.filter((s) => s.device === device);
   const window = trace.window;
   const counts = countRecords(trace, segments);
-  const records = new RecordBuilder(counts.records);
+  const records = new RecordBuilder(trace, counts.records);
   /**
    * The latest record allocated at each address: its presence means "allocated earlier in the trace".
    * Records freed before the trace are never stored, so every record it holds has its address in `records`.
    */
-  const recordAddress = records.addr;
-  const lastAt = new AddressIndex(counts.allocs, (r) => recordAddress.get(r));
+  const lastAt = new AddressIndex(counts.allocs, (r) => records.addrOf(r));
   if (window?.carried !== undefined) carryWindow(window.carried, records, lastAt);
   const events = attributeEvents(trace, records, lastAt);
   // A window's blocks live all along were carried in with the rest.
@@ -209,7 +155,7 @@ function countRecords(trace: DeviceTrace, segments: readonly Segment[]): { recor
 /** A window starts from what the full replay had when it opens: those blocks are the first records. */
 function carryWindow(carried: CarriedBlocks, records: RecordBuilder, lastAt: AddressIndex): void {
   for (let k = 0; k < carried.length; k++) {
-    const r = records.add(carried.addr[k], carried.size[k], carried.allocEvent[k] >= 0 ? BEFORE_WINDOW : BEFORE_TRACE, NEVER_FREED, carried.stack[k]);
+    const r = records.addCarried(carried.addr[k], carried.size[k], carried.allocEvent[k] >= 0 ? BEFORE_WINDOW : BEFORE_TRACE, carried.stack[k]);
     lastAt.swap(carried.addr[k], r);
   }
 }
@@ -227,7 +173,7 @@ interface EventTotals {
 function attributeEvents(trace: DeviceTrace, records: RecordBuilder, lastAt: AddressIndex): EventTotals {
   const { action, addr, size, stack } = trace;
   const window = trace.window;
-  const isLive = (r: number): boolean => r >= 0 && records.freeEvent.get(r) === NEVER_FREED;
+  const isLive = (r: number): boolean => r >= 0 && records.freeEvent(r) === NEVER_FREED;
   const ooms: OomEvent[] = [];
   let freedBeforeTrace = 0;
   let segmentGrowth = 0;
@@ -238,8 +184,8 @@ function attributeEvents(trace: DeviceTrace, records: RecordBuilder, lastAt: Add
     switch (action[i]) {
       case Action.Alloc: {
         // An address allocated again without a free in between: the newer block replaces it.
-        const previous = lastAt.swap(a, records.add(a, s, i, NEVER_FREED, stack[i]));
-        if (isLive(previous)) records.freeEvent.set(previous, i);
+        const previous = lastAt.swap(a, records.addAlloc(i));
+        if (isLive(previous)) records.setFreeEvent(previous, i);
         break;
       }
       case Action.FreeCompleted: {
@@ -248,9 +194,9 @@ function attributeEvents(trace: DeviceTrace, records: RecordBuilder, lastAt: Add
           // In a window, every block live when it opened was carried in: the full replay ignores this free too.
           if (window !== undefined) break;
           freedBeforeTrace += s;
-          records.add(a, s, BEFORE_TRACE, i, stack[i]);
+          records.addFreedBeforeTrace(i);
         } else if (isLive(latest)) {
-          records.freeEvent.set(latest, i);
+          records.setFreeEvent(latest, i);
         }
         break;
       }
@@ -284,9 +230,9 @@ function addBlocksLiveAtEnd(segments: readonly Segment[], records: RecordBuilder
       if (!isLiveState(block.state)) continue;
       liveBlocksAtEnd.push(block);
       const latest = lastAt.get(block.address);
-      if (!(latest >= 0 && records.freeEvent.get(latest) === NEVER_FREED)) {
+      if (!(latest >= 0 && records.freeEvent(latest) === NEVER_FREED)) {
         liveBeforeTrace += block.requestedSize;
-        records.add(block.address, block.requestedSize, BEFORE_TRACE, NEVER_FREED, block.stack);
+        records.addLiveAllAlong(block.address, block.requestedSize, block.stack);
       }
     }
   }
@@ -299,6 +245,26 @@ function addBlocksLiveAtEnd(segments: readonly Segment[], records: RecordBuilder
  */
 export function activeDelta(action: number, size: number): number {
   return action === Action.Alloc ? size : action === Action.FreeCompleted ? -size : 0;
+}
+
+/**
+ * A sum of byte counts taken at every event of a long walk. A double kept in a local variable of such a
+ * loop is boxed (a new heap number) at every step in the code V8 compiles for a loop that is already
+ * running (on-stack replacement: these walks run once): 16 bytes of garbage an event, scavenged again and
+ * again. Kept in a typed array, it never leaves a register unboxed.
+ */
+export class RunningSum {
+  private readonly slot = new Float64Array(1);
+  constructor(initial: number) {
+    this.slot[0] = initial;
+  }
+  get value(): number {
+    return this.slot[0];
+  }
+  /** Adds `delta`; returns the new sum. */
+  add(delta: number): number {
+    return (this.slot[0] += delta);
+  }
 }
 
 /** Active bytes right after each event of `trace`, from the active bytes before it. */
@@ -325,7 +291,8 @@ function peaksOf(
 ): { finalActiveBytes: number; peakBytes: number; peakEventIndex: number; peakReservedBytes: number; reservedShortfall?: ReservedShortfall } {
   const { action, size } = trace;
   const n = trace.length;
-  let activeBytes = initialActiveBytes;
+  // The running sum lives in a typed array (see `RunningSum`): a local would be boxed at every step.
+  const active = new RunningSum(initialActiveBytes);
   let reservedBytes = initialReservedBytes;
   let peakBytes = initialActiveBytes;
   let peakEventIndex = -1;
@@ -334,7 +301,7 @@ function peaksOf(
     initialActiveBytes > initialReservedBytes ? { event: -1, activeBytes: initialActiveBytes, reservedBytes: initialReservedBytes } : undefined;
   for (let i = 0; i < n; i++) {
     const act = action[i];
-    activeBytes += activeDelta(act, size[i]);
+    const activeBytes = active.add(activeDelta(act, size[i]));
     switch (act) {
       case Action.Alloc:
         if (activeBytes > peakBytes) {
@@ -356,7 +323,7 @@ function peaksOf(
     }
     if (activeBytes > reservedBytes && reservedShortfall === undefined) reservedShortfall = { event: i, activeBytes, reservedBytes };
   }
-  return { finalActiveBytes: activeBytes, peakBytes, peakEventIndex, peakReservedBytes, ...(reservedShortfall === undefined ? {} : { reservedShortfall }) };
+  return { finalActiveBytes: active.value, peakBytes, peakEventIndex, peakReservedBytes, ...(reservedShortfall === undefined ? {} : { reservedShortfall }) };
 }
 
 /** Reserved bytes right after each event of `trace`, from the reserved bytes before it. */

@@ -306,8 +306,8 @@ export class TimelineQueries {
     const { bornState, diedState } = t.layout;
     return {
       record,
-      size: records.size[record],
-      address: records.addr[record],
+      size: records.sizeOf(record),
+      address: records.addrOf(record),
       firstState: bornState[record],
       lastState: diedState[record] - 1,
       allocEvent: records.allocEvent[record],

@@ -70,7 +70,7 @@ export const growingMemory: AdviceRule = {
     const byLine = new Map<number, number[]>();
     for (let k = 0; k < r.count; k++) {
       if (r.allocEvent[k] < 0 || r.freeEvent[k] !== NEVER_FREED) continue;
-      const stack = r.stack[k];
+      const stack = r.stackOf(k);
       const line = ctx.lineIdOf(stack);
       if (line === NO_LINE || ctx.stackHas(stack, isSetupFrame) || ctx.stackHas(stack, isOptimizerFrame)) continue;
       const list = byLine.get(line);
@@ -129,15 +129,15 @@ export const growingMemory: AdviceRule = {
       records.sort((a, b) => r.allocEvent[a] - r.allocEvent[b]);
       let iterations = 1;
       for (let j = 1; j < records.length; j++) {
-        if (newIteration(r.allocEvent[records[j - 1]], r.allocEvent[records[j]], r.stack[records[j]])) iterations++;
+        if (newIteration(r.allocEvent[records[j - 1]], r.allocEvent[records[j]], r.stackOf(records[j]))) iterations++;
       }
       if (iterations < MIN_ITERATIONS) continue;
       const source = ctx.analysis.lineIndex.lines[lineId];
       if (typeof source.line !== 'number') continue;
       const at = { file: source.file, line: source.line };
-      const bytes = records.reduce((sum, k) => sum + r.size[k], 0);
+      const bytes = records.reduce((sum, k) => sum + r.sizeOf(k), 0);
       // The loop-body line the blocks were made under, where an accumulation would be.
-      const loopLine = anchorOf(r.stack[records[records.length - 1]]);
+      const loopLine = anchorOf(r.stackOf(records[records.length - 1]));
       const loop = loopLine === NO_LINE || loopLine === lineId ? undefined : ctx.analysis.lineIndex.lines[loopLine];
       // The statement that keeps them, when the source shows one (`total += loss` below the loop line).
       const kept = findAccumulation(at, loop && typeof loop.line === 'number' ? [{ file: loop.file, line: loop.line }] : [], (file) => ctx.source(file));

@@ -144,8 +144,8 @@ export const inPlaceArithmetic: AdviceRule = {
     };
     for (let k = 0; k < r.count; k++) {
       if (r.allocEvent[k] !== BEFORE_TRACE || r.freeEvent[k] === NEVER_FREED) continue;
-      liveSize.set(r.addr[k], r.size[k]);
-      bump(r.size[k], 1);
+      liveSize.set(r.addrOf(k), r.sizeOf(k));
+      bump(r.sizeOf(k), 1);
     }
     const made = new Map<number, Made>();
     // The line now running, and its execution (a consecutive run of events of one line).

@@ -52,14 +52,14 @@ export const inferenceWithoutNoGrad: AdviceRule = {
     const peak = peakComposition(ctx, { excludeGradDisabled: true });
     const r = d.allocations;
     const activations = peak.activationRecords.filter((k) => r.allocEvent[k] >= 0);
-    const bytes = activations.reduce((s, k) => s + r.size[k], 0);
+    const bytes = activations.reduce((s, k) => s + r.sizeOf(k), 0);
     if (bytes < MIN_ACTIVATION_BYTES || bytes < MIN_ACTIVATION_SHARE * d.peakBytes) return [];
 
     // Kept, not just in flight: one line's output from several (3+) separate calls still live at
     // once. Without grad, a layer's input and output overlap, but not three layers' worth.
     const perLine = new Map<number, Set<number>>();
     for (const k of activations) {
-      const line = ctx.lineIdOf(r.stack[k]);
+      const line = ctx.lineIdOf(r.stackOf(k));
       if (line === NO_LINE) continue;
       const calls = perLine.get(line) ?? new Set<number>();
       calls.add(r.allocEvent[k]);

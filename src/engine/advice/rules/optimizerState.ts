@@ -43,11 +43,11 @@ export const optimizerState: AdviceRule = {
       const free = r.freeEvent[k];
       return free === NEVER_FREED || next[r.allocEvent[k] + 1] < free;
     });
-    const bytes = state.reduce((s, k) => s + r.size[k], 0);
+    const bytes = state.reduce((s, k) => s + r.sizeOf(k), 0);
     if (bytes < MIN_STATE_BYTES || bytes < MIN_STATE_SHARE * d.peakBytes) return [];
     const lines = bytesByLine(ctx, state);
     // Whose code made the state: the innermost source frame is the user's own optimizer, or torch.optim's.
-    const ownBytes = state.filter((k) => ctx.frames(r.stack[k]).find((f) => isSourceFrame(f)) !== undefined && ctx.isUserFrame(ctx.frames(r.stack[k]).find((f) => isSourceFrame(f))!)).reduce((s, k) => s + r.size[k], 0);
+    const ownBytes = state.filter((k) => ctx.frames(r.stackOf(k)).find((f) => isSourceFrame(f)) !== undefined && ctx.isUserFrame(ctx.frames(r.stackOf(k)).find((f) => isSourceFrame(f))!)).reduce((s, k) => s + r.sizeOf(k), 0);
     const own = ownBytes * 2 > bytes;
     const madeBy = own ? 'made in the step of an optimizer in your own code' : 'made inside torch.optim';
     const at = lines[0];
