@@ -50,18 +50,14 @@ class OwnRecords {
 }
 
 /**
- * The index in `own` of record r when it is one of the records that keep their own fields (those below
- * `ownBefore`, at their index; those from `ownFrom` on, after them); -1 for a record made from the trace.
+ * Where record r's fields are: the trace event it was made from (>= 0: its alloc, or, for a block allocated
+ * before the trace, its free), or -1 - its index in `own` for the records that keep their own fields (those
+ * below `ownBefore`, at their index; those from `ownFrom` on, after them).
  */
-function ownIndex(r: number, ownBefore: number, ownFrom: number): number {
-  if (r < ownBefore) return r;
-  return r >= ownFrom ? ownBefore + r - ownFrom : -1;
-}
-
-/** The event record r was made from: its alloc, else (a block allocated before the trace) its free. */
-function sourceEvent(allocEvent: Int32Array, freeEvent: Int32Array, r: number): number {
-  const a = allocEvent[r];
-  return a >= 0 ? a : freeEvent[r];
+function fieldsAt(r: number, allocEvent: number, freeEvent: number, ownBefore: number, ownFrom: number): number {
+  if (r < ownBefore) return -1 - r;
+  if (r >= ownFrom) return -1 - (ownBefore + r - ownFrom);
+  return allocEvent >= 0 ? allocEvent : freeEvent;
 }
 
 /**
@@ -70,19 +66,22 @@ function sourceEvent(allocEvent: Int32Array, freeEvent: Int32Array, r: number): 
  * bound of their number (`capacity`): the slots never written cost address space, not memory.
  */
 export class RecordBuilder {
-  private allocEvents: Int32Array;
-  private freeEvents: Int32Array;
+  private readonly allocEvents: IntBuffer;
+  private readonly freeEvents: IntBuffer;
   private readonly own = new OwnRecords();
   private ownBefore = 0;
   private ownFrom = Number.MAX_SAFE_INTEGER;
-  count = 0;
 
   constructor(
     private readonly trace: DeviceTrace,
     capacity: number,
   ) {
-    this.allocEvents = new Int32Array(Math.max(16, capacity));
-    this.freeEvents = new Int32Array(Math.max(16, capacity));
+    this.allocEvents = new IntBuffer(capacity);
+    this.freeEvents = new IntBuffer(capacity);
+  }
+
+  get count(): number {
+    return this.allocEvents.length;
   }
 
   /** A block a window carries in (before every record of the trace). */
@@ -111,38 +110,27 @@ export class RecordBuilder {
   }
 
   freeEvent(r: number): number {
-    return this.freeEvents[r];
+    return this.freeEvents.get(r);
   }
 
   /** Record r's block is freed by event `event`. */
   setFreeEvent(r: number, event: number): void {
-    this.freeEvents[r] = event;
+    this.freeEvents.set(r, event);
   }
 
   addrOf(r: number): number {
-    const k = ownIndex(r, this.ownBefore, this.ownFrom);
-    return k < 0 ? this.trace.addr[sourceEvent(this.allocEvents, this.freeEvents, r)] : this.own.addr.get(k);
+    const at = fieldsAt(r, this.allocEvents.get(r), this.freeEvents.get(r), this.ownBefore, this.ownFrom);
+    return at >= 0 ? this.trace.addr[at] : this.own.addr.get(-1 - at);
   }
 
   build(): AllocationRecords {
-    const n = this.count;
-    return new TraceRecords(this.trace, this.own, this.ownBefore, Math.min(this.ownFrom, n), this.allocEvents.subarray(0, n), this.freeEvents.subarray(0, n));
+    return new TraceRecords(this.trace, this.own, this.ownBefore, Math.min(this.ownFrom, this.count), this.allocEvents.take(), this.freeEvents.take());
   }
 
   private push(allocEvent: number, freeEvent: number): number {
-    if (this.count === this.allocEvents.length) {
-      // Past the bound it was sized by (not expected): grow as a growable buffer would.
-      const grow = (from: Int32Array) => {
-        const to = new Int32Array(2 * from.length);
-        to.set(from);
-        return to;
-      };
-      this.allocEvents = grow(this.allocEvents);
-      this.freeEvents = grow(this.freeEvents);
-    }
-    this.allocEvents[this.count] = allocEvent;
-    this.freeEvents[this.count] = freeEvent;
-    return this.count++;
+    this.allocEvents.push(allocEvent);
+    this.freeEvents.push(freeEvent);
+    return this.allocEvents.length - 1;
   }
 }
 
@@ -165,18 +153,18 @@ class TraceRecords implements AllocationRecords {
   }
 
   addrOf(r: number): number {
-    const k = ownIndex(r, this.ownBefore, this.ownFrom);
-    return k < 0 ? this.trace.addr[sourceEvent(this.allocEvent, this.freeEvent, r)] : this.own.addr.get(k);
+    const at = this.fieldsAt(r);
+    return at >= 0 ? this.trace.addr[at] : this.own.addr.get(-1 - at);
   }
 
   sizeOf(r: number): number {
-    const k = ownIndex(r, this.ownBefore, this.ownFrom);
-    return k < 0 ? this.trace.size[sourceEvent(this.allocEvent, this.freeEvent, r)] : this.own.size.get(k);
+    const at = this.fieldsAt(r);
+    return at >= 0 ? this.trace.size[at] : this.own.size.get(-1 - at);
   }
 
   stackOf(r: number): number {
-    const k = ownIndex(r, this.ownBefore, this.ownFrom);
-    return k < 0 ? this.trace.stack[sourceEvent(this.allocEvent, this.freeEvent, r)] : this.own.stack.get(k);
+    const at = this.fieldsAt(r);
+    return at >= 0 ? this.trace.stack[at] : this.own.stack.get(-1 - at);
   }
 
   get addr(): Float64Array {
@@ -189,6 +177,10 @@ class TraceRecords implements AllocationRecords {
 
   get stack(): Int32Array {
     return (this.stackColumn ??= this.column(new Int32Array(this.count), (r) => this.stackOf(r)));
+  }
+
+  private fieldsAt(r: number): number {
+    return fieldsAt(r, this.allocEvent[r], this.freeEvent[r], this.ownBefore, this.ownFrom);
   }
 
   private column<T extends Float64Array | Int32Array>(into: T, value: (r: number) => number): T {

@@ -6,6 +6,7 @@
 import type { Block, CarriedBlocks, DeviceTrace, Segment, Snapshot } from '../snapshot/model';
 import { Action, NO_STACK, isLiveState } from '../snapshot/model';
 import { AddressIndex } from '../base/addressIndex';
+import { RunningSum } from '../base/runningSum';
 import type { AllocationRecords } from './allocationRecords';
 import { BEFORE_TRACE, BEFORE_WINDOW, NEVER_FREED, RecordBuilder } from './allocationRecords';
 
@@ -245,27 +246,6 @@ function addBlocksLiveAtEnd(segments: readonly Segment[], records: RecordBuilder
  */
 export function activeDelta(action: number, size: number): number {
   return action === Action.Alloc ? size : action === Action.FreeCompleted ? -size : 0;
-}
-
-/**
- * A sum of byte counts taken at every event of a long walk. A double kept in a local variable of such a
- * loop can be boxed (a new heap number) at every step in the code V8 compiles for a loop that is already
- * running (on-stack replacement: these walks run once), as it was in the walks for the peaks and the line
- * figures (22 MB of heap numbers each for 1.3 M events, by the sampling heap profiler): garbage scavenged
- * again and again, and a young generation grown for it. Kept in a one-slot typed array, it is not boxed.
- */
-export class RunningSum {
-  private readonly slot = new Float64Array(1);
-  constructor(initial: number) {
-    this.slot[0] = initial;
-  }
-  get value(): number {
-    return this.slot[0];
-  }
-  /** Adds `delta`; returns the new sum. */
-  add(delta: number): number {
-    return (this.slot[0] += delta);
-  }
 }
 
 /** Active bytes right after each event of `trace`, from the active bytes before it. */

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BEFORE_TRACE, BEFORE_WINDOW, NEVER_FREED, RecordBuilder } from '../../../../src/engine/analysis/allocationRecords';
-import { RunningSum, replayDevice } from '../../../../src/engine/analysis/replay';
+import { replayDevice } from '../../../../src/engine/analysis/replay';
+import { RunningSum } from '../../../../src/engine/base/runningSum';
 import { snapshotFromPickle } from '../../../../src/engine/snapshot/fromPickle';
 import type { DeviceTrace } from '../../../../src/engine/snapshot/model';
 import { Action } from '../../../../src/engine/snapshot/model';
