@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { missingPrerequisite, resultsDir } from '../codeServer';
 import type { UiWorkbench } from '../uiWorkbench';
 import { openUiWorkbench, openWorkspaceFile } from '../uiWorkbench';
@@ -54,6 +54,22 @@ blocks = [torch.empty(1024, 1024, device="cuda") for _ in range(n)]  # blocks
 torch.cuda.synchronize()
 `;
 const BLOCKS_LINE = 4;
+
+/**
+ * Runs a command from the palette, and once more if `shown` has not appeared 15 s later: in one of three CI runs
+ * on 2026-11-29 the palette took Predict VRAM and no quick pick followed within 30 s (the same suite passed when
+ * run again at once; the cause is not known). A command that never shows it still fails, after the second try.
+ */
+async function runCommandUntil(page: Page, title: string, shown: Locator): Promise<void> {
+  await runCommand(page, title);
+  try {
+    await shown.waitFor({ timeout: 15_000 });
+  } catch {
+    await page.keyboard.press('Escape');
+    await runCommand(page, title);
+    await shown.waitFor({ timeout: 30_000 });
+  }
+}
 
 function prerequisite(): string | undefined {
   return missingPrerequisite() ?? (existsSync(PYTHON) ? undefined : `no PyTorch environment at ${PYTHON} (run scripts/setup-torch.sh)`);
@@ -172,8 +188,7 @@ describe('Predict VRAM in the VS Code workbench (code-server + Chromium)', { ski
   const realData = { skip: CORPUS_PAIR ? 'with the corpus pair this workspace holds its program only' : false };
   it('a value read from data is assumed and said; Predict with Real Data runs the program\'s own data', realData, withScreenshot('predict-real-data', () => page, async () => {
     await openWorkspaceFile(page, 'values.py');
-    await runCommand(page, 'VRAM Lens: Predict VRAM...');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'predict for which GPU' }).waitFor({ timeout: 30_000 });
+    await runCommandUntil(page, 'VRAM Lens: Predict VRAM...', page.locator('.quick-input-widget .quick-input-title', { hasText: 'predict for which GPU' }));
     await page.locator('.quick-input-widget input.input').fill('A100 80GB');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'A100 80GB' }).first().waitFor();
     await page.keyboard.press('Enter');
