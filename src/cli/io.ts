@@ -4,6 +4,7 @@ import type { Snapshot } from '../engine/snapshot/model';
 import { terminalText } from '../engine/text/plainText';
 import type { OpenOptions } from '../runtime/input/snapshotFile';
 import { openSnapshot } from '../runtime/input/snapshotFile';
+import { tuneCompiler } from './compilerTuning';
 import type { ProgressStream } from './progress';
 import { terminalProgress } from './progress';
 export interface CliIO {
@@ -11,6 +12,8 @@ export interface CliIO {
   readonly err: (text: string) => void;
   /** Where a progress bar may be drawn while a file is read (a terminal's stderr); none in tests. */
   readonly progress?: ProgressStream;
+  /** Tunes the process's compiler to a command and the files it reads (`compilerTuning.ts`); none in tests. */
+  readonly tuneCompiler?: (command: string, paths: readonly string[]) => void;
 }
 
 /** The terminal: text from snapshots (file names, dict keys) never writes a control sequence. */
@@ -18,6 +21,7 @@ export const processIO: CliIO = {
   out: (text) => process.stdout.write(terminalText(text)),
   err: (text) => process.stderr.write(terminalText(text)),
   progress: process.stderr,
+  tuneCompiler: (command, paths) => void tuneCompiler(command, paths),
 };
 
 /** An error the user can act on: printed without a stack, with a non-zero exit. */
