@@ -12,8 +12,11 @@ export interface CliIO {
   readonly err: (text: string) => void;
   /** Where a progress bar may be drawn while a file is read (a terminal's stderr); none in tests. */
   readonly progress?: ProgressStream;
-  /** Tunes the process's compiler to a command and the files it reads (`compilerTuning.ts`); none in tests. */
-  readonly tuneCompiler?: (command: string, paths: readonly string[]) => void;
+  /**
+   * Tunes the process's compiler to a command and the files it reads (`compilerTuning.ts`); returns how
+   * to undo it once the command is done. None in tests.
+   */
+  readonly tuneCompiler?: (command: string, paths: readonly string[]) => (() => void) | undefined;
 }
 
 /** The terminal: text from snapshots (file names, dict keys) never writes a control sequence. */
@@ -21,7 +24,7 @@ export const processIO: CliIO = {
   out: (text) => process.stdout.write(terminalText(text)),
   err: (text) => process.stderr.write(terminalText(text)),
   progress: process.stderr,
-  tuneCompiler: (command, paths) => void tuneCompiler(command, paths),
+  tuneCompiler: (command, paths) => tuneCompiler(command, paths)?.restore,
 };
 
 /** An error the user can act on: printed without a stack, with a non-zero exit. */

@@ -74,8 +74,12 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
   try {
     const own = command.program && end >= 0 ? [...rest.slice(0, end), '--', ...rest.slice(rest[end] === '--' ? end + 1 : end)] : rest;
     const args = parseArgs(own, command.options.valued, command.options.flags, command.options.repeatable);
-    io.tuneCompiler?.(name, args.positionals);
-    return await command.run(args, io);
+    const untune = io.tuneCompiler?.(name, args.positionals);
+    try {
+      return await command.run(args, io);
+    } finally {
+      untune?.();
+    }
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`vram-lens: ${e.message}\n`);

@@ -1,11 +1,13 @@
 /** The command line's compiler tuning: no inlining for small plain pickles, V8's defaults otherwise. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SMALL_INPUT_BYTES, compilesBetterWithoutInlining, inputFiles, tuneCompiler } from '../../../src/cli/compilerTuning';
+import { main } from '../../../src/cli/main';
 import { corpusDir, corpusMissing, repoRoot } from '../../helpers/corpus';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'vram-lens-tuning-'));
@@ -65,6 +67,53 @@ describe('tuneCompiler', () => {
     assert.equal(tuneCompiler('predict', [small], {}), undefined);
     assert.equal(tuneCompiler('analyze', [path.join(dir, 'missing.pickle')], {}), undefined);
     assert.equal(tuneCompiler('analyze', [small], { VRAM_LENS_V8_TUNING: '0' }), undefined);
+  });
+
+  // Node 20: the launcher keeps V8's code cache itself (Node 22+ has its own, keyed otherwise).
+  const ownCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function' ? 'Node keeps its own compile cache' : false;
+  it("leaves V8's code cache usable by the next run (the flag is set back before it is written)", { skip: ownCache }, () => {
+    // A cache made under another flag is rejected by V8 and written again by every run: the CLI
+    // would compile from source each time. The second run must find the first one's cache and keep it.
+    const cacheHome = path.join(dir, 'cache-home');
+    const sample = path.join(repoRoot, 'media', 'samples', 'similarity-eager.pickle');
+    const run = () => {
+      const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'vram-lens.js'), 'analyze', sample, '--json'], {
+        env: { ...process.env, XDG_CACHE_HOME: cacheHome, VRAM_LENS_COMPILE_CACHE: '' },
+        encoding: 'utf8',
+      });
+      assert.equal(r.status, 0, r.stderr);
+      const folder = path.join(cacheHome, 'vram-lens', readdirSync(path.join(cacheHome, 'vram-lens'))[0]);
+      const caches = readdirSync(folder).filter((f) => f.endsWith('.v8cache'));
+      assert.equal(caches.length, 1);
+      const at = path.join(folder, caches[0]);
+      return { name: caches[0], mtimeMs: statSync(at).mtimeMs, bytes: readFileSync(at) };
+    };
+    const first = run();
+    const second = run();
+    assert.equal(second.name, first.name);
+    assert.equal(second.mtimeMs, first.mtimeMs, 'the cache was written again: V8 rejected it');
+    assert.deepEqual(second.bytes, first.bytes);
+  });
+
+  it('is asked for by main with the command and its positionals, and undone once the command is done', async () => {
+    const sample = path.join(repoRoot, 'media', 'samples', 'similarity-eager.pickle');
+    const calls: string[] = [];
+    let out = '';
+    const code = await main(['analyze', '--top', '3', sample, '--json'], {
+      out: (t) => {
+        calls.push('out');
+        out += t;
+      },
+      err: () => undefined,
+      tuneCompiler: (command, paths) => {
+        calls.push(`tune ${command} ${paths.join(' ')}`);
+        return () => calls.push('restore');
+      },
+    });
+    assert.equal(code, 0);
+    assert.ok(out.length > 0);
+    // The option's value (3) is not a path; the report is written while tuned, then it is undone.
+    assert.deepEqual(calls, [`tune analyze ${sample}`, 'out', 'restore']);
   });
 
   const corpusFile = path.join(corpusDir, 'wedsonlin-cs336-medium-512-training.pickle');
