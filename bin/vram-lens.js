@@ -16,6 +16,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/** Code caches of other builds of the CLI kept beside this one's (the newest written). */
+const OTHER_BUILDS_CACHED = 3;
+
 /**
  * The bundle, compiled from V8's code cache when there is one: a command that runs for a tenth of a
  * second spends a good part of it compiling the CLI. Node 22.1+ has its own cache
@@ -57,11 +60,16 @@ function loadCli(file) {
       const temporary = `${cacheFile}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
       fs.renameSync(temporary, cacheFile);
-      // The caches of earlier builds are of no more use.
+      // The caches of other builds: the newest few are kept (two installs of the CLI, or two builds run
+      // side by side, would otherwise delete each other's and both compile from source every run), the
+      // rest are of no more use.
       const prefix = `${path.basename(file)}-`;
-      for (const name of fs.readdirSync(folder)) {
-        if (name.startsWith(prefix) && name.endsWith('.v8cache') && name !== path.basename(cacheFile)) fs.rmSync(path.join(folder, name), { force: true });
-      }
+      const others = fs
+        .readdirSync(folder)
+        .filter((name) => name.startsWith(prefix) && name.endsWith('.v8cache') && name !== path.basename(cacheFile))
+        .map((name) => ({ name, mtimeMs: fs.statSync(path.join(folder, name)).mtimeMs }))
+        .sort((a, b) => b.mtimeMs - a.mtimeMs);
+      for (const { name } of others.slice(OTHER_BUILDS_CACHED)) fs.rmSync(path.join(folder, name), { force: true });
     } catch {
       // A cache that cannot be written only costs the next run its compile time.
     }
