@@ -119,7 +119,8 @@ describe('tuneCompiler', () => {
   const corpusFile = path.join(corpusDir, 'wedsonlin-cs336-medium-512-training.pickle');
   it('turns inlining off in a real run of a small snapshot, and only there', { skip: corpusMissing }, () => {
     // V8 reports each function it inlines under --trace-turbo-inlining: the CLI's run of a 3.9 MB file
-    // optimises its loops with no inlining at all once tuned, with many under V8's defaults.
+    // optimises its loops with no inlining once tuned (only a compile job started before the tuning, if
+    // any, could inline), with many (over a thousand) under V8's defaults.
     const inlined = (env: NodeJS.ProcessEnv) => {
       const run = spawnSync(process.execPath, ['--trace-turbo-inlining', path.join(repoRoot, 'bin', 'vram-lens.js'), 'analyze', corpusFile, '--json'], {
         env: { ...process.env, ...env },
@@ -129,7 +130,9 @@ describe('tuneCompiler', () => {
       assert.equal(run.status, 0, run.stderr);
       return run.stdout.split('\n').filter((l) => l.startsWith('Inlining ')).length;
     };
-    assert.equal(inlined({}), 0);
-    assert.ok(inlined({ VRAM_LENS_V8_TUNING: '0' }) > 0);
+    const tuned = inlined({});
+    const defaults = inlined({ VRAM_LENS_V8_TUNING: '0' });
+    assert.ok(defaults > 100, `${defaults} functions inlined under V8's defaults`);
+    assert.ok(tuned * 20 < defaults, `${tuned} functions inlined once tuned, ${defaults} under V8's defaults`);
   });
 });
