@@ -326,7 +326,7 @@ async function main() {
   let shapes;
   if (options.shapes) {
     log('\nshapes (no cliff): the same events in other shapes, read in one process\n');
-    shapes = await benchShapes({ source: path.join(corpus, DEFAULT_SOURCES[0]), size: 20, data, rounds: 7, log });
+    shapes = await benchShapes({ source: path.join(corpus, DEFAULT_SOURCES[0]), size: 20, data, rounds: 3, log });
   }
 
   let secondOpen;
