@@ -1,7 +1,8 @@
 // No cliff (issue 30): the same events written in the shapes PyTorch's readers must take, read by
-// `openSnapshot` (decode and model) in one process, warm, the shapes taking turns (in each turn one
-// untimed read, then three timed ones), against the plain file of the same events. Target: each within
-// 1.25x of the plain file's time.
+// `openSnapshot` (decode and model) in one process, warm, the shapes taking turns from the lightest to
+// the heaviest (in each turn one untimed read, then three timed ones; each round starting with untimed
+// reads of the plain file), against the plain file of the same events. Target: each within 1.25x of
+// the plain file's time.
 //
 //   node bench/shapes.mjs [--source FILE] [--size 20] [--data DIR] [--rounds 3] [--json]
 //
@@ -43,12 +44,13 @@ export async function benchShapes({ source, size, data, rounds, log = () => unde
   for (const file of files) await read(file);
   const times = files.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    // A different order each round, so that no shape always follows the same one. Each shape's reads
-    // come together, after an untimed one: a read right after the 257 MB shape took 10-20 ms longer
-    // whatever its own shape (collecting that one's garbage), which moved a 50 ms shape's median by
-    // up to 1.6x when the shapes simply took turns.
-    for (let k = 0; k < files.length; k++) {
-      const i = (k + r) % files.length;
+    // A read right after the 257 MB shape takes 10-20 ms longer whatever its own shape (collecting that
+    // one's garbage): taking turns one read each, the plain file (the yardstick) nearly always came
+    // right after it, and a 50 ms shape's ratio moved by up to 1.6x. So each round starts with two
+    // untimed reads of the plain file, the shapes go from the lightest to the heaviest, and each takes
+    // its turn as one untimed read and then the timed ones.
+    for (let settle = 0; settle < 2; settle++) await read(files[0]);
+    for (let i = 0; i < files.length; i++) {
       await read(files[i]);
       for (let t = 0; t < READS_IN_TURN; t++) times[i].push(await read(files[i]));
     }
