@@ -9,8 +9,9 @@
  * Measured side by side (`farm-bench`, A/B pairs against `VRAM_LENS_V8_TUNING=0`, 2 cores;
  * docs/benchmarks.md): `analyze` of a 3.9 MB corpus snapshot 0.79x the time as typed and 0.82x with
  * `--json`, `whatif` 0.77x, a 10 MB file 0.88x, 20 MB 0.94-0.97x; but 40 MB 1.07x, 60 MB 1.21x and
- * 100 MB 1.30x, where the loops run long enough for inlined code to pay for its compiling. So: no inlining up to {@link SMALL_INPUT_BYTES} of pickle,
- * V8's defaults above, and for a gzip'd file (its pickle's length is not its own).
+ * 100 MB 1.30x, where the loops run long enough for inlined code to pay for its compiling. So: no
+ * inlining up to {@link SMALL_INPUT_BYTES} of pickle, V8's defaults above, and for a gzip'd file (its
+ * pickle's length is not its own).
  *
  * Only the command line does this: a V8 flag holds for the whole process, and the extension's
  * process (VS Code's extension host) is shared with other extensions. Nothing a program computes
@@ -58,23 +59,18 @@ export function inputFiles(paths: readonly string[]): InputFile[] | undefined {
   return files;
 }
 
-/** What {@link tuneCompiler} did: the flag it set, and how to set V8's default back. */
-export interface CompilerTuning {
-  readonly flag: string;
-  readonly restore: () => void;
-}
-
 /**
- * Tunes this process's compiler for `command` reading the files at `paths` (its positionals). Called
- * before the command's work starts, so its hot code is compiled under it; `restore` is called once the
- * work is done, before the launcher writes V8's code cache: V8 keeps with a cache a hash of the flags it
- * was made under and rejects it under others, so a cache made under this flag would be rejected by the
- * next run (which loads it before any tuning) and the CLI compiled from source every time.
+ * Tunes this process's compiler for `command` reading the files at `paths` (its positionals); returns
+ * how to set V8's default back, or undefined when it left the defaults. Called before the command's work
+ * starts, so its hot code is compiled under it; the default is set back once the work is done, before
+ * the launcher writes V8's code cache: V8 keeps with a cache a hash of the flags it was made under and
+ * rejects it under others, so a cache made under this flag would be rejected by the next run (which
+ * loads it before any tuning) and the CLI compiled from source every time.
  */
-export function tuneCompiler(command: string, paths: readonly string[], env: NodeJS.ProcessEnv = process.env): CompilerTuning | undefined {
+export function tuneCompiler(command: string, paths: readonly string[], env: NodeJS.ProcessEnv = process.env): (() => void) | undefined {
   if (env.VRAM_LENS_V8_TUNING === '0' || !TUNED_COMMANDS.has(command)) return undefined;
   const files = inputFiles(paths);
   if (files === undefined || !compilesBetterWithoutInlining(files)) return undefined;
   setFlagsFromString('--no-turbo-inlining');
-  return { flag: '--no-turbo-inlining', restore: () => setFlagsFromString('--turbo-inlining') };
+  return () => setFlagsFromString('--turbo-inlining');
 }
