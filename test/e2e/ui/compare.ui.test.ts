@@ -24,12 +24,19 @@ const CURRENT = fixtureSnapshot;
 const HEIGHT = 950;
 
 /** Picks the quick-pick row holding `text`. */
-async function pick(page: Page, text: string): Promise<void> {
+/**
+ * Picks `text` in the quick pick whose title has `step`, and waits until that step is gone: the two steps
+ * share one widget, so without the title the second pick could type into the first step's input while it
+ * closes (on a busy machine its Enter was lost and the comparison never opened).
+ */
+async function pick(page: Page, step: string, text: string): Promise<void> {
+  const title = page.locator('.quick-input-widget .quick-input-title', { hasText: step });
+  await title.waitFor({ state: 'visible', timeout: 60_000 });
   const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible' });
   await input.fill(text);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first().waitFor();
   await page.keyboard.press('Enter');
+  await title.waitFor({ state: 'hidden', timeout: 60_000 });
 }
 
 describe('compare at 300-600 px, its deltas and the current run (code-server + Chromium)', { skip: missingPrerequisite() ?? false, timeout: 300_000 }, () => {
@@ -58,8 +65,8 @@ describe('compare at 300-600 px, its deltas and the current run (code-server + C
     // The source on the left; the results open beside it, in the other half of the editor area.
     await openWorkspaceFile(page, 'cs336_basics/nn_utils.py', 6);
     await runCommand(page, 'VRAM Lens: Compare Snapshots...');
-    await pick(page, path.basename(BASELINE));
-    await pick(page, path.basename(CURRENT));
+    await pick(page, 'Compare Snapshots (1/2)', path.basename(BASELINE));
+    await pick(page, 'Compare Snapshots (2/2)', path.basename(CURRENT));
     frame = await webviewFrame(page, 'h1', 'Compare runs');
     await frame.locator('table.lines tbody tr').first().waitFor({ timeout: 30_000 });
 
