@@ -4,7 +4,7 @@
 // and /etc/hosts at the same paths (bind mounts, removed by cleanup()). Needs root. Used by test-torch.mjs and
 // bench/backward-overhead.mjs. Arguments pass as argv arrays; nothing goes through a shell.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,6 +32,21 @@ function isMountPoint(target) {
   return spawnSync('mountpoint', ['-q', target]).status === 0;
 }
 
+/**
+ * Whether a bind mount at `target` shows `source` itself. One left by a run that was killed (SIGKILL skips
+ * cleanup()) may show a clone since deleted and made again at the same path: the chroot's working folder is
+ * then gone (Python's getcwd fails) and every suite in it fails.
+ */
+function showsSource(source, target) {
+  try {
+    const a = statSync(source);
+    const b = statSync(target);
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether setup-torch.sh finished for this target. */
 export function isReady(t) {
   if (t.venv) return existsSync(path.join(t.venv, '.vram-lens-ready'));
@@ -50,7 +65,12 @@ export function prepare(t) {
     if (source.startsWith('/etc/')) {
       if (!existsSync(target)) writeFileSync(target, '');
     } else mkdirSync(target, { recursive: true });
-    if (!isMountPoint(target)) mount(args, target);
+    if (isMountPoint(target)) {
+      // Mounted already: by a run beside this one (kept), or left behind by a killed run (mounted again).
+      if (source === 'proc' || showsSource(source, target)) continue;
+      spawnSync('umount', ['-l', target], { stdio: 'inherit' });
+    }
+    mount(args, target);
   }
 }
 
