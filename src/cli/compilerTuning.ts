@@ -19,6 +19,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+import { MAGIC_BYTES, formatOf } from '../engine/decode/unpack';
 
 /** Bytes of pickle up to which a run compiles without inlining (between the 20 MB and 40 MB measured). */
 export const SMALL_INPUT_BYTES = 24e6;
@@ -47,9 +48,9 @@ export function inputFiles(paths: readonly string[]): InputFile[] | undefined {
       const stats = statSync(path);
       if (!stats.isFile()) return undefined;
       fd = openSync(path, 'r');
-      const head = new Uint8Array(2);
-      const read = readSync(fd, head, 0, 2, 0);
-      files.push({ bytes: stats.size, gzip: read === 2 && head[0] === 0x1f && head[1] === 0x8b });
+      const head = new Uint8Array(MAGIC_BYTES);
+      const read = readSync(fd, head, 0, MAGIC_BYTES, 0);
+      files.push({ bytes: stats.size, gzip: formatOf(head.subarray(0, read)) === 'gzip' });
     } catch {
       return undefined;
     } finally {

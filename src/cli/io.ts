@@ -24,7 +24,7 @@ export const processIO: CliIO = {
   out: (text) => process.stdout.write(terminalText(text)),
   err: (text) => process.stderr.write(terminalText(text)),
   progress: process.stderr,
-  tuneCompiler: (command, paths) => tuneCompiler(command, paths),
+  tuneCompiler,
 };
 
 /** An error the user can act on: printed without a stack, with a non-zero exit. */

@@ -35,8 +35,9 @@ type Stored = PyValue | MemoToken;
  * lands there. A page is 256 KB of pointers: above V8's 128 KB bound for ordinary objects, so it is made
  * in the large-object space, where the young generation's collections never copy it. Pages of 4,096
  * keys (32 KB) were each copied twice as they survived, which in a PyTorch 2.0 file (a new frame dict,
- * so a memo key, for every frame of every entry) was most of the decoder's collection time: 123 ms of
- * scavenges against 23 ms now, 0.93x the time and 14 MiB less at the peak (256 MB, side by side).
+ * so a memo key, for every frame of every entry) was most of the decoder's collection time: 109-123 ms
+ * of scavenges against 24 ms now, 0.96x the time and 13 MiB less at the peak (257 MB, side by side).
+ * Files without such keys pay for the bigger first page: up to 2 MiB more at the peak, the same time.
  */
 const PAGE_BITS = 15;
 const PAGE = 1 << PAGE_BITS;

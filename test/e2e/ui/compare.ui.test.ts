@@ -23,7 +23,6 @@ const BASELINE = path.join(corpusDir, 'bcrafton-cs336.pickle');
 const CURRENT = fixtureSnapshot;
 const HEIGHT = 950;
 
-/** Picks the quick-pick row holding `text`. */
 /**
  * Picks `text` in the quick pick whose title has `step`, and waits until that step is gone: the two steps
  * share one widget, so without the title the second pick could type into the first step's input while it

@@ -1,10 +1,11 @@
 /**
  * The launcher's V8 code cache (Node 20; Node 22+ keeps its own): a build's cache is reused by its next
- * run, and two builds run in turn (two installs, or two builds compared side by side) keep theirs.
+ * run (the compiler tuning sets its flag back first), and two builds run in turn (two installs, or two
+ * builds compared side by side) keep theirs.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,19 +31,39 @@ function build(name: string, seconds: number, extraBytes: number): string {
   return path.join(root, 'bin', 'vram-lens.js');
 }
 
-/** The cache files after a run of `launcher`, with their times. */
+/** The folder of the launcher's caches under `cacheHome` (one per Node version). */
+function cacheFolder(): string {
+  return path.join(cacheHome, 'vram-lens', readdirSync(path.join(cacheHome, 'vram-lens'))[0]);
+}
+
+/** The cache files after a run of `launcher` (`analyze` of a small file: the compiler tuning's case), with their times. */
 function run(launcher: string): Map<string, number> {
   const r = spawnSync(process.execPath, [launcher, 'analyze', sample, '--json'], {
     env: { ...process.env, XDG_CACHE_HOME: cacheHome, VRAM_LENS_COMPILE_CACHE: '' },
     encoding: 'utf8',
   });
   assert.equal(r.status, 0, r.stderr);
-  const folder = path.join(cacheHome, 'vram-lens', readdirSync(path.join(cacheHome, 'vram-lens'))[0]);
+  const folder = cacheFolder();
   return new Map(readdirSync(folder).map((name) => [name, statSync(path.join(folder, name)).mtimeMs]));
 }
 
 describe("the launcher's code cache", { skip: ownCache }, () => {
+  it("is usable by the next run: the compiler tuning's flag is set back before it is written", () => {
+    // A cache made under another flag is rejected by V8 and written again by every run: the CLI
+    // would compile from source each time. The second run must find the first one's cache and keep it.
+    rmSync(cacheHome, { recursive: true, force: true });
+    const launcher = path.join(repoRoot, 'bin', 'vram-lens.js');
+    const first = run(launcher);
+    const bytes = readFileSync(path.join(cacheFolder(), [...first.keys()][0]));
+    const second = run(launcher);
+    assert.equal(first.size, 1);
+    assert.deepEqual([...second.keys()], [...first.keys()]);
+    assert.deepEqual([...second.values()], [...first.values()], 'the cache was written again: V8 rejected it');
+    assert.deepEqual(readFileSync(path.join(cacheFolder(), [...second.keys()][0])), bytes);
+  });
+
   it('keeps the caches of two builds run in turn, each reused (not written again) by its next run', () => {
+    rmSync(cacheHome, { recursive: true, force: true });
     const a = build('a', 1_700_000_000, 0);
     const b = build('b', 1_700_000_100, 1);
     const afterA = run(a);
