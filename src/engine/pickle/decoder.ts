@@ -446,7 +446,11 @@ export class PickleDecoder {
     const m = this.m;
     const from = m.pos;
     const cut = entries.read(list, m);
-    if (m.pos !== from) m.staged = m.marks.length;
+    if (m.pos !== from) {
+      // A batch inside another whose entries went to columns: the general machine reads such a pickle.
+      if (m.staged >= 0 && m.staged !== m.marks.length) throw new RestartWithoutFastPath();
+      m.staged = m.marks.length;
+    }
     if (cut) m.resume = m.marks.length;
     return cut;
   }
@@ -478,13 +482,16 @@ export class PickleDecoder {
     const m = this.m;
     const stack = m.stack;
     if (m.marks.length === 0) throw missingMark(at, 'APPENDS');
-    if (m.marks.length === m.staged) m.staged = -1;
+    // The batch the fast path wrote to columns closes here only if this APPENDS holds: until then a
+    // failure leaves it staged, and the general machine says what is wrong (see `failure`).
+    const closesStaged = m.marks.length === m.staged;
     const first = m.floor;
     const sp = m.sp;
     m.floor = m.marks.pop()!;
     if (first <= m.floor) throw underflow(at, 'APPENDS');
     const list = stack[first - 1];
     if (!Array.isArray(list)) throw wrongTarget(at, 'APPENDS', 'list');
+    if (closesStaged) m.staged = -1;
     if (first < sp && (this.onAppend === undefined || !this.onAppend(list, stack, first, sp))) appendRange(list, stack, first, sp);
     m.sp = first;
   }

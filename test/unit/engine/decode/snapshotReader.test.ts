@@ -165,6 +165,22 @@ describe('pickles the fast path gives back to the general machine', () => {
     for (let chunk = 1; chunk <= 40; chunk++) assert.deepStrictEqual(outcome(() => readChunked(pickle, chunk)), expected, `chunks of ${chunk}`);
   });
 
+  it('a batch of entries inside another batch of entries: the general machine decides (fuzz run 2388904084, input 9001)', () => {
+    // Hand-written: a trace whose batch of two entries holds a second MARK and two more entries, then
+    // APPENDS twice. The fast path wrote the first two to columns, so the inner batch's MARK stood on the
+    // trace list itself; the general machine finds an entry dict below it (and then refuses the file).
+    const str = (t: string) => [0x8c, t.length, ...Buffer.from(t, 'latin1'), 0x94];
+    const entryBytes = (addr: number) => [0x7d, 0x94, 0x28, ...str('action'), ...str('alloc'), ...str('addr'), 0x4b, addr, ...str('size'), 0x4b, 64, 0x75];
+    const pickle = new Uint8Array([
+      0x80, 4, 0x7d, 0x94, 0x28, ...str('segments'), 0x5d, 0x94, ...str('device_traces'), 0x5d, 0x94, 0x28, 0x5d, 0x94, 0x28,
+      ...entryBytes(0), ...entryBytes(64), 0x28, ...entryBytes(128), ...entryBytes(192), 0x65, 0x65, 0x65, 0x75, 0x2e,
+    ]);
+    const error = outcome(() => general(pickle));
+    assert.ok(typeof error === 'string' && /APPENDS applied to something other than a list/.test(error), 'the general machine refuses it');
+    assert.equal(outcome(() => readWhole(pickle)), error);
+    for (let chunk = 1; chunk <= 40; chunk++) assert.equal(outcome(() => readChunked(pickle, chunk)), error, `chunks of ${chunk}`);
+  });
+
   it("allocator_settings that hold the pickle's root: the model keeps plain settings, whichever path read the file (fuzz input 6242)", () => {
     const str = (t: string) => [0x8c, t.length, ...Buffer.from(t, 'latin1'), 0x94];
     const entry = [0x7d, 0x94, 0x28, ...str('action'), ...str('alloc'), ...str('addr'), 0x4b, 0, ...str('size'), 0x4b, 64, 0x75];
