@@ -87,13 +87,9 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
   const trace = traceOf(snapshot, device);
   const segments: Segment[] = snapshot.segments.filter((s) => s.device === device);
   const window = trace.window;
-  const counts = countRecords(trace, segments);
-  const records = new RecordBuilder(trace, counts.records);
-  /**
-   * The latest record allocated at each address: its presence means "allocated earlier in the trace".
-   * Records freed before the trace are never stored, so every record it holds has its address in `records`.
-   */
-  const lastAt = new AddressIndex(counts.allocs, (r) => records.addrOf(r));
+  const records = new RecordBuilder(trace, countRecords(trace, segments));
+  /** The latest record allocated at each address: its presence means "allocated earlier in the trace". */
+  const lastAt = new AddressIndex();
   if (window?.carried !== undefined) carryWindow(window.carried, records, lastAt);
   const events = attributeEvents(trace, records, lastAt);
   // A window's blocks live all along were carried in with the rest.
@@ -137,9 +133,9 @@ export function replayDevice(snapshot: Snapshot, device: number): DeviceReplay {
 /**
  * How many allocation records a replay can make, so that they are sized once (see `take`): one per alloc,
  * per free of a block allocated before the trace, per block live at the end that the trace never allocated,
- * per block a window carries in; and the allocs alone (the address index is sized by them).
+ * per block a window carries in.
  */
-function countRecords(trace: DeviceTrace, segments: readonly Segment[]): { records: number; allocs: number } {
+function countRecords(trace: DeviceTrace, segments: readonly Segment[]): number {
   const { action } = trace;
   let allocs = 0;
   let frees = 0;
@@ -150,7 +146,7 @@ function countRecords(trace: DeviceTrace, segments: readonly Segment[]): { recor
   }
   let blocks = 0;
   for (const segment of segments) blocks += segment.blocks.length;
-  return { records: allocs + frees + blocks + (trace.window?.carried.length ?? 0) + 16, allocs };
+  return allocs + frees + blocks + (trace.window?.carried.length ?? 0) + 16;
 }
 
 /** A window starts from what the full replay had when it opens: those blocks are the first records. */

@@ -1,28 +1,27 @@
 /**
  * An index from addresses (non-negative safe integers) to the records that hold them: an open-addressing
- * table of record numbers only, 4 bytes a slot, whose keys are read back from the records themselves
- * (`addressOf`). What a replay keeps per address, without the boxed keys and entry objects of a `Map`
- * (a tenth of the memory, for millions of addresses), and without a second copy of the addresses.
+ * table of addresses and record numbers, 12 bytes a slot. It starts small and doubles: a program allocates
+ * again at the addresses it freed (the corpus's recordings hold 5 to 13 allocations per address), so it
+ * holds each address once, without the boxed keys and entry objects of a `Map`. The addresses are kept in
+ * the table itself: a probe compares two numbers, and never calls out to read a record's address.
  */
+/** No record; and a slot with no address holds NaN, which equals no address. */
 const EMPTY = -1;
-const MAX_LOAD = 0.7;
+const MAX_LOAD = 0.5;
 
 export class AddressIndex {
-  private slots: Int32Array;
+  /** Per slot: the address (NaN: none), and its record. */
+  private keys: Float64Array;
+  private records: Int32Array;
   private mask: number;
   private count = 0;
 
-  /**
-   * @param expected about how many addresses will be stored (the table grows past it)
-   * @param addressOf the address of a record (>= 0) stored in the index
-   */
-  constructor(
-    expected: number,
-    private readonly addressOf: (record: number) => number,
-  ) {
+  /** @param expected about how many addresses will be stored (the table grows past it) */
+  constructor(expected = 0) {
     let capacity = 16;
     while (capacity * MAX_LOAD < expected) capacity *= 2;
-    this.slots = new Int32Array(capacity).fill(EMPTY);
+    this.keys = new Float64Array(capacity).fill(NaN);
+    this.records = new Int32Array(capacity);
     this.mask = capacity - 1;
   }
 
@@ -32,41 +31,52 @@ export class AddressIndex {
 
   /** The record stored for `address`, or -1 when there is none. */
   get(address: number): number {
-    const { slots, mask } = this;
+    const { keys, mask } = this;
     for (let i = slotOf(address, mask); ; i = (i + 1) & mask) {
-      const record = slots[i];
-      if (record === EMPTY || this.addressOf(record) === address) return record;
+      const key = keys[i];
+      if (key === address) return this.records[i];
+      if (Number.isNaN(key)) return EMPTY;
     }
   }
 
-  /** Stores `record` (whose address is `address`) for its address, in place of any record there. */
+  /** Stores `record` for `address`, in place of any record there. */
   set(address: number, record: number): void {
     this.swap(address, record);
   }
 
   /** {@link set}, returning the record it replaces (-1: none): one probe where get and set take two. */
   swap(address: number, record: number): number {
-    const { slots, mask } = this;
+    const { keys, mask } = this;
     for (let i = slotOf(address, mask); ; i = (i + 1) & mask) {
-      const held = slots[i];
-      if (held === EMPTY) {
-        slots[i] = record;
+      const key = keys[i];
+      if (key === address) {
+        const held = this.records[i];
+        this.records[i] = record;
+        return held;
+      }
+      if (Number.isNaN(key)) {
+        keys[i] = address;
+        this.records[i] = record;
         if (++this.count > (mask + 1) * MAX_LOAD) this.grow();
         return EMPTY;
-      }
-      if (this.addressOf(held) === address) {
-        slots[i] = record;
-        return held;
       }
     }
   }
 
   private grow(): void {
-    const old = this.slots;
-    this.slots = new Int32Array(2 * old.length).fill(EMPTY);
-    this.mask = this.slots.length - 1;
-    this.count = 0;
-    for (const record of old) if (record !== EMPTY) this.set(this.addressOf(record), record);
+    const { keys, records } = this;
+    const capacity = 2 * keys.length;
+    this.keys = new Float64Array(capacity).fill(NaN);
+    this.records = new Int32Array(capacity);
+    this.mask = capacity - 1;
+    for (let j = 0; j < keys.length; j++) {
+      const key = keys[j];
+      if (Number.isNaN(key)) continue;
+      let i = slotOf(key, this.mask);
+      while (!Number.isNaN(this.keys[i])) i = (i + 1) & this.mask;
+      this.keys[i] = key;
+      this.records[i] = records[j];
+    }
   }
 }
 

@@ -70,7 +70,7 @@ export class WindowCarry {
   private phase = Phase.Before;
   private firstEvent = -1;
   private readonly allocations = new Allocations();
-  private readonly latest = new AddressIndex(1024, (r) => this.allocations.addr.get(r));
+  private readonly latest = new AddressIndex(1024);
   // The allocations made before the window opens, for the blocks carried in.
   private readonly beforeSize = new FloatBuffer(1024);
   private readonly beforeStack = new IntBuffer(1024);
