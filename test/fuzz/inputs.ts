@@ -224,14 +224,64 @@ function generated(r: Random): Uint8Array {
   return encodePickle(r.chance(0.05) ? segments : root);
 }
 
-/** Byte-level mutations of a seed: flips, overwrites with interesting bytes, cuts, splices and repeats. */
+/**
+ * Opcodes put at a trace entry's first byte by `mutated`: they open, close, split and pop the batches the
+ * decoder's fast path keeps books on (MARK, APPENDS, APPEND, POP, POP_MARK, SETITEMS, a new list or dict,
+ * MEMOIZE, BINGET), alone or two at once (APPENDS then MARK splits a batch in two, as a valid pickle may).
+ */
+const STRUCTURAL: readonly (readonly number[])[] = [[0x28], [0x65], [0x61], [0x30], [0x31], [0x75], [0x5d, 0x94], [0x7d], [0x94], [0x65, 0x28], [0x28, 0x65], [0x28, 0x28], [0x65, 0x65]];
+
+/** Where trace entries begin in `bytes` (EMPTY_DICT, MEMOIZE, MARK), at most `limit` of them. */
+function entryStarts(bytes: Uint8Array, limit = 4096): number[] {
+  const starts: number[] = [];
+  for (let p = bytes.indexOf(0x7d); p >= 0 && p + 2 < bytes.length && starts.length < limit; p = bytes.indexOf(0x7d, p + 1)) {
+    if (bytes[p + 1] === 0x94 && bytes[p + 2] === 0x28) starts.push(p);
+  }
+  return starts;
+}
+
+/** `bytes` with `inserted` put at `at`. */
+function insertAt(bytes: Uint8Array, at: number, inserted: readonly number[] | Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length + inserted.length);
+  out.set(bytes.subarray(0, at));
+  out.set(inserted, at);
+  out.set(bytes.subarray(at), at + inserted.length);
+  return out;
+}
+
+/**
+ * Mutations of a seed: byte flips, overwrites with interesting bytes, cuts, splices and repeats, and
+ * structural ones at a trace entry's first byte (an opcode of `STRUCTURAL` put there, a BINGET of a
+ * random key, or the whole entry up to the next one dropped or repeated).
+ */
 function mutated(r: Random, seed: Uint8Array): Uint8Array {
-  let bytes = seed.slice();
+  let bytes: Uint8Array = seed.slice();
   const rounds = 1 + r.below(6);
   const interesting = [0x00, 0xff, 0x7f, 0x80, 0x28, 0x29, 0x5b, 0x5d, 0x1b, 0x9b, 0x8b, 0x8a, 0x4a, 0x47, 0x2e, 0x7d, 0x5d, 0x94, 0x68, 0x71];
   for (let k = 0; k < rounds; k++) {
     if (bytes.length === 0) break;
     const at = r.below(bytes.length);
+    if (r.chance(0.25)) {
+      const starts = entryStarts(bytes);
+      if (starts.length === 0) continue;
+      const e = r.below(starts.length);
+      const from = starts[e];
+      const to = e + 1 < starts.length ? starts[e + 1] : Math.min(bytes.length, from + 1 + r.below(64));
+      switch (r.below(4)) {
+        case 0:
+          bytes = insertAt(bytes, from, [0x68, r.below(256)]);
+          break;
+        case 1:
+          bytes = new Uint8Array([...bytes.subarray(0, from), ...bytes.subarray(to)]);
+          break;
+        case 2:
+          bytes = insertAt(bytes, from, bytes.slice(from, to));
+          break;
+        default:
+          bytes = insertAt(bytes, from, r.pick(STRUCTURAL));
+      }
+      continue;
+    }
     switch (r.below(6)) {
       case 0:
         bytes[at] ^= 1 << r.below(8);
