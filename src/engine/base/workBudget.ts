@@ -41,6 +41,11 @@ export class WorkBudget {
   private spent = 0;
   /** Bytes of the file read so far: the budget grows with them (a gzip'd file's size is known only at its end). */
   bytes = 0;
+  /**
+   * The whole file's bytes when known beforehand (0: not known), for messages only: what the file's
+   * first bytes describe is refused before the rest is read, and the message says so.
+   */
+  total = 0;
 
   /** `bounded` false: no limit (a snapshot built in memory, not read from a file). */
   constructor(private readonly bounded = true) {}
@@ -70,8 +75,9 @@ export class WorkBudget {
   }
 
   private exceeded(what: string): WorkLimitError {
+    const read = this.total > this.bytes ? `the first ${formatFileSize(this.bytes)} of a file of ${formatFileSize(this.total)}` : `a file of ${formatFileSize(this.bytes)}`;
     return new WorkLimitError(
-      `${what}: more than a file of ${formatFileSize(this.bytes)} can describe. VRAM Lens reads at most ${formatCount(this.limit)} ` +
+      `${what}: more than ${read} can describe. VRAM Lens reads at most ${formatCount(this.limit)} ` +
         `containers, memo references, segments, blocks and trace entries from it (${WORK_PER_BYTE} per byte, plus ${formatCount(WORK_BASE)}); ` +
         'this pickle repeats objects through its memo to describe more, which PyTorch never does',
     );

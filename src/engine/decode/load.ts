@@ -51,6 +51,7 @@ export class SnapshotReader {
   private entries = 0;
 
   constructor(options: ReadOptions = {}) {
+    this.budget.total = options.expectedBytes ?? 0;
     this.sink = new TraceSink(new FrameTable(this.budget), options.expectedBytes ?? 0, options.window, options.stacks ?? true);
     this.decoder = new PickleDecoder({
       onAppend: this.sink.onAppend,

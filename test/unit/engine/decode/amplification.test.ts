@@ -14,6 +14,10 @@ import { describe, it } from 'node:test';
 import { snapshotLoadMessage } from '../../../../src/engine/decode/errors';
 import { encodePickle } from '../../../../src/engine/pickle/encoder';
 import { SnapshotWorker } from '../../../../src/runtime/worker/client';
+import { WorkLimitError } from '../../../../src/engine/base/errors';
+import { readWhole, withFastPath } from '../../../../src/engine/decode/load';
+import { formatFileSize } from '../../../../src/engine/text/format';
+import { readInChunks } from '../../../helpers/chunkedRead';
 import { emptyListBomb, segmentBomb } from '../../../fuzz/amplification';
 import { repoRoot } from '../../../helpers/corpus';
 
@@ -86,6 +90,29 @@ describe('files that share one object through the memo end fast, small, with a c
     assert.equal(run.code, 1);
     assert.match(run.stderr, /device_traces\[\d+\]: 20,000 trace entries: more than a file of/);
     assert.ok(run.maxRssMB < 300, `peak ${run.maxRssMB.toFixed(0)} MB`);
+  });
+
+  it('refused before the file is read to its end: the message names the bytes read and the whole file\'s size', () => {
+    // 400,000 memo references to one entry (2 bytes each): 9 units of work each against 4 a byte. Read
+    // whole, the file's budget is spent at once; read in chunks, its first 200 kB or so run over.
+    const entry = { action: 'alloc', addr: 0, size: 512, stream: 0, time_us: 1 };
+    const pickle = encodePickle({ segments: [], device_traces: [Array.from({ length: 400_000 }, () => entry)] });
+    const message = (read: () => unknown): string => {
+      try {
+        read();
+      } catch (e) {
+        assert.ok(e instanceof WorkLimitError, String(e));
+        return e.message;
+      }
+      return assert.fail('read');
+    };
+    const size = formatFileSize(pickle.length);
+    assert.match(message(() => readWhole(pickle)), new RegExp(`^device_traces: [\\d,]+ trace entries: more than a file of ${size.replace('.', '\\.')} can describe`));
+    const chunked = message(() => withFastPath((fastPath) => readInChunks(pickle, 65_536, { fastPath })));
+    const first = /more than the first ([\d.]+ kB) of a file of ([\d.]+ kB) can describe/.exec(chunked);
+    assert.ok(first, chunked);
+    assert.equal(first[2], size);
+    assert.ok(Number.parseFloat(first[1]) < Number.parseFloat(size) / 2, chunked);
   });
 
   it('one trace entry repeated 200,000 times is 200,000 events: a memo reference per event, within the budget and small', () => {
