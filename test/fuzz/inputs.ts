@@ -249,13 +249,22 @@ function insertAt(bytes: Uint8Array, at: number, inserted: readonly number[] | U
   return out;
 }
 
+/** `bytes` without those from `from` to `to` (excluded). */
+function without(bytes: Uint8Array, from: number, to: number): Uint8Array {
+  const out = new Uint8Array(bytes.length - (to - from));
+  out.set(bytes.subarray(0, from));
+  out.set(bytes.subarray(to), from);
+  return out;
+}
+
 /**
  * Mutations of a seed: byte flips, overwrites with interesting bytes, cuts, splices and repeats, and
  * structural ones at a trace entry's first byte (an opcode of `STRUCTURAL` put there, a BINGET of a
  * random key, or the whole entry up to the next one dropped or repeated).
  */
 function mutated(r: Random, seed: Uint8Array): Uint8Array {
-  let bytes: Uint8Array = seed.slice();
+  // A copy (a Buffer's slice would be a view, and the mutations below would change the seed).
+  let bytes: Uint8Array = new Uint8Array(seed);
   const rounds = 1 + r.below(6);
   const interesting = [0x00, 0xff, 0x7f, 0x80, 0x28, 0x29, 0x5b, 0x5d, 0x1b, 0x9b, 0x8b, 0x8a, 0x4a, 0x47, 0x2e, 0x7d, 0x5d, 0x94, 0x68, 0x71];
   for (let k = 0; k < rounds; k++) {
@@ -272,7 +281,7 @@ function mutated(r: Random, seed: Uint8Array): Uint8Array {
           bytes = insertAt(bytes, from, [0x68, r.below(256)]);
           break;
         case 1:
-          bytes = new Uint8Array([...bytes.subarray(0, from), ...bytes.subarray(to)]);
+          bytes = without(bytes, from, to);
           break;
         case 2:
           bytes = insertAt(bytes, from, bytes.slice(from, to));
@@ -294,13 +303,7 @@ function mutated(r: Random, seed: Uint8Array): Uint8Array {
         break;
       case 3: {
         const len = Math.min(bytes.length - at, 1 + r.below(64));
-        const copy = bytes.slice(at, at + len);
-        const to = r.below(bytes.length);
-        const out = new Uint8Array(bytes.length + len);
-        out.set(bytes.subarray(0, to));
-        out.set(copy, to);
-        out.set(bytes.subarray(to), to + len);
-        bytes = out;
+        bytes = insertAt(bytes, r.below(bytes.length), bytes.slice(at, at + len));
         break;
       }
       case 4: {
@@ -309,11 +312,7 @@ function mutated(r: Random, seed: Uint8Array): Uint8Array {
         break;
       }
       default: {
-        const len = Math.min(bytes.length - at, 1 + r.below(256));
-        const out = new Uint8Array(bytes.length - len);
-        out.set(bytes.subarray(0, at));
-        out.set(bytes.subarray(at + len), at);
-        bytes = out;
+        bytes = without(bytes, at, at + Math.min(bytes.length - at, 1 + r.below(256)));
       }
     }
   }

@@ -14,6 +14,11 @@ import { SnapshotSession } from '../../src/engine/session/session';
 /** How far an input got: rejected with a clear error at a stage, or all the way through. */
 export type Reached = 'file' | 'decode' | 'model' | 'budget' | 'done';
 
+/** An outcome in a failure's message: the refusal, or that a snapshot was read. */
+function described(outcome: Snapshot | string): string {
+  return typeof outcome === 'string' ? outcome : 'a snapshot';
+}
+
 /** The snapshot, or the message it is refused with. */
 function outcome(read: () => Snapshot): Snapshot | string {
   try {
@@ -54,7 +59,7 @@ function checkFastPath(bytes: Uint8Array): void {
     return reader.finish();
   });
   if (!isDeepStrictEqual(fast, general)) {
-    throw new Error(`the fast path and the general machine disagree: ${typeof fast === 'string' ? fast : 'a snapshot'} / ${typeof general === 'string' ? general : 'a snapshot'}`);
+    throw new Error(`the fast path and the general machine disagree: ${described(fast)} / ${described(general)}`);
   }
   // In chunks, against the general machine fed the same chunks: a file's work budget grows with the bytes
   // read (`WorkBudget`), so where a file that spends too much is refused depends on the chunks, and the
@@ -64,7 +69,7 @@ function checkFastPath(bytes: Uint8Array): void {
   const fastChunked = outcome(() => withFastPath((fastPath) => readInChunks(pickle, chunk, { fastPath })));
   const generalChunked = outcome(() => readInChunks(pickle, chunk, { fastPath: false }));
   if (!isDeepStrictEqual(withoutFigures(fastChunked), withoutFigures(generalChunked))) {
-    throw new Error(`in chunks of ${chunk} bytes, the fast path and the general machine disagree: ${typeof fastChunked === 'string' ? fastChunked : 'a snapshot'} / ${typeof generalChunked === 'string' ? generalChunked : 'a snapshot'}`);
+    throw new Error(`in chunks of ${chunk} bytes, the fast path and the general machine disagree: ${described(fastChunked)} / ${described(generalChunked)}`);
   }
 }
 

@@ -1,3 +1,7 @@
+/** No record. (A slot with no address holds NaN, which equals no address.) */
+const EMPTY = -1;
+const MAX_LOAD = 0.5;
+
 /**
  * An index from addresses (non-negative safe integers) to the records that hold them: an open-addressing
  * table of addresses and record numbers, 12 bytes a slot. It starts small and doubles: a program allocates
@@ -5,10 +9,6 @@
  * holds each address once, without the boxed keys and entry objects of a `Map`. The addresses are kept in
  * the table itself: a probe compares two numbers, and never calls out to read a record's address.
  */
-/** No record; and a slot with no address holds NaN, which equals no address. */
-const EMPTY = -1;
-const MAX_LOAD = 0.5;
-
 export class AddressIndex {
   /** Per slot: the address (NaN: none), and its record. */
   private keys: Float64Array;
@@ -39,12 +39,7 @@ export class AddressIndex {
     }
   }
 
-  /** Stores `record` for `address`, in place of any record there. */
-  set(address: number, record: number): void {
-    this.swap(address, record);
-  }
-
-  /** {@link set}, returning the record it replaces (-1: none): one probe where get and set take two. */
+  /** Stores `record` for `address`, in place of any record there; returns the record it replaces (-1: none). */
   swap(address: number, record: number): number {
     const { keys, mask } = this;
     for (let i = slotOf(address, mask); ; i = (i + 1) & mask) {

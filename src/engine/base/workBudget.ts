@@ -41,14 +41,16 @@ export class WorkBudget {
   private spent = 0;
   /** Bytes of the file read so far: the budget grows with them (a gzip'd file's size is known only at its end). */
   bytes = 0;
-  /**
-   * The whole file's bytes when known beforehand (0: not known), for messages only: what the file's
-   * first bytes describe is refused before the rest is read, and the message says so.
-   */
-  total = 0;
 
-  /** `bounded` false: no limit (a snapshot built in memory, not read from a file). */
-  constructor(private readonly bounded = true) {}
+  /**
+   * @param bounded false: no limit (a snapshot built in memory, not read from a file)
+   * @param total the whole file's bytes when known beforehand (0: not known), for messages only: what the
+   * file's first bytes describe is refused before the rest is read, and the message says so
+   */
+  constructor(
+    private readonly bounded = true,
+    private readonly total = 0,
+  ) {}
 
   /** No limit: for what is not read from a file (a trace built by a program, a test). */
   static unlimited(): WorkBudget {

@@ -45,13 +45,13 @@ export class SnapshotReader {
   private readonly sink: TraceSink;
   private readonly decoder: PickleDecoder;
 
-  private readonly budget = new WorkBudget();
+  private readonly budget: WorkBudget;
   /** Work already counted toward the budget: the decoder's, and trace entries. */
   private decoderWork = 0;
   private entries = 0;
 
   constructor(options: ReadOptions = {}) {
-    this.budget.total = options.expectedBytes ?? 0;
+    this.budget = new WorkBudget(true, options.expectedBytes ?? 0);
     this.sink = new TraceSink(new FrameTable(this.budget), options.expectedBytes ?? 0, options.window, options.stacks ?? true);
     this.decoder = new PickleDecoder({
       onAppend: this.sink.onAppend,
